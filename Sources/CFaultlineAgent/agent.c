@@ -1,0 +1,162 @@
+// Agent install: resolves options (API struct, then FAULTLINE_* variables,
+// then defaults), opens the report directory, preallocates, and installs
+// the detectors. The constructor installs it automatically when the agent is
+// preloaded and FAULTLINE_REPORT_DIR is set.
+#include "include/faultline.h"
+#include "agent_config.h"
+#include "altstack.h"
+#include "crash_handler.h"
+#include "report_file.h"
+#include "sigsafe.h"
+#include "stderr_capture.h"
+#include "thread_capture.h"
+#include "unwinder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+fl_config fl_agent_config;
+static int g_installed;
+static char g_error[512];
+
+const char *faultline_last_error(void) { return g_error; }
+int faultline_is_installed(void) { return g_installed; }
+
+static const struct { const char *name; unsigned bit; } k_detectors[] = {
+    {"crash", FL_DETECTOR_CRASH},
+    {"cxx_exception", FL_DETECTOR_CXX_EXCEPTION},
+    {"hang", FL_DETECTOR_HANG},
+    {"memory", FL_DETECTOR_MEMORY},
+};
+
+long fl_parse_detectors(const char *list, char *bad, int cap) {
+    if (!list || !*list || strcmp(list, "all") == 0) return 0xffff;
+    if (strcmp(list, "none") == 0) return 0;
+    long bits = 0;
+    const char *p = list;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        int found = 0;
+        for (unsigned i = 0; i < sizeof k_detectors / sizeof k_detectors[0]; i++) {
+            if (strlen(k_detectors[i].name) == len && strncmp(k_detectors[i].name, p, len) == 0) {
+                bits |= k_detectors[i].bit; found = 1;
+            }
+        }
+        // Detectors that live outside the agent (the malloc shim's) are
+        // accepted here and ignored: the shim reads the same variable.
+        if (!found && !(len == 4 && strncmp(p, "leak", 4) == 0) && !(len == 9 && strncmp(p, "use_after", 9) == 0)
+            && !(len == 4 && strncmp(p, "shim", 4) == 0)) {
+            if (bad) { size_t n = len < (size_t)cap - 1 ? len : (size_t)cap - 1; memcpy(bad, p, n); bad[n] = 0; }
+            return -1;
+        }
+        p = e ? e + 1 : p + len;
+    }
+    return bits;
+}
+
+static int env_int(const char *name, int fallback, int lo, int hi) {
+    const char *v = getenv(name);
+    if (!v || !*v) return fallback;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < lo || n > hi) {
+        fprintf(stderr, "faultline: %s=%s is not a number in %d...%d; using %d\n", name, v, lo, hi, fallback);
+        return fallback;
+    }
+    return (int)n;
+}
+
+static int mkdir_p(const char *path) {
+    char tmp[PATH_MAX];
+    fl_strlcpy(tmp, path, sizeof tmp);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(tmp, 0700) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0700) != 0 && errno != EEXIST) return -1;
+    return 0;
+}
+
+static void resolve_config(const faultline_options *o, fl_config *c) {
+    const char *dir = o && o->report_dir ? o->report_dir : getenv("FAULTLINE_REPORT_DIR");
+    fl_strlcpy(c->report_dir, dir && *dir ? dir : "faultline-reports", sizeof c->report_dir);
+    c->max_frames = o && o->max_frames ? o->max_frames : env_int("FAULTLINE_MAX_FRAMES", 128, 1, FL_MAX_FRAMES);
+    if (c->max_frames > FL_MAX_FRAMES) c->max_frames = FL_MAX_FRAMES;
+    c->thread_timeout_ms = o && o->thread_timeout_ms ? o->thread_timeout_ms : env_int("FAULTLINE_THREAD_TIMEOUT_MS", 50, 1, 10000);
+    c->max_threads = o && o->max_threads ? o->max_threads : env_int("FAULTLINE_MAX_THREADS", 256, 1, 1024);
+    c->capture_stderr = o && o->capture_stderr ? 1 : env_int("FAULTLINE_CAPTURE_STDERR", 0, 0, 1);
+    c->sample_signal = o && o->sample_signal ? o->sample_signal : env_int("FAULTLINE_SAMPLE_SIGNAL", SIGRTMIN + 8, SIGRTMIN, SIGRTMAX);
+    char bad[64];
+    long d = fl_parse_detectors(getenv("FAULTLINE_DETECTORS"), bad, sizeof bad);
+    if (d < 0) {
+        fprintf(stderr, "faultline: FAULTLINE_DETECTORS names unknown detector '%s'; known: crash, cxx_exception, hang, memory; using all\n", bad);
+        d = 0xffff;
+    }
+    c->detectors = (unsigned)d;
+}
+
+static void after_fork_child(void) { fl_report_reseed(); }
+
+int faultline_install(const faultline_options *options) {
+    if (g_installed) return 0;
+    fl_config *c = &fl_agent_config;
+    resolve_config(options, c);
+    if (mkdir_p(c->report_dir) != 0) {
+        int e = errno;
+        snprintf(g_error, sizeof g_error, "cannot create report directory %s: %s", c->report_dir, strerror(e));
+        errno = e;
+        return -1;
+    }
+    int dirfd = open(c->report_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0 || faccessat(dirfd, ".", W_OK, 0) != 0) {
+        int e = errno;
+        snprintf(g_error, sizeof g_error, "cannot write into report directory %s: %s", c->report_dir, strerror(e));
+        if (dirfd >= 0) close(dirfd);
+        errno = e;
+        return -1;
+    }
+    fl_report_set_dir(dirfd);
+    fl_unwinder_init();
+    if (fl_threads_init(c->sample_signal) != 0) {
+        snprintf(g_error, sizeof g_error, "cannot install the sampling signal %d: %s", c->sample_signal, strerror(errno));
+        return -1;
+    }
+    if (c->capture_stderr) fl_stderr_capture_start();
+    if (c->detectors & FL_DETECTOR_CRASH) {
+        if (fl_crash_install() != 0) {
+            snprintf(g_error, sizeof g_error, "cannot install crash handlers: %s", strerror(errno));
+            return -1;
+        }
+        fl_altstack_install_current();
+        fl_altstack_enable_for_new_threads();
+        fl_altstack_install_existing();
+    }
+    pthread_atfork(0, 0, after_fork_child);
+    g_installed = 1;
+    return 0;
+}
+
+void faultline_set_crash_callback(faultline_crash_callback callback, void *context) {
+    fl_crash_set_callback(callback, context);
+}
+
+void faultline_writer_add_string(faultline_writer *writer, const char *key, const char *value) {
+    fl_json_string(writer, key, value);
+}
+
+__attribute__((constructor)) static void faultline_auto_install(void) {
+    const char *dir = getenv("FAULTLINE_REPORT_DIR");
+    if (!dir || !*dir) return;
+    if (faultline_install(0) != 0)
+        fprintf(stderr, "faultline: agent not installed: %s\n", g_error);
+}

@@ -1,0 +1,142 @@
+#include "altstack.h"
+#include "sigsafe.h"
+#include "thread_capture.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static atomic_int g_enabled;
+
+static void *map_stack(void) {
+    size_t guard = 4096;
+    char *p = mmap(0, FL_ALTSTACK_SIZE + guard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return 0;
+    // Guard page below the stack: a handler that overflows faults instead of
+    // corrupting whatever is mapped beneath.
+    mprotect(p, guard, PROT_NONE);
+    return p + guard;
+}
+
+static int has_altstack(void) {
+    stack_t cur;
+    return sigaltstack(0, &cur) == 0 && !(cur.ss_flags & SS_DISABLE) && cur.ss_size >= 16384;
+}
+
+static int set_altstack(void *sp) {
+    stack_t ss = { .ss_sp = sp, .ss_size = FL_ALTSTACK_SIZE, .ss_flags = 0 };
+    return sigaltstack(&ss, 0);
+}
+
+int fl_altstack_install_current(void) {
+    if (has_altstack()) return 0;
+    void *sp = map_stack();
+    if (!sp) return -1;
+    if (set_altstack(sp) != 0) { munmap((char *)sp - 4096, FL_ALTSTACK_SIZE + 4096); return -1; }
+    return 0;
+}
+
+void fl_altstack_enable_for_new_threads(void) { atomic_store(&g_enabled, 1); }
+
+// --- pthread_create wrapper ------------------------------------------------
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+struct trampoline { void *(*start)(void *); void *arg; };
+
+static void release_altstack(void *unused) {
+    stack_t cur;
+    if (sigaltstack(0, &cur) != 0 || (cur.ss_flags & SS_DISABLE)) return;
+    stack_t off = { .ss_flags = SS_DISABLE };
+    if (sigaltstack(&off, 0) == 0 && cur.ss_size == FL_ALTSTACK_SIZE)
+        munmap((char *)cur.ss_sp - 4096, FL_ALTSTACK_SIZE + 4096);
+}
+
+static void *thread_start(void *p) {
+    struct trampoline t = *(struct trampoline *)p;
+    free(p);
+    void *result;
+    int ours = fl_altstack_install_current() == 0;
+    pthread_cleanup_push(release_altstack, 0);
+    (void)ours;
+    result = t.start(t.arg);
+    pthread_cleanup_pop(1);
+    return result;
+}
+
+/// Interposes pthread_create so every new thread gets an alternate signal
+/// stack (works both preloaded and linked into an executable).
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
+    static pthread_create_fn real;
+    if (!real) real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    if (!real) return EAGAIN;
+    if (!atomic_load(&g_enabled)) return real(thread, attr, start, arg);
+    struct trampoline *t = malloc(sizeof *t);
+    if (!t) return real(thread, attr, start, arg);
+    t->start = start;
+    t->arg = arg;
+    int rc = real(thread, attr, thread_start, t);
+    if (rc != 0) free(t);
+    return rc;
+}
+
+// --- existing threads ------------------------------------------------------
+
+#define FL_MAX_EXISTING 512
+static void *g_pending_stack[FL_MAX_EXISTING];
+static pid_t g_pending_tid[FL_MAX_EXISTING];
+static atomic_int g_pending_count;
+static atomic_int g_answered;
+
+static void install_handler(int sig, siginfo_t *info, void *uc) {
+    int saved = errno;
+    pid_t me = fl_gettid();
+    int n = atomic_load(&g_pending_count);
+    for (int i = 0; i < n; i++) {
+        if (g_pending_tid[i] == me && g_pending_stack[i]) {
+            if (!has_altstack()) set_altstack(g_pending_stack[i]);
+            g_pending_tid[i] = 0;
+            atomic_fetch_add(&g_answered, 1);
+        }
+    }
+    errno = saved;
+}
+
+int fl_altstack_install_existing(void) {
+    pid_t tids[FL_MAX_EXISTING];
+    int n = fl_threads_list(tids, FL_MAX_EXISTING);
+    pid_t me = fl_gettid();
+    int asked = 0;
+    for (int i = 0; i < n; i++) {
+        if (tids[i] == me) continue;
+        void *sp = map_stack();
+        if (!sp) break;
+        g_pending_stack[asked] = sp;
+        g_pending_tid[asked] = tids[i];
+        asked++;
+    }
+    if (asked == 0) return 0;
+    atomic_store(&g_pending_count, asked);
+    // SIGURG's default action is to ignore, so a stray or late delivery is
+    // harmless; borrow it briefly, only when the program has no handler.
+    struct sigaction sa = {0}, old;
+    if (sigaction(SIGURG, 0, &old) != 0 || old.sa_handler != SIG_DFL) return 0;
+    sa.sa_sigaction = install_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGURG, &sa, &old) != 0) return 0;
+    for (int i = 0; i < asked; i++) syscall(SYS_tgkill, getpid(), g_pending_tid[i], SIGURG);
+    uint64_t deadline = fl_monotonic_ns() + 200000000ull;
+    while (atomic_load(&g_answered) < asked && fl_monotonic_ns() < deadline) fl_sleep_ns(100000);
+    sigaction(SIGURG, &old, 0);
+    int answered = atomic_load(&g_answered);
+    // Stacks of threads that never answered are leaked on purpose: a late
+    // answer may still install them.
+    return answered;
+}

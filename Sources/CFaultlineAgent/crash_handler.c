@@ -1,0 +1,280 @@
+#include "crash_handler.h"
+#include "agent_config.h"
+#include "image_list.h"
+#include "report_file.h"
+#include "signal_names.h"
+#include "sigsafe.h"
+#include "stderr_capture.h"
+#include "thread_capture.h"
+#include "unwinder.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define FL_REPORT_BUF_SIZE (8u << 20)
+#define FL_RECRASH_BUF_SIZE (1u << 20)
+/// Bytes of the interrupted first attempt kept in a recrash report.
+#define FL_RECRASH_PARTIAL_MAX (96u << 10)
+
+static const int k_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+#define FL_NSIGNALS ((int)(sizeof k_signals / sizeof k_signals[0]))
+
+static struct sigaction g_prev[FL_NSIGNALS];
+static int g_installed;
+
+// Everything the fault path touches is allocated here, at install.
+static char *g_buf;
+static char *g_recrash_buf;
+static fl_image_list g_images;
+static uintptr_t g_pcs[FL_MAX_FRAMES];
+
+// 0: idle; 1: a thread is writing a report (g_owner).
+static atomic_int g_state;
+static atomic_int g_owner;
+static atomic_int g_suppress_next;
+static int g_first_sig;
+static siginfo_t g_first_info;
+static fl_report g_report;
+static const char *g_stage = "start";
+
+static faultline_crash_callback g_cb;
+static void *g_cb_ctx;
+static fl_fault_describer g_describer;
+// swift_getFatalErrorMessageBuffer() returns a std::atomic<const char *> *;
+// the Swift runtime stores its fatal error message there before trapping.
+static _Atomic(const char *) *g_swift_message;
+
+void fl_crash_set_callback(faultline_crash_callback cb, void *ctx) {
+    g_cb_ctx = ctx;
+    g_cb = cb;
+}
+
+void fl_crash_suppress_next(void) { atomic_store(&g_suppress_next, 1); }
+
+static int signal_index(int sig) {
+    for (int i = 0; i < FL_NSIGNALS; i++) if (k_signals[i] == sig) return i;
+    return -1;
+}
+
+static void restore_previous(void) {
+    for (int i = 0; i < FL_NSIGNALS; i++) sigaction(k_signals[i], &g_prev[i], 0);
+}
+
+static void notify(const char *prefix, const char *name) {
+    char line[256];
+    size_t n = fl_strlcpy(line, prefix, sizeof line);
+    n += fl_strlcpy(line + n, name, sizeof line - n);
+    if (n < sizeof line - 1) line[n++] = '\n';
+    fl_write_all(fl_stderr_original_fd(), line, n);
+}
+
+// --- sections ---------------------------------------------------------------
+
+static void write_registers(fl_json *w, const ucontext_t *uc) {
+    fl_json_begin_object(w, "registers");
+#if defined(__x86_64__)
+    static const struct { const char *name; int reg; } regs[] = {
+        {"rax", REG_RAX}, {"rbx", REG_RBX}, {"rcx", REG_RCX}, {"rdx", REG_RDX},
+        {"rsi", REG_RSI}, {"rdi", REG_RDI}, {"rbp", REG_RBP}, {"rsp", REG_RSP},
+        {"r8", REG_R8}, {"r9", REG_R9}, {"r10", REG_R10}, {"r11", REG_R11},
+        {"r12", REG_R12}, {"r13", REG_R13}, {"r14", REG_R14}, {"r15", REG_R15},
+        {"rip", REG_RIP}, {"eflags", REG_EFL}, {"cr2", REG_CR2}, {"err", REG_ERR},
+        {"trapno", REG_TRAPNO},
+    };
+    for (unsigned i = 0; i < sizeof regs / sizeof regs[0]; i++)
+        fl_json_hex(w, regs[i].name, (uint64_t)uc->uc_mcontext.gregs[regs[i].reg]);
+#elif defined(__aarch64__)
+    static const char *names[] = {"x0","x1","x2","x3","x4","x5","x6","x7","x8","x9","x10","x11","x12","x13","x14","x15",
+        "x16","x17","x18","x19","x20","x21","x22","x23","x24","x25","x26","x27","x28","fp","lr"};
+    for (int i = 0; i < 31; i++) fl_json_hex(w, names[i], uc->uc_mcontext.regs[i]);
+    fl_json_hex(w, "sp", uc->uc_mcontext.sp);
+    fl_json_hex(w, "pc", uc->uc_mcontext.pc);
+    fl_json_hex(w, "pstate", uc->uc_mcontext.pstate);
+#endif
+    fl_json_end_object(w);
+}
+
+static void write_signal(fl_json *w, int sig, const siginfo_t *info) {
+    fl_json_begin_object(w, "signal");
+    fl_json_int(w, "number", sig);
+    fl_json_string(w, "name", fl_signal_name(sig));
+    fl_json_int(w, "code", info->si_code);
+    fl_json_string(w, "code_name", fl_signal_code_name(sig, info->si_code));
+    if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP)
+        fl_json_hex(w, "fault_address", (uint64_t)(uintptr_t)info->si_addr);
+    if (info->si_code == SI_USER || info->si_code == SI_TKILL || info->si_code == SI_QUEUE)
+        fl_json_int(w, "sender_pid", info->si_pid);
+    fl_json_end_object(w);
+}
+
+static void write_crashed_thread(fl_json *w, const ucontext_t *uc) {
+    char name[64];
+    pid_t tid = fl_gettid();
+    fl_json_begin_object(w, "crashed_thread");
+    fl_json_int(w, "tid", tid);
+    if (fl_thread_name(tid, name, sizeof name) > 0) fl_json_string(w, "name", name);
+    fl_json_bool(w, "main", tid == getpid());
+    if (uc) write_registers(w, uc);
+    g_stage = "unwinding the crashed thread";
+    int n = uc ? fl_unwind_context(uc, g_pcs, fl_agent_config.max_frames)
+               : fl_capture_self(g_pcs, fl_agent_config.max_frames);
+    fl_report_frames(w, "frames", g_pcs, n, &g_images);
+    fl_json_end_object(w);
+}
+
+static void write_report(const char *kind, int sig, const siginfo_t *info, const ucontext_t *uc,
+                         fl_section_writer extra, void *extra_ctx) {
+    uint64_t t0 = fl_monotonic_ns();
+    g_stage = "reading images";
+    fl_images_load(&g_images);
+    fl_report *r = &g_report;
+    fl_report_begin(r, g_buf, FL_REPORT_BUF_SIZE, kind);
+    fl_json *w = &r->json;
+    if (info) write_signal(w, sig, info);
+    write_crashed_thread(w, uc);
+    if (extra) { g_stage = "writing the detector's section"; extra(w, extra_ctx); }
+    if (g_swift_message) {
+        const char *m = atomic_load(g_swift_message);
+        if (m) fl_json_string_n(w, "swift_fatal_error", m, fl_strlen(m) > 4096 ? 4096 : fl_strlen(m));
+    }
+    if (g_describer && info && uc) {
+        static char desc[16384];
+        g_stage = "asking the malloc shim about the fault";
+        unsigned long dl = g_describer(info, uc, desc, sizeof desc);
+        if (dl > 0 && dl < sizeof desc) fl_json_raw(w, "memory_error", desc, dl);
+    }
+    if (g_cb) {
+        g_stage = "running the crash callback";
+        fl_json_begin_object(w, "user");
+        g_cb(w, g_cb_ctx);
+        fl_json_end_object(w);
+    }
+    g_stage = "capturing other threads";
+    fl_report_other_threads(w, fl_gettid(), &g_images, fl_agent_config.max_frames,
+                            fl_agent_config.max_threads, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull);
+    g_stage = "writing images";
+    fl_report_images(w, &g_images);
+    if (fl_stderr_capture_active()) {
+        static char tail[FL_STDERR_TAIL];
+        size_t n = fl_stderr_tail(tail, sizeof tail);
+        fl_json_string_n(w, "stderr_tail", tail, n);
+    }
+    fl_json_begin_object(w, "capture");
+    fl_json_string(w, "unwinder", fl_unwinder_method());
+    fl_json_uint(w, "duration_ns", fl_monotonic_ns() - t0);
+    fl_json_end_object(w);
+    g_stage = "writing the file";
+    char name[128];
+    if (fl_report_commit(r, name, sizeof name) == 0) notify("faultline: report written: ", name);
+    else notify("faultline: could not write the report into ", fl_agent_config.report_dir);
+}
+
+// A fault while writing the first report: write a minimal one that says so
+// and carries what the first attempt had produced (KSCrash's recrash idea).
+static void write_recrash(int sig, const siginfo_t *info) {
+    fl_report r;
+    fl_report_begin(&r, g_recrash_buf, FL_RECRASH_BUF_SIZE, g_report.kind[0] ? g_report.kind : "crash");
+    fl_json *w = &r.json;
+    write_signal(w, g_first_sig, &g_first_info);
+    fl_json_begin_object(w, "recrash");
+    fl_json_string(w, "stage", g_stage);
+    write_signal(w, sig, info);
+    fl_json_string(w, "first_report_id", g_report.id);
+    size_t len = g_report.json.len;
+    size_t keep = len > FL_RECRASH_PARTIAL_MAX ? FL_RECRASH_PARTIAL_MAX : len;
+    fl_json_uint(w, "partial_bytes", len);
+    fl_json_string_n(w, "partial_report", g_report.json.buf, keep);
+    fl_json_end_object(w);
+    char name[128];
+    if (fl_report_commit(&r, name, sizeof name) == 0) notify("faultline: fault inside the crash handler; minimal report written: ", name);
+}
+
+static void die_by(int sig) {
+    // Default disposition, unblocked, raised at this thread: the process
+    // ends by `sig` as it would have without us.
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, 0);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, 0);
+    syscall(SYS_tgkill, getpid(), fl_gettid(), sig);
+    _exit(128 + sig);
+}
+
+static int is_hardware_fault(int sig, const siginfo_t *info) {
+    // Returning from these re-executes the faulting instruction, which
+    // faults again into the restored disposition. SIGTRAP (int3) and SIGSYS
+    // do not re-trigger, so they are raised again explicitly.
+    return info->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);
+}
+
+static void crash_handler(int sig, siginfo_t *info, void *ucv) {
+    int saved_errno = errno;
+    pid_t me = fl_gettid();
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&g_state, &expected, 1)) {
+        if (atomic_load(&g_owner) == me) {
+            write_recrash(sig, info);
+            restore_previous();
+            die_by(g_first_sig);
+        }
+        // Another thread is writing the report and will end the process;
+        // wait for that, bounded, then die by our own signal.
+        for (int i = 0; i < 10000; i++) fl_sleep_ns(1000000);
+        restore_previous();
+        die_by(sig);
+    }
+    atomic_store(&g_owner, me);
+    g_first_sig = sig;
+    g_first_info = *info;
+    if (atomic_exchange(&g_suppress_next, 0) == 0)
+        write_report("crash", sig, info, (const ucontext_t *)ucv, 0, 0);
+    restore_previous();
+    if (!is_hardware_fault(sig, info)) syscall(SYS_tgkill, getpid(), me, sig);
+    errno = saved_errno;
+}
+
+int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext) {
+    pid_t me = fl_gettid();
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&g_state, &expected, 1)) return -1;
+    atomic_store(&g_owner, me);
+    g_first_sig = SIGABRT;
+    memset(&g_first_info, 0, sizeof g_first_info);
+    write_report(kind, 0, 0, (const ucontext_t *)ucontext, extra, ctx);
+    atomic_store(&g_suppress_next, 1);
+    atomic_store(&g_state, 0);
+    return 0;
+}
+
+int fl_crash_install(void) {
+    if (g_installed) return 0;
+    g_buf = mmap(0, FL_REPORT_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    g_recrash_buf = mmap(0, FL_RECRASH_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (g_buf == MAP_FAILED || g_recrash_buf == MAP_FAILED) return -1;
+    g_describer = (fl_fault_describer)dlsym(RTLD_DEFAULT, "faultline_shim_describe_fault");
+    typedef void *(*getbuf_fn)(void);
+    getbuf_fn getbuf = (getbuf_fn)dlsym(RTLD_DEFAULT, "swift_getFatalErrorMessageBuffer");
+    if (getbuf) g_swift_message = (_Atomic(const char *) *)getbuf();
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = crash_handler;
+    // SA_NODEFER: a fault inside the handler re-enters it (recrash report)
+    // instead of the kernel killing us silently for a blocked SIGSEGV.
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < FL_NSIGNALS; i++)
+        if (sigaction(k_signals[i], &sa, &g_prev[i]) != 0) return -1;
+    g_installed = 1;
+    return 0;
+}

@@ -1,0 +1,31 @@
+// The fatal-signal crash detector.
+#ifndef FL_CRASH_HANDLER_H
+#define FL_CRASH_HANDLER_H
+
+#include "include/faultline.h"
+
+/// Preallocates the report buffers and installs handlers for SIGSEGV,
+/// SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP and SIGSYS, saving the previous
+/// ones. Not async-signal-safe. Returns 0 or -1.
+int fl_crash_install(void);
+
+/// Sets the user crash callback.
+void fl_crash_set_callback(faultline_crash_callback cb, void *ctx);
+
+/// Hook for the malloc shim: returns the length of a JSON object describing
+/// the fault (use after free), written into `buf`, or 0.
+typedef unsigned long (*fl_fault_describer)(const void *siginfo, const void *ucontext, char *buf, unsigned long cap);
+
+/// Reports a fatal event found by another detector (for example an uncaught
+/// C++ exception) through the crash path: the caller writes its own
+/// sections with `extra`, the crash detector adds threads and images, and
+/// the crash report for the signal that follows is suppressed.
+/// `kind` names the report. Async-signal-safe.
+typedef void (*fl_section_writer)(void *json, void *ctx);
+int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext);
+
+/// Marks that the next fatal signal in this process was already reported
+/// (so no second report is written for it).
+void fl_crash_suppress_next(void);
+
+#endif

@@ -1,0 +1,65 @@
+/// Faultline agent — public C API.
+///
+/// The agent can be linked into a program (call `faultline_install` early in
+/// `main`) or injected into an unmodified binary with
+/// `LD_PRELOAD=libFaultlineAgentPreload.so`, in which case a constructor reads
+/// the `FAULTLINE_*` environment variables (see docs/agent.md) and installs it.
+#ifndef FAULTLINE_H
+#define FAULTLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Options for `faultline_install`. Zero/NULL fields take their defaults.
+typedef struct faultline_options {
+    /// Directory reports are written into (created if missing). Default:
+    /// `$FAULTLINE_REPORT_DIR`, else `./faultline-reports`.
+    const char *report_dir;
+    /// Most frames unwound per thread (default 128, at most 256).
+    int max_frames;
+    /// How long the crashing thread waits for each other thread's stack,
+    /// in milliseconds (default 50); the whole capture is bounded by
+    /// `max_threads` times this.
+    int thread_timeout_ms;
+    /// Most threads whose stacks are captured (default 256).
+    int max_threads;
+    /// When non-zero, fd 2 is routed through a pipe and its last bytes are
+    /// kept for the report (default off; `FAULTLINE_CAPTURE_STDERR=1`).
+    int capture_stderr;
+    /// Real-time signal used to sample other threads (default SIGRTMIN+8).
+    int sample_signal;
+} faultline_options;
+
+/// An in-progress report that a crash callback may add fields to.
+typedef struct fl_json faultline_writer;
+
+/// A user callback run on the crash path, after the agent's own sections.
+/// It must be async-signal-safe. A fault inside it still yields a report.
+typedef void (*faultline_crash_callback)(faultline_writer *writer, void *context);
+
+/// Installs the agent. Returns 0 on success, -1 with `errno` set on failure
+/// (for example a report directory that cannot be created or opened).
+/// Calling it again after success does nothing and returns 0.
+int faultline_install(const faultline_options *options);
+
+/// Returns 1 when the agent is installed in this process.
+int faultline_is_installed(void);
+
+/// Sets (or clears, with NULL) the crash callback.
+void faultline_set_crash_callback(faultline_crash_callback callback, void *context);
+
+/// Adds `"key": "value"` to the `user` section of the report being written.
+/// Only valid inside a crash callback.
+void faultline_writer_add_string(faultline_writer *writer, const char *key, const char *value);
+
+/// The last error message from `faultline_install`, or "" when none.
+const char *faultline_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

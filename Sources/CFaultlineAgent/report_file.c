@@ -1,0 +1,172 @@
+#include "report_file.h"
+#include "sigsafe.h"
+#include "thread_capture.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdatomic.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int g_dirfd = -1;
+static uint64_t g_id_seed;
+static atomic_uint_fast64_t g_id_counter;
+
+void fl_report_reseed(void) {
+    uint64_t seed = 0;
+    if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed)
+        seed = fl_realtime_ns() ^ ((uint64_t)getpid() << 32);
+    g_id_seed = seed;
+}
+
+void fl_report_set_dir(int dirfd) {
+    g_dirfd = dirfd;
+    fl_report_reseed();
+}
+
+int fl_report_dir(void) { return g_dirfd; }
+
+static void make_id(char *out) {
+    static const char hex[] = "0123456789abcdef";
+    // splitmix64 over seed+counter: unique per report, unpredictable enough.
+    uint64_t z = g_id_seed + 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&g_id_counter, 1) + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    for (int i = 15; i >= 0; i--) { out[i] = hex[z & 15]; z >>= 4; }
+    out[16] = 0;
+}
+
+void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind) {
+    fl_json *w = &r->json;
+    fl_json_init(w, buf, cap);
+    make_id(r->id);
+    fl_strlcpy(r->kind, kind, sizeof r->kind);
+    r->time_ns = fl_realtime_ns();
+    char iso[32];
+    fl_fmt_iso8601(iso, r->time_ns);
+    fl_json_begin_object(w, 0);
+    fl_json_string(w, "schema", "faultline.report");
+    fl_json_int(w, "schema_version", FL_SCHEMA_VERSION);
+    fl_json_string(w, "id", r->id);
+    fl_json_string(w, "kind", kind);
+    fl_json_string(w, "detector", kind);
+    fl_json_string(w, "time", iso);
+    fl_json_uint(w, "time_unix_ms", r->time_ns / 1000000ull);
+
+    char name[64], exe[FL_IMAGE_PATH_MAX];
+    fl_json_begin_object(w, "process");
+    fl_json_int(w, "pid", getpid());
+    fl_json_int(w, "ppid", getppid());
+    if (fl_read_file("/proc/self/comm", name, sizeof name) > 0) {
+        size_t l = fl_strlen(name);
+        while (l > 0 && name[l - 1] == '\n') name[--l] = 0;
+        fl_json_string(w, "name", name);
+    }
+    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (el > 0) { exe[el] = 0; fl_json_string(w, "executable", exe); }
+    fl_json_end_object(w);
+}
+
+int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
+    fl_json_end_object(&r->json);
+    if (g_dirfd < 0 || r->json.overflowed) {
+        // An overflowed report would be invalid JSON; callers size buffers so
+        // this does not happen, and if it does we say so rather than lie.
+        if (r->json.overflowed) {
+            static const char msg[] = "faultline: report buffer too small, report dropped\n";
+            fl_write_all(2, msg, sizeof msg - 1);
+        }
+        return -1;
+    }
+    char final_name[96], tmp_name[104];
+    size_t n = fl_strlcpy(final_name, r->kind, sizeof final_name);
+    final_name[n++] = '-';
+    char iso[32];
+    fl_fmt_iso8601(iso, r->time_ns);
+    // 2026-11-21T23:11:00.123Z -> 20261121T231100
+    const int keep[] = {0, 1, 2, 3, 5, 6, 8, 9, 10, 11, 12, 14, 15, 17, 18};
+    for (unsigned i = 0; i < sizeof keep / sizeof keep[0]; i++) final_name[n++] = iso[keep[i]];
+    final_name[n++] = '-';
+    n += fl_fmt_u64(final_name + n, (uint64_t)getpid());
+    final_name[n++] = '-';
+    n += fl_strlcpy(final_name + n, r->id, sizeof final_name - n);
+    n += fl_strlcpy(final_name + n, ".json", sizeof final_name - n);
+    tmp_name[0] = '.';
+    size_t t = 1 + fl_strlcpy(tmp_name + 1, final_name, sizeof tmp_name - 1);
+    fl_strlcpy(tmp_name + t, ".tmp", sizeof tmp_name - t);
+
+    int fd = openat(g_dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    int ok = fl_write_all(fd, r->json.buf, r->json.len) == 0 && fl_write_all(fd, "\n", 1) == 0;
+    close(fd);
+    if (!ok || renameat(g_dirfd, tmp_name, g_dirfd, final_name) != 0) {
+        unlinkat(g_dirfd, tmp_name, 0);
+        return -1;
+    }
+    if (name_out) fl_strlcpy(name_out, final_name, name_cap);
+    return 0;
+}
+
+void fl_report_frames(fl_json *w, const char *key, const uintptr_t *pcs, int n, const fl_image_list *images) {
+    fl_json_begin_array(w, key);
+    for (int i = 0; i < n; i++) {
+        fl_json_begin_object(w, 0);
+        fl_json_hex(w, "pc", pcs[i]);
+        int img = images ? fl_images_find(images, pcs[i]) : -1;
+        if (img >= 0) {
+            fl_json_int(w, "image", img);
+            fl_json_hex(w, "offset", pcs[i] - images->images[img].load_bias);
+        }
+        fl_json_end_object(w);
+    }
+    fl_json_end_array(w);
+}
+
+void fl_report_images(fl_json *w, const fl_image_list *images) {
+    static const char hex[] = "0123456789abcdef";
+    fl_json_begin_array(w, "images");
+    for (int i = 0; i < images->count; i++) {
+        const fl_image *im = &images->images[i];
+        fl_json_begin_object(w, 0);
+        fl_json_string(w, "path", im->path);
+        fl_json_hex(w, "base", im->start);
+        fl_json_uint(w, "size", im->end - im->start);
+        fl_json_hex(w, "load_bias", im->load_bias);
+        if (im->build_id_len > 0) {
+            char id[FL_BUILD_ID_MAX * 2 + 1];
+            for (int k = 0; k < im->build_id_len; k++) {
+                id[2 * k] = hex[im->build_id[k] >> 4];
+                id[2 * k + 1] = hex[im->build_id[k] & 15];
+            }
+            id[2 * im->build_id_len] = 0;
+            fl_json_string(w, "build_id", id);
+        }
+        fl_json_end_object(w);
+    }
+    fl_json_end_array(w);
+}
+
+void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *images,
+                             int max_frames, int max_threads, uint64_t timeout_ns) {
+    // On the caller's stack (an alternate signal stack has room), so two
+    // detectors writing at once never share these.
+    pid_t tids[1024];
+    uintptr_t pcs[FL_MAX_FRAMES];
+    if (max_threads > 1024) max_threads = 1024;
+    int n = fl_threads_list(tids, max_threads);
+    fl_json_begin_array(w, "threads");
+    for (int i = 0; i < n; i++) {
+        if (tids[i] == skip_tid) continue;
+        char name[64];
+        fl_json_begin_object(w, 0);
+        fl_json_int(w, "tid", tids[i]);
+        if (fl_thread_name(tids[i], name, sizeof name) > 0) fl_json_string(w, "name", name);
+        int k = fl_capture_thread(tids[i], pcs, max_frames, timeout_ns);
+        fl_json_bool(w, "captured", k >= 0);
+        fl_report_frames(w, "frames", pcs, k > 0 ? k : 0, images);
+        fl_json_end_object(w);
+    }
+    fl_json_end_array(w);
+}

@@ -1,0 +1,47 @@
+// Report files: shared header sections and the atomic commit (write to a
+// hidden temporary file in the preopened report directory, mode 0600, then
+// rename), so a reader never sees a half-written report. Async-signal-safe.
+#ifndef FL_REPORT_FILE_H
+#define FL_REPORT_FILE_H
+
+#include "image_list.h"
+#include "json_writer.h"
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/// Version of the report schema (docs/report-schema.md).
+#define FL_SCHEMA_VERSION 1
+
+/// A report being written.
+typedef struct fl_report {
+    fl_json json;
+    char id[17];
+    char kind[32];
+    uint64_t time_ns;
+} fl_report;
+
+/// Sets the directory reports go to (an open O_DIRECTORY fd) and seeds ids.
+void fl_report_set_dir(int dirfd);
+/// The report directory fd, or -1.
+int fl_report_dir(void);
+/// Re-seeds report ids (after fork, so parent and child never collide).
+void fl_report_reseed(void);
+
+/// Starts a report: opens the top-level object and writes schema, id, kind,
+/// detector, time and process.
+void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind);
+/// Closes the top-level object and writes the file. Returns 0 or -1.
+/// `path_out` (may be NULL) receives the file name inside the directory.
+int fl_report_commit(fl_report *r, char *name_out, size_t name_cap);
+
+/// Writes `"key": [frames]` where each frame names its image and offset.
+void fl_report_frames(fl_json *w, const char *key, const uintptr_t *pcs, int n, const fl_image_list *images);
+/// Writes `"images": [...]`.
+void fl_report_images(fl_json *w, const fl_image_list *images);
+/// Writes `"threads": [...]` for every thread but `skip_tid`, each captured
+/// by directed signal within `timeout_ns` per thread, at most `max_threads`.
+void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *images,
+                             int max_frames, int max_threads, uint64_t timeout_ns);
+
+#endif

@@ -1,0 +1,25 @@
+// Optional stderr capture: fd 2 is replaced by a pipe that a small thread
+// drains, forwarding every byte to the original stderr and keeping the last
+// FL_STDERR_RING bytes, so a crash report can carry what the program said
+// last (a runtime's fatal error message, an assertion).
+#ifndef FL_STDERR_CAPTURE_H
+#define FL_STDERR_CAPTURE_H
+
+#include <stddef.h>
+
+#define FL_STDERR_RING 16384
+/// Bytes of the tail put into a report.
+#define FL_STDERR_TAIL 4096
+
+/// Starts capture. Not async-signal-safe. Returns 0 or -1.
+int fl_stderr_capture_start(void);
+/// 1 when capture is running.
+int fl_stderr_capture_active(void);
+/// The original stderr (fd 2 itself when capture is off).
+int fl_stderr_original_fd(void);
+/// Copies the last bytes written to stderr into `out`, after giving the
+/// drain thread a moment to forward what is still in the pipe. Returns the
+/// count. Async-signal-safe.
+size_t fl_stderr_tail(char *out, size_t cap);
+
+#endif

@@ -1,0 +1,143 @@
+#include "thread_capture.h"
+#include "sigsafe.h"
+#include "unwinder.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int g_signo;
+
+// One request at a time; the scratch buffer is owned by the request until
+// the answering handler has left (busy == 0), so a late answer to a timed-out
+// request can never write into the next one.
+static atomic_int g_requester;        // 0 free, else requester tid
+static atomic_uint g_seq;             // current request number
+static atomic_int g_target;           // tid asked to answer
+static atomic_uint g_done_seq;        // request number last answered
+static atomic_int g_busy;             // a handler is writing scratch
+static uintptr_t g_scratch[FL_MAX_FRAMES];
+static atomic_int g_scratch_n;
+static atomic_int g_scratch_max;
+
+static void sample_handler(int sig, siginfo_t *info, void *ucv) {
+    int saved_errno = errno;
+    unsigned seq = atomic_load(&g_seq);
+    if (atomic_load(&g_target) == fl_gettid() && atomic_load(&g_done_seq) != seq) {
+        atomic_store(&g_busy, 1);
+        if (atomic_load(&g_seq) == seq) {
+            int max = atomic_load(&g_scratch_max);
+            int n = fl_unwind_context((const ucontext_t *)ucv, g_scratch, max);
+            atomic_store(&g_scratch_n, n);
+            atomic_store(&g_done_seq, seq);
+        }
+        atomic_store(&g_busy, 0);
+    }
+    errno = saved_errno;
+}
+
+int fl_threads_init(int signo) {
+    if (g_signo) return 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = sample_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(signo, &sa, 0) != 0) return -1;
+    g_signo = signo;
+    return 0;
+}
+
+int fl_threads_signal(void) { return g_signo; }
+
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+int fl_threads_list(pid_t *tids, int max) {
+    // opendir/readdir allocate; getdents64 on a raw fd does not.
+    int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buf[4096] __attribute__((aligned(8)));
+    int n = 0;
+    for (;;) {
+        long r = syscall(SYS_getdents64, fd, buf, sizeof buf);
+        if (r <= 0) break;
+        for (long off = 0; off < r;) {
+            struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
+            if (d->d_name[0] >= '0' && d->d_name[0] <= '9' && n < max)
+                tids[n++] = (pid_t)fl_parse_dec(d->d_name, 0);
+            off += d->d_reclen;
+        }
+    }
+    close(fd);
+    return n;
+}
+
+int fl_thread_name(pid_t tid, char *buf, int cap) {
+    char path[64] = "/proc/self/task/";
+    size_t l = fl_strlen(path);
+    l += fl_fmt_u64(path + l, (uint64_t)tid);
+    fl_strlcpy(path + l, "/comm", sizeof path - l);
+    ssize_t n = fl_read_file(path, buf, (size_t)cap);
+    if (n <= 0) { buf[0] = 0; return 0; }
+    while (n > 0 && (buf[n - 1] == '\n')) buf[--n] = 0;
+    return (int)n;
+}
+
+int fl_capture_self(uintptr_t *pcs, int max) {
+    ucontext_t uc;
+    getcontext(&uc);  // async-signal-safe in practice: a register dump
+    int n = fl_unwind_context(&uc, pcs, max);
+    return n;
+}
+
+int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns) {
+    if (!g_signo) return -1;
+    if (max > FL_MAX_FRAMES) max = FL_MAX_FRAMES;
+    pid_t me = fl_gettid();
+    if (tid == me) return fl_capture_self(pcs, max);
+    // Serialise requesters (crash handler, hang watchdog); bounded wait.
+    uint64_t deadline = fl_monotonic_ns() + timeout_ns;
+    int expected = 0;
+    while (!atomic_compare_exchange_weak(&g_requester, &expected, me)) {
+        if (expected == me) break;  // re-entered from a crash inside a capture
+        expected = 0;
+        if (fl_monotonic_ns() > deadline) return -1;
+        fl_sleep_ns(50000);
+    }
+    while (atomic_load(&g_busy) && fl_monotonic_ns() < deadline) fl_sleep_ns(10000);
+    int result = -1;
+    if (!atomic_load(&g_busy)) {
+        atomic_store(&g_scratch_max, max);
+        atomic_store(&g_target, tid);
+        unsigned seq = atomic_fetch_add(&g_seq, 1) + 1;
+        uint64_t start = fl_monotonic_ns();
+        if (syscall(SYS_tgkill, getpid(), tid, g_signo) == 0) {
+            while (fl_monotonic_ns() < deadline) {
+                if (atomic_load(&g_done_seq) == seq && !atomic_load(&g_busy)) {
+                    result = atomic_load(&g_scratch_n);
+                    for (int i = 0; i < result; i++) pcs[i] = g_scratch[i];
+                    break;
+                }
+                // Spin briefly (an answer usually takes a few microseconds and
+                // nanosleep's timer slack is ~50 us), then back off.
+                if (fl_monotonic_ns() - start > 200000) fl_sleep_ns(20000);
+                else sched_yield();
+            }
+        }
+        atomic_store(&g_target, 0);
+    }
+    atomic_store(&g_requester, 0);
+    return result;
+}

@@ -1,0 +1,34 @@
+// Capturing another thread's stack by directed signal: the requester sends
+// a real-time signal to one thread with tgkill; that thread's handler unwinds
+// its own interrupted context into a shared scratch buffer and signals done.
+// Bounded in time: a thread that does not answer is reported as such.
+#ifndef FL_THREAD_CAPTURE_H
+#define FL_THREAD_CAPTURE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define FL_MAX_FRAMES 256
+
+/// Installs the sampling signal handler. Not async-signal-safe (install time).
+/// Returns 0 or -1.
+int fl_threads_init(int signo);
+
+/// The sampling signal in use, or 0 before init.
+int fl_threads_signal(void);
+
+/// Lists the process's threads (from /proc/self/task). Returns the count.
+int fl_threads_list(pid_t *tids, int max);
+
+/// Reads a thread's name (comm) into `buf`. Returns its length, 0 if unknown.
+int fl_thread_name(pid_t tid, char *buf, int cap);
+
+/// Captures thread `tid`'s stack into `pcs`. Returns the frame count, or -1
+/// when the thread did not answer within `timeout_ns` (or is gone).
+/// Async-signal-safe; callers are serialised internally.
+int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns);
+
+/// Captures the calling thread's own stack (no signal needed).
+int fl_capture_self(uintptr_t *pcs, int max);
+
+#endif

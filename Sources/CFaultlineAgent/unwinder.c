@@ -1,0 +1,109 @@
+#include "unwinder.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+// libunwind's public names are macros over per-architecture symbols
+// (unw_step -> _ULx86_64_step); resolve those symbols by hand.
+typedef int (*init_local2_fn)(unw_cursor_t *, unw_context_t *, int);
+typedef int (*step_fn)(unw_cursor_t *);
+typedef int (*get_reg_fn)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+typedef int (*set_caching_fn)(unw_addr_space_t, unw_caching_policy_t);
+
+static init_local2_fn p_init_local2;
+static step_fn p_step;
+static get_reg_fn p_get_reg;
+static int g_have_libunwind;
+
+#define FL_STR2(x) #x
+#define FL_STR(x) FL_STR2(x)
+
+int fl_unwinder_init(void) {
+    if (g_have_libunwind) return 1;
+    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return 0;
+    p_init_local2 = (init_local2_fn)dlsym(h, FL_STR(unw_init_local2));
+    p_step = (step_fn)dlsym(h, FL_STR(unw_step));
+    p_get_reg = (get_reg_fn)dlsym(h, FL_STR(unw_get_reg));
+    set_caching_fn set_caching = (set_caching_fn)dlsym(h, FL_STR(unw_set_caching_policy));
+    unw_addr_space_t *as = (unw_addr_space_t *)dlsym(h, FL_STR(unw_local_addr_space));
+    if (!p_init_local2 || !p_step || !p_get_reg) return 0;
+    // The global cache takes a lock and the per-thread cache uses TLS that a
+    // dlopen'd library may have to malloc on first touch: neither is safe in
+    // a signal handler, so no caching.
+    if (set_caching && as) set_caching(*as, UNW_CACHE_NONE);
+    g_have_libunwind = 1;
+    return 1;
+}
+
+const char *fl_unwinder_method(void) { return g_have_libunwind ? "libunwind" : "frame_pointer"; }
+
+uintptr_t fl_context_pc(const ucontext_t *uc) {
+#if defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.pc;
+#else
+    return 0;
+#endif
+}
+
+uintptr_t fl_context_sp(const ucontext_t *uc) {
+#if defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.sp;
+#else
+    return 0;
+#endif
+}
+
+uintptr_t fl_context_fp(const ucontext_t *uc) {
+#if defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+#elif defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.regs[29];
+#else
+    return 0;
+#endif
+}
+
+// Frame-pointer walk, bounded by the stack pointer so a corrupt chain cannot
+// send us into unmapped memory below the stack or loop forever.
+static int unwind_frame_pointers(const ucontext_t *uc, uintptr_t *pcs, int max) {
+    int n = 0;
+    uintptr_t sp = fl_context_sp(uc);
+    uintptr_t fp = fl_context_fp(uc);
+    if (max <= 0) return 0;
+    pcs[n++] = fl_context_pc(uc);
+    while (n < max && fp >= sp && fp - sp < (64u << 20) && (fp & 7) == 0) {
+        uintptr_t next = ((uintptr_t *)fp)[0];
+        uintptr_t ret = ((uintptr_t *)fp)[1];
+        if (ret == 0) break;
+        pcs[n++] = ret;
+        if (next <= fp) break;
+        fp = next;
+    }
+    return n;
+}
+
+int fl_unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max) {
+    if (!g_have_libunwind) return unwind_frame_pointers(uc, pcs, max);
+    unw_cursor_t cursor;
+    // On x86-64 and aarch64 unw_context_t is ucontext_t; copy so libunwind
+    // may not scribble on the kernel's frame.
+    unw_context_t ctx;
+    memcpy(&ctx, uc, sizeof(ucontext_t) < sizeof(ctx) ? sizeof(ucontext_t) : sizeof(ctx));
+    if (p_init_local2(&cursor, &ctx, UNW_INIT_SIGNAL_FRAME) < 0) return unwind_frame_pointers(uc, pcs, max);
+    int n = 0;
+    do {
+        unw_word_t ip = 0;
+        if (p_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
+        pcs[n++] = (uintptr_t)ip;
+    } while (n < max && p_step(&cursor) > 0);
+    if (n <= 1) return unwind_frame_pointers(uc, pcs, max);
+    return n;
+}

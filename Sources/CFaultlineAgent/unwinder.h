@@ -1,0 +1,29 @@
+// Stack unwinding from a signal context. Uses libunwind (nongnu), loaded
+// with dlopen(RTLD_LOCAL) at install time so its exported _Unwind_* symbols
+// never interpose the C++ runtime's unwinder; falls back to walking frame
+// pointers when libunwind is absent.
+#ifndef FL_UNWINDER_H
+#define FL_UNWINDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+/// Loads libunwind. Not async-signal-safe; call at install. Returns 1 when
+/// libunwind is usable, 0 when only the frame-pointer fallback is.
+int fl_unwinder_init(void);
+
+/// Name of the method in use: "libunwind" or "frame_pointer".
+const char *fl_unwinder_method(void);
+
+/// Unwinds from `uc` (a signal handler's context) into `pcs`; returns the
+/// number of frames. Frame 0 is the interrupted instruction; the rest are
+/// return addresses. Async-signal-safe.
+int fl_unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max);
+
+/// The program counter, stack pointer and frame pointer in `uc`.
+uintptr_t fl_context_pc(const ucontext_t *uc);
+uintptr_t fl_context_sp(const ucontext_t *uc);
+uintptr_t fl_context_fp(const ucontext_t *uc);
+
+#endif

@@ -1,0 +1,40 @@
+import CFaultlineAgent
+
+/// Installs the Faultline agent into the running Swift program.
+///
+/// Call early in `main`. The agent then writes one JSON report per fatal
+/// signal into the report directory (see docs/agent.md).
+public enum FaultlineAgent {
+    /// An installation failure, with the agent's own explanation.
+    public struct InstallError: Error, CustomStringConvertible {
+        /// What went wrong, naming the file or value involved.
+        public let description: String
+    }
+
+    /// Installs the agent. `reportDirectory` defaults to
+    /// `$FAULTLINE_REPORT_DIR`, else `./faultline-reports`.
+    public static func install(
+        reportDirectory: String? = nil,
+        captureStderr: Bool = false,
+        maxFrames: Int = 0
+    ) throws {
+        let rc: Int32 = withOptionalCString(reportDirectory) { dir in
+            var options = faultline_options()
+            options.report_dir = dir
+            options.capture_stderr = captureStderr ? 1 : 0
+            options.max_frames = Int32(maxFrames)
+            return faultline_install(&options)
+        }
+        if rc != 0 {
+            throw InstallError(description: String(cString: faultline_last_error()))
+        }
+    }
+
+    /// Whether the agent is installed in this process.
+    public static var isInstalled: Bool { faultline_is_installed() != 0 }
+
+    private static func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+        guard let s else { return body(nil) }
+        return s.withCString { body($0) }
+    }
+}

@@ -1,0 +1,211 @@
+// victim-c: one deliberate fault per subcommand, for the scenario suite.
+// Each fault happens in a named, non-inlined function so scenarios can
+// expect that function in the report's frames. This program does not link
+// the agent: it is the "unmodified binary" that `faultline exec` injects into.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+// Keeps the optimiser from proving a fault away.
+static volatile int g_zero = 0;
+static int *volatile g_null = NULL;
+
+NOINLINE void victim_null_deref(void) {
+    fprintf(stderr, "victim: dereferencing NULL\n");
+    *g_null = 42;
+}
+
+NOINLINE void victim_wild_pointer(void) {
+    fprintf(stderr, "victim: writing through a wild pointer\n");
+    *(volatile int *)(uintptr_t)0xdeadbeef000ull = 1;
+}
+
+NOINLINE void victim_bus_error(void) {
+    // A mapping longer than its file: touching the page past EOF is SIGBUS.
+    char path[] = "/tmp/victim-bus-XXXXXX";
+    int fd = mkstemp(path);
+    unlink(path);
+    if (fd < 0 || ftruncate(fd, 16) != 0) { perror("victim"); exit(2); }
+    long page = sysconf(_SC_PAGESIZE);
+    volatile char *p = mmap(0, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    fprintf(stderr, "victim: touching a mapping past the end of its file\n");
+    p[page] = 1;
+}
+
+NOINLINE void victim_illegal_instruction(void) {
+    fprintf(stderr, "victim: executing ud2\n");
+    __builtin_trap();
+}
+
+NOINLINE int victim_divide_by_zero(int a) {
+    fprintf(stderr, "victim: integer division by zero\n");
+    return a / g_zero;
+}
+
+NOINLINE void victim_abort(void) {
+    fprintf(stderr, "victim: calling abort()\n");
+    abort();
+}
+
+NOINLINE void victim_trap(void) {
+    fprintf(stderr, "victim: breakpoint trap\n");
+    __asm__ volatile("int3");
+    fprintf(stderr, "victim: survived the trap\n");
+}
+
+NOINLINE void victim_seccomp_trap(void) {
+    // A seccomp filter that traps getpriority (a syscall no crash handler
+    // needs): the kernel sends SIGSYS.
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getpriority, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = { .len = sizeof filter / sizeof filter[0], .filter = filter };
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+        perror("victim: seccomp"); exit(2);
+    }
+    fprintf(stderr, "victim: calling a syscall seccomp traps\n");
+    syscall(SYS_getpriority, 0, 0);
+}
+
+NOINLINE int victim_recurse(int depth) {
+    volatile char pad[512];
+    pad[0] = (char)depth;
+    return victim_recurse(depth + 1) + pad[0];
+}
+
+static void *overflow_thread(void *arg) {
+    fprintf(stderr, "victim: overflowing the stack of a thread\n");
+    victim_recurse(0);
+    return arg;
+}
+
+static void *crash_thread(void *arg) {
+    fprintf(stderr, "victim: crashing on a worker thread\n");
+    victim_null_deref();
+    return arg;
+}
+
+static void run_named_thread(const char *name, void *(*fn)(void *)) {
+    pthread_t t;
+    pthread_create(&t, 0, fn, 0);
+    pthread_setname_np(t, name);
+    pthread_join(t, 0);
+}
+
+static pthread_barrier_t g_barrier;
+
+NOINLINE static void *simultaneous_crash(void *arg) {
+    pthread_barrier_wait(&g_barrier);
+    *g_null = (int)(intptr_t)arg;
+    return arg;
+}
+
+NOINLINE void victim_two_threads_crash(void) {
+    pthread_t a, b;
+    pthread_barrier_init(&g_barrier, 0, 3);
+    fprintf(stderr, "victim: two threads crash at once\n");
+    pthread_create(&a, 0, simultaneous_crash, (void *)1);
+    pthread_create(&b, 0, simultaneous_crash, (void *)2);
+    pthread_setname_np(a, "crasher-a");
+    pthread_setname_np(b, "crasher-b");
+    pthread_barrier_wait(&g_barrier);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+}
+
+// Registered as the agent's crash callback: faults while the report is
+// being written, which must still yield a (minimal) report.
+NOINLINE static void faulting_callback(void *writer, void *ctx) {
+    *g_null = 7;
+}
+
+NOINLINE void victim_crash_in_handler(void) {
+    typedef void (*set_cb_fn)(void (*)(void *, void *), void *);
+    set_cb_fn set_cb = (set_cb_fn)dlsym(RTLD_DEFAULT, "faultline_set_crash_callback");
+    if (!set_cb) { fprintf(stderr, "victim: no agent loaded; nothing to crash inside\n"); exit(3); }
+    set_cb(faulting_callback, 0);
+    fprintf(stderr, "victim: crashing with a crash callback that faults\n");
+    victim_null_deref();
+}
+
+static void *idle_thread(void *arg) {
+    for (;;) pause();
+    return arg;
+}
+
+NOINLINE void victim_crash_with_threads(void) {
+    // Several idle threads, so the report must carry their stacks too.
+    for (int i = 0; i < 3; i++) {
+        pthread_t t;
+        char name[16];
+        pthread_create(&t, 0, idle_thread, 0);
+        snprintf(name, sizeof name, "idler-%d", i);
+        pthread_setname_np(t, name);
+    }
+    usleep(20000);
+    victim_null_deref();
+}
+
+static const struct { const char *name; const char *help; } k_commands[] = {
+    {"null-deref", "SIGSEGV: store through NULL"},
+    {"wild-pointer", "SIGSEGV: store through an unmapped address"},
+    {"bus-error", "SIGBUS: touch a file mapping past end of file"},
+    {"illegal-instruction", "SIGILL: execute ud2"},
+    {"divide-by-zero", "SIGFPE: integer division by zero"},
+    {"abort", "SIGABRT: call abort()"},
+    {"trap", "SIGTRAP: execute int3"},
+    {"seccomp-trap", "SIGSYS: a syscall trapped by seccomp"},
+    {"stack-overflow", "SIGSEGV: unbounded recursion on the main thread"},
+    {"thread-stack-overflow", "SIGSEGV: unbounded recursion on thread 'overflower'"},
+    {"thread-crash", "SIGSEGV: NULL store on thread 'worker-7'"},
+    {"two-threads-crash", "SIGSEGV on two threads at the same moment"},
+    {"crash-in-handler", "SIGSEGV with an agent crash callback that faults too"},
+    {"crash-with-threads", "SIGSEGV on main while three named threads idle"},
+    {"exit", "exit with the status given as the next argument (default 0)"},
+};
+
+static void usage(void) {
+    fprintf(stderr, "usage: victim-c COMMAND\ncommands:\n");
+    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
+        fprintf(stderr, "  %-22s %s\n", k_commands[i].name, k_commands[i].help);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) { usage(); return 2; }
+    const char *c = argv[1];
+    if (!strcmp(c, "null-deref")) victim_null_deref();
+    else if (!strcmp(c, "wild-pointer")) victim_wild_pointer();
+    else if (!strcmp(c, "bus-error")) victim_bus_error();
+    else if (!strcmp(c, "illegal-instruction")) victim_illegal_instruction();
+    else if (!strcmp(c, "divide-by-zero")) return victim_divide_by_zero(argc);
+    else if (!strcmp(c, "abort")) victim_abort();
+    else if (!strcmp(c, "trap")) victim_trap();
+    else if (!strcmp(c, "seccomp-trap")) victim_seccomp_trap();
+    else if (!strcmp(c, "stack-overflow")) { fprintf(stderr, "victim: overflowing the main stack\n"); return victim_recurse(0); }
+    else if (!strcmp(c, "thread-stack-overflow")) run_named_thread("overflower", overflow_thread);
+    else if (!strcmp(c, "thread-crash")) run_named_thread("worker-7", crash_thread);
+    else if (!strcmp(c, "two-threads-crash")) victim_two_threads_crash();
+    else if (!strcmp(c, "crash-in-handler")) victim_crash_in_handler();
+    else if (!strcmp(c, "crash-with-threads")) victim_crash_with_threads();
+    else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
+    else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }
+    fprintf(stderr, "victim: the fault did not happen\n");
+    return 1;
+}

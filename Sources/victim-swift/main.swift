@@ -1,0 +1,1 @@
+print("victim-swift")
