@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "FaultlineAgent", targets: ["FaultlineAgent"]),
         /// The injectable agent: `LD_PRELOAD=libFaultlineAgentPreload.so`.
         .library(name: "FaultlineAgentPreload", type: .dynamic, targets: ["CFaultlineAgent"]),
+        /// The quarantining malloc shim: `LD_PRELOAD=libFaultlineMallocShim.so`.
+        .library(name: "FaultlineMallocShim", type: .dynamic, targets: ["CFaultlineMallocShim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -27,6 +29,12 @@ let package = Package(
         // Agent core: async-signal-safe crash capture, linked or preloaded.
         .target(
             name: "CFaultlineAgent",
+            cSettings: agentCSettings,
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
+        ),
+        // LD_PRELOAD malloc shim: quarantine, scribbling, allocation records.
+        .target(
+            name: "CFaultlineMallocShim",
             cSettings: agentCSettings,
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
         ),
@@ -53,6 +61,43 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
         ),
         .executableTarget(name: "victim-swift", dependencies: ["FaultlineAgent"]),
+        .executableTarget(
+            name: "victim-cxx",
+            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])],
+            linkerSettings: [.linkedLibrary("pthread")]
+        ),
+        .executableTarget(
+            name: "victim-heap",
+            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("pthread")]
+        ),
+        .executableTarget(
+            name: "victim-hang",
+            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
+        ),
+        // Benchmarks: programs that print figures; never timed tests.
+        .executableTarget(
+            name: "bench-crash",
+            dependencies: ["CFaultlineAgent"],
+            cSettings: [.unsafeFlags(["-O2", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")]
+        ),
+        .executableTarget(
+            name: "bench-cxx",
+            cxxSettings: [.unsafeFlags(["-O2", "-g"])],
+            linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
+        ),
+        .executableTarget(
+            name: "bench-shim",
+            cSettings: [.unsafeFlags(["-O2", "-g"]), .define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("pthread")]
+        ),
+        .executableTarget(
+            name: "bench-hang",
+            dependencies: ["CFaultlineAgent"],
+            cSettings: [.unsafeFlags(["-O2", "-g"]), .define("_GNU_SOURCE")]
+        ),
         .testTarget(name: "FaultlineTests", dependencies: ["Faultline", "FaultlineHarness"]),
+        .testTarget(name: "FaultlineHarnessTests", dependencies: ["Faultline", "FaultlineHarness"]),
     ]
 )

@@ -1,0 +1,1 @@
+// Placeholder until the malloc shim lands (issue 4).

@@ -1,0 +1,2 @@
+// Placeholder: filled by its issue.
+int main() { return 0; }
