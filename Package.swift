@@ -5,7 +5,9 @@ import PackageDescription
 /// builds (the fault path has latency targets) and with frame pointers kept
 /// so the frame-pointer fallback unwinder has something to follow.
 let agentCSettings: [CSetting] = [
-    .unsafeFlags(["-O2", "-fno-omit-frame-pointer", "-Wall", "-Wextra", "-Wno-unused-parameter"]),
+    // Hidden by default: the agent and the shim each link their own copy of
+    // CFaultlineCore, and neither copy may interpose the other's.
+    .unsafeFlags(["-O2", "-fno-omit-frame-pointer", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"]),
     .define("_GNU_SOURCE"),
 ]
 
@@ -26,15 +28,24 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
+        // Async-signal-safe building blocks shared by the agent and the shim:
+        // JSON writer, report files, images and build-ids, unwinding.
+        .target(
+            name: "CFaultlineCore",
+            cSettings: agentCSettings,
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         // Agent core: async-signal-safe crash capture, linked or preloaded.
         .target(
             name: "CFaultlineAgent",
+            dependencies: ["CFaultlineCore"],
             cSettings: agentCSettings,
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
         ),
         // LD_PRELOAD malloc shim: quarantine, scribbling, allocation records.
         .target(
             name: "CFaultlineMallocShim",
+            dependencies: ["CFaultlineCore"],
             cSettings: agentCSettings,
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
         ),
@@ -60,7 +71,12 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
         ),
-        .executableTarget(name: "victim-swift", dependencies: ["FaultlineAgent"]),
+        .executableTarget(
+            name: "victim-swift",
+            dependencies: ["FaultlineAgent"],
+            // A victim is deliberately unsafe code; Swift 5 mode keeps it short.
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .executableTarget(
             name: "victim-cxx",
             cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])],

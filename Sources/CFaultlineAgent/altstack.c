@@ -72,7 +72,7 @@ static void *thread_start(void *p) {
 
 /// Interposes pthread_create so every new thread gets an alternate signal
 /// stack (works both preloaded and linked into an executable).
-int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
+__attribute__((visibility("default"))) int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
     static pthread_create_fn real;
     if (!real) real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
     if (!real) return EAGAIN;

@@ -1,5 +1,6 @@
 #include "crash_handler.h"
 #include "agent_config.h"
+#include "agent_threads.h"
 #include "image_list.h"
 #include "report_file.h"
 #include "signal_names.h"
@@ -57,11 +58,6 @@ void fl_crash_set_callback(faultline_crash_callback cb, void *ctx) {
 }
 
 void fl_crash_suppress_next(void) { atomic_store(&g_suppress_next, 1); }
-
-static int signal_index(int sig) {
-    for (int i = 0; i < FL_NSIGNALS; i++) if (k_signals[i] == sig) return i;
-    return -1;
-}
 
 static void restore_previous(void) {
     for (int i = 0; i < FL_NSIGNALS; i++) sigaction(k_signals[i], &g_prev[i], 0);

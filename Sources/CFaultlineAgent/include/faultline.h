@@ -14,6 +14,9 @@
 extern "C" {
 #endif
 
+/// Marks the agent's exported API (everything else is hidden).
+#define FAULTLINE_API __attribute__((visibility("default")))
+
 /// Options for `faultline_install`. Zero/NULL fields take their defaults.
 typedef struct faultline_options {
     /// Directory reports are written into (created if missing). Default:
@@ -44,20 +47,20 @@ typedef void (*faultline_crash_callback)(faultline_writer *writer, void *context
 /// Installs the agent. Returns 0 on success, -1 with `errno` set on failure
 /// (for example a report directory that cannot be created or opened).
 /// Calling it again after success does nothing and returns 0.
-int faultline_install(const faultline_options *options);
+FAULTLINE_API int faultline_install(const faultline_options *options);
 
 /// Returns 1 when the agent is installed in this process.
-int faultline_is_installed(void);
+FAULTLINE_API int faultline_is_installed(void);
 
 /// Sets (or clears, with NULL) the crash callback.
-void faultline_set_crash_callback(faultline_crash_callback callback, void *context);
+FAULTLINE_API void faultline_set_crash_callback(faultline_crash_callback callback, void *context);
 
 /// Adds `"key": "value"` to the `user` section of the report being written.
 /// Only valid inside a crash callback.
-void faultline_writer_add_string(faultline_writer *writer, const char *key, const char *value);
+FAULTLINE_API void faultline_writer_add_string(faultline_writer *writer, const char *key, const char *value);
 
 /// The last error message from `faultline_install`, or "" when none.
-const char *faultline_last_error(void);
+FAULTLINE_API const char *faultline_last_error(void);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,5 @@
 #include "report_file.h"
 #include "sigsafe.h"
-#include "thread_capture.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -148,25 +147,3 @@ void fl_report_images(fl_json *w, const fl_image_list *images) {
     fl_json_end_array(w);
 }
 
-void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *images,
-                             int max_frames, int max_threads, uint64_t timeout_ns) {
-    // On the caller's stack (an alternate signal stack has room), so two
-    // detectors writing at once never share these.
-    pid_t tids[1024];
-    uintptr_t pcs[FL_MAX_FRAMES];
-    if (max_threads > 1024) max_threads = 1024;
-    int n = fl_threads_list(tids, max_threads);
-    fl_json_begin_array(w, "threads");
-    for (int i = 0; i < n; i++) {
-        if (tids[i] == skip_tid) continue;
-        char name[64];
-        fl_json_begin_object(w, 0);
-        fl_json_int(w, "tid", tids[i]);
-        if (fl_thread_name(tids[i], name, sizeof name) > 0) fl_json_string(w, "name", name);
-        int k = fl_capture_thread(tids[i], pcs, max_frames, timeout_ns);
-        fl_json_bool(w, "captured", k >= 0);
-        fl_report_frames(w, "frames", pcs, k > 0 ? k : 0, images);
-        fl_json_end_object(w);
-    }
-    fl_json_end_array(w);
-}

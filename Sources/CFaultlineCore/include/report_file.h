@@ -39,9 +39,4 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap);
 void fl_report_frames(fl_json *w, const char *key, const uintptr_t *pcs, int n, const fl_image_list *images);
 /// Writes `"images": [...]`.
 void fl_report_images(fl_json *w, const fl_image_list *images);
-/// Writes `"threads": [...]` for every thread but `skip_tid`, each captured
-/// by directed signal within `timeout_ns` per thread, at most `max_threads`.
-void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *images,
-                             int max_frames, int max_threads, uint64_t timeout_ns);
-
 #endif

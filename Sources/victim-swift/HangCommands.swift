@@ -1,0 +1,2 @@
+/// Main-thread hangs; filled by the hang detector work.
+let hangCommands: [VictimCommand] = []
