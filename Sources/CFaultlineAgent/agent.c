@@ -127,6 +127,7 @@ int faultline_install(const faultline_options *options) {
     }
     fl_report_set_dir(dirfd);
     fl_unwinder_init();
+    fl_unwinder_warm_thread();
     if (fl_threads_init(c->sample_signal) != 0) {
         snprintf(g_error, sizeof g_error, "cannot install the sampling signal %d: %s", c->sample_signal, strerror(errno));
         return -1;

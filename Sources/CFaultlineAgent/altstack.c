@@ -1,6 +1,7 @@
 #include "altstack.h"
 #include "sigsafe.h"
 #include "thread_capture.h"
+#include "unwinder.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -62,9 +63,9 @@ static void *thread_start(void *p) {
     struct trampoline t = *(struct trampoline *)p;
     free(p);
     void *result;
-    int ours = fl_altstack_install_current() == 0;
+    fl_altstack_install_current();
+    fl_unwinder_warm_thread();
     pthread_cleanup_push(release_altstack, 0);
-    (void)ours;
     result = t.start(t.arg);
     pthread_cleanup_pop(1);
     return result;

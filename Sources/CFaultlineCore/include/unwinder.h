@@ -13,12 +13,25 @@
 /// libunwind is usable, 0 when only the frame-pointer fallback is.
 int fl_unwinder_init(void);
 
+/// Prepares the calling thread for the fast unwinder (allocates libunwind's
+/// per-thread trace cache outside any signal handler). Not async-signal-safe:
+/// call at install and at thread start. Threads never warmed use the slower
+/// cursor-stepping path, which needs no per-thread state.
+void fl_unwinder_warm_thread(void);
+
 /// Name of the method in use: "libunwind" or "frame_pointer".
 const char *fl_unwinder_method(void);
 
+/// Most frames `fl_unwind_context` returns.
+#define FL_UNWIND_MAX 256
+
+/// Set to 0 to force the slower cursor-stepping unwinder (for comparison).
+extern int fl_unwind_fast_allowed;
+
 /// Unwinds from `uc` (a signal handler's context) into `pcs`; returns the
 /// number of frames. Frame 0 is the interrupted instruction; the rest are
-/// return addresses. Async-signal-safe.
+/// return addresses. Must be called on the thread `uc` belongs to, from its
+/// signal handler. Async-signal-safe.
 int fl_unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max);
 
 /// The program counter, stack pointer and frame pointer in `uc`.
