@@ -35,6 +35,12 @@ static char *g_buf;
 static char *g_recrash_buf;
 static fl_image_list g_images;
 static uintptr_t g_pcs[FL_MAX_FRAMES];
+/// Every frame of the crashed thread, however deep (a stack overflow has tens
+/// of thousands); only the innermost and outermost go into the report.
+#define FL_DEEP_FRAMES 65536
+static uintptr_t g_deep[FL_DEEP_FRAMES];
+/// Outermost frames kept when a stack is deeper than max_frames.
+#define FL_KEEP_OUTER 16
 
 // 0: idle; 1: a thread is writing a report (g_owner).
 static atomic_int g_state;
@@ -119,9 +125,23 @@ static void write_crashed_thread(fl_json *w, const ucontext_t *uc) {
     fl_json_bool(w, "main", tid == getpid());
     if (uc) write_registers(w, uc);
     g_stage = "unwinding the crashed thread";
-    int n = uc ? fl_unwind_context(uc, g_pcs, fl_agent_config.max_frames)
-               : fl_capture_self(g_pcs, fl_agent_config.max_frames);
-    fl_report_frames(w, "frames", g_pcs, n, &g_images);
+    int max = fl_agent_config.max_frames;
+    if (!uc) {
+        int n = fl_capture_self(g_pcs, max);
+        fl_report_frames(w, "frames", g_pcs, n, &g_images);
+    } else {
+        int n = fl_unwind_context_deep(uc, g_deep, FL_DEEP_FRAMES);
+        if (n <= max || max <= 2 * FL_KEEP_OUTER) {
+            fl_report_frames(w, "frames", g_deep, n < max ? n : max, &g_images);
+        } else {
+            // Innermost frames, then the outermost ones (main, thread start):
+            // a stack overflow reads "where it recursed" and "who started it".
+            int inner = max - FL_KEEP_OUTER;
+            fl_report_frames_split(w, "frames", g_deep, inner, g_deep + n - FL_KEEP_OUTER, FL_KEEP_OUTER, &g_images);
+            fl_json_int(w, "frames_omitted", n - max);
+            fl_json_int(w, "frames_omitted_at", inner);
+        }
+    }
     fl_json_end_object(w);
 }
 

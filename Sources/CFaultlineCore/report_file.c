@@ -108,8 +108,7 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
     return 0;
 }
 
-void fl_report_frames(fl_json *w, const char *key, const uintptr_t *pcs, int n, const fl_image_list *images) {
-    fl_json_begin_array(w, key);
+static void write_frames(fl_json *w, const uintptr_t *pcs, int n, const fl_image_list *images) {
     for (int i = 0; i < n; i++) {
         fl_json_begin_object(w, 0);
         fl_json_hex(w, "pc", pcs[i]);
@@ -120,6 +119,19 @@ void fl_report_frames(fl_json *w, const char *key, const uintptr_t *pcs, int n, 
         }
         fl_json_end_object(w);
     }
+}
+
+void fl_report_frames(fl_json *w, const char *key, const uintptr_t *pcs, int n, const fl_image_list *images) {
+    fl_json_begin_array(w, key);
+    write_frames(w, pcs, n, images);
+    fl_json_end_array(w);
+}
+
+void fl_report_frames_split(fl_json *w, const char *key, const uintptr_t *a, int na,
+                            const uintptr_t *b, int nb, const fl_image_list *images) {
+    fl_json_begin_array(w, key);
+    write_frames(w, a, na, images);
+    write_frames(w, b, nb, images);
     fl_json_end_array(w);
 }
 

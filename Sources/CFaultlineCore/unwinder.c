@@ -112,22 +112,40 @@ static int unwind_frame_pointers(const ucontext_t *uc, uintptr_t *pcs, int max) 
 }
 
 // Fast path: unwind from here (inside the signal handler, on the thread the
-// context belongs to) through the signal trampoline, then keep only the
-// frames from the interrupted instruction outwards. Returns 0 when the
-// interrupted pc is not found (the caller then steps a cursor instead).
-static int unwind_fast(const ucontext_t *uc, uintptr_t *pcs, int max) {
+// context belongs to) through the signal trampoline into `buf`, then keep
+// only the frames from the interrupted instruction outwards (moved to the
+// front). Returns 0 when the interrupted pc is not among the first frames
+// (the caller then steps a cursor instead).
+static int unwind_fast_into(const ucontext_t *uc, uintptr_t *buf, int cap) {
     enum { SLACK = 48 };  // handler, agent and trampoline frames above it
-    void *buf[FL_UNWIND_MAX + SLACK];
-    if (max > FL_UNWIND_MAX) max = FL_UNWIND_MAX;
-    int n = p_backtrace(buf, max + SLACK);
+    int n = p_backtrace((void **)buf, cap);
     uintptr_t pc = fl_context_pc(uc);
     for (int i = 0; i < n && i < SLACK; i++) {
-        if ((uintptr_t)buf[i] != pc) continue;
-        int k = 0;
-        for (int j = i; j < n && k < max; j++) pcs[k++] = (uintptr_t)buf[j];
-        return k > 1 ? k : 0;
+        if (buf[i] != pc) continue;
+        for (int j = i; j < n; j++) buf[j - i] = buf[j];
+        return n - i > 1 ? n - i : 0;
     }
     return 0;
+}
+
+static int unwind_fast(const ucontext_t *uc, uintptr_t *pcs, int max) {
+    uintptr_t buf[FL_UNWIND_MAX + 48];
+    if (max > FL_UNWIND_MAX) max = FL_UNWIND_MAX;
+    int n = unwind_fast_into(uc, buf, max + 48);
+    if (n > max) n = max;
+    for (int i = 0; i < n; i++) pcs[i] = buf[i];
+    return n;
+}
+
+static int unwind_slow(const ucontext_t *uc, uintptr_t *pcs, int max);
+
+int fl_unwind_context_deep(const ucontext_t *uc, uintptr_t *pcs, int cap) {
+    if (!g_have_libunwind) return unwind_frame_pointers(uc, pcs, cap);
+    if (p_backtrace && fl_unwind_fast_allowed && t_warm) {
+        int n = unwind_fast_into(uc, pcs, cap);
+        if (n > 0) return n;
+    }
+    return unwind_slow(uc, pcs, cap);
 }
 
 int fl_unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max) {
@@ -137,6 +155,10 @@ int fl_unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max) {
         int n = unwind_fast(uc, pcs, max);
         if (n > 0) return n;
     }
+    return unwind_slow(uc, pcs, max);
+}
+
+static int unwind_slow(const ucontext_t *uc, uintptr_t *pcs, int max) {
     unw_cursor_t cursor;
     // On x86-64 and aarch64 unw_context_t is ucontext_t; copy so libunwind
     // may not scribble on the kernel's frame.

@@ -91,21 +91,23 @@ NOINLINE int victim_recurse(int depth) {
 }
 
 static void *overflow_thread(void *arg) {
+    // Named by the thread itself: naming from the creator races the fault.
+    pthread_setname_np(pthread_self(), "overflower");
     fprintf(stderr, "victim: overflowing the stack of a thread\n");
     victim_recurse(0);
     return arg;
 }
 
 static void *crash_thread(void *arg) {
+    pthread_setname_np(pthread_self(), "worker-7");
     fprintf(stderr, "victim: crashing on a worker thread\n");
     victim_null_deref();
     return arg;
 }
 
-static void run_named_thread(const char *name, void *(*fn)(void *)) {
+static void run_thread(void *(*fn)(void *)) {
     pthread_t t;
     pthread_create(&t, 0, fn, 0);
-    pthread_setname_np(t, name);
     pthread_join(t, 0);
 }
 
@@ -146,6 +148,9 @@ NOINLINE void victim_crash_in_handler(void) {
 }
 
 static void *idle_thread(void *arg) {
+    char name[16];
+    snprintf(name, sizeof name, "idler-%d", (int)(intptr_t)arg);
+    pthread_setname_np(pthread_self(), name);
     for (;;) pause();
     return arg;
 }
@@ -154,10 +159,7 @@ NOINLINE void victim_crash_with_threads(void) {
     // Several idle threads, so the report must carry their stacks too.
     for (int i = 0; i < 3; i++) {
         pthread_t t;
-        char name[16];
-        pthread_create(&t, 0, idle_thread, 0);
-        snprintf(name, sizeof name, "idler-%d", i);
-        pthread_setname_np(t, name);
+        pthread_create(&t, 0, idle_thread, (void *)(intptr_t)i);
     }
     usleep(20000);
     victim_null_deref();
@@ -199,8 +201,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "trap")) victim_trap();
     else if (!strcmp(c, "seccomp-trap")) victim_seccomp_trap();
     else if (!strcmp(c, "stack-overflow")) { fprintf(stderr, "victim: overflowing the main stack\n"); return victim_recurse(0); }
-    else if (!strcmp(c, "thread-stack-overflow")) run_named_thread("overflower", overflow_thread);
-    else if (!strcmp(c, "thread-crash")) run_named_thread("worker-7", crash_thread);
+    else if (!strcmp(c, "thread-stack-overflow")) run_thread(overflow_thread);
+    else if (!strcmp(c, "thread-crash")) run_thread(crash_thread);
     else if (!strcmp(c, "two-threads-crash")) victim_two_threads_crash();
     else if (!strcmp(c, "crash-in-handler")) victim_crash_in_handler();
     else if (!strcmp(c, "crash-with-threads")) victim_crash_with_threads();

@@ -37,6 +37,10 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap);
 
 /// Writes `"key": [frames]` where each frame names its image and offset.
 void fl_report_frames(fl_json *w, const char *key, const uintptr_t *pcs, int n, const fl_image_list *images);
+/// Writes one `"key": [frames]` array from two runs of frames (the innermost
+/// and the outermost of a stack too deep to keep whole).
+void fl_report_frames_split(fl_json *w, const char *key, const uintptr_t *a, int na,
+                            const uintptr_t *b, int nb, const fl_image_list *images);
 /// Writes `"images": [...]`.
 void fl_report_images(fl_json *w, const fl_image_list *images);
 #endif

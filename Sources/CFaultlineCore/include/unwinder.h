@@ -34,6 +34,11 @@ extern int fl_unwind_fast_allowed;
 /// signal handler. Async-signal-safe.
 int fl_unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max);
 
+/// Like `fl_unwind_context` but for any number of frames: `pcs` (capacity
+/// `cap`, which may be far above FL_UNWIND_MAX) is also the scratch buffer.
+/// For a stack overflow, where the outermost frames matter too.
+int fl_unwind_context_deep(const ucontext_t *uc, uintptr_t *pcs, int cap);
+
 /// The program counter, stack pointer and frame pointer in `uc`.
 uintptr_t fl_context_pc(const ucontext_t *uc);
 uintptr_t fl_context_sp(const ucontext_t *uc);

@@ -76,6 +76,11 @@ public struct Report: Codable, Sendable {
         /// Innermost first. Frame 0 is the interrupted instruction; the rest
         /// are return addresses.
         public var frames: [Frame]
+        /// Frames left out of a stack deeper than the agent's limit (a stack
+        /// overflow): `frames` holds the innermost ones, then the outermost.
+        public var framesOmitted: Int?
+        /// Index in `frames` where the omitted run would have been.
+        public var framesOmittedAt: Int?
     }
 
     /// One stack frame.
