@@ -78,6 +78,11 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .executableTarget(
+            name: "victim-c-linked",
+            dependencies: ["CFaultlineAgent"],
+            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])]
+        ),
+        .executableTarget(
             name: "victim-cxx",
             cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])],
             linkerSettings: [.linkedLibrary("pthread")]

@@ -12,6 +12,7 @@
 #include "thread_capture.h"
 #include "unwinder.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -107,8 +108,20 @@ static void resolve_config(const faultline_options *o, fl_config *c) {
 
 static void after_fork_child(void) { fl_report_reseed(); }
 
+/// Set while an agent is installed in the process (value: its pid), so a
+/// second copy of the agent — a linked program run under `faultline exec` —
+/// steps aside instead of reporting every crash twice. Children inherit the
+/// variable but have another pid, so they install normally.
+#define FL_MARKER_ENV "FAULTLINE_AGENT_PID"
+
+static int other_copy_installed(void) {
+    const char *v = getenv(FL_MARKER_ENV);
+    return v && atol(v) == (long)getpid();
+}
+
 int faultline_install(const faultline_options *options) {
     if (g_installed) return 0;
+    if (other_copy_installed()) return 0;
     fl_config *c = &fl_agent_config;
     resolve_config(options, c);
     if (mkdir_p(c->report_dir) != 0) {
@@ -143,6 +156,9 @@ int faultline_install(const faultline_options *options) {
         fl_altstack_install_existing();
     }
     pthread_atfork(0, 0, after_fork_child);
+    char pid[24];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    setenv(FL_MARKER_ENV, pid, 1);
     g_installed = 1;
     return 0;
 }
@@ -158,6 +174,11 @@ void faultline_writer_add_string(faultline_writer *writer, const char *key, cons
 __attribute__((constructor)) static void faultline_auto_install(void) {
     const char *dir = getenv("FAULTLINE_REPORT_DIR");
     if (!dir || !*dir) return;
+    // Only the preloaded copy installs itself; a program that links the
+    // agent calls faultline_install when it is ready.
+    Dl_info info;
+    if (!dladdr((void *)faultline_auto_install, &info) || !info.dli_fname ||
+        !strstr(info.dli_fname, "libFaultlineAgentPreload")) return;
     if (faultline_install(0) != 0)
         fprintf(stderr, "faultline: agent not installed: %s\n", g_error);
 }
