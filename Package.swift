@@ -97,6 +97,10 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
+        .executableTarget(
+            name: "victim-oom",
+            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")]
+        ),
         // Benchmarks: programs that print figures; never timed tests.
         .executableTarget(
             name: "bench-crash",
@@ -112,6 +116,11 @@ let package = Package(
             name: "bench-shim",
             cSettings: [.unsafeFlags(["-O2", "-g"]), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("pthread")]
+        ),
+        .executableTarget(
+            name: "bench-memory",
+            dependencies: ["CFaultlineAgent"],
+            cSettings: [.unsafeFlags(["-O2", "-g"]), .define("_GNU_SOURCE")]
         ),
         .executableTarget(
             name: "bench-hang",

@@ -11,9 +11,10 @@ struct FaultlineCommand: AsyncParsableCommand {
             faultline run                 run the whole scenario suite
             faultline exec -- ./prog      run a program with every detector injected
             faultline report list [DIR]   list reports; `report show ID` shows one
+            faultline doctor              what this machine supports (cgroups, unwinder, …)
             """,
         subcommands: [
-            RunCommand.self, ListCommand.self, ExecCommand.self, ReportCommand.self,
+            RunCommand.self, ListCommand.self, ExecCommand.self, ReportCommand.self, DoctorCommand.self,
         ]
     )
 }

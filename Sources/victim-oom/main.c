@@ -1,0 +1,2 @@
+// Placeholder: filled by issue 7.
+int main(void) { return 0; }
