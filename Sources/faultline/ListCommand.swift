@@ -1,7 +1,34 @@
 import ArgumentParser
+import FaultlineHarness
+import Foundation
 
-/// Placeholder for `faultline list` (being built).
-struct ListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "(not yet)")
-    func run() async throws { throw ValidationError("faultline list is not built yet") }
+/// `faultline list [FILTER…]`: the scenarios, each with its victim command,
+/// what it injects and what it expects.
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the scenarios (those whose name contains a FILTER): victim, injection, expectation."
+    )
+
+    @Argument(help: "Show only scenarios whose name contains one of these texts.")
+    var filters: [String] = []
+
+    @Option(name: .customLong("scenarios"), help: ArgumentHelp("Scenario directory (default: ./Scenarios, else the package's).", valueName: "dir"))
+    var scenariosDirectory: String?
+
+    @Option(name: .customLong("build-dir"), help: ArgumentHelp("Build directory used to find the package's Scenarios.", valueName: "dir"))
+    var buildDirectory: String?
+
+    func run() throws {
+        let build = SuiteLocation.buildDirectory(buildDirectory)
+        guard let directory = SuiteLocation.scenariosDirectory(scenariosDirectory, build: build) else {
+            throw ValidationError("no Scenarios directory here or in the package above \(build.path); pass --scenarios DIR")
+        }
+        let suite = ScenarioSuite.load(directory: directory)
+        for e in suite.errors { FileHandle.standardError.write(Data("\(e)\n".utf8)) }
+        let selected = suite.filtered(filters)
+        print(ScenarioListing.render(selected), terminator: "")
+        print("\(selected.count) scenario(s)")
+        if !suite.errors.isEmpty { throw ExitCode(2) }
+    }
 }

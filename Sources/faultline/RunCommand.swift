@@ -1,7 +1,89 @@
 import ArgumentParser
+import Faultline
+import FaultlineHarness
+import Foundation
 
-/// Placeholder for `faultline run` (being built).
-struct RunCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "run", abstract: "(not yet)")
-    func run() async throws { throw ValidationError("faultline run is not built yet") }
+/// `faultline run [FILTER…]`: runs the scenario suite and says, for every
+/// failure, what was expected and what was found.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the scenario suite, or the scenarios whose name contains a FILTER.",
+        discussion: """
+            Each run gets a folder .faultline-artifacts/<time>/<scenario>/ with stdout, stderr,
+            command, reports/ and result.json; it is kept when the scenario fails or is skipped.
+            Exit status: 0 when no scenario failed, 1 when some did, 2 for bad scenario files or
+            options, 130 when interrupted. See docs/runner.md.
+            """
+    )
+
+    @Argument(help: "Run only scenarios whose name contains one of these texts.")
+    var filters: [String] = []
+
+    @Option(name: .customLong("scenarios"), help: ArgumentHelp("Scenario directory (default: ./Scenarios, else the package's).", valueName: "dir"))
+    var scenariosDirectory: String?
+
+    @Option(name: .customLong("build-dir"), help: ArgumentHelp("Where victims and agent libraries are built (default: next to this faultline).", valueName: "dir"))
+    var buildDirectory: String?
+
+    @Option(name: [.short, .long], help: "Scenarios run at the same time (default: number of cores).")
+    var jobs: Int?
+
+    @Option(name: .customLong("repeat"), help: "Run each scenario N times and report its pass rate.")
+    var repeatCount: Int = 1
+
+    @Flag(help: "Keep the artifacts folders of passing runs too.")
+    var keepArtifacts = false
+
+    @Option(help: ArgumentHelp("Parent folder of the per-run artifacts folders.", valueName: "dir"))
+    var artifacts: String = ".faultline-artifacts"
+
+    @Option(help: ArgumentHelp("Also write JUnit XML results to this file.", valueName: "file"))
+    var junit: String?
+
+    @Option(help: ArgumentHelp("Also write machine-readable JSON results to this file.", valueName: "file"))
+    var json: String?
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
+        if repeatCount < 1 { throw ValidationError("--repeat must be at least 1, got \(repeatCount)") }
+    }
+
+    func run() throws {
+        let build = SuiteLocation.buildDirectory(buildDirectory)
+        guard let directory = SuiteLocation.scenariosDirectory(scenariosDirectory, build: build) else {
+            throw ValidationError("no Scenarios directory here or in the package above \(build.path); pass --scenarios DIR")
+        }
+        let suite = ScenarioSuite.load(directory: directory)
+        if !suite.errors.isEmpty {
+            for e in suite.errors { FileHandle.standardError.write(Data("\(e)\n".utf8)) }
+            FileHandle.standardError.write(Data("faultline: \(suite.errors.count) bad scenario file(s); nothing was run\n".utf8))
+            throw ExitCode(2)
+        }
+        let selected = suite.filtered(filters)
+        if selected.isEmpty {
+            throw ValidationError(filters.isEmpty
+                ? "no scenarios in \(directory)"
+                : "no scenario name contains \(filters.joined(separator: " or ")); `faultline list` shows the names")
+        }
+
+        var options = RunOptions(buildDirectory: build, artifactsRoot: artifacts, repeatCount: repeatCount, keepArtifacts: keepArtifacts)
+        if let jobs { options.jobs = jobs }
+        InterruptHandler.install()
+        let progress = ConsoleProgress(total: selected.count * repeatCount)
+        let result = SuiteRunner(options: options).run(selected, progress: progress)
+        progress.done()
+        print(ConsoleSummary.render(result, repeatCount: repeatCount), terminator: "")
+        if let junit { try write(Data(JUnitWriter.render(result).utf8), to: junit) }
+        if let json { try write(try JSONResultsWriter.render(result), to: json) }
+        if result.failed { throw ExitCode(1) }
+    }
+
+    private func write(_ data: Data, to path: String) throws {
+        do {
+            try data.write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw ValidationError("cannot write \(path): \(error.localizedDescription); check the folder exists and is writable")
+        }
+    }
 }

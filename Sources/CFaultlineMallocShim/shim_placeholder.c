@@ -1,1 +1,0 @@
-// Placeholder until the malloc shim lands (issue 4).

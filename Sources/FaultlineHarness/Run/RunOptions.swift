@@ -1,0 +1,38 @@
+import Foundation
+
+/// How `SuiteRunner` runs scenarios.
+public struct RunOptions: Sendable {
+    /// Where victims and the agent libraries are built.
+    public var buildDirectory: BuildDirectory
+    /// Parent of the per-run artifacts folders (`.faultline-artifacts`).
+    public var artifactsRoot: String
+    /// Scenarios run at the same time.
+    public var jobs: Int
+    /// Runs per scenario (`--repeat`).
+    public var repeatCount: Int
+    /// Keep artifacts of passing runs too.
+    public var keepArtifacts: Bool
+    /// The checks behind `requires:`.
+    public var requirements: RequirementRegistry
+    /// Runs `memory_limit:` scenarios; nil until the cgroup work provides one.
+    public var memoryLimitRunner: (any MemoryLimitRunner)?
+    /// Judges runs.
+    public var checker: ExpectationChecker
+
+    /// Defaults: one job per core, one run each, artifacts in `./.faultline-artifacts`.
+    public init(
+        buildDirectory: BuildDirectory, artifactsRoot: String = ".faultline-artifacts",
+        jobs: Int = ProcessInfo.processInfo.activeProcessorCount, repeatCount: Int = 1, keepArtifacts: Bool = false,
+        requirements: RequirementRegistry = .standard, memoryLimitRunner: (any MemoryLimitRunner)? = nil,
+        checker: ExpectationChecker = ExpectationChecker()
+    ) {
+        self.buildDirectory = buildDirectory
+        self.artifactsRoot = artifactsRoot
+        self.jobs = max(1, jobs)
+        self.repeatCount = max(1, repeatCount)
+        self.keepArtifacts = keepArtifacts
+        self.requirements = requirements
+        self.memoryLimitRunner = memoryLimitRunner
+        self.checker = checker
+    }
+}

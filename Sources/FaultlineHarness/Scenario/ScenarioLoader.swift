@@ -1,0 +1,259 @@
+import Foundation
+import Yams
+
+/// Reads one scenario file into a `Scenario`, rejecting anything it does not
+/// understand with a one-line `FILE:LINE:` error (docs/scenarios.md).
+public struct ScenarioLoader: Sendable {
+    /// Requirement names a scenario may list in `requires`.
+    public var requirements: RequirementRegistry
+
+    /// Creates a loader that accepts the requirements `requirements` knows.
+    public init(requirements: RequirementRegistry = .standard) {
+        self.requirements = requirements
+    }
+
+    static let scenarioKeys = [
+        "name", "description", "victim", "args", "inject", "mode", "env", "timeout", "memory_limit", "requires", "expect",
+    ]
+    static let expectKeys = ["exit", "reports", "no_reports", "stderr_contains", "stdout_contains"]
+    static let exitKeys = ["code", "signal"]
+    static let reportKeys = ["kind", "signal", "code", "thread", "frames", "match", "max_detection_ms"]
+
+    /// Loads the file at `path`; errors name it as `displayPath` (default `path`).
+    public func load(path: String, displayPath: String? = nil) throws(ScenarioLoadError) -> Scenario {
+        let shown = displayPath ?? path
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ScenarioLoadError(SourceLocation(file: shown, line: 1), "cannot read the file; check that it exists and is readable")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ScenarioLoadError(SourceLocation(file: shown, line: 1), "not UTF-8 text; save it as UTF-8")
+        }
+        return try parse(yaml: text, file: shown, directory: (path as NSString).deletingLastPathComponent)
+    }
+
+    /// Parses scenario YAML. `file` is used in errors; `directory` resolves a
+    /// victim given as a relative path.
+    public func parse(yaml: String, file: String, directory: String = ".") throws(ScenarioLoadError) -> Scenario {
+        let r = YAMLNodeReader(file: file)
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: yaml) else {
+                throw ScenarioLoadError(SourceLocation(file: file, line: 1), "empty scenario file; it needs at least name, victim and expect")
+            }
+            root = node
+        } catch let e as ScenarioLoadError {
+            throw e
+        } catch let e as YamlError {
+            throw Self.describe(e, file: file)
+        } catch {
+            throw ScenarioLoadError(SourceLocation(file: file, line: 1), "not valid YAML (\(error)); fix the syntax")
+        }
+
+        var name: String?, victim: String?, expectNode: Node?
+        var scenario = Scenario(name: "", source: r.location(root), victim: "")
+        for (key, keyNode, value) in try r.mapping(root, "the scenario", allowed: Self.scenarioKeys) {
+            switch key {
+            case "name":
+                let n = try r.nonEmptyString(value, "name")
+                guard n.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }), n.allSatisfy(\.isASCII) else {
+                    throw r.error(value, "name '\(n)' may only use letters, digits, '.', '_' and '-' (it names a folder); rename it")
+                }
+                name = n
+                scenario.source = r.location(keyNode)
+            case "description":
+                scenario.description = try r.string(value, "description")
+            case "victim":
+                victim = try r.nonEmptyString(value, "victim")
+            case "args":
+                scenario.args = try r.stringList(value, "args", example: "[null-deref]").map(\.0)
+            case "inject":
+                scenario.inject = try r.stringList(value, "inject", example: "[crash]").map { (text, node) throws(ScenarioLoadError) in
+                    guard let d = Detector(rawValue: text) else {
+                        throw r.error(node, "unknown detector '\(text)' in inject; use one of: \(Detector.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    return d
+                }
+            case "mode":
+                let m = try r.string(value, "mode")
+                guard let mode = InjectionMode(rawValue: m) else {
+                    throw r.error(value, "mode must be preload or linked, found '\(m)'")
+                }
+                scenario.mode = mode
+            case "env":
+                for (k, kNode, v) in try r.freeMapping(value, "env") {
+                    guard !k.isEmpty, !k.contains("=") else {
+                        throw r.error(kNode, "environment variable name '\(k)' is not valid; use NAME: value")
+                    }
+                    scenario.env[k] = try r.string(v, "env.\(k)")
+                }
+            case "timeout":
+                let t = try r.string(value, "timeout")
+                guard let s = Units.seconds(t), s > 0 else {
+                    throw r.error(value, "timeout '\(t)' is not a duration; write e.g. 250ms, 2s, 1.5s or a number of seconds")
+                }
+                scenario.timeout = s
+            case "memory_limit":
+                let t = try r.string(value, "memory_limit")
+                guard let b = Units.bytes(t), b > 0 else {
+                    throw r.error(value, "memory_limit '\(t)' is not a size; write e.g. 64M, 1G, 512K or a number of bytes")
+                }
+                scenario.memoryLimit = b
+            case "requires":
+                scenario.requires = try r.stringList(value, "requires", example: "[root]").map { (text, node) throws(ScenarioLoadError) in
+                    if let problem = requirements.validate(text) { throw r.error(node, problem) }
+                    return text
+                }
+            case "expect":
+                expectNode = value
+            default:
+                break
+            }
+        }
+        guard let name else {
+            throw ScenarioLoadError(r.location(root), "no name; add e.g. name: crash.null-deref (unique in the suite)")
+        }
+        guard let victim else {
+            throw ScenarioLoadError(r.location(root), "scenario '\(name)' has no victim; add victim: PROGRAM (a built product, an absolute path or a program on PATH)")
+        }
+        guard let expectNode else {
+            throw ScenarioLoadError(r.location(root), "scenario '\(name)' has no expect; say what must happen (exit, reports, no_reports, stderr_contains…)")
+        }
+        scenario.name = name
+        scenario.victim = victim
+        if victim.contains("/") && !victim.hasPrefix("/") {
+            scenario.victim = ((directory as NSString).appendingPathComponent(victim) as NSString).standardizingPath
+        }
+        scenario.expect = try parseExpect(expectNode, r)
+        return scenario
+    }
+
+    private func parseExpect(_ node: Node, _ r: YAMLNodeReader) throws(ScenarioLoadError) -> Expectation {
+        var e = Expectation()
+        var noReports: (Bool, Node)?
+        let entries = try r.mapping(node, "expect", allowed: Self.expectKeys)
+        if entries.isEmpty {
+            throw r.error(node, "expect is empty; say what must happen (exit, reports, no_reports, stderr_contains…)")
+        }
+        for (key, _, value) in entries {
+            switch key {
+            case "exit": e.exit = try parseExit(value, r)
+            case "reports":
+                guard case .sequence(let items) = value else {
+                    throw r.error(value, "reports must be a list of report expectations (- kind: crash …), found \(r.kind(of: value))")
+                }
+                var list: [ReportExpectation] = []
+                for item in items { list.append(try parseReport(item, r)) }
+                e.reports = list
+            case "no_reports": noReports = (try r.bool(value, "no_reports"), value)
+            case "stderr_contains": e.stderrContains = try r.stringList(value, "stderr_contains", example: "[\"victim: …\"]").map(\.0)
+            case "stdout_contains": e.stdoutContains = try r.stringList(value, "stdout_contains", example: "[\"…\"]").map(\.0)
+            default: break
+            }
+        }
+        if let (flag, flagNode) = noReports, flag {
+            if let reports = e.reports, !reports.isEmpty {
+                throw r.error(flagNode, "no_reports: true contradicts the reports listed; keep one of them")
+            }
+            e.reports = []
+        }
+        return e
+    }
+
+    private func parseExit(_ node: Node, _ r: YAMLNodeReader) throws(ScenarioLoadError) -> ExitExpectation {
+        let entries = try r.mapping(node, "exit", allowed: Self.exitKeys)
+        guard entries.count == 1, let (key, _, value) = entries.first else {
+            throw r.error(node, "exit needs exactly one of {code: N} or {signal: NAME}")
+        }
+        let text = try r.string(value, "exit.\(key)")
+        if key == "code" {
+            guard r.isPlain(value), let c = Int32(text), (0...255).contains(c) else {
+                throw r.error(value, "exit code must be a number from 0 to 255, found '\(text)'")
+            }
+            return .code(c)
+        }
+        guard let n = SignalNames.number(of: text) else {
+            throw r.error(value, "unknown signal '\(text)'; write a name such as SIGSEGV or SIGABRT")
+        }
+        return .signal(n)
+    }
+
+    private func parseReport(_ node: Node, _ r: YAMLNodeReader) throws(ScenarioLoadError) -> ReportExpectation {
+        var e = ReportExpectation(source: r.location(node))
+        for (key, _, value) in try r.mapping(node, "a report expectation", allowed: Self.reportKeys) {
+            switch key {
+            case "kind": e.kind = try r.nonEmptyString(value, "kind")
+            case "signal":
+                let text = try r.nonEmptyString(value, "signal")
+                guard let canonical = SignalNames.canonical(text) else {
+                    throw r.error(value, "unknown signal '\(text)'; write a name such as SIGSEGV or SIGABRT")
+                }
+                e.signal = canonical
+            case "code": e.code = try r.nonEmptyString(value, "code")
+            case "thread": e.thread = try r.nonEmptyString(value, "thread")
+            case "frames": e.frames = try r.stringList(value, "frames", example: "[victim_null_deref]").map(\.0)
+            case "match":
+                for (path, pathNode, expected) in try r.freeMapping(value, "match") {
+                    e.match.append(try parsePathMatch(path, pathNode, expected, r))
+                }
+            case "max_detection_ms":
+                let n = try r.number(value, "max_detection_ms")
+                guard n > 0 else { throw r.error(value, "max_detection_ms must be above 0, found \(formatNumber(n))") }
+                e.maxDetectionMs = n
+            default: break
+            }
+        }
+        return e
+    }
+
+    private func parsePathMatch(_ path: String, _ pathNode: Node, _ value: Node, _ r: YAMLNodeReader) throws(ScenarioLoadError) -> PathMatch {
+        switch JSONPath.parse(path) {
+        case .failure(let e): throw r.error(pathNode, "\(e) in match; write a dotted path such as recrash.stage or threads[0].name")
+        case .success(let p): return PathMatch(path: p, expected: try parseMatchValue(value, r))
+        }
+    }
+
+    private func parseMatchValue(_ node: Node, _ r: YAMLNodeReader) throws(ScenarioLoadError) -> MatchValue {
+        switch node {
+        case .scalar(let s):
+            if r.isNull(node) { return .null }
+            guard r.isPlain(node) else { return .string(s.string) }
+            switch s.string {
+            case "true", "True", "TRUE": return .bool(true)
+            case "false", "False", "FALSE": return .bool(false)
+            default: break
+            }
+            if let d = Double(s.string), d.isFinite, s.string.first.map({ $0.isNumber || $0 == "-" || $0 == "+" }) == true {
+                return .number(d)
+            }
+            return .string(s.string)
+        case .sequence(let items):
+            var out: [MatchValue] = []
+            for item in items { out.append(try parseMatchValue(item, r)) }
+            return .contains(out)
+        case .mapping:
+            var out: [PathMatch] = []
+            for (path, pathNode, value) in try r.freeMapping(node, "a match element") {
+                out.append(try parsePathMatch(path, pathNode, value, r))
+            }
+            return .object(out)
+        default:
+            throw r.error(node, "aliases are not supported in scenarios; write the value out")
+        }
+    }
+
+    /// One line for a YAML syntax error.
+    static func describe(_ e: YamlError, file: String) -> ScenarioLoadError {
+        func at(_ mark: Mark) -> SourceLocation { SourceLocation(file: file, line: mark.line) }
+        switch e {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+             .composer(let context, let problem, let mark, _):
+            let ctx = context.map { " (\($0.text))" } ?? ""
+            return ScenarioLoadError(at(mark), "YAML syntax error: \(problem)\(ctx); fix the syntax")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return ScenarioLoadError(at(context.mark), "duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", ")); keep one")
+        default:
+            let line = "\(e)".split(separator: "\n").first.map(String.init) ?? "\(e)"
+            return ScenarioLoadError(SourceLocation(file: file, line: 1), "not valid YAML (\(line)); fix the syntax")
+        }
+    }
+}
