@@ -40,7 +40,12 @@ let package = Package(
             name: "CFaultlineAgent",
             dependencies: ["CFaultlineCore"],
             cSettings: agentCSettings,
-            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
+            // The C++ exception detector (cxx_*.cpp): same flags as the C files.
+            cxxSettings: [
+                .unsafeFlags(["-O2", "-fno-omit-frame-pointer", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"]),
+                .define("_GNU_SOURCE"),
+            ],
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("stdc++")]
         ),
         // LD_PRELOAD malloc shim: quarantine, scribbling, allocation records.
         .target(
@@ -84,6 +89,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "victim-cxx",
+            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])],
+            linkerSettings: [.linkedLibrary("pthread")]
+        ),
+        // The same C++ cases with the agent linked in (faultline_install).
+        .executableTarget(
+            name: "victim-cxx-linked",
+            dependencies: ["CFaultlineAgent"],
             cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])],
             linkerSettings: [.linkedLibrary("pthread")]
         ),

@@ -6,6 +6,7 @@
 #include "agent_config.h"
 #include "altstack.h"
 #include "crash_handler.h"
+#include "cxx_exception.h"
 #include "report_file.h"
 #include "sigsafe.h"
 #include "stderr_capture.h"
@@ -155,6 +156,8 @@ int faultline_install(const faultline_options *options) {
         fl_altstack_enable_for_new_threads();
         fl_altstack_install_existing();
     }
+    if ((c->detectors & FL_DETECTOR_CXX_EXCEPTION) && fl_cxx_exception_install() != 0)
+        fprintf(stderr, "faultline: C++ exception detector not installed: %s\n", strerror(errno));
     pthread_atfork(0, 0, after_fork_child);
     char pid[24];
     snprintf(pid, sizeof pid, "%ld", (long)getpid());

@@ -263,6 +263,7 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
 int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext) {
     pid_t me = fl_gettid();
     int expected = 0;
+    if (!g_buf) return -1;  // neither fl_crash_prepare nor fl_crash_install ran
     if (!atomic_compare_exchange_strong(&g_state, &expected, 1)) return -1;
     atomic_store(&g_owner, me);
     g_first_sig = SIGABRT;
@@ -273,11 +274,21 @@ int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, 
     return 0;
 }
 
+const fl_image_list *fl_crash_images(void) { return &g_images; }
+
+int fl_crash_prepare(void) {
+    if (g_buf) return 0;
+    char *buf = mmap(0, FL_REPORT_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    char *rbuf = mmap(0, FL_RECRASH_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (buf == MAP_FAILED || rbuf == MAP_FAILED) return -1;
+    g_buf = buf;
+    g_recrash_buf = rbuf;
+    return 0;
+}
+
 int fl_crash_install(void) {
     if (g_installed) return 0;
-    g_buf = mmap(0, FL_REPORT_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    g_recrash_buf = mmap(0, FL_RECRASH_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (g_buf == MAP_FAILED || g_recrash_buf == MAP_FAILED) return -1;
+    if (fl_crash_prepare() != 0) return -1;
     g_describer = (fl_fault_describer)dlsym(RTLD_DEFAULT, "faultline_shim_describe_fault");
     typedef void *(*getbuf_fn)(void);
     getbuf_fn getbuf = (getbuf_fn)dlsym(RTLD_DEFAULT, "swift_getFatalErrorMessageBuffer");

@@ -3,11 +3,21 @@
 #define FL_CRASH_HANDLER_H
 
 #include "include/faultline.h"
+#include "image_list.h"
 
 /// Preallocates the report buffers and installs handlers for SIGSEGV,
 /// SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP and SIGSYS, saving the previous
 /// ones. Not async-signal-safe. Returns 0 or -1.
 int fl_crash_install(void);
+
+/// Preallocates the report buffers without installing signal handlers, so
+/// another detector can report through `fl_crash_report_event` while the
+/// crash detector is off. Idempotent. Not async-signal-safe. Returns 0 or -1.
+int fl_crash_prepare(void);
+
+/// The image list of the report being written (valid inside a section
+/// writer passed to `fl_crash_report_event`), for frames of its own.
+const fl_image_list *fl_crash_images(void);
 
 /// Sets the user crash callback.
 void fl_crash_set_callback(faultline_crash_callback cb, void *ctx);

@@ -1,0 +1,67 @@
+// The terminate handler and its installation.
+#include "cxx_exception.h"
+#include "cxx_exception_info.h"
+#include "cxx_throw_hooks.h"
+
+#include <atomic>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <ucontext.h>
+
+namespace {
+
+// Preallocated: ~80 KB of text for the outer exception and nested ones.
+fl_cxx_exception_info g_info;
+std::atomic<int> g_reporting{0};
+int g_installed;
+int g_frames = FL_CXX_THROW_FRAMES_DEFAULT;
+int g_demangle = 1;
+
+// Reads an integer option; a bad value is named on stderr and ignored.
+int env_option(const char *name, int fallback, int lo, int hi) {
+    const char *v = getenv(name);
+    if (!v || !*v) return fallback;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < lo || n > hi) {
+        fprintf(stderr, "faultline: %s=%s is not a number in %d...%d; using %d\n", name, v, lo, hi, fallback);
+        return fallback;
+    }
+    return (int)n;
+}
+
+void terminate_handler(void) {
+    // One report per process: a second thread reaching std::terminate, or a
+    // terminate from inside this handler, goes straight to the next handler.
+    if (g_reporting.exchange(1) == 0) {
+        fl_cxx_hooks_freeze();
+        fl_cxx_describe_current(&g_info, g_demangle);
+        g_info.frames = g_frames;
+        // The terminating thread's stack, from here (not from inside the
+        // crash path, whose own frames would come first).
+        ucontext_t uc;
+        getcontext(&uc);
+        fl_cxx_report(&g_info, &uc);
+    }
+    fl_terminate_fn next = fl_cxx_chained_terminate();
+    if (next && next != terminate_handler) next();
+    abort();  // a terminate handler must not return
+}
+
+}  // namespace
+
+extern "C" int fl_cxx_exception_install(void) {
+    if (g_installed) return 0;
+    g_frames = env_option("FAULTLINE_CXX_THROW_FRAMES", FL_CXX_THROW_FRAMES_DEFAULT, 0, FL_CXX_THROW_FRAMES_MAX);
+    g_demangle = env_option("FAULTLINE_CXX_DEMANGLE", 1, 0, 1);
+    if (fl_cxx_report_prepare() != 0) return -1;
+    fl_cxx_hooks_enable(g_frames);
+    if (fl_cxx_take_terminate(terminate_handler) != 0) {
+        errno = ENOSYS;
+        return -1;
+    }
+    g_installed = 1;
+    return 0;
+}

@@ -1,0 +1,24 @@
+// The uncaught C++ exception detector: a terminate handler that reports the
+// exception's type, message or value, nested exceptions and the stack of
+// the throw (recorded by the throw hooks) as one `cxx_exception` report,
+// then lets the process die by SIGABRT as it would have.
+#ifndef FL_CXX_EXCEPTION_H
+#define FL_CXX_EXCEPTION_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Default frames recorded per throw (FAULTLINE_CXX_THROW_FRAMES).
+#define FL_CXX_THROW_FRAMES_DEFAULT 32
+
+/// Reads FAULTLINE_CXX_THROW_FRAMES and FAULTLINE_CXX_DEMANGLE, preallocates
+/// the report path, starts recording throws and installs the terminate
+/// handler (chained to the previous one). Not async-signal-safe. Returns 0,
+/// or -1 with errno set.
+int fl_cxx_exception_install(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

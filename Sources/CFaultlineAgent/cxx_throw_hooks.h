@@ -1,0 +1,71 @@
+// Throw-site stacks for C++ exceptions. The agent defines `__cxa_throw`,
+// `__cxa_rethrow` and `std::set_terminate` with default visibility, so the
+// preloaded agent (or an executable that links it) interposes the C++
+// runtime's own: every throw records its stack in a small per-thread ring
+// keyed by the exception object, then tail-calls the runtime, so the hook
+// leaves no frame of its own for the exception unwinder to walk.
+#ifndef FL_CXX_THROW_HOOKS_H
+#define FL_CXX_THROW_HOOKS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Most frames kept per throw (FAULTLINE_CXX_THROW_FRAMES is capped here).
+#define FL_CXX_THROW_FRAMES_MAX 64
+/// Throws remembered per thread; older ones are overwritten. A nested
+/// exception needs one entry per level, plus room for unrelated throws
+/// caught in between.
+#define FL_CXX_THROW_RING 8
+
+/// One recorded throw (or rethrow). `pcs[0]` is inside the hook
+/// (`__cxa_throw`/`__cxa_rethrow`), `pcs[1]` the return address into the
+/// function that threw, then its callers.
+typedef struct fl_cxx_throw_record {
+    const void *object;  ///< the thrown object, as `__cxa_throw` received it
+    int count;           ///< frames in `pcs`
+    int rethrown;        ///< how often `throw;` re-raised it on this thread
+    uintptr_t pcs[FL_CXX_THROW_FRAMES_MAX + 2];
+} fl_cxx_throw_record;
+
+/// A C++ terminate handler.
+typedef void (*fl_terminate_fn)(void);
+
+/// Starts recording: resolves the runtime's functions and the unwinder and
+/// keeps `frames` frames per throw (0: the hooks only forward). Not
+/// async-signal-safe (install time).
+void fl_cxx_hooks_enable(int frames);
+
+/// Stops recording in every thread (the process is about to report and
+/// die; the records must stay as they are). Async-signal-safe.
+void fl_cxx_hooks_freeze(void);
+
+/// The calling thread's newest record of a throw of `object`, or NULL.
+const fl_cxx_throw_record *fl_cxx_throw_find(const void *object);
+
+/// The calling thread's last `throw;` of `object`, or NULL.
+const fl_cxx_throw_record *fl_cxx_rethrow_find(const void *object);
+
+/// Name of the unwinder used at throw time: "libunwind", "libgcc" or "none".
+const char *fl_cxx_hooks_unwinder(void);
+
+/// Makes `own` the runtime's terminate handler. Later calls to
+/// `std::set_terminate` by the program replace the handler `own` chains to
+/// (returned by `fl_cxx_chained_terminate`), not `own` itself. Returns 0, or
+/// -1 when the runtime's `std::set_terminate` cannot be found.
+int fl_cxx_take_terminate(fl_terminate_fn own);
+
+/// The handler to run after ours: the one installed before the agent, or
+/// the one the program set since.
+fl_terminate_fn fl_cxx_chained_terminate(void);
+
+/// The thrown object of the exception being handled, or NULL (none, or a
+/// foreign exception). Implemented by the terminate handler's file.
+const void *fl_cxx_current_object(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,237 @@
+// victim-cxx cases: one uncaught (or deliberately caught) C++ exception per
+// subcommand. Each throw happens in a named, non-inlined function so
+// scenarios can expect that function in the report's `throw_stack`.
+//
+// Shared, as a header, by two programs: victim-cxx (does not link the agent:
+// the unmodified binary `faultline exec` injects into) and victim-cxx-linked
+// (links the agent and calls faultline_install first).
+#ifndef VICTIM_CXX_CASES_H
+#define VICTIM_CXX_CASES_H
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#define VICTIM_NOINLINE __attribute__((noinline))
+
+namespace acme {
+namespace billing {
+/// A program's own exception type, in a namespace, deriving from std::exception.
+class LedgerError : public std::exception {
+public:
+    explicit LedgerError(int ledger) : ledger_(ledger) {
+        snprintf(text_, sizeof text_, "ledger %d does not balance", ledger);
+    }
+    const char *what() const noexcept override { return text_; }
+    int ledger() const { return ledger_; }
+
+private:
+    int ledger_;
+    char text_[64];
+};
+}  // namespace billing
+}  // namespace acme
+
+// Keeps the optimiser from seeing that the throws always happen.
+static volatile int victim_always = 1;
+
+static void victim_say(const char *what) { fprintf(stderr, "victim: %s\n", what); }
+
+VICTIM_NOINLINE void throw_on_main() {
+    victim_say("throwing std::runtime_error on the main thread");
+    if (victim_always) throw std::runtime_error("ledger total is negative");
+}
+
+VICTIM_NOINLINE void throw_in_thread() {
+    victim_say("throwing std::runtime_error on a std::thread");
+    if (victim_always) throw std::runtime_error("worker lost its connection");
+}
+
+VICTIM_NOINLINE void thread_body() {
+    pthread_setname_np(pthread_self(), "cxx-worker");
+    throw_in_thread();
+}
+
+VICTIM_NOINLINE void escape_thread() {
+    std::thread worker(thread_body);
+    worker.join();
+}
+
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wexceptions"
+VICTIM_NOINLINE void throw_from_noexcept() noexcept {
+    victim_say("throwing std::logic_error inside a noexcept function");
+    if (victim_always) throw std::logic_error("invariant broken inside a noexcept function");
+}
+#pragma clang diagnostic pop
+
+VICTIM_NOINLINE void throw_and_catch_once(int i) {
+    try {
+        if (victim_always) throw std::out_of_range("unrelated, caught");
+    } catch (const std::out_of_range &) {
+        (void)i;
+    }
+}
+
+VICTIM_NOINLINE void throw_original() {
+    if (victim_always) throw std::runtime_error("original failure, rethrown");
+}
+
+VICTIM_NOINLINE void rethrow_from_catch() {
+    try {
+        throw_original();
+    } catch (const std::exception &e) {
+        victim_say("caught; other exceptions come and go; then `throw;`");
+        // Unrelated throws between the catch and the rethrow: the report
+        // must still find the original throw's stack (records are keyed by
+        // the exception object, not "last throw").
+        for (int i = 0; i < 3; i++) throw_and_catch_once(i);
+        throw;
+    }
+}
+
+VICTIM_NOINLINE void throw_inner_cause() {
+    if (victim_always) throw std::runtime_error("disk read failed");
+}
+
+VICTIM_NOINLINE void throw_outer_nested() {
+    victim_say("throwing a nested exception (std::throw_with_nested)");
+    try {
+        throw_inner_cause();
+    } catch (...) {
+        std::throw_with_nested(std::runtime_error("cannot load the ledger"));
+    }
+}
+
+VICTIM_NOINLINE void throw_ledger_error() {
+    victim_say("throwing acme::billing::LedgerError");
+    if (victim_always) throw acme::billing::LedgerError(42);
+}
+
+VICTIM_NOINLINE void call_terminate_directly() {
+    victim_say("calling std::terminate() with no active exception");
+    std::terminate();
+}
+
+VICTIM_NOINLINE void throw_int() {
+    victim_say("throwing int 42");
+    if (victim_always) throw 42;
+}
+
+VICTIM_NOINLINE void throw_cstring() {
+    victim_say("throwing a const char*");
+    if (victim_always) throw "plain C string thrown";
+}
+
+VICTIM_NOINLINE void throw_std_string() {
+    victim_say("throwing a std::string");
+    if (victim_always) throw std::string("std::string thrown by value");
+}
+
+VICTIM_NOINLINE void throw_double() {
+    victim_say("throwing double 2.5");
+    if (victim_always) throw 2.5;
+}
+
+VICTIM_NOINLINE int read_past_end() {
+    victim_say("std::vector::at past the end (the throw is inside libstdc++)");
+    std::vector<int> v(3);
+    return v.at(7);
+}
+
+[[noreturn]] void own_terminate_handler() {
+    victim_say("the program's own terminate handler ran");
+    abort();
+}
+
+VICTIM_NOINLINE void throw_with_own_handler() {
+    // Set after the agent is installed: the agent must still report first
+    // and then run this handler.
+    std::set_terminate(own_terminate_handler);
+    victim_say("own terminate handler set; throwing std::runtime_error");
+    if (victim_always) throw std::runtime_error("thrown with the program's own terminate handler");
+}
+
+/// Throws and catches `count` exceptions `depth` calls deep; no report may
+/// come of it. Prints how many were caught.
+VICTIM_NOINLINE int throw_catch_at(int depth) {
+    if (depth > 0) {
+        int r = throw_catch_at(depth - 1);
+        __asm__ volatile("" : "+r"(r));  // no tail call: the frames stay
+        return r + 1;
+    }
+    if (victim_always) throw std::runtime_error("caught in normal operation");
+    return 0;
+}
+
+VICTIM_NOINLINE long catch_loop(long count, int depth) {
+    long caught = 0;
+    for (long i = 0; i < count; i++) {
+        try {
+            throw_catch_at(depth);
+        } catch (const std::runtime_error &) {
+            caught++;
+        }
+    }
+    return caught;
+}
+
+static int victim_usage(const char *self) {
+    fprintf(stderr,
+            "usage: %s COMMAND\n"
+            "  throw-main        std::runtime_error escapes main\n"
+            "  throw-thread      std::runtime_error escapes a std::thread\n"
+            "  noexcept-throw    a noexcept function throws std::logic_error\n"
+            "  rethrow           `throw;` from a catch block (original stack kept)\n"
+            "  nested            std::throw_with_nested; the inner message is reported\n"
+            "  custom-type       acme::billing::LedgerError (derives from std::exception)\n"
+            "  terminate         std::terminate() with no active exception\n"
+            "  throw-int         throw 42\n"
+            "  throw-cstring     throw \"...\" (const char*)\n"
+            "  throw-string      throw std::string\n"
+            "  throw-double      throw 2.5\n"
+            "  out-of-range      std::vector::at throws from inside libstdc++\n"
+            "  own-terminate     the program sets its own terminate handler, then throws\n"
+            "  catch-loop [N] [DEPTH]  throw and catch N times (default 100000, depth 8); exits 0\n",
+            self);
+    return 2;
+}
+
+static int victim_main(int argc, char **argv) {
+    if (argc < 2) return victim_usage(argv[0]);
+    const char *c = argv[1];
+    if (!strcmp(c, "throw-main")) throw_on_main();
+    else if (!strcmp(c, "throw-thread")) escape_thread();
+    else if (!strcmp(c, "noexcept-throw")) throw_from_noexcept();
+    else if (!strcmp(c, "rethrow")) rethrow_from_catch();
+    else if (!strcmp(c, "nested")) throw_outer_nested();
+    else if (!strcmp(c, "custom-type")) throw_ledger_error();
+    else if (!strcmp(c, "terminate")) call_terminate_directly();
+    else if (!strcmp(c, "throw-int")) throw_int();
+    else if (!strcmp(c, "throw-cstring")) throw_cstring();
+    else if (!strcmp(c, "throw-string")) throw_std_string();
+    else if (!strcmp(c, "throw-double")) throw_double();
+    else if (!strcmp(c, "out-of-range")) return read_past_end();
+    else if (!strcmp(c, "own-terminate")) throw_with_own_handler();
+    else if (!strcmp(c, "catch-loop")) {
+        long n = argc > 2 ? atol(argv[2]) : 100000;
+        int depth = argc > 3 ? atoi(argv[3]) : 8;
+        long caught = catch_loop(n, depth);
+        printf("victim: caught %ld of %ld exceptions\n", caught, n);
+        return caught == n ? 0 : 1;
+    } else {
+        fprintf(stderr, "%s: unknown command '%s'\n", argv[0], c);
+        return victim_usage(argv[0]);
+    }
+    fprintf(stderr, "victim: the fault did not happen\n");
+    return 1;
+}
+
+#endif
