@@ -1,2 +1,274 @@
-// Placeholder: filled by its issue.
-int main(void) { return 0; }
+// victim-heap: one heap fault per subcommand, for the malloc shim's
+// scenarios. Allocation, free and the bad access each happen in a named,
+// non-inlined function so a report's stacks can be checked by name. The
+// program links nothing of Faultline: the shim is injected with LD_PRELOAD.
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+/// A list node: 48 bytes, `next` at offset 8.
+struct node {
+    long value;
+    struct node *next;
+    char name[32];
+};
+
+/// A record written from another thread: 64 bytes.
+struct record {
+    long id;
+    long flags;
+    long counter;  // offset 16
+    char payload[40];
+};
+
+// Keeps pointers opaque to the optimiser.
+static void *volatile g_sink;
+
+NOINLINE struct node *victim_new_node(long value, size_t size) {
+    struct node *n = malloc(size);
+    n->value = value;
+    n->next = NULL;
+    snprintf(n->name, sizeof n->name, "node-%ld", value);
+    return n;
+}
+
+NOINLINE struct node *victim_build_list(int count) {
+    struct node *head = NULL;
+    for (int i = count - 1; i >= 0; i--) {
+        struct node *n = victim_new_node(i, sizeof(struct node));
+        n->next = head;
+        head = n;
+    }
+    return head;
+}
+
+NOINLINE void victim_free_list(struct node *head) {
+    while (head) {
+        struct node *next = head->next;
+        free(head);
+        head = next;
+    }
+}
+
+// Walks a list through a pointer that is already dangling: the first
+// node's `next` now reads 0x5555555555555555, and the next load faults.
+NOINLINE void victim_free_node(struct node *n) { free(n); }
+
+NOINLINE long victim_walk_list(struct node *head) {
+    long sum = 0;
+    for (struct node *n = head; n; n = n->next) sum += n->next->value;
+    return sum;
+}
+
+static int read_after_free_list(void) {
+    struct node *head = victim_build_list(8);
+    victim_free_list(head);
+    fprintf(stderr, "victim: walking a freed linked list\n");
+    long s = victim_walk_list(head);
+    printf("sum %ld\n", s);
+    return 1;
+}
+
+NOINLINE struct record *victim_alloc_record(void) {
+    struct record *r = malloc(sizeof *r);
+    memset(r, 0, sizeof *r);
+    r->id = 7;
+    return r;
+}
+
+NOINLINE void victim_release_record(struct record *r) { free(r); }
+
+NOINLINE void *victim_stale_writer(void *arg) {
+    struct record *r = arg;
+    r->counter = 0x1122334455667788;  // 8 bytes at offset 16, after free
+    return NULL;
+}
+
+// Frees small blocks so the quarantine moves on (with a small
+// FAULTLINE_QUARANTINE_COUNT the stale record leaves it here).
+NOINLINE void victim_churn(int count) {
+    for (int i = 0; i < count; i++) {
+        void *p = malloc(32);
+        g_sink = p;
+        free(p);
+    }
+}
+
+static int write_after_free_thread(void) {
+    struct record *r = victim_alloc_record();
+    victim_release_record(r);
+    fprintf(stderr, "victim: writing into a freed record from another thread\n");
+    pthread_t t;
+    pthread_create(&t, NULL, victim_stale_writer, r);
+    pthread_join(t, NULL);
+    victim_churn(64);
+    printf("victim: exiting normally\n");
+    return 0;
+}
+
+NOINLINE void *victim_alloc_buffer(size_t n) { return malloc(n); }
+NOINLINE void victim_free_once(void *p) { free(p); }
+NOINLINE void victim_free_again(void *p) { free(p); }
+
+static int double_free(void) {
+    void *p = victim_alloc_buffer(40);
+    victim_free_once(p);
+    fprintf(stderr, "victim: freeing a block twice\n");
+    victim_free_again(p);
+    fprintf(stderr, "victim: the second free returned\n");
+    return 1;
+}
+
+NOINLINE void *victim_grow(void *p) { return realloc(p, 4096); }
+NOINLINE void victim_free_stale(void *p) { free(p); }
+
+static int realloc_double_free(void) {
+    char *p = victim_alloc_buffer(24);
+    strcpy(p, "short");
+    char *q = victim_grow(p);
+    g_sink = q;
+    fprintf(stderr, "victim: freeing the pointer realloc moved away from\n");
+    victim_free_stale(p);
+    free(q);
+    return 1;
+}
+
+NOINLINE void victim_free_interior(char *p) { free(p + 16); }
+
+static int invalid_free_interior(void) {
+    char *p = victim_alloc_buffer(64);
+    fprintf(stderr, "victim: freeing a pointer into the middle of a block\n");
+    victim_free_interior(p);
+    fprintf(stderr, "victim: the invalid free returned\n");
+    return 1;
+}
+
+static long g_not_heap[8];
+
+NOINLINE void victim_free_global(void) { free(&g_not_heap[2]); }
+
+static int invalid_free_global(void) {
+    fprintf(stderr, "victim: freeing a global variable\n");
+    victim_free_global();
+    return 1;
+}
+
+// Frees 16 nodes in order (the last one larger), with a quarantine of a
+// few blocks: the oldest leave it and are reused by new allocations, the
+// newest are still held, and a read through the newest faults.
+static int quarantine_overflow(void) {
+    struct node *nodes[16];
+    for (int i = 0; i < 16; i++) nodes[i] = victim_new_node(i, i == 15 ? 80 : sizeof(struct node));
+    for (int i = 0; i < 16; i++) nodes[i]->next = i + 1 < 16 ? nodes[i + 1] : NULL;
+    for (int i = 0; i < 16; i++) victim_free_node(nodes[i]);
+    int reused_oldest = 0, reused_newest = 0;
+    void *fresh[16];
+    for (int i = 0; i < 16; i++) {
+        fresh[i] = malloc(sizeof(struct node));
+        for (int k = 0; k < 4; k++) if (fresh[i] == nodes[k]) reused_oldest = 1;
+        if (fresh[i] == nodes[15] || fresh[i] == nodes[14]) reused_newest = 1;
+    }
+    g_sink = fresh;
+    printf("victim: oldest freed blocks reused: %s; newest reused: %s\n", reused_oldest ? "yes" : "no", reused_newest ? "yes" : "no");
+    fflush(stdout);
+    fprintf(stderr, "victim: reading through the newest freed node\n");
+    long s = victim_walk_list(nodes[15]);
+    printf("sum %ld\n", s);
+    return 1;
+}
+
+NOINLINE long victim_read_uninitialized(void) {
+    struct node *n = malloc(sizeof *n);
+    g_sink = n;
+    return n->next->value;  // next was never written: 0xAAAAAAAAAAAAAAAA
+}
+
+static int uninitialized_pointer(void) {
+    fprintf(stderr, "victim: following a pointer that was never initialised\n");
+    printf("%ld\n", victim_read_uninitialized());
+    return 1;
+}
+
+// A correct program: many sizes, realloc growth, calloc, aligned blocks,
+// frees from another thread, fork. Prints a checksum that must not change
+// under the shim.
+static void *free_from_thread(void *arg) {
+    void **blocks = arg;
+    for (int i = 0; i < 1000; i++) free(blocks[i]);
+    return NULL;
+}
+
+static int clean_workload(void) {
+    unsigned long sum = 0;
+    void **blocks = malloc(1000 * sizeof *blocks);
+    for (int i = 0; i < 1000; i++) {
+        size_t n = 1 + (size_t)(i * 37) % 3000;
+        unsigned char *p = i % 3 ? malloc(n) : calloc(n, 1);
+        memset(p, i & 0xff, n);
+        sum += p[n - 1];
+        blocks[i] = p;
+    }
+    pthread_t t;
+    pthread_create(&t, NULL, free_from_thread, blocks);
+    pthread_join(t, NULL);
+    free(blocks);
+    char *s = NULL;
+    size_t len = 0;
+    for (int i = 0; i < 500; i++) {
+        s = realloc(s, len + 8);
+        len += (size_t)snprintf(s + len, 8, "%d,", i % 100);
+    }
+    for (size_t i = 0; i < len; i++) sum += (unsigned char)s[i];
+    free(s);
+    void *a = NULL;
+    if (posix_memalign(&a, 256, 1000) != 0 || ((uintptr_t)a & 255)) return 3;
+    void *b = aligned_alloc(4096, 8192);
+    if ((uintptr_t)b & 4095) return 3;
+    if (malloc_usable_size(a) < 1000 || malloc_usable_size(b) < 8192) return 3;
+    free(a);
+    free(b);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        void *c = malloc(100);
+        free(c);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    printf("victim: checksum %lu, child exit %d\n", sum, status);
+    return 0;
+}
+
+struct command { const char *name; int (*run)(void); const char *help; };
+
+static const struct command k_commands[] = {
+    {"read-after-free-list", read_after_free_list, "SIGSEGV: walk a linked list after freeing it"},
+    {"write-after-free-thread", write_after_free_thread, "write into a freed block from another thread"},
+    {"double-free", double_free, "free the same block twice"},
+    {"realloc-double-free", realloc_double_free, "free the pointer realloc moved away from"},
+    {"invalid-free-interior", invalid_free_interior, "free a pointer into the middle of a block"},
+    {"invalid-free-global", invalid_free_global, "free the address of a global variable"},
+    {"quarantine-overflow", quarantine_overflow, "SIGSEGV: read through the newest of more freed blocks than the quarantine holds"},
+    {"uninitialized-pointer", uninitialized_pointer, "SIGSEGV: follow a pointer malloc never initialised"},
+    {"clean", clean_workload, "a correct workload (no report expected)"},
+};
+
+int main(int argc, char **argv) {
+    const size_t n = sizeof k_commands / sizeof k_commands[0];
+    if (argc >= 2) {
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(argv[1], k_commands[i].name) == 0) return k_commands[i].run();
+        fprintf(stderr, "victim-heap: unknown command '%s'\n", argv[1]);
+    }
+    fprintf(stderr, "usage: victim-heap COMMAND\ncommands:\n");
+    for (size_t i = 0; i < n; i++) fprintf(stderr, "  %-26s %s\n", k_commands[i].name, k_commands[i].help);
+    return 2;
+}

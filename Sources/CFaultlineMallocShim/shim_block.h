@@ -1,0 +1,67 @@
+// The header the shim puts in front of every block it hands out, and the
+// state tag that tells live, quarantined and released blocks apart.
+//
+//   real allocation (glibc)  [align padding][ header 32 B ][ user bytes … ]
+//                                           ^ header       ^ pointer returned
+//
+// The magic word is the last word before the user bytes and is bound to the
+// header's address, so a copy of a header elsewhere (or user data that
+// happens to look like one) does not pass as a header.
+#ifndef SHIM_BLOCK_H
+#define SHIM_BLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Bytes of metadata in front of each block; keeps user pointers 16-aligned.
+#define SHIM_HEADER_SIZE 32u
+
+/// Block states, stored xor-ed with the address hash in `magic`.
+enum {
+    SHIM_LIVE = 0x4c495645u,         ///< handed out, not yet freed
+    SHIM_QUARANTINED = 0x51524e54u,  ///< freed, held and scribbled
+    SHIM_RELEASED = 0x52454c53u,     ///< returned to the underlying allocator
+};
+
+/// Metadata in front of a block. Written only by the shim.
+typedef struct shim_block {
+    uint32_t alloc_tid;    ///< thread that allocated it
+    uint32_t free_tid;     ///< thread that freed it (0 while live)
+    uint64_t size;         ///< size the program asked for
+    uint32_t alloc_stack;  ///< stack depot id, 0 when not recorded
+    uint32_t free_stack;   ///< stack depot id, 0 while live or not recorded
+    uint32_t align_off;    ///< bytes from the real allocation to this header
+    uint32_t magic;        ///< shim_magic(header, state); accessed atomically
+} shim_block;
+
+_Static_assert(sizeof(shim_block) == SHIM_HEADER_SIZE, "header size");
+
+/// The address-bound tag for `state` at header `b`.
+static inline uint32_t shim_magic(const void *b, uint32_t state) {
+    uint64_t x = ((uintptr_t)b >> 4) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(x >> 32) ^ state;
+}
+
+/// The state encoded in `magic` for a header at `b` (any value when the
+/// word is not one of ours: compare against the SHIM_* constants).
+static inline uint32_t shim_state_of(const void *b, uint32_t magic) { return magic ^ shim_magic(b, 0); }
+
+static inline shim_block *shim_block_from_user(const void *p) { return (shim_block *)((uintptr_t)p - SHIM_HEADER_SIZE); }
+static inline void *shim_block_user(const shim_block *b) { return (void *)((uintptr_t)b + SHIM_HEADER_SIZE); }
+static inline void *shim_block_real(const shim_block *b) { return (void *)((uintptr_t)b - b->align_off); }
+
+/// Bytes a quarantined block is charged against the quarantine budget.
+static inline uint64_t shim_block_cost(const shim_block *b) { return b->size + SHIM_HEADER_SIZE + b->align_off; }
+
+/// One past the highest user-space address (47-bit x86-64, 48-bit arm64).
+#if defined(__x86_64__)
+#define SHIM_USER_ADDR_END 0x800000000000ull
+#else
+#define SHIM_USER_ADDR_END 0x1000000000000ull
+#endif
+
+/// The pattern of new blocks (not calloc) and of freed blocks.
+#define SHIM_FILL_BYTE 0xAA
+#define SHIM_SCRIBBLE_BYTE 0x55
+
+#endif

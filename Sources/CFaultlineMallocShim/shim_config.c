@@ -1,0 +1,112 @@
+#include "shim_config.h"
+#include "sigsafe.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+shim_config shim_cfg = {
+    .detect = 1,
+    .quarantine_bytes = 64u << 20,
+    .quarantine_count = 1u << 18,
+    .scribble_limit = 64u << 10,
+    .fill_limit = 4096,
+    .stacks = 1,
+    .stack_depth = 16,
+    .unwinder = SHIM_UNWIND_FP,
+    .depot_bytes = 64u << 20,
+    .halt_on_error = 1,
+    .exit_code = 23,
+    .check_at_exit = 1,
+    .max_frames = 128,
+};
+
+// One line on stderr, without stdio (this runs before and inside malloc).
+static void warn(const char *name, const char *value, const char *what) {
+    char line[512];
+    size_t n = fl_strlcpy(line, "faultline: ", sizeof line);
+    n += fl_strlcpy(line + n, name, sizeof line - n);
+    n += fl_strlcpy(line + n, "=", sizeof line - n);
+    n += fl_strlcpy(line + n, value, sizeof line - n);
+    n += fl_strlcpy(line + n, " ", sizeof line - n);
+    n += fl_strlcpy(line + n, what, sizeof line - n);
+    if (n < sizeof line - 1) line[n++] = '\n';
+    fl_write_all(2, line, n);
+}
+
+// "64M", "1G", "4096", "16K": bytes. Returns 0 on success.
+static int parse_size(const char *s, uint64_t *out) {
+    const char *end;
+    if (*s < '0' || *s > '9') return -1;
+    uint64_t v = fl_parse_dec(s, &end);
+    uint64_t mul = 1;
+    if (*end == 'K' || *end == 'k') { mul = 1ull << 10; end++; }
+    else if (*end == 'M' || *end == 'm') { mul = 1ull << 20; end++; }
+    else if (*end == 'G' || *end == 'g') { mul = 1ull << 30; end++; }
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end) return -1;
+    if (v > UINT64_MAX / mul) return -1;
+    *out = v * mul;
+    return 0;
+}
+
+static void env_size(const char *name, size_t *field, uint64_t lo, uint64_t hi) {
+    const char *v = getenv(name);
+    if (!v || !*v) return;
+    uint64_t n;
+    if (parse_size(v, &n) != 0 || n < lo || n > hi) {
+        warn(name, v, "is not a size in range (bytes, or with K, M, G); using the default");
+        return;
+    }
+    *field = (size_t)n;
+}
+
+static void env_int(const char *name, int *field, int lo, int hi) {
+    const char *v = getenv(name);
+    if (!v || !*v) return;
+    const char *end;
+    uint64_t n = fl_parse_dec(v, &end);
+    if (*v < '0' || *v > '9' || *end || n < (uint64_t)lo || n > (uint64_t)hi) {
+        warn(name, v, "is not a number in the allowed range; using the default");
+        return;
+    }
+    *field = (int)n;
+}
+
+// Detection is on when FAULTLINE_DETECTORS is unset, "all", or names
+// use_after_free or shim; the agent reads the same list for its detectors.
+static int detectors_include_shim(const char *list) {
+    if (!list || !*list || fl_streq(list, "all")) return 1;
+    const char *p = list;
+    while (*p) {
+        const char *e = p;
+        while (*e && *e != ',') e++;
+        size_t len = (size_t)(e - p);
+        if ((len == 14 && strncmp(p, "use_after_free", 14) == 0) || (len == 4 && strncmp(p, "shim", 4) == 0))
+            return 1;
+        p = *e ? e + 1 : e;
+    }
+    return 0;
+}
+
+void shim_config_load(void) {
+    shim_config *c = &shim_cfg;
+    c->detect = detectors_include_shim(getenv("FAULTLINE_DETECTORS"));
+    env_size("FAULTLINE_QUARANTINE_BYTES", &c->quarantine_bytes, 0, 1ull << 40);
+    env_size("FAULTLINE_QUARANTINE_COUNT", &c->quarantine_count, 0, 1ull << 28);
+    env_size("FAULTLINE_SCRIBBLE_LIMIT", &c->scribble_limit, 0, 1ull << 40);
+    env_size("FAULTLINE_FILL_LIMIT", &c->fill_limit, 0, 1ull << 40);
+    env_int("FAULTLINE_MALLOC_STACKS", &c->stacks, 0, 1);
+    env_int("FAULTLINE_MALLOC_STACK_DEPTH", &c->stack_depth, 1, SHIM_MAX_STACK_DEPTH);
+    env_size("FAULTLINE_STACK_DEPOT_BYTES", &c->depot_bytes, 1u << 16, 1ull << 34);
+    env_int("FAULTLINE_HALT_ON_ERROR", &c->halt_on_error, 0, 1);
+    env_int("FAULTLINE_ERROR_EXITCODE", &c->exit_code, 1, 255);
+    env_int("FAULTLINE_CHECK_AT_EXIT", &c->check_at_exit, 0, 1);
+    env_int("FAULTLINE_MAX_FRAMES", &c->max_frames, 1, SHIM_MAX_REPORT_FRAMES);
+    const char *u = getenv("FAULTLINE_MALLOC_UNWINDER");
+    if (u && *u) {
+        if (fl_streq(u, "fp")) c->unwinder = SHIM_UNWIND_FP;
+        else if (fl_streq(u, "libunwind")) c->unwinder = SHIM_UNWIND_LIBUNWIND;
+        else warn("FAULTLINE_MALLOC_UNWINDER", u, "is not one of fp, libunwind; using the default");
+    }
+}

@@ -1,0 +1,41 @@
+// The shim's options: one table of FAULTLINE_* variables with defaults
+// (docs/malloc-shim.md lists them). Read once, in the constructor; until
+// then the defaults apply.
+#ifndef SHIM_CONFIG_H
+#define SHIM_CONFIG_H
+
+#include <stddef.h>
+
+/// How allocation and free stacks are captured.
+enum { SHIM_UNWIND_FP = 0, SHIM_UNWIND_LIBUNWIND = 1 };
+
+/// Resolved options.
+typedef struct shim_config {
+    int detect;                 ///< 0: pass everything through (FAULTLINE_DETECTORS)
+    size_t quarantine_bytes;    ///< FAULTLINE_QUARANTINE_BYTES
+    size_t quarantine_count;    ///< FAULTLINE_QUARANTINE_COUNT
+    size_t scribble_limit;      ///< FAULTLINE_SCRIBBLE_LIMIT: 0x55 bytes per freed block
+    size_t fill_limit;          ///< FAULTLINE_FILL_LIMIT: 0xAA bytes per new block
+    int stacks;                 ///< FAULTLINE_MALLOC_STACKS
+    int stack_depth;            ///< FAULTLINE_MALLOC_STACK_DEPTH
+    int unwinder;               ///< FAULTLINE_MALLOC_UNWINDER: fp or libunwind
+    size_t depot_bytes;         ///< FAULTLINE_STACK_DEPOT_BYTES
+    int halt_on_error;          ///< FAULTLINE_HALT_ON_ERROR
+    int exit_code;              ///< FAULTLINE_ERROR_EXITCODE
+    int check_at_exit;          ///< FAULTLINE_CHECK_AT_EXIT
+    int max_frames;             ///< FAULTLINE_MAX_FRAMES (report stacks)
+} shim_config;
+
+/// Hard upper bound of FAULTLINE_MALLOC_STACK_DEPTH.
+#define SHIM_MAX_STACK_DEPTH 64
+/// Hard upper bound of report stacks.
+#define SHIM_MAX_REPORT_FRAMES 256
+
+/// The options in force.
+extern shim_config shim_cfg;
+
+/// Reads the FAULTLINE_* variables into shim_cfg. A bad value gets one line
+/// on stderr naming it, and the default is kept. Allocation-free.
+void shim_config_load(void);
+
+#endif

@@ -1,0 +1,210 @@
+// The crash agent's hook: when the program faults, say whether freed (or
+// never initialised) heap memory is behind it. Evidence is a register or
+// the fault address holding the 0x55 scribble (0xAA fill), or the fault
+// address inside a quarantined block; the block is then found through the
+// fault address, a register, or a word near the top of the stack that
+// points into a quarantined block (the pointer the bad value was loaded
+// through). Async-signal-safe: safe reads, no locks but a bounded trylock.
+#include "include/faultline_malloc_shim.h"
+#include "image_list.h"
+#include "json_writer.h"
+#include "report_file.h"
+#include "shim_config.h"
+#include "shim_describe.h"
+#include "shim_find.h"
+#include "shim_heap.h"
+#include "shim_quarantine.h"
+#include "shim_report.h"
+#include "shim_saferead.h"
+#include "sigsafe.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+/// Words above the stack pointer searched for a pointer into a freed block.
+#define STACK_WORDS 512
+/// At most this many candidate addresses are looked up.
+#define MAX_CANDIDATES 96
+
+static fl_image_list *g_images;
+
+void shim_describe_init(void) {
+    if (g_images) return;
+    void *p = mmap(0, sizeof(fl_image_list), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p != MAP_FAILED) g_images = p;
+}
+
+typedef struct reg { const char *name; uint64_t value; } reg;
+
+static int read_registers(const ucontext_t *uc, reg *out, uint64_t *sp) {
+    int n = 0;
+#if defined(__x86_64__)
+    static const struct { const char *name; int reg; } regs[] = {
+        {"rax", REG_RAX}, {"rbx", REG_RBX}, {"rcx", REG_RCX}, {"rdx", REG_RDX}, {"rsi", REG_RSI},
+        {"rdi", REG_RDI}, {"rbp", REG_RBP}, {"r8", REG_R8}, {"r9", REG_R9}, {"r10", REG_R10},
+        {"r11", REG_R11}, {"r12", REG_R12}, {"r13", REG_R13}, {"r14", REG_R14}, {"r15", REG_R15},
+    };
+    for (unsigned i = 0; i < sizeof regs / sizeof regs[0]; i++)
+        out[n++] = (reg){regs[i].name, (uint64_t)uc->uc_mcontext.gregs[regs[i].reg]};
+    *sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    static const char *names[] = {"x0","x1","x2","x3","x4","x5","x6","x7","x8","x9","x10","x11","x12","x13","x14",
+        "x15","x16","x17","x18","x19","x20","x21","x22","x23","x24","x25","x26","x27","x28","fp","lr"};
+    for (int i = 0; i < 31; i++) out[n++] = (reg){names[i], uc->uc_mcontext.regs[i]};
+    *sp = uc->uc_mcontext.sp;
+#else
+    *sp = 0;
+#endif
+    return n;
+}
+
+// The scribble (or fill) byte repeated, give or take a small offset added to
+// it (a field of a struct reached through the bad pointer).
+static int holds_pattern(uint64_t v, unsigned char byte) {
+    uint64_t rep = 0x0101010101010101ull * byte;
+    if ((v >> 16) == (rep >> 16)) return 1;
+    uint64_t rep32 = rep & 0xffffffffull;
+    return v >= rep32 && v - rep32 < 0x10000;
+}
+
+/// A value that may point into the block: where it came from, and for a
+/// stack word its offset above the stack pointer (-1 otherwise).
+typedef struct candidate { uint64_t value; const char *via; int64_t slot; } candidate;
+
+typedef struct scan_ctx {
+    const candidate *cands;
+    int count;
+    int found;       // index of the candidate, -1
+    shim_block *header;
+} scan_ctx;
+
+static int visit(shim_block *b, void *vctx) {
+    scan_ctx *c = vctx;
+    uintptr_t user = (uintptr_t)shim_block_user(b);
+    for (int i = 0; i < c->count; i++) {
+        if (c->cands[i].value >= user && c->cands[i].value < user + b->size) {
+            c->found = i;
+            c->header = b;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// True when the block has the 8-byte `value` (its pattern part) at an
+// aligned offset within its first 4 KiB.
+static int block_holds(const shim_found *f, uint64_t value) {
+    static uint64_t words[512];
+    uint64_t pattern = value & ~0xffffull;
+    size_t n = f->copy.size < sizeof words ? (size_t)f->copy.size : sizeof words;
+    n &= ~(size_t)7;
+    if (n == 0 || shim_safe_read(shim_block_user(f->header), words, n) != 0) return 0;
+    for (size_t i = 0; i < n / 8; i++) if ((words[i] & ~0xffffull) == pattern) return 1;
+    return 0;
+}
+
+static void write_via(fl_json *w, const candidate *c) {
+    char text[64];
+    size_t n = fl_strlcpy(text, c->via, sizeof text);
+    if (c->slot >= 0) {
+        n += fl_strlcpy(text + n, " sp+", sizeof text - n);
+        char num[24];
+        num[fl_fmt_hex(num, (uint64_t)c->slot)] = 0;
+        fl_strlcpy(text + n, num, sizeof text - n);
+    }
+    fl_json_string(w, "found_via", text);
+}
+
+__attribute__((visibility("default")))
+unsigned long faultline_shim_describe_fault(const void *siginfo, const void *ucontext, char *buf, unsigned long cap) {
+    if (shim_mode != SHIM_MODE_DETECT || !shim_ready || !siginfo || !ucontext || !buf || cap < 64) return 0;
+    const siginfo_t *si = siginfo;
+    const ucontext_t *uc = ucontext;
+    reg regs[40];
+    uint64_t sp = 0;
+    int nregs = read_registers(uc, regs, &sp);
+    uint64_t fault = (uint64_t)(uintptr_t)si->si_addr;
+
+    // Evidence: which value carries a pattern.
+    const char *evidence_name = 0;
+    uint64_t evidence_value = 0;
+    unsigned char pattern = 0;
+    unsigned char bytes[2] = {SHIM_SCRIBBLE_BYTE, SHIM_FILL_BYTE};
+    for (int k = 0; k < 2 && !evidence_name; k++) {
+        if (fault && holds_pattern(fault, bytes[k])) { evidence_name = "fault_address"; evidence_value = fault; pattern = bytes[k]; break; }
+        for (int i = 0; i < nregs; i++)
+            if (holds_pattern(regs[i].value, bytes[k])) { evidence_name = regs[i].name; evidence_value = regs[i].value; pattern = bytes[k]; break; }
+    }
+
+    // Candidates for the block: fault address, registers, stack words.
+    static candidate cands[MAX_CANDIDATES];
+    int nc = 0;
+    uintptr_t lo, hi;
+    shim_heap_range(&lo, &hi);
+    if (fault >= lo && fault < hi) cands[nc++] = (candidate){fault, "fault address", -1};
+    for (int i = 0; i < nregs && nc < MAX_CANDIDATES; i++)
+        if (regs[i].value >= lo && regs[i].value < hi) cands[nc++] = (candidate){regs[i].value, regs[i].name, -1};
+    static uint64_t words[STACK_WORDS];
+    if (sp && shim_safe_read((void *)(uintptr_t)sp, words, sizeof words) == 0) {
+        for (int i = 0; i < STACK_WORDS && nc < MAX_CANDIDATES; i++)
+            if (words[i] >= lo && words[i] < hi) cands[nc++] = (candidate){words[i], "stack", (int64_t)i * 8};
+    } else if (sp) {
+        // Near the top of a stack the 4 KiB read may cross its end.
+        for (int i = 0; i < STACK_WORDS && nc < MAX_CANDIDATES; i++) {
+            uint64_t v;
+            if (shim_safe_read((void *)(uintptr_t)(sp + (uint64_t)i * 8), &v, 8) != 0) break;
+            if (v >= lo && v < hi) cands[nc++] = (candidate){v, "stack", (int64_t)i * 8};
+        }
+    }
+    // The wanted state: freed blocks for the 0x55 pattern, live ones for 0xAA.
+    uint32_t want = pattern == SHIM_FILL_BYTE ? SHIM_LIVE : SHIM_QUARANTINED;
+    shim_found f;
+    int which = -1;
+    for (int i = 0; i < nc; i++) {
+        if (!shim_find_block(cands[i].value, SHIM_FIND_WINDOW, &f) || f.state != want) continue;
+        // Live blocks are everywhere: one only counts when it still holds
+        // the pattern value that was loaded from it.
+        if (want == SHIM_LIVE && !block_holds(&f, evidence_value)) continue;
+        which = i;
+        break;
+    }
+    // Larger blocks than the scan window: look through the quarantine itself.
+    if (which < 0 && want == SHIM_QUARANTINED && (evidence_name || nc > 0)) {
+        scan_ctx ctx = {cands, nc, -1, 0};
+        if (shim_quarantine_scan(visit, &ctx, 50000000ull) && ctx.found >= 0 &&
+            shim_safe_read(ctx.header, &f.copy, sizeof f.copy) == 0) {
+            which = ctx.found;
+            f.header = ctx.header;
+            f.state = SHIM_QUARANTINED;
+            f.offset = cands[which].value - (uintptr_t)shim_block_user(ctx.header);
+        }
+    }
+    // A fault inside a freed block is evidence on its own; a register that
+    // merely points into one is not (stale registers are common).
+    int fault_in_block = which >= 0 && fl_streq(cands[which].via, "fault address") && want == SHIM_QUARANTINED;
+    if (!evidence_name && !fault_in_block) return 0;
+
+    fl_json w;
+    fl_json_init(&w, buf, cap);
+    fl_json_begin_object(&w, 0);
+    int freed = pattern != SHIM_FILL_BYTE;
+    fl_json_string(&w, "kind", freed ? "use_after_free" : "uninitialized_read");
+    if (evidence_name) {
+        fl_json_string(&w, "evidence", freed ? "a value holds the 0x55 pattern freed blocks are scribbled with"
+                                              : "a value holds the 0xAA pattern new blocks are filled with");
+        fl_json_string(&w, "pattern_in", evidence_name);
+        fl_json_hex(&w, "pattern_value", evidence_value);
+    } else {
+        fl_json_string(&w, "evidence", "the fault address is inside a freed block");
+    }
+    if (which >= 0) {
+        if (g_images) fl_images_load(g_images);
+        shim_write_block(&w, &f.copy, shim_block_user(f.header), f.state, f.offset, 1, g_images);
+        write_via(&w, &cands[which]);
+    }
+    fl_json_end_object(&w);
+    if (w.overflowed) return 0;
+    return (unsigned long)w.len;
+}

@@ -1,0 +1,142 @@
+// The exported allocation entry points. Each passes its own frame address
+// down so stacks start at the caller; tail calls are disabled so that
+// frame is still there when the stack is walked.
+#include "shim_heap.h"
+#include "shim_real.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#define SHIM_EXPORT __attribute__((visibility("default"), disable_tail_calls))
+#define SHIM_FRAME() ((uintptr_t)__builtin_frame_address(0))
+#define SHIM_PASSING() __builtin_expect(shim_mode == SHIM_MODE_PASS, 0)
+
+static inline int is_pow2(size_t x) { return x && !(x & (x - 1)); }
+
+static size_t round_pow2(size_t x) {
+    size_t p = 16;
+    while (p < x && p <= (SIZE_MAX >> 1)) p <<= 1;
+    return p;
+}
+
+static size_t page_size(void) {
+    static size_t ps;
+    if (!ps) ps = (size_t)sysconf(_SC_PAGESIZE);
+    return ps;
+}
+
+// --- stepped aside: blocks handed out before the decision still have a
+// header and go back to glibc; everything else belongs to the next allocator.
+
+static void pass_free(void *p) {
+    uint32_t st = p ? shim_classify(p) : 0;
+    if (st == SHIM_LIVE) __libc_free(shim_block_real(shim_block_from_user(p)));
+    else if (st == 0) shim_next_fns.free(p);
+    // A quarantined block freed again stays where it is.
+}
+
+static void *pass_realloc(void *p, size_t size) {
+    if (!p || shim_classify(p) == 0) return shim_next_fns.realloc(p, size);
+    shim_block *b = shim_block_from_user(p);
+    void *q = shim_next_fns.malloc(size ? size : 1);
+    if (!q) return 0;
+    __builtin_memcpy(q, p, b->size < size ? b->size : size);
+    pass_free(p);
+    return q;
+}
+
+// --- entry points --------------------------------------------------------------
+
+/// malloc(3) with a header, 0xAA fill and the allocation stack.
+SHIM_EXPORT void *malloc(size_t size) {
+    if (SHIM_PASSING()) return shim_next_fns.malloc(size);
+    return shim_alloc(size, 16, 0, SHIM_FRAME());
+}
+
+/// free(3): scribble with 0x55 and quarantine; reports double and invalid frees.
+SHIM_EXPORT void free(void *p) {
+    if (SHIM_PASSING()) { pass_free(p); return; }
+    shim_free(p, SHIM_FRAME());
+}
+
+/// calloc(3): zeroed, no fill.
+SHIM_EXPORT void *calloc(size_t n, size_t size) {
+    if (SHIM_PASSING()) return shim_next_fns.calloc(n, size);
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total)) { errno = ENOMEM; return 0; }
+    return shim_alloc(total, 16, 1, SHIM_FRAME());
+}
+
+/// realloc(3): always moves the block; the old one is quarantined.
+SHIM_EXPORT void *realloc(void *p, size_t size) {
+    if (SHIM_PASSING()) return pass_realloc(p, size);
+    return shim_realloc(p, size, SHIM_FRAME());
+}
+
+/// reallocarray(3).
+SHIM_EXPORT void *reallocarray(void *p, size_t n, size_t size) {
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total)) { errno = ENOMEM; return 0; }
+    if (SHIM_PASSING()) return pass_realloc(p, total);
+    return shim_realloc(p, total, SHIM_FRAME());
+}
+
+/// posix_memalign(3): EINVAL unless a power of two multiple of sizeof(void *).
+SHIM_EXPORT int posix_memalign(void **out, size_t align, size_t size) {
+    if (SHIM_PASSING()) return shim_next_fns.posix_memalign(out, align, size);
+    if (!is_pow2(align) || align % sizeof(void *)) return EINVAL;
+    int saved = errno;
+    void *p = shim_alloc(size, align, 0, SHIM_FRAME());
+    errno = saved;
+    if (!p) return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+// glibc 2.36 rounds an alignment that is not a power of two up to one.
+static void *aligned(size_t align, size_t size, uintptr_t fp) {
+    if (align > (SIZE_MAX >> 1)) { errno = EINVAL; return 0; }
+    if (!is_pow2(align)) align = round_pow2(align);
+    return shim_alloc(size, align, 0, fp);
+}
+
+/// aligned_alloc(3).
+SHIM_EXPORT void *aligned_alloc(size_t align, size_t size) {
+    if (SHIM_PASSING()) return shim_next_fns.aligned_alloc ? shim_next_fns.aligned_alloc(align, size) : shim_next_fns.memalign(align, size);
+    return aligned(align, size, SHIM_FRAME());
+}
+
+/// memalign(3).
+SHIM_EXPORT void *memalign(size_t align, size_t size) {
+    if (SHIM_PASSING()) return shim_next_fns.memalign(align, size);
+    return aligned(align, size, SHIM_FRAME());
+}
+
+/// valloc(3): page-aligned.
+SHIM_EXPORT void *valloc(size_t size) {
+    if (SHIM_PASSING()) return shim_next_fns.valloc ? shim_next_fns.valloc(size) : shim_next_fns.memalign(page_size(), size);
+    return shim_alloc(size, page_size(), 0, SHIM_FRAME());
+}
+
+/// pvalloc(3): page-aligned, size rounded up to whole pages.
+SHIM_EXPORT void *pvalloc(size_t size) {
+    size_t ps = page_size();
+    size_t rounded = size == 0 ? ps : (size + ps - 1) & ~(ps - 1);
+    if (rounded < size) { errno = ENOMEM; return 0; }
+    if (SHIM_PASSING()) return shim_next_fns.pvalloc ? shim_next_fns.pvalloc(size) : shim_next_fns.memalign(ps, rounded);
+    return shim_alloc(rounded, ps, 0, SHIM_FRAME());
+}
+
+/// malloc_usable_size(3): exactly the size asked for (so code that trusts
+/// it stays inside the block).
+SHIM_EXPORT size_t malloc_usable_size(void *p) {
+    if (SHIM_PASSING() && (!p || shim_classify(p) == 0)) return shim_next_fns.malloc_usable_size(p);
+    return shim_usable_size(p);
+}
+
+/// cfree: the old alias of free that glibc still exports for old binaries.
+SHIM_EXPORT void cfree(void *p) {
+    if (SHIM_PASSING()) { pass_free(p); return; }
+    shim_free(p, SHIM_FRAME());
+}

@@ -1,0 +1,28 @@
+// Finding the block an arbitrary address points into, without faulting:
+// scans back from the address for the nearest header whose address-bound
+// magic is valid, reading through shim_safe_read. Async-signal-safe.
+#ifndef SHIM_FIND_H
+#define SHIM_FIND_H
+
+#include "shim_block.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// A block found for an address.
+typedef struct shim_found {
+    shim_block *header;  ///< where the header is
+    shim_block copy;     ///< its contents when read
+    uint32_t state;      ///< SHIM_LIVE or SHIM_QUARANTINED
+    uint64_t offset;     ///< address minus the block's first byte
+} shim_found;
+
+/// Default distance the scan goes back (FAULTLINE_FIND_WINDOW is not an
+/// option: large blocks are also found through the quarantine list).
+#define SHIM_FIND_WINDOW (1u << 20)
+
+/// Looks for a live or quarantined block containing `addr`, scanning at
+/// most `window` bytes back. Returns 1 and fills `out`, else 0.
+int shim_find_block(uintptr_t addr, size_t window, shim_found *out);
+
+#endif

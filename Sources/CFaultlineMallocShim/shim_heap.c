@@ -1,0 +1,154 @@
+#include "shim_heap.h"
+#include "shim_config.h"
+#include "shim_depot.h"
+#include "shim_quarantine.h"
+#include "shim_real.h"
+#include "shim_report.h"
+#include "shim_saferead.h"
+#include "shim_stack.h"
+#include "shim_thread.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+int shim_mode = SHIM_MODE_DETECT;
+int shim_ready;
+
+// Envelope of every real allocation made: a pointer outside it cannot be
+// ours, and is rejected without reading the memory in front of it.
+static _Atomic uintptr_t g_lo = UINTPTR_MAX;
+static _Atomic uintptr_t g_hi;
+
+void shim_heap_range(uintptr_t *lo, uintptr_t *hi) {
+    *lo = atomic_load_explicit(&g_lo, memory_order_relaxed);
+    *hi = atomic_load_explicit(&g_hi, memory_order_relaxed);
+}
+
+static inline void note_range(uintptr_t start, uintptr_t end) {
+    uintptr_t lo = atomic_load_explicit(&g_lo, memory_order_relaxed);
+    while (start < lo && !atomic_compare_exchange_weak_explicit(&g_lo, &lo, start, memory_order_relaxed, memory_order_relaxed)) {}
+    uintptr_t hi = atomic_load_explicit(&g_hi, memory_order_relaxed);
+    while (end > hi && !atomic_compare_exchange_weak_explicit(&g_hi, &hi, end, memory_order_relaxed, memory_order_relaxed)) {}
+}
+
+// Records the stack of the allocator call at `fp` (0 when stacks are off,
+// before init, or inside the shim itself).
+static inline uint32_t capture(uintptr_t fp) {
+    if (!shim_cfg.stacks || !shim_ready || shim_self.depth > 0) return 0;
+    uintptr_t pcs[SHIM_MAX_STACK_DEPTH];
+    shim_self.depth++;
+    int n = shim_stack_capture(fp, pcs, shim_cfg.stack_depth);
+    uint32_t id = shim_depot_put(pcs, n);
+    shim_self.depth--;
+    return id;
+}
+
+static inline size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+// Allocates with a known stack id; `fill_from` is where the 0xAA fill starts.
+static void *alloc_block(size_t size, size_t align, int zero, uint32_t stack, size_t fill_from) {
+    size_t pad = align > 16 ? align : 0;
+    if (size > SIZE_MAX - SHIM_HEADER_SIZE - pad || pad > (1ull << 31)) { errno = ENOMEM; return 0; }
+    size_t total = size + SHIM_HEADER_SIZE + pad;
+    void *real = zero ? __libc_calloc(1, total) : __libc_malloc(total);
+    if (!real) return 0;
+    uintptr_t user = (uintptr_t)real + SHIM_HEADER_SIZE;
+    if (pad) user = (user + align - 1) & ~(uintptr_t)(align - 1);
+    shim_block *b = shim_block_from_user((void *)user);
+    b->alloc_tid = shim_tid();
+    b->free_tid = 0;
+    b->size = size;
+    b->alloc_stack = stack;
+    b->free_stack = 0;
+    b->align_off = (uint32_t)((uintptr_t)b - (uintptr_t)real);
+    note_range((uintptr_t)real, (uintptr_t)real + total);
+    if (!zero) {
+        size_t end = min_size(size, shim_cfg.fill_limit);
+        if (end > fill_from) memset((char *)user + fill_from, SHIM_FILL_BYTE, end - fill_from);
+    }
+    __atomic_store_n(&b->magic, shim_magic(b, SHIM_LIVE), __ATOMIC_RELEASE);
+    return (void *)user;
+}
+
+void *shim_alloc(size_t size, size_t align, int zero, uintptr_t fp) {
+    return alloc_block(size, align, zero, capture(fp), 0);
+}
+
+uint32_t shim_classify(const void *p) {
+    uintptr_t a = (uintptr_t)p;
+    if ((a & 15) || a < atomic_load_explicit(&g_lo, memory_order_relaxed) + SHIM_HEADER_SIZE ||
+        a > atomic_load_explicit(&g_hi, memory_order_relaxed))
+        return 0;
+    const shim_block *b = shim_block_from_user(p);
+    uint32_t magic;
+    // The header may start on the previous page (glibc's mmapped chunks put
+    // the pointer 48 bytes into a fresh mapping): read it safely there.
+    if ((a & 4095) < 64) {
+        if (shim_safe_read(&b->magic, &magic, sizeof magic) != 0) return 0;
+    } else {
+        magic = __atomic_load_n(&b->magic, __ATOMIC_ACQUIRE);
+    }
+    uint32_t st = shim_state_of(b, magic);
+    return st == SHIM_LIVE || st == SHIM_QUARANTINED || st == SHIM_RELEASED ? st : 0;
+}
+
+// Marks a live block freed and quarantines it. Returns 0, or the state that
+// made it fail (another thread freed it first).
+static uint32_t quarantine(void *p, uint32_t stack) {
+    shim_block *b = shim_block_from_user(p);
+    uint32_t expect = shim_magic(b, SHIM_LIVE);
+    if (!__atomic_compare_exchange_n(&b->magic, &expect, shim_magic(b, SHIM_QUARANTINED), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return shim_state_of(b, expect);
+    b->free_stack = stack;
+    b->free_tid = shim_tid();
+    size_t n = min_size(b->size, shim_cfg.scribble_limit);
+    if (n) memset(p, SHIM_SCRIBBLE_BYTE, n);
+    shim_quarantine_put(b);
+    return 0;
+}
+
+static void bad_free(const void *p, uint32_t state, const char *operation) {
+    if (state == SHIM_QUARANTINED || state == SHIM_RELEASED) shim_report_double_free(p, state, operation);
+    else shim_report_invalid_free(p, operation);
+}
+
+void shim_free(void *p, uintptr_t fp) {
+    if (!p) return;
+    uint32_t st = shim_classify(p);
+    if (__builtin_expect(st == SHIM_LIVE, 1)) {
+        st = quarantine(p, capture(fp));
+        if (st == 0) return;
+    }
+    bad_free(p, st, "free");
+}
+
+void *shim_realloc(void *p, size_t size, uintptr_t fp) {
+    if (!p) return shim_alloc(size, 16, 0, fp);
+    uint32_t st = shim_classify(p);
+    if (st != SHIM_LIVE) {
+        bad_free(p, st, "realloc");
+        errno = EINVAL;
+        return 0;
+    }
+    if (size == 0) {
+        shim_free(p, fp);
+        return 0;
+    }
+    // Always move (the old pointer must go stale, as it may with glibc), and
+    // record one stack for both the new block and the old block's free.
+    uint32_t stack = capture(fp);
+    size_t old_size = shim_block_from_user(p)->size;
+    size_t keep = min_size(old_size, size);
+    void *q = alloc_block(size, 16, 0, stack, keep);
+    if (!q) return 0;
+    memcpy(q, p, keep);
+    st = quarantine(p, stack);
+    if (st != 0) bad_free(p, st, "realloc");
+    return q;
+}
+
+size_t shim_usable_size(const void *p) {
+    if (!p || shim_classify(p) != SHIM_LIVE) return 0;
+    return shim_block_from_user(p)->size;
+}

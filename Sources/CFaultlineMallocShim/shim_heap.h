@@ -1,0 +1,39 @@
+// The shim's allocator: blocks with a header over glibc, 0xAA fill, 0x55
+// scribble and quarantine on free, double and invalid free checks. `fp` is
+// the exported entry point's frame address, where stacks start.
+#ifndef SHIM_HEAP_H
+#define SHIM_HEAP_H
+
+#include "shim_block.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// What the shim is doing.
+enum {
+    SHIM_MODE_DETECT = 0,   ///< quarantine and checks (the default, also before init)
+    SHIM_MODE_PASS = 1,     ///< stepped aside: calls go to the next allocator
+};
+extern int shim_mode;
+/// 1 once the constructor has run (stacks and reports available).
+extern int shim_ready;
+
+/// Allocates `size` bytes aligned to `align` (a power of two); `zero` for
+/// calloc. Sets errno and returns NULL on failure.
+void *shim_alloc(size_t size, size_t align, int zero, uintptr_t fp);
+/// Frees (quarantines) `p`; reports double and invalid frees.
+void shim_free(void *p, uintptr_t fp);
+/// realloc: always moves, so the old block goes to quarantine.
+void *shim_realloc(void *p, size_t size, uintptr_t fp);
+/// The size the program asked for, or 0 for a pointer that is not a live block.
+size_t shim_usable_size(const void *p);
+
+/// The state of the header in front of `p` (SHIM_LIVE, …) or 0 when `p`
+/// does not look like a block of ours. Never faults on pointers outside
+/// the range the shim has handed out.
+uint32_t shim_classify(const void *p);
+
+/// Lowest and highest address ever handed out (for the fault describer).
+void shim_heap_range(uintptr_t *lo, uintptr_t *hi);
+
+#endif

@@ -1,0 +1,132 @@
+// Start-up and shut-down: options, stepping aside for another allocator,
+// preallocation, fork handlers, and the quarantine check at exit.
+#include "shim_config.h"
+#include "shim_depot.h"
+#include "shim_describe.h"
+#include "shim_heap.h"
+#include "shim_quarantine.h"
+#include "shim_real.h"
+#include "shim_report.h"
+#include "shim_saferead.h"
+#include "shim_stack.h"
+#include "shim_thread.h"
+#include "report_file.h"
+#include "sigsafe.h"
+#include "unwinder.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+
+// Runtimes and preloads that bring their own allocator (or track it).
+static const char *const k_foreign[] = {
+    "libasan", "libtsan", "liblsan", "libmsan", "libhwasan", "libclang_rt.asan", "libclang_rt.tsan",
+    "libclang_rt.msan", "libclang_rt.hwasan", "libclang_rt.lsan", "libclang_rt.scudo", "libscudo",
+    "libtcmalloc", "libjemalloc", "libmimalloc", "libsnmalloc", "librpmalloc", "libhoard",
+    "libtbbmalloc_proxy", "libc_malloc_debug", "vgpreload_", "libefence", "libduma",
+    "libheaptrack_preload",
+};
+
+typedef struct foreign_ctx { char name[256]; } foreign_ctx;
+
+static int find_foreign(struct dl_phdr_info *info, size_t size, void *vctx) {
+    foreign_ctx *c = vctx;
+    const char *path = info->dlpi_name;
+    if (!path || !*path) return 0;
+    const char *base = path;
+    for (const char *p = path; *p; p++) if (*p == '/') base = p + 1;
+    for (unsigned i = 0; i < sizeof k_foreign / sizeof k_foreign[0]; i++) {
+        if (fl_startswith(base, k_foreign[i])) {
+            fl_strlcpy(c->name, base, sizeof c->name);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// Returns 1 and names the reason when another allocator is in charge.
+static int someone_else_allocates(char *why, size_t cap) {
+    foreign_ctx c = {{0}};
+    if (dl_iterate_phdr(find_foreign, &c)) {
+        size_t n = fl_strlcpy(why, c.name, cap);
+        fl_strlcpy(why + n, " is loaded", cap - n);
+        return 1;
+    }
+    // Generic check: malloc must resolve to this library.
+    Dl_info mine, theirs;
+    void *m = dlsym(RTLD_DEFAULT, "malloc");
+    if (m && dladdr((void *)&someone_else_allocates, &mine) && dladdr(m, &theirs) && mine.dli_fbase != theirs.dli_fbase) {
+        size_t n = fl_strlcpy(why, "malloc resolves to ", cap);
+        fl_strlcpy(why + n, theirs.dli_fname ? theirs.dli_fname : "another object", cap - n);
+        return 1;
+    }
+    return 0;
+}
+
+static void say(const char *a, const char *b) {
+    char line[512];
+    size_t n = fl_strlcpy(line, a, sizeof line);
+    n += fl_strlcpy(line + n, b, sizeof line - n);
+    if (n < sizeof line - 1) line[n++] = '\n';
+    fl_write_all(2, line, n);
+}
+
+static void before_fork(void) {
+    shim_report_lock();
+    shim_quarantine_lock();
+}
+
+static void after_fork_parent(void) {
+    shim_quarantine_unlock();
+    shim_report_unlock();
+}
+
+static void after_fork_child(void) {
+    shim_quarantine_unlock();
+    shim_report_unlock();
+    shim_thread_after_fork();
+    shim_saferead_after_fork();
+    fl_report_reseed();
+}
+
+static void step_aside(const char *why) {
+    if (shim_next_resolve() != 0) {
+        say("faultline: malloc shim cannot find the next allocator to pass through to; staying active: ", dlerror() ? dlerror() : "dlsym failed");
+        return;
+    }
+    if (why) say("faultline: malloc shim stepping aside (passing allocations through): ", why);
+    __atomic_store_n(&shim_mode, SHIM_MODE_PASS, __ATOMIC_RELEASE);
+}
+
+__attribute__((constructor)) static void shim_init(void) {
+    shim_self.depth++;  // allocations made while starting up are not recorded
+    shim_config_load();
+    char why[512];
+    if (!shim_cfg.detect) {
+        step_aside(0);  // not asked for: silent
+    } else if (someone_else_allocates(why, sizeof why)) {
+        step_aside(why);
+    }
+    if (shim_mode == SHIM_MODE_DETECT) {
+        if (shim_quarantine_init(shim_cfg.quarantine_bytes, shim_cfg.quarantine_count) != 0)
+            say("faultline: malloc shim could not reserve its quarantine; ", "freed blocks are released at once");
+        if (shim_cfg.stacks && shim_depot_init(shim_cfg.depot_bytes) != 0) {
+            say("faultline: malloc shim could not reserve its stack depot; ", "allocation stacks are off");
+            shim_cfg.stacks = 0;
+        }
+        if (shim_cfg.stacks) shim_stack_init(shim_cfg.unwinder == SHIM_UNWIND_LIBUNWIND);
+        fl_unwinder_init();
+        shim_saferead_init();
+        shim_describe_init();
+        shim_report_init();
+        pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+        shim_ready = 1;
+    }
+    shim_self.depth--;
+}
+
+__attribute__((destructor)) static void shim_fini(void) {
+    if (shim_mode != SHIM_MODE_DETECT || !shim_ready || !shim_cfg.check_at_exit) return;
+    shim_quarantine_check_all();
+}

@@ -1,0 +1,39 @@
+// The quarantine: freed blocks, scribbled with 0x55, held in FIFO order in
+// a preallocated ring instead of being returned. When the bytes or the
+// count exceed their limits the oldest blocks leave in a batch (down to 7/8
+// of the limits); each leaving block's pattern is verified (a change is a
+// write after free) before it goes back to the underlying allocator.
+#ifndef SHIM_QUARANTINE_H
+#define SHIM_QUARANTINE_H
+
+#include "shim_block.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Reserves the ring for `max_count` blocks. Returns 0 or -1.
+int shim_quarantine_init(size_t max_bytes, size_t max_count);
+/// Adds a block (already marked quarantined and scribbled); releases the
+/// oldest blocks when over a limit.
+void shim_quarantine_put(shim_block *b);
+/// Checks every block still held (at exit): reports and releases those
+/// whose pattern changed. Returns how many were reported.
+int shim_quarantine_check_all(void);
+
+/// For the fault describer: calls `visit` on held blocks, newest first,
+/// under a trylock bounded by `timeout_ns`; stops when it returns nonzero.
+/// Returns 1 when visited, 0 when the lock was not available.
+int shim_quarantine_scan(int (*visit)(shim_block *b, void *ctx), void *ctx, uint64_t timeout_ns);
+
+/// fork: lock before, unlock after (parent and child).
+void shim_quarantine_lock(void);
+void shim_quarantine_unlock(void);
+
+/// Blocks and bytes held now.
+void shim_quarantine_usage(size_t *count, size_t *bytes);
+
+/// Verifies a freed block's pattern: 0 when intact, else 1 with the offset
+/// and length of the changed range (first to last changed byte).
+int shim_scribble_changed(const shim_block *b, size_t limit, size_t *offset, size_t *length);
+
+#endif

@@ -1,0 +1,39 @@
+// The allocators under the shim. Blocks with a header always come from
+// glibc's __libc_* entry points (exported for exactly this purpose; unlike
+// dlsym(RTLD_NEXT) they need no bootstrap allocation). When the shim steps
+// aside, plain calls go to the next definition in the link order instead
+// (another interposer, valgrind's redirection, or glibc).
+#ifndef SHIM_REAL_H
+#define SHIM_REAL_H
+
+#include "shim_block.h"
+
+#include <stddef.h>
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void __libc_free(void *);
+
+/// The next allocator in link order (resolved when stepping aside).
+typedef struct shim_next {
+    void *(*malloc)(size_t);
+    void (*free)(void *);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    int (*posix_memalign)(void **, size_t, size_t);
+    void *(*aligned_alloc)(size_t, size_t);
+    void *(*memalign)(size_t, size_t);
+    void *(*valloc)(size_t);
+    void *(*pvalloc)(size_t);
+    size_t (*malloc_usable_size)(void *);
+} shim_next;
+
+/// Valid once shim_next_resolve returned 0.
+extern shim_next shim_next_fns;
+/// Resolves shim_next_fns with dlsym(RTLD_NEXT). Returns 0 or -1.
+int shim_next_resolve(void);
+
+/// Returns a block's real allocation to glibc.
+static inline void shim_real_free_block(shim_block *b) { __libc_free(shim_block_real(b)); }
+
+#endif

@@ -1,0 +1,302 @@
+#include "shim_report.h"
+#include "report_file.h"
+#include "shim_config.h"
+#include "shim_depot.h"
+#include "shim_find.h"
+#include "shim_heap.h"
+#include "shim_stack.h"
+#include "shim_thread.h"
+#include "sigsafe.h"
+#include "unwinder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define REPORT_BUF_SIZE (4u << 20)
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *g_buf;
+static fl_image_list *g_images;
+static fl_report g_report;
+static uintptr_t g_pcs[SHIM_MAX_REPORT_FRAMES];
+static char g_dir[PATH_MAX];
+
+void shim_report_lock(void) { pthread_mutex_lock(&g_lock); }
+void shim_report_unlock(void) { pthread_mutex_unlock(&g_lock); }
+
+// --- small line builder (no stdio inside the allocator) ----------------------
+
+typedef struct line { char text[512]; size_t len; } line;
+static void add(line *l, const char *s) { l->len += fl_strlcpy(l->text + l->len, s, sizeof l->text - l->len); }
+static void add_u(line *l, uint64_t v) { char b[24]; b[fl_fmt_u64(b, v)] = 0; add(l, b); }
+static void add_hex(line *l, uint64_t v) { char b[24]; b[fl_fmt_hex(b, v)] = 0; add(l, b); }
+static void emit(line *l) {
+    if (l->len < sizeof l->text - 1) l->text[l->len++] = '\n';
+    fl_write_all(2, l->text, l->len);
+}
+
+static int mkdir_p(const char *path) {
+    char tmp[PATH_MAX];
+    fl_strlcpy(tmp, path, sizeof tmp);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(tmp, 0700) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(tmp, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+void shim_report_init(void) {
+    const char *dir = getenv("FAULTLINE_REPORT_DIR");
+    int fd = -1;
+    if (dir && *dir) {
+        fl_strlcpy(g_dir, dir, sizeof g_dir);
+        if (mkdir_p(dir) == 0) fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+            line l = {.len = 0};
+            add(&l, "faultline: malloc shim cannot open FAULTLINE_REPORT_DIR=");
+            add(&l, dir);
+            add(&l, "; its reports will go to stderr (check the path and permissions)");
+            emit(&l);
+        }
+    }
+    fl_report_set_dir(fd);
+}
+
+const char *shim_state_name(uint32_t state) {
+    switch (state) {
+    case SHIM_LIVE: return "live";
+    case SHIM_QUARANTINED: return "quarantined";
+    case SHIM_RELEASED: return "released";
+    default: return "unknown";
+    }
+}
+
+static void write_stack(fl_json *w, const char *key, uint32_t id, const fl_image_list *images) {
+    const uintptr_t *pcs;
+    int n = shim_depot_get(id, &pcs);
+    if (n > 0) fl_report_frames(w, key, pcs, n, images);
+}
+
+void shim_write_block(fl_json *w, const shim_block *copy, const void *user, uint32_t state,
+                      uint64_t offset, int with_offset, const fl_image_list *images) {
+    fl_json_begin_object(w, "block");
+    fl_json_hex(w, "address", (uintptr_t)user);
+    // A released block's first 16 header bytes belong to glibc again.
+    if (state != SHIM_RELEASED) fl_json_uint(w, "size", copy->size);
+    if (with_offset) fl_json_uint(w, "offset", offset);
+    fl_json_string(w, "state", shim_state_name(state));
+    if (state != SHIM_RELEASED && copy->alloc_tid) fl_json_int(w, "allocated_by_tid", copy->alloc_tid);
+    if (state == SHIM_QUARANTINED && copy->free_tid) fl_json_int(w, "freed_by_tid", copy->free_tid);
+    fl_json_end_object(w);
+    write_stack(w, "allocation_stack", copy->alloc_stack, images);
+    if (state != SHIM_LIVE) write_stack(w, "free_stack", copy->free_stack, images);
+}
+
+// --- report skeleton ---------------------------------------------------------
+
+static fl_json *begin(const char *kind) {
+    pthread_mutex_lock(&g_lock);
+    shim_self.depth++;
+    if (!g_buf) {
+        void *b = mmap(0, REPORT_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        void *i = mmap(0, sizeof(fl_image_list), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (b == MAP_FAILED || i == MAP_FAILED) {
+            if (b != MAP_FAILED) munmap(b, REPORT_BUF_SIZE);
+            if (i != MAP_FAILED) munmap(i, sizeof(fl_image_list));
+            shim_self.depth--;
+            pthread_mutex_unlock(&g_lock);
+            return 0;
+        }
+        g_buf = b;
+        g_images = i;
+    }
+    fl_images_load(g_images);
+    fl_report_begin(&g_report, g_buf, REPORT_BUF_SIZE, kind);
+    return &g_report.json;
+}
+
+// The calling thread, innermost frame first, without the shim's own frames.
+static int current_stack(uintptr_t *pcs, int max) {
+    ucontext_t uc;
+    getcontext(&uc);
+    int n = fl_unwind_context(&uc, pcs, max);
+    int self = fl_images_find(g_images, (uintptr_t)&current_stack);
+    int skip = 0;
+    if (self >= 0) {
+        const fl_image *im = &g_images->images[self];
+        while (skip < n - 1 && pcs[skip] >= im->start && pcs[skip] < im->end) skip++;
+    }
+    for (int i = skip; i < n; i++) pcs[i - skip] = pcs[i];
+    return n - skip;
+}
+
+static int write_thread(fl_json *w) {
+    uint32_t tid = shim_tid();
+    fl_json_begin_object(w, "crashed_thread");
+    fl_json_int(w, "tid", tid);
+    char path[64] = "/proc/self/task/", name[64];
+    size_t l = fl_strlen(path);
+    l += fl_fmt_u64(path + l, tid);
+    fl_strlcpy(path + l, "/comm", sizeof path - l);
+    ssize_t nl = fl_read_file(path, name, sizeof name);
+    if (nl > 0) {
+        while (nl > 0 && name[nl - 1] == '\n') name[--nl] = 0;
+        fl_json_string(w, "name", name);
+    }
+    fl_json_bool(w, "main", (pid_t)tid == getpid());
+    int n = current_stack(g_pcs, shim_cfg.max_frames);
+    fl_report_frames(w, "frames", g_pcs, n, g_images);
+    fl_json_end_object(w);
+    return n;
+}
+
+static void finish(fl_json *w, line *summary) {
+    fl_json_begin_object(w, "shim");
+    fl_json_uint(w, "quarantine_bytes", shim_cfg.quarantine_bytes);
+    fl_json_uint(w, "quarantine_count", shim_cfg.quarantine_count);
+    fl_json_uint(w, "scribble_limit", shim_cfg.scribble_limit);
+    fl_json_bool(w, "stacks", shim_cfg.stacks);
+    fl_json_string(w, "stack_unwinder", shim_stack_method());
+    fl_json_bool(w, "halt_on_error", shim_cfg.halt_on_error);
+    fl_json_end_object(w);
+    fl_report_images(w, g_images);
+    fl_json_begin_object(w, "capture");
+    fl_json_string(w, "unwinder", fl_unwinder_method());
+    fl_json_end_object(w);
+    char name[128];
+    if (fl_report_commit(&g_report, name, sizeof name) == 0) {
+        add(summary, "; report written: ");
+        add(summary, name);
+        emit(summary);
+    } else if (fl_report_dir() < 0) {
+        add(summary, " (FAULTLINE_REPORT_DIR not set; the report follows)");
+        emit(summary);
+        fl_write_all(2, g_report.json.buf, g_report.json.len);
+        fl_write_all(2, "\n", 1);
+    } else {
+        add(summary, "; the report could not be written into ");
+        add(summary, g_dir);
+        emit(summary);
+    }
+    shim_self.depth--;
+    pthread_mutex_unlock(&g_lock);
+    if (shim_cfg.halt_on_error) {
+        line l = {.len = 0};
+        add(&l, "faultline: stopping the process with exit code ");
+        add_u(&l, (uint64_t)shim_cfg.exit_code);
+        add(&l, " (FAULTLINE_HALT_ON_ERROR=0 continues instead)");
+        emit(&l);
+        _exit(shim_cfg.exit_code);
+    }
+}
+
+// Before the constructor ran there is no report machinery: one line only.
+static int early(const char *what, const void *p) {
+    line l = {.len = 0};
+    add(&l, "faultline: ");
+    add(&l, what);
+    add(&l, " of ");
+    add_hex(&l, (uintptr_t)p);
+    add(&l, " during start-up (no report: the shim is not initialised yet)");
+    emit(&l);
+    return 1;
+}
+
+// --- the reports -------------------------------------------------------------
+
+void shim_report_double_free(const void *p, uint32_t state, const char *operation) {
+    if (!shim_ready) { early("double free", p); return; }
+    if (shim_self.depth > 0) return;
+    fl_json *w = begin("double_free");
+    if (!w) return;
+    const shim_block *b = shim_block_from_user(p);
+    shim_block copy = *b;
+    int n = write_thread(w);
+    fl_json_begin_object(w, "double_free");
+    fl_json_string(w, "operation", operation);
+    fl_json_hex(w, "pointer", (uintptr_t)p);
+    fl_json_end_object(w);
+    shim_write_block(w, &copy, p, state, 0, 0, g_images);
+    fl_report_frames(w, "second_free_stack", g_pcs, n, g_images);
+    line l = {.len = 0};
+    add(&l, "faultline: double_free: ");
+    add(&l, operation);
+    add(&l, "(");
+    add_hex(&l, (uintptr_t)p);
+    add(&l, ") of a block already freed");
+    if (state != SHIM_RELEASED) { add(&l, " ("); add_u(&l, copy.size); add(&l, " bytes)"); }
+    finish(w, &l);
+}
+
+void shim_report_invalid_free(const void *p, const char *operation) {
+    if (!shim_ready) { early("invalid free", p); return; }
+    if (shim_self.depth > 0) return;
+    fl_json *w = begin("invalid_free");
+    if (!w) return;
+    shim_found f;
+    int found = shim_find_block((uintptr_t)p, SHIM_FIND_WINDOW, &f);
+    write_thread(w);
+    const char *reason = !found ? "not a pointer that malloc returned"
+                       : f.state == SHIM_LIVE ? "points inside a live block, not at its start"
+                                              : "points inside a freed block, not at its start";
+    fl_json_begin_object(w, "invalid_free");
+    fl_json_string(w, "operation", operation);
+    fl_json_hex(w, "pointer", (uintptr_t)p);
+    fl_json_string(w, "reason", reason);
+    fl_json_end_object(w);
+    if (found) shim_write_block(w, &f.copy, shim_block_user(f.header), f.state, f.offset, 1, g_images);
+    line l = {.len = 0};
+    add(&l, "faultline: invalid_free: ");
+    add(&l, operation);
+    add(&l, "(");
+    add_hex(&l, (uintptr_t)p);
+    add(&l, "): ");
+    add(&l, reason);
+    if (found) { add(&l, " (offset "); add_u(&l, f.offset); add(&l, " of "); add_u(&l, f.copy.size); add(&l, " bytes)"); }
+    finish(w, &l);
+}
+
+void shim_report_write_after_free(const shim_block *b, size_t offset, size_t length, const char *detection) {
+    if (!shim_ready || shim_self.depth > 0) return;
+    fl_json *w = begin("write_after_free");
+    if (!w) return;
+    shim_block copy = *b;
+    const unsigned char *user = shim_block_user(b);
+    write_thread(w);
+    fl_json_begin_object(w, "write_after_free");
+    fl_json_uint(w, "offset", offset);
+    fl_json_uint(w, "length", length);
+    fl_json_string(w, "detected", detection);
+    // The first changed bytes, as hex, so the value written can be recognised.
+    static const char hex[] = "0123456789abcdef";
+    char bytes[65];
+    size_t k = length < 32 ? length : 32;
+    for (size_t i = 0; i < k; i++) {
+        bytes[2 * i] = hex[user[offset + i] >> 4];
+        bytes[2 * i + 1] = hex[user[offset + i] & 15];
+    }
+    bytes[2 * k] = 0;
+    fl_json_string(w, "bytes", bytes);
+    fl_json_end_object(w);
+    shim_write_block(w, &copy, user, SHIM_QUARANTINED, 0, 0, g_images);
+    line l = {.len = 0};
+    add(&l, "faultline: write_after_free: ");
+    add_u(&l, length);
+    add(&l, " byte(s) at offset ");
+    add_u(&l, offset);
+    add(&l, " of freed block ");
+    add_hex(&l, (uintptr_t)user);
+    add(&l, " (");
+    add_u(&l, copy.size);
+    add(&l, " bytes) changed after free");
+    finish(w, &l);
+}

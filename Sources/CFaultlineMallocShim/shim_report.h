@@ -1,0 +1,36 @@
+// Reports the shim writes itself (double_free, invalid_free,
+// write_after_free), in the common report schema, through CFaultlineCore's
+// writer and atomic commit; plus the one-line notice on stderr and the halt
+// that follows when FAULTLINE_HALT_ON_ERROR is on.
+#ifndef SHIM_REPORT_H
+#define SHIM_REPORT_H
+
+#include "image_list.h"
+#include "json_writer.h"
+#include "shim_block.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Opens (creating it if needed) FAULTLINE_REPORT_DIR. Install time.
+void shim_report_init(void);
+/// fork: lock before, unlock after.
+void shim_report_lock(void);
+void shim_report_unlock(void);
+
+/// Freeing (or reallocating) a block that was already freed; `operation`
+/// is "free" or "realloc". The calling thread's stack is the second free.
+void shim_report_double_free(const void *p, uint32_t state, const char *operation);
+/// Freeing a pointer that is not the start of a live block.
+void shim_report_invalid_free(const void *p, const char *operation);
+/// A quarantined block whose 0x55 pattern changed; `detection` says when
+/// it was seen ("quarantine_release" or "exit_check").
+void shim_report_write_after_free(const shim_block *b, size_t offset, size_t length, const char *detection);
+
+/// Writes `"block"` and the block's stacks. `images` may be NULL.
+void shim_write_block(fl_json *w, const shim_block *copy, const void *user, uint32_t state,
+                      uint64_t offset, int with_offset, const fl_image_list *images);
+/// Name of a block state for reports.
+const char *shim_state_name(uint32_t state);
+
+#endif
