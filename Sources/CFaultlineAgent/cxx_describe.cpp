@@ -97,9 +97,22 @@ void set_double(fl_cxx_exception_level *L, long double lv) {
     set_value(L, buf, n);
 }
 
+// Names of the types thrown when the heap is exhausted, for when
+// __cxa_demangle is not an option.
+const struct { const char *mangled, *name; } k_heap_types[] = {
+    {"St9bad_alloc", "std::bad_alloc"},
+    {"St20bad_array_new_length", "std::bad_array_new_length"},
+};
+
 void set_type(fl_cxx_exception_level *L, const char *mangled, bool demangle) {
     strncpy(L->type_mangled, mangled, FL_CXX_TYPE_MAX - 1);
     L->type_mangled[FL_CXX_TYPE_MAX - 1] = 0;
+    for (const auto &k : k_heap_types) {
+        if (strcmp(mangled, k.mangled) == 0) {
+            strcpy(L->type, k.name);
+            return;
+        }
+    }
     if (demangle) {
         int status = -1;
         char *d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);

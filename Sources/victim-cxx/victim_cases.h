@@ -146,6 +146,12 @@ VICTIM_NOINLINE int read_past_end() {
     return v.at(7);
 }
 
+VICTIM_NOINLINE char *allocate_too_much() {
+    victim_say("new char[1 << 62]: operator new throws std::bad_alloc");
+    static volatile size_t huge = (size_t)1 << 62;
+    return new char[huge];
+}
+
 [[noreturn]] void own_terminate_handler() {
     victim_say("the program's own terminate handler ran");
     abort();
@@ -198,6 +204,7 @@ static int victim_usage(const char *self) {
             "  throw-string      throw std::string\n"
             "  throw-double      throw 2.5\n"
             "  out-of-range      std::vector::at throws from inside libstdc++\n"
+            "  bad-alloc         operator new fails: std::bad_alloc (named without __cxa_demangle)\n"
             "  own-terminate     the program sets its own terminate handler, then throws\n"
             "  catch-loop [N] [DEPTH]  throw and catch N times (default 100000, depth 8); exits 0\n",
             self);
@@ -219,6 +226,7 @@ static int victim_main(int argc, char **argv) {
     else if (!strcmp(c, "throw-string")) throw_std_string();
     else if (!strcmp(c, "throw-double")) throw_double();
     else if (!strcmp(c, "out-of-range")) return read_past_end();
+    else if (!strcmp(c, "bad-alloc")) return allocate_too_much() != nullptr;
     else if (!strcmp(c, "own-terminate")) throw_with_own_handler();
     else if (!strcmp(c, "catch-loop")) {
         long n = argc > 2 ? atol(argv[2]) : 100000;
