@@ -13,7 +13,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <ucontext.h>
@@ -159,7 +161,31 @@ static int write_thread(fl_json *w) {
     return n;
 }
 
-static void finish(fl_json *w, line *summary) {
+// When fd 2 is a pipe that another thread drains (the agent's stderr
+// capture), wait until it is empty so nothing said before the halt is lost.
+static void let_stderr_drain(void) {
+    struct stat st;
+    if (fstat(2, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
+    uint64_t deadline = fl_monotonic_ns() + 200000000ull;
+    int pending = 0;
+    while (ioctl(2, FIONREAD, &pending) == 0 && pending > 0 && fl_monotonic_ns() < deadline) fl_sleep_ns(1000000);
+    fl_sleep_ns(5000000);  // the last piece read may still be being forwarded
+}
+
+// Ends the process after a report (FAULTLINE_HALT_ON_ERROR=1). At exit the
+// program's stdio buffers are flushed first, as exit() would have.
+static void halt(int at_exit) {
+    line l = {.len = 0};
+    add(&l, "faultline: stopping the process with exit code ");
+    add_u(&l, (uint64_t)shim_cfg.exit_code);
+    add(&l, " (FAULTLINE_HALT_ON_ERROR=0 continues instead)");
+    emit(&l);
+    if (at_exit) fflush(0);
+    let_stderr_drain();
+    _exit(shim_cfg.exit_code);
+}
+
+static void finish(fl_json *w, line *summary, int at_exit) {
     fl_json_begin_object(w, "shim");
     fl_json_uint(w, "quarantine_bytes", shim_cfg.quarantine_bytes);
     fl_json_uint(w, "quarantine_count", shim_cfg.quarantine_count);
@@ -189,14 +215,7 @@ static void finish(fl_json *w, line *summary) {
     }
     shim_self.depth--;
     pthread_mutex_unlock(&g_lock);
-    if (shim_cfg.halt_on_error) {
-        line l = {.len = 0};
-        add(&l, "faultline: stopping the process with exit code ");
-        add_u(&l, (uint64_t)shim_cfg.exit_code);
-        add(&l, " (FAULTLINE_HALT_ON_ERROR=0 continues instead)");
-        emit(&l);
-        _exit(shim_cfg.exit_code);
-    }
+    if (shim_cfg.halt_on_error) halt(at_exit);
 }
 
 // Before the constructor ran there is no report machinery: one line only.
@@ -234,7 +253,7 @@ void shim_report_double_free(const void *p, uint32_t state, const char *operatio
     add_hex(&l, (uintptr_t)p);
     add(&l, ") of a block already freed");
     if (state != SHIM_RELEASED) { add(&l, " ("); add_u(&l, copy.size); add(&l, " bytes)"); }
-    finish(w, &l);
+    finish(w, &l, 0);
 }
 
 void shim_report_invalid_free(const void *p, const char *operation) {
@@ -262,7 +281,7 @@ void shim_report_invalid_free(const void *p, const char *operation) {
     add(&l, "): ");
     add(&l, reason);
     if (found) { add(&l, " (offset "); add_u(&l, f.offset); add(&l, " of "); add_u(&l, f.copy.size); add(&l, " bytes)"); }
-    finish(w, &l);
+    finish(w, &l, 0);
 }
 
 void shim_report_write_after_free(const shim_block *b, size_t offset, size_t length, const char *detection) {
@@ -298,5 +317,5 @@ void shim_report_write_after_free(const shim_block *b, size_t offset, size_t len
     add(&l, " (");
     add_u(&l, copy.size);
     add(&l, " bytes) changed after free");
-    finish(w, &l);
+    finish(w, &l, fl_streq(detection, "exit_check"));
 }
