@@ -1,7 +1,130 @@
 import ArgumentParser
+import Faultline
+import Foundation
 
-/// Placeholder for `faultline exec` (being built).
+/// `faultline exec [options] -- CMD [ARGS…]`: runs CMD with the agent
+/// injected (like `valgrind CMD`), then prints the reports it produced and
+/// exits with CMD's own status.
 struct ExecCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "exec", abstract: "(not yet)")
-    func run() async throws { throw ValidationError("faultline exec is not built yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "exec",
+        abstract: "Run a program with the Faultline agent injected, then show the reports it produced.",
+        discussion: """
+            The agent (libFaultlineAgentPreload.so) and, for the use_after_free and leaks detectors, \
+            the malloc shim (libFaultlineMallocShim.so) are taken from the directory of the faultline \
+            executable and prepended to LD_PRELOAD. Reports go to --report-dir, by default \
+            ./faultline-reports/<cmd>-<YYYYmmdd-HHMMSS>-<pid> (UTC start time; removed when the run wrote \
+            no report). SWIFT_BACKTRACE=enable=no is set unless SWIFT_BACKTRACE is already set, so the \
+            Swift runtime does not print a second crash report. SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to the program. The exit \
+            status is the program's, or 128+N when signal N killed it.
+
+            Exit statuses of faultline itself: 64 bad usage (unknown detector), 69 agent library \
+            missing, 73 report directory not creatable or writable, 126 program not runnable, \
+            127 program not found.
+            """)
+
+    @Option(name: .customLong("report-dir"), help: "Directory for the reports (created if missing).")
+    var reportDir: String?
+
+    @Option(help: ArgumentHelp(
+        "Comma-separated detectors to turn on (default all).",
+        discussion: "Valid: \(DetectorSelection.known.joined(separator: ", ")), or all.",
+        valueName: "list"))
+    var detectors: String?
+
+    @Flag(help: "Do not preload the malloc shim even when use_after_free or leaks is on.")
+    var noShim = false
+
+    @Flag(help: "Do not route the program's stderr through the agent (its tail is then missing from reports).")
+    var noCaptureStderr = false
+
+    @Flag(help: "Print the reports without running the symbolizer.")
+    var noSymbolicate = false
+
+    @Argument(parsing: .captureForPassthrough, help: "The program and its arguments (after --).")
+    var command: [String] = []
+
+    /// Exit statuses (sysexits.h).
+    static let usageStatus: Int32 = 64, unavailableStatus: Int32 = 69, cantCreateStatus: Int32 = 73
+
+    func run() async throws {
+        let argv = command.first == "--" ? Array(command.dropFirst()) : command
+        guard let program = argv.first else {
+            fail("exec needs a program: faultline exec [options] -- CMD [ARGS...]", Self.usageStatus)
+        }
+        var selection: DetectorSelection?
+        if let detectors {
+            do throws(DetectorSelectionError) { selection = try DetectorSelection(parsing: detectors) } catch {
+                fail("\(error)", Self.usageStatus)
+            }
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let executable: String
+        do throws(ChildProcess.LaunchError) { executable = try ChildProcess.resolve(program, path: environment["PATH"]) } catch {
+            fail("\(error)", error.status)
+        }
+        guard let libraryDirectory = AgentInjection.executableDirectory() else {
+            fail("cannot find the faultline executable's directory (/proc/self/exe); is /proc mounted?", Self.unavailableStatus)
+        }
+        var injection = AgentInjection(libraryDirectory: libraryDirectory, detectors: selection, useShim: !noShim,
+                                       captureStderr: !noCaptureStderr, reportDirectory: "")
+        do throws(AgentInjection.MissingLibrary) { _ = try injection.libraries() } catch {
+            fail("\(error)", Self.unavailableStatus)
+        }
+        let directory: RunReportDirectory
+        do throws(RunReportDirectory.SetupError) { directory = try RunReportDirectory(explicit: reportDir) } catch {
+            fail("\(error)", Self.cantCreateStatus)
+        }
+        injection.reportDirectory = directory.path
+        let childEnvironment: [String: String]
+        do throws(AgentInjection.MissingLibrary) { childEnvironment = try injection.environment(environment) } catch {
+            fail("\(error)", Self.unavailableStatus)
+        }
+
+        let pid: pid_t
+        do throws(ChildProcess.LaunchError) {
+            pid = try ChildProcess.spawn(executable, arguments: argv, environment: childEnvironment)
+        } catch {
+            _ = directory.finish(command: program, pid: 0)
+            fail("\(error)", error.status)
+        }
+        ChildProcess.forwardSignals(to: pid)
+        let termination = ChildProcess.wait(pid)
+
+        let (finalDirectory, reports) = directory.finish(command: program, pid: pid)
+        printReports(reports)
+        if let finalDirectory {
+            ReportCommand.stderr("faultline: \(reports.count) report(s) in \(Self.relative(finalDirectory))")
+        } else {
+            ReportCommand.stderr("faultline: 0 report(s); nothing kept in \(Self.relative(directory.location))")
+        }
+        throw ExitCode(termination.shellStatus)
+    }
+
+    private func printReports(_ paths: [String]) {
+        let symbolicator = noSymbolicate ? nil : Symbolicator()
+        let formatter = ReportFormatter()
+        for (n, path) in paths.enumerated() {
+            ReportCommand.stderr("")
+            ReportCommand.stderr("faultline: report \(n + 1) of \(paths.count): \(Self.relative(path))")
+            do throws(ReportLoadError) {
+                let report = try ReportStore.load(path: path)
+                let result = symbolicator?.symbolicateWithWarnings(report) ?? Symbolicator.Result(report: report, warnings: [], tool: nil)
+                FileHandle.standardError.write(Data(formatter.format(result).utf8))
+            } catch {
+                ReportCommand.stderr("faultline: \(error)")
+            }
+        }
+    }
+
+    private func fail(_ message: String, _ status: Int32) -> Never {
+        ReportCommand.stderr("faultline: \(message)")
+        Foundation.exit(status)
+    }
+
+    /// `path` relative to the current directory when under it.
+    static func relative(_ path: String) -> String {
+        let cwd = FileManager.default.currentDirectoryPath
+        return path.hasPrefix(cwd + "/") ? String(path.dropFirst(cwd.count + 1)) : path
+    }
 }

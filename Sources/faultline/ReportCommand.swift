@@ -1,7 +1,143 @@
 import ArgumentParser
+import Faultline
+import Foundation
 
-/// Placeholder for `faultline report` (being built).
+/// `faultline report`: list the reports in a directory, show one.
 struct ReportCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "report", abstract: "(not yet)")
-    func run() async throws { throw ValidationError("faultline report is not built yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "List reports and show one, symbolicated.",
+        discussion: """
+            faultline report list [DIR]          table of the reports in DIR (default ./faultline-reports)
+            faultline report show FILE|ID        one report, symbolicated, as text (or --json)
+            """,
+        subcommands: [List.self, Show.self],
+        defaultSubcommand: List.self
+    )
+
+    /// Exit status for a report file that cannot be read as a report.
+    static let badReportStatus: Int32 = 65
+    /// Exit status for a report or directory that does not exist.
+    static let notFoundStatus: Int32 = 66
+
+    /// Writes `line` and a newline to stderr.
+    static func stderr(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// `faultline report list`.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a table of the reports in a directory and the run directories inside it.",
+            discussion: "Files that are not readable reports are listed on stderr, one line each.")
+
+        @Argument(help: "Report directory.")
+        var directory: String = RunReportDirectory.defaultParent
+
+        func run() async throws {
+            let entries: [ReportStore.Entry]
+            do {
+                entries = try ReportStore.list(directory: directory, includingSubdirectories: true)
+            } catch {
+                ReportCommand.stderr("faultline: cannot read report directory \(directory): \(Self.reason(error)); run `faultline exec -- CMD` first or pass DIR")
+                throw ExitCode(ReportCommand.notFoundStatus)
+            }
+            let reports = entries.compactMap(\.report)
+            for e in entries { if case .failure(let err) = e.result { ReportCommand.stderr("faultline: skipped \(err)") } }
+            guard !reports.isEmpty else {
+                print("no reports in \(directory)")
+                return
+            }
+            var rows = [["ID", "TIME (UTC)", "KIND", "PROCESS", "SUMMARY"]]
+            for r in reports {
+                let process = "\(r.process.name ?? "?")[\(r.process.pid)]"
+                rows.append([r.id, ReportSummary.shortTime(r), r.kind, process, ReportSummary.oneLine(r)])
+            }
+            let widths = (0..<4).map { c in rows.map { $0[c].count }.max() ?? 0 }
+            for row in rows {
+                let cells = (0..<4).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) } + [row[4]]
+                print(cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+            }
+            let bad = entries.count - reports.count
+            print("\(reports.count) report(s) in \(directory)" + (bad > 0 ? ", \(bad) unreadable file(s) skipped" : ""))
+        }
+
+        static func reason(_ error: Error) -> String {
+            let ns = error as NSError
+            if let posix = ns.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+                return String(cString: strerror(Int32(posix.code)))
+            }
+            if ns.domain == NSCocoaErrorDomain && (ns.code == NSFileReadNoSuchFileError || ns.code == NSFileNoSuchFileError) {
+                return "no such directory"
+            }
+            return ns.localizedDescription
+        }
+    }
+
+    /// `faultline report show`.
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show one report, symbolicated.",
+            discussion: """
+                FILE is a report file; ID is a report id or a prefix of one (as few hex digits as \
+                make it unique), looked up in --dir and the run directories inside it.
+                """)
+
+        @Argument(help: "A report file, or a report id or id prefix.")
+        var report: String
+
+        @Option(help: "Directory to look ids up in.")
+        var dir: String = RunReportDirectory.defaultParent
+
+        @Flag(help: "Print the symbolicated report as JSON (the report with `symbol` filled in) instead of text.")
+        var json = false
+
+        @Flag(help: "Do not run the symbolizer; show addresses only.")
+        var noSymbolicate = false
+
+        func run() async throws {
+            let report = try loadReport()
+            var result = Symbolicator.Result(report: report, warnings: [], tool: nil)
+            if !noSymbolicate { result = Symbolicator().symbolicateWithWarnings(report) }
+            if json {
+                for w in result.warnings { ReportCommand.stderr("faultline: warning: \(w)") }
+                let data = try JSONEncoderFactory.pretty().encode(result.report)
+                FileHandle.standardOutput.write(data + Data("\n".utf8))
+            } else {
+                print(ReportFormatter().format(result), terminator: "")
+            }
+        }
+
+        private func loadReport() throws -> Report {
+            var isDir: ObjCBool = false
+            let path: String
+            if FileManager.default.fileExists(atPath: report, isDirectory: &isDir) {
+                guard !isDir.boolValue else {
+                    ReportCommand.stderr("faultline: \(report) is a directory; use `faultline report list \(report)`, or give a report file or id")
+                    throw ExitCode(ReportCommand.notFoundStatus)
+                }
+                path = report
+            } else {
+                let entry: ReportStore.Entry
+                do throws(ReportLookupError) {
+                    entry = try ReportStore.find(id: report, in: dir)
+                } catch {
+                    ReportCommand.stderr("faultline: \(error)")
+                    throw ExitCode(ReportCommand.notFoundStatus)
+                }
+                switch entry.result {
+                case .success(let r): return r
+                case .failure(let e):
+                    ReportCommand.stderr("faultline: \(e)")
+                    throw ExitCode(ReportCommand.badReportStatus)
+                }
+            }
+            do throws(ReportLoadError) {
+                return try ReportStore.load(path: path)
+            } catch {
+                ReportCommand.stderr("faultline: \(error)")
+                throw ExitCode(ReportCommand.badReportStatus)
+            }
+        }
+    }
 }

@@ -3,12 +3,19 @@
 public struct ReportLoadError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The kinds of bad file.
     public enum Reason: Sendable, Equatable {
+        /// The file could not be read; the text says why and what to do.
         case unreadable(String)
+        /// Zero bytes, or only white space.
         case empty
+        /// A report that starts as JSON but stops early.
         case truncated
+        /// Not JSON at all; the text says where parsing failed.
         case notJSON(String)
+        /// Valid JSON without `"schema": "faultline.report"`.
         case foreign
+        /// A report of a schema version newer than this build reads.
         case unsupportedVersion(Int)
+        /// Our schema, but a field is missing or of the wrong type.
         case invalid(String)
     }
 
@@ -25,14 +32,14 @@ public struct ReportLoadError: Error, CustomStringConvertible, Sendable, Equatab
 
     public var description: String {
         switch reason {
-        case .unreadable(let why): return "\(path): cannot read (\(why)); check its permissions"
+        case .unreadable(let why): return "\(path): cannot read: \(why)"
         case .empty: return "\(path): empty file, not a report; delete it"
         case .truncated: return "\(path): truncated report (JSON ends early); the writer was interrupted, delete it"
-        case .notJSON(let why): return "\(path): not JSON (\(why)); not a Faultline report"
-        case .foreign: return "\(path): JSON but not a Faultline report (no \"schema\": \"faultline.report\")"
+        case .notJSON(let why): return "\(path): not JSON (\(why)); not a Faultline report, move it out of the report directory"
+        case .foreign: return "\(path): JSON but not a Faultline report (no \"schema\": \"faultline.report\"); move it out of the report directory"
         case .unsupportedVersion(let v):
             return "\(path): report schema version \(v) is newer than this faultline reads (\(ReportStore.supportedSchemaVersion)); update faultline"
-        case .invalid(let why): return "\(path): malformed report (\(why))"
+        case .invalid(let why): return "\(path): malformed report (\(why)); it was not written by a Faultline agent or was edited"
         }
     }
 }

@@ -1,10 +1,18 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Reads report files: one directory at a time, bad files reported one line
 /// each and skipped, never a crash.
 public enum ReportStore {
     /// The newest schema version this build reads.
     public static let supportedSchemaVersion = 1
+
+    /// Largest file read as a report. The agent's buffer is 8 MiB; anything
+    /// far bigger is not one of ours and is refused before it is read.
+    public static let maxReportBytes = 64 << 20
 
     /// A file in a report directory and what reading it gave.
     public struct Entry: Sendable {
@@ -12,17 +20,20 @@ public enum ReportStore {
         public let path: String
         /// The report, or why it is not one.
         public let result: Result<Report, ReportLoadError>
+
+        /// Creates an entry.
+        public init(path: String, result: Result<Report, ReportLoadError>) {
+            self.path = path
+            self.result = result
+        }
+
+        /// The report, nil for a bad file.
+        public var report: Report? { try? result.get() }
     }
 
     /// Reads one report file.
     public static func load(path: String) throws(ReportLoadError) -> Report {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ReportLoadError(path: path, reason: .unreadable((error as NSError).localizedDescription))
-        }
-        return try decode(data, path: path)
+        try decode(try readFile(path), path: path)
     }
 
     /// Decodes report bytes; `path` is only used in errors.
@@ -34,10 +45,10 @@ public enum ReportStore {
             object = try JSONSerialization.jsonObject(with: data)
         } catch {
             // A report that starts like one but does not close was cut short.
-            if trimmed.first == UInt8(ascii: "{") && trimmed.last != UInt8(ascii: "}") {
+            if trimmed.first == UInt8(ascii: "{") && JSONShape.isUnterminatedPrefix(data) {
                 throw ReportLoadError(path: path, reason: .truncated)
             }
-            throw ReportLoadError(path: path, reason: .notJSON("does not parse"))
+            throw ReportLoadError(path: path, reason: .notJSON(JSONShape.describeParseError(error, in: data)))
         }
         guard let dict = object as? [String: Any], dict["schema"] as? String == "faultline.report" else {
             throw ReportLoadError(path: path, reason: .foreign)
@@ -51,6 +62,8 @@ public enum ReportStore {
             throw ReportLoadError(path: path, reason: .invalid("missing \(describe(ctx.codingPath + [key]))"))
         } catch let DecodingError.typeMismatch(_, ctx) {
             throw ReportLoadError(path: path, reason: .invalid("wrong type at \(describe(ctx.codingPath))"))
+        } catch let DecodingError.valueNotFound(_, ctx) {
+            throw ReportLoadError(path: path, reason: .invalid("null at \(describe(ctx.codingPath))"))
         } catch let DecodingError.dataCorrupted(ctx) {
             throw ReportLoadError(path: path, reason: .invalid("\(ctx.debugDescription) at \(describe(ctx.codingPath))"))
         } catch {
@@ -58,26 +71,137 @@ public enum ReportStore {
         }
     }
 
-    /// Every `*.json` file in `directory` (hidden temporary files skipped),
-    /// oldest first. Throws only when the directory itself cannot be read.
-    public static func list(directory: String) throws -> [Entry] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
-        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
-            .sorted()
-            .map { name in
-                let path = (directory as NSString).appendingPathComponent(name)
-                do throws(ReportLoadError) {
-                    return Entry(path: path, result: .success(try load(path: path)))
-                } catch {
-                    return Entry(path: path, result: .failure(error))
+    /// Every `*.json` file in `directory` (hidden temporary files skipped):
+    /// reports oldest first, then bad files by path. With
+    /// `includingSubdirectories`, also the files one level down (where
+    /// `faultline exec` puts each run). Throws only when `directory` itself
+    /// cannot be read.
+    public static func list(directory: String, includingSubdirectories: Bool = false) throws -> [Entry] {
+        let fm = FileManager.default
+        var paths: [String] = []
+        func collect(_ dir: String, descend: Bool) throws {
+            for name in try fm.contentsOfDirectory(atPath: dir) where !name.hasPrefix(".") {
+                let path = (dir as NSString).appendingPathComponent(name)
+                var isDir: ObjCBool = false
+                let exists = fm.fileExists(atPath: path, isDirectory: &isDir)
+                if exists && isDir.boolValue {
+                    if descend { try? collect(path, descend: false) }
+                } else if name.hasSuffix(".json") {
+                    paths.append(path)
                 }
             }
-            .sorted { a, b in
-                switch (a.result, b.result) {
-                case (.success(let x), .success(let y)): return x.timeUnixMs < y.timeUnixMs
-                default: return a.path < b.path
+        }
+        try collect(directory, descend: includingSubdirectories)
+        let entries = paths.map { path in
+            do throws(ReportLoadError) {
+                return Entry(path: path, result: .success(try load(path: path)))
+            } catch {
+                return Entry(path: path, result: .failure(error))
+            }
+        }
+        let good = entries.filter { $0.report != nil }.sorted {
+            let (a, b) = ($0.report!.timeUnixMs, $1.report!.timeUnixMs)
+            return a != b ? a < b : $0.path < $1.path
+        }
+        let bad = entries.filter { $0.report == nil }.sorted { $0.path < $1.path }
+        return good + bad
+    }
+
+    /// The report whose id is `id` or starts with it, searched in
+    /// `directory` and one level below. File names carry the id
+    /// (`<kind>-<time>-<pid>-<id>.json`), so only files whose name does not
+    /// follow that pattern are read to learn their id.
+    public static func find(id prefix: String, in directory: String) throws(ReportLookupError) -> Entry {
+        let wanted = prefix.lowercased()
+        guard !wanted.isEmpty, wanted.allSatisfy(\.isHexDigit) else { throw .notAnID(prefix) }
+        var names: [String] = []
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        guard fm.fileExists(atPath: directory, isDirectory: &isDir), isDir.boolValue else {
+            throw .noDirectory(directory)
+        }
+        func collect(_ dir: String, descend: Bool) {
+            for name in (try? fm.contentsOfDirectory(atPath: dir)) ?? [] where !name.hasPrefix(".") {
+                let path = (dir as NSString).appendingPathComponent(name)
+                var sub: ObjCBool = false
+                if fm.fileExists(atPath: path, isDirectory: &sub), sub.boolValue {
+                    if descend { collect(path, descend: false) }
+                } else if name.hasSuffix(".json") {
+                    names.append(path)
                 }
             }
+        }
+        collect(directory, descend: true)
+        var resolved: [(id: String, path: String, entry: Entry?)] = []
+        for path in names.sorted() {
+            if let id = idFromFileName(path) {
+                if id.hasPrefix(wanted) { resolved.append((id, path, nil)) }
+            } else if let report = try? load(path: path), report.id.lowercased().hasPrefix(wanted) {
+                // A renamed file: its id is inside.
+                resolved.append((report.id.lowercased(), path, Entry(path: path, result: .success(report))))
+            }
+        }
+        // The same report copied twice is still one report.
+        let distinct = Set(resolved.map(\.id))
+        guard let first = resolved.first else { throw .notFound(prefix, directory) }
+        guard distinct.count == 1 else {
+            throw .ambiguous(prefix, resolved.map { ($0.id, $0.path) })
+        }
+        if let e = first.entry { return e }
+        do throws(ReportLoadError) {
+            return Entry(path: first.path, result: .success(try load(path: first.path)))
+        } catch {
+            return Entry(path: first.path, result: .failure(error))
+        }
+    }
+
+    /// The id in a file name `<kind>-<time>-<pid>-<id>.json`, nil when the
+    /// name does not end in `-` and 16 hex digits.
+    public static func idFromFileName(_ path: String) -> String? {
+        let name = (path as NSString).lastPathComponent
+        guard name.hasSuffix(".json") else { return nil }
+        let stem = name.dropLast(5)
+        guard let dash = stem.lastIndex(of: "-") else { return nil }
+        let id = stem[stem.index(after: dash)...]
+        guard id.count == 16, id.allSatisfy(\.isHexDigit) else { return nil }
+        return id.lowercased()
+    }
+
+    /// The file's bytes, or why it cannot be read (with what to do).
+    static func readFile(_ path: String) throws(ReportLoadError) -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ReportLoadError(path: path, reason: .unreadable(explain(errno))) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw ReportLoadError(path: path, reason: .unreadable(explain(errno))) }
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw ReportLoadError(path: path, reason: .unreadable("it is a directory; give a report file")) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw ReportLoadError(path: path, reason: .unreadable("not a regular file; give a report file"))
+        }
+        guard st.st_size <= maxReportBytes else {
+            throw ReportLoadError(path: path, reason: .unreadable("\(st.st_size) bytes is larger than any report (\(maxReportBytes >> 20) MiB); not a report"))
+        }
+        var data = Data(count: Int(st.st_size))
+        var done = 0
+        while done < data.count {
+            let n = data.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw ReportLoadError(path: path, reason: .unreadable(explain(errno))) }
+            if n == 0 { break }
+            done += n
+        }
+        return data.prefix(done)
+    }
+
+    /// `errno` as text with what to do about it.
+    private static func explain(_ code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        switch code {
+        case ENOENT: return "\(text); check the path"
+        case EACCES, EPERM: return "\(text); check its permissions"
+        case EISDIR: return "it is a directory; give a report file"
+        default: return text
+        }
     }
 
     private static func describe(_ path: [CodingKey]) -> String {

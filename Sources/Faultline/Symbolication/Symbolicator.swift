@@ -1,108 +1,189 @@
 import Foundation
 
-/// Resolves report frames to function, file and line, off the fault path,
-/// with the toolchain's `llvm-symbolizer` (one batched process per report).
-/// Swift names are demangled with `swift-demangle`, C++ names by the
-/// symbolizer itself.
+/// Resolves report frames to function, file and line, off the fault path.
+///
+/// Tools, in order of preference: the toolchain's `llvm-symbolizer` (next to
+/// `swift` on PATH; it knows the newest DWARF), any `llvm-symbolizer` on
+/// PATH, then GNU `addr2line`; the first that runs is used, in one batch per
+/// report (addr2line: one process per image). `FAULTLINE_SYMBOLIZER` names a
+/// tool to use instead, or `none`. Swift names are demangled with
+/// `swift-demangle` (one batch), C++ names by the symbolizer.
+///
+/// Each image is verified by GNU build-id before its frames are looked up:
+/// when the file at the image's path has changed since the report was
+/// written, a debug file with the report's build-id under
+/// `/usr/lib/debug/.build-id/` is used instead, and when there is none the
+/// image's frames are left alone and a `SymbolicationWarning` says so.
 public struct Symbolicator: Sendable {
-    /// Path of the symbolizer in use, nil when none was found.
+    /// Path of the `llvm-symbolizer` in use, nil when none was found.
     public let symbolizerPath: String?
     /// Path of `swift-demangle`, nil when none was found.
     public let demanglerPath: String?
+    /// The tools tried in order; the first that runs answers.
+    public let tools: [SymbolizerTool]
+    /// Directories searched for `.build-id/xx/rest.debug` files.
+    public let debugFileDirectories: [String]
 
-    /// Finds the tools: `llvm-symbolizer` next to `swift` on PATH first (the
-    /// toolchain's, which knows newer DWARF), then anywhere on PATH.
+    /// What `symbolicateWithWarnings` produced.
+    public struct Result: Sendable {
+        /// The report with `symbol` filled in where the tools could.
+        public var report: Report
+        /// Why some frames were left alone, one per image (or one for the
+        /// whole report when no tool ran).
+        public var warnings: [SymbolicationWarning]
+        /// The tool that answered, nil when none ran (or nothing to do).
+        public var tool: SymbolizerTool?
+
+        /// A result (`Result(report: r)` wraps a report left as is).
+        public init(report: Report, warnings: [SymbolicationWarning] = [], tool: SymbolizerTool? = nil) {
+            self.report = report
+            self.warnings = warnings
+            self.tool = tool
+        }
+
+        /// The warning about image `index`, if any.
+        public func warning(forImage index: Int?) -> SymbolicationWarning? {
+            guard let index else { return nil }
+            return warnings.first { $0.imageIndex == index }
+        }
+    }
+
+    /// Finds the tools: `symbolizerPath` when given (an `llvm-symbolizer`,
+    /// or an `addr2line` judged by its name), else `FAULTLINE_SYMBOLIZER`
+    /// (`none` disables symbolication), else the toolchain's
+    /// `llvm-symbolizer`, one on PATH, and `addr2line`.
     public init(symbolizerPath: String? = nil) {
-        self.symbolizerPath = symbolizerPath ?? ToolLocator.find("llvm-symbolizer", preferNextTo: "swift")
-        self.demanglerPath = ToolLocator.find("swift-demangle", preferNextTo: "swift")
+        let env = ProcessInfo.processInfo.environment["FAULTLINE_SYMBOLIZER"].flatMap { $0.isEmpty ? nil : $0 }
+        var tools: [SymbolizerTool] = []
+        if let chosen = symbolizerPath ?? env {
+            if chosen != "none" { tools = [SymbolizerTool.at(chosen)] }
+        } else {
+            for candidate in [ToolLocator.find("llvm-symbolizer", preferNextTo: "swift"), ToolLocator.find("llvm-symbolizer")] {
+                if let candidate, !tools.contains(.llvmSymbolizer(candidate)) { tools.append(.llvmSymbolizer(candidate)) }
+            }
+            if let a2l = ToolLocator.find("addr2line") { tools.append(.addr2line(a2l)) }
+        }
+        self.init(tools: tools)
+    }
+
+    /// Uses exactly `tools`, in order.
+    public init(tools: [SymbolizerTool], demanglerPath: String? = ToolLocator.find("swift-demangle", preferNextTo: "swift"),
+                debugFileDirectories: [String] = ["/usr/lib/debug"]) {
+        self.tools = tools
+        self.symbolizerPath = tools.lazy.compactMap { if case .llvmSymbolizer(let p) = $0 { return p }; return nil }.first
+        self.demanglerPath = demanglerPath
+        self.debugFileDirectories = debugFileDirectories
     }
 
     /// A copy of `report` with `symbol` filled in on every frame the tools
-    /// could resolve. Frames past the first of each thread are return
-    /// addresses, so the address looked up is one byte earlier (the call).
+    /// could resolve.
     public func symbolicate(_ report: Report) -> Report {
-        guard let symbolizerPath, let images = report.images else { return report }
-        var queries: [(image: String, offset: UInt64)] = []
-        var index: [String: Int] = [:]
-        func key(_ image: String, _ offset: UInt64) -> String { "\(image)#\(offset)" }
+        symbolicateWithWarnings(report).report
+    }
+
+    /// Symbolicates every frame of every thread and every stack inside
+    /// detector sections, and says which images could not be used. Frame 0
+    /// of a stack is the interrupted instruction and is looked up as is;
+    /// later frames are return addresses, so the address looked up is one
+    /// byte earlier (inside the call instruction).
+    public func symbolicateWithWarnings(_ report: Report) -> Result {
+        let images = report.images ?? []
+        let resolver = ImageResolver(debugFileDirectories: debugFileDirectories)
+        var resolutions: [Int: ImageResolver.Resolution] = [:]
+        var warnings: [SymbolicationWarning] = []
+        var queries: [SymbolizerTool.Query] = []
+        var queryIndex: [SymbolizerTool.Query: Int] = [:]
+
+        /// The query for a frame, registering it on first sight.
+        func query(for frame: Report.Frame, at position: Int) -> SymbolizerTool.Query? {
+            guard let i = frame.image, images.indices.contains(i) else { return nil }
+            let image = images[i]
+            guard let offset = frame.offset?.value ?? image.loadBias.map({ frame.pc.value &- $0.value }) else { return nil }
+            if resolutions[i] == nil {
+                let r = resolver.resolve(image, index: i)
+                resolutions[i] = r
+                if case .skip(let w) = r { warnings.append(w) }
+            }
+            guard case .file(let file)? = resolutions[i] else { return nil }
+            let q = SymbolizerTool.Query(file: file, address: position == 0 ? offset : offset &- 1)
+            if queryIndex[q] == nil {
+                queryIndex[q] = queries.count
+                queries.append(q)
+            }
+            return q
+        }
+
         for thread in report.allThreads {
-            for (i, frame) in thread.frames.enumerated() {
-                guard let img = frame.image, images.indices.contains(img), let off = frame.offset else { continue }
-                let lookup = i == 0 ? off.value : off.value &- 1
-                let k = key(images[img].path, lookup)
-                if index[k] == nil {
-                    index[k] = queries.count
-                    queries.append((images[img].path, lookup))
-                }
+            for (n, frame) in thread.frames.enumerated() { _ = query(for: frame, at: n) }
+        }
+        let sectionValues = Array(report.sections.values) + (report.user.map { [JSONValue.object($0)] } ?? [])
+        for value in sectionValues {
+            _ = SectionFrames.map(value) { o, n in
+                if let f = SectionFrames.frame(o) { _ = query(for: f, at: n) }
+                return o
             }
         }
-        let symbols = run(symbolizerPath, queries)
-        var out = report
+
+        var symbols: [Report.Symbol?] = []
+        var usedTool: SymbolizerTool?
+        if !queries.isEmpty {
+            for tool in tools {
+                if let found = tool.lookup(queries) {
+                    symbols = found
+                    usedTool = tool
+                    break
+                }
+            }
+            if usedTool == nil { warnings.append(SymbolicationWarning(imageIndex: nil, imagePath: nil, reason: .noSymbolizer)) }
+        }
+        symbols = demangleSwift(symbols)
+
+        func symbol(for frame: Report.Frame, at position: Int) -> Report.Symbol? {
+            guard let q = query(for: frame, at: position), let k = queryIndex[q], k < symbols.count else { return nil }
+            return symbols[k]
+        }
         func fill(_ thread: Report.ThreadInfo) -> Report.ThreadInfo {
             var t = thread
-            for i in t.frames.indices {
-                guard let img = t.frames[i].image, images.indices.contains(img), let off = t.frames[i].offset else { continue }
-                let lookup = i == 0 ? off.value : off.value &- 1
-                if let q = index[key(images[img].path, lookup)], q < symbols.count {
-                    t.frames[i].symbol = symbols[q]
-                }
+            for n in t.frames.indices {
+                if let s = symbol(for: t.frames[n], at: n) { t.frames[n].symbol = s }
             }
             return t
         }
+        func fillSection(_ value: JSONValue) -> JSONValue {
+            SectionFrames.map(value) { o, n in
+                guard let f = SectionFrames.frame(o), let s = symbol(for: f, at: n), let json = SectionFrames.json(s) else { return o }
+                var o = o
+                o["symbol"] = json
+                return o
+            }
+        }
+
+        var out = report
         out.crashedThread = report.crashedThread.map(fill)
         out.threads = report.threads?.map(fill)
-        return out
+        out.sections = report.sections.mapValues(fillSection)
+        if let user = report.user, case .object(let filled) = fillSection(.object(user)) { out.user = filled }
+        return Result(report: out, warnings: warnings.sorted { ($0.imageIndex ?? -1) < ($1.imageIndex ?? -1) }, tool: usedTool)
     }
 
-    private struct SymbolizerLine: Decodable {
-        struct Sym: Decodable {
-            var FunctionName: String?
-            var FileName: String?
-            var Line: Int?
-            var Column: Int?
+    /// `symbols` with Swift mangled names (also inside inlined frames)
+    /// replaced by their demangled forms.
+    private func demangleSwift(_ symbols: [Report.Symbol?]) -> [Report.Symbol?] {
+        var names: Set<String> = []
+        func collect(_ s: Report.Symbol) {
+            if Self.isSwiftMangled(s.function) { names.insert(s.function) }
+            s.inlined?.forEach(collect)
         }
-        var Symbol: [Sym]?
-    }
-
-    private func run(_ tool: String, _ queries: [(image: String, offset: UInt64)]) -> [Report.Symbol?] {
-        guard !queries.isEmpty else { return [] }
-        let input = queries.map { "\"\($0.image)\" 0x\(String($0.offset, radix: 16))" }.joined(separator: "\n") + "\n"
-        guard let output = ToolLocator.run(tool, ["--output-style=JSON", "--inlines", "--demangle"], input: input) else {
-            return Array(repeating: nil, count: queries.count)
-        }
-        let lines = output.split(separator: "\n", omittingEmptySubsequences: true)
-        var result: [Report.Symbol?] = []
-        var swiftNames: Set<String> = []
-        for line in lines {
-            guard let parsed = try? JSONDecoder().decode(SymbolizerLine.self, from: Data(line.utf8)),
-                  let syms = parsed.Symbol, !syms.isEmpty
-            else { result.append(nil); continue }
-            let converted: [Report.Symbol] = syms.compactMap { s in
-                guard let name = s.FunctionName, name != "??" else { return nil }
-                if Self.isSwiftMangled(name) { swiftNames.insert(name) }
-                return Report.Symbol(
-                    function: name,
-                    file: s.FileName.flatMap { $0.isEmpty || $0 == "??" ? nil : $0 },
-                    line: s.Line.flatMap { $0 > 0 ? $0 : nil },
-                    column: s.Column.flatMap { $0 > 0 ? $0 : nil },
-                    inlined: nil)
-            }
-            // llvm-symbolizer lists inlined frames innermost first; the last
-            // entry is the real (outermost) function of this address.
-            guard var outer = converted.last else { result.append(nil); continue }
-            if converted.count > 1 { outer.inlined = Array(converted.dropLast()) }
-            result.append(outer)
-        }
-        while result.count < queries.count { result.append(nil) }
-        let demangled = demangle(Array(swiftNames))
-        guard !demangled.isEmpty else { return result }
+        symbols.forEach { $0.map(collect) }
+        let demangled = demangle(names.sorted())
+        guard !demangled.isEmpty else { return symbols }
         func fix(_ s: Report.Symbol) -> Report.Symbol {
             var s = s
             s.function = demangled[s.function] ?? s.function
             s.inlined = s.inlined?.map(fix)
             return s
         }
-        return result.map { $0.map(fix) }
+        return symbols.map { $0.map(fix) }
     }
 
     /// True for Swift mangled names (`$s…`, `$S…`, `_T0…`, `$e…`).

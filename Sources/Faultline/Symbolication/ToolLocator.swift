@@ -1,7 +1,15 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Finds and runs the external tools Faultline uses off the fault path.
 public enum ToolLocator {
+    /// Longest a tool may run before it is killed, in seconds. A symbolizer
+    /// stuck on a damaged file must not hang `faultline report show`.
+    public static let defaultTimeout: Double = 120
+
     /// The path of `name`: next to `preferNextTo` on PATH if given and there,
     /// else the first on PATH; nil when absent.
     public static func find(_ name: String, preferNextTo sibling: String? = nil) -> String? {
@@ -10,10 +18,13 @@ public enum ToolLocator {
         let fm = FileManager.default
         if let sibling {
             for dir in dirs where fm.isExecutableFile(atPath: "\(dir)/\(sibling)") {
-                let real = (try? fm.destinationOfSymbolicLink(atPath: "\(dir)/\(sibling)"))
-                    .map { $0.hasPrefix("/") ? $0 : "\(dir)/\($0)" } ?? "\(dir)/\(sibling)"
-                let candidate = ((real as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name)
-                if fm.isExecutableFile(atPath: candidate) { return candidate }
+                // Follow the link (swift -> swift-frontend in some layouts, or
+                // /usr/bin/swift -> /opt/swift/usr/bin/swift) to the toolchain.
+                let real = URL(fileURLWithPath: "\(dir)/\(sibling)").resolvingSymlinksInPath().path
+                for base in [real, "\(dir)/\(sibling)"] {
+                    let candidate = ((base as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name)
+                    if fm.isExecutableFile(atPath: candidate) { return candidate }
+                }
             }
         }
         for dir in dirs where fm.isExecutableFile(atPath: "\(dir)/\(name)") { return "\(dir)/\(name)" }
@@ -21,8 +32,8 @@ public enum ToolLocator {
     }
 
     /// Runs `tool` with `input` on stdin; returns stdout, nil if it could not
-    /// start or failed.
-    public static func run(_ tool: String, _ args: [String], input: String) -> String? {
+    /// start, failed, or ran longer than `timeout` seconds (then it is killed).
+    public static func run(_ tool: String, _ args: [String], input: String, timeout: Double = defaultTimeout) -> String? {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tool)
         p.arguments = args
@@ -30,17 +41,44 @@ public enum ToolLocator {
         p.standardInput = inPipe
         p.standardOutput = outPipe
         p.standardError = FileHandle.nullDevice
+        // A tool that exits early closes its stdin; writing to it must give
+        // EPIPE, not kill this process with SIGPIPE.
+        _ = ignoreSIGPIPE
         do { try p.run() } catch { return nil }
+        let pid = p.processIdentifier
         // Feed stdin from another thread so a large output cannot deadlock us.
         let data = Data(input.utf8)
         let writer = Thread {
-            inPipe.fileHandleForWriting.write(data)
+            try? inPipe.fileHandleForWriting.write(contentsOf: data)
             try? inPipe.fileHandleForWriting.close()
         }
         writer.start()
+        let finished = LockedFlag()
+        let watchdog = Thread {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if finished.isSet { return }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            if !finished.isSet { kill(pid, SIGKILL) }
+        }
+        watchdog.start()
         let out = outPipe.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        guard p.terminationStatus == 0 else { return nil }
+        finished.set()
+        guard p.terminationReason == .exit, p.terminationStatus == 0 else { return nil }
         return String(decoding: out, as: UTF8.self)
     }
+
+    private static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN); return () }()
+}
+
+/// A lock-protected flag shared between a caller and a watchdog thread.
+final class LockedFlag: @unchecked Sendable {
+    private var value = false
+    private let lock = NSLock()
+    /// True once `set()` was called.
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+    /// Sets the flag.
+    func set() { lock.lock(); value = true; lock.unlock() }
 }

@@ -1,0 +1,188 @@
+import Foundation
+
+/// Turns a report into text for a person, in the spirit of the Swift
+/// runtime's backtracer but tighter: a header line, the signal, the Swift
+/// fatal error and stderr tail, recrash details, the crashed thread, every
+/// other thread, detector sections (any section, generically), registers and
+/// images.
+public struct ReportFormatter: Sendable {
+    /// What to show and how.
+    public struct Options: Sendable {
+        /// Most lines of the captured stderr tail shown.
+        public var stderrLines = 20
+        /// A run of at least this many frames of one function is collapsed.
+        public var collapseRunsOf = 8
+        /// Frames of a collapsed run shown before the count.
+        public var runHead = 3
+        /// Show the crashed thread's registers.
+        public var registers = true
+        /// Show the image list.
+        public var images = true
+        /// Source paths under this directory are shown relative to it
+        /// (default: the current directory).
+        public var baseDirectory: String? = FileManager.default.currentDirectoryPath
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The options in force.
+    public var options: Options
+
+    /// A formatter with `options`.
+    public init(options: Options = Options()) { self.options = options }
+
+    /// A symbolicated report with the symbolicator's warnings.
+    public func format(_ result: Symbolicator.Result) -> String {
+        format(result.report, warnings: result.warnings)
+    }
+
+    /// The text for `report`; `warnings` mark frames left unsymbolicated.
+    public func format(_ report: Report, warnings: [SymbolicationWarning] = []) -> String {
+        let images = report.images ?? []
+        let stacks = StackFormatter(
+            images: images, warnings: warnings, addressDigits: addressDigits(report),
+            runHead: options.runHead, runMinimum: max(options.collapseRunsOf, options.runHead + 1),
+            baseDirectory: options.baseDirectory)
+        let tree = JSONTreeFormatter(stacks: stacks)
+        var out: [String] = [header(report)]
+        if let s = report.signal { out.append("signal: " + describe(s)) }
+        if let m = report.swiftFatalError?.trimmingCharacters(in: .whitespacesAndNewlines), !m.isEmpty {
+            out.append("Swift fatal error: " + m)
+        }
+        if let r = report.recrash { out += recrash(r, stacks: stacks) }
+        for w in warnings { out.append("warning: \(w)") }
+        if let tail = report.stderrTail { out += stderrTail(tail) }
+
+        if let t = report.crashedThread {
+            out.append("")
+            out.append(threadTitle(t, crashed: true))
+            out += threadBody(t, stacks: stacks)
+        }
+        for t in report.threads ?? [] {
+            out.append("")
+            out.append(threadTitle(t, crashed: false))
+            out += threadBody(t, stacks: stacks)
+        }
+
+        var sections: [(String, JSONValue)] = report.sections.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        if let user = report.user { sections.append(("user", .object(user))) }
+        for (key, value) in sections {
+            out.append("")
+            out += tree.lines(key: key, value, indent: "")
+        }
+
+        if options.registers, let regs = report.crashedThread?.registers, !regs.isEmpty {
+            out.append("")
+            out.append("registers (thread \(report.crashedThread!.tid)):")
+            out += registerLines(regs, stacks: stacks)
+        }
+        if options.images, !images.isEmpty {
+            out.append("")
+            out.append("images:")
+            out += imageLines(images, warnings: warnings, stacks: stacks)
+        }
+        if let c = report.capture {
+            var parts: [String] = []
+            if let u = c.unwinder { parts.append("unwinder \(u)") }
+            if let ns = c.durationNs { parts.append(String(format: "report written in %.2f ms", Double(ns) / 1e6)) }
+            if !parts.isEmpty { out.append(""); out.append("capture: " + parts.joined(separator: ", ")) }
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// `crash in victim-c (pid 6688) at 2026-11-21T23:22:21.130Z, report 0699aecb79fb96e6`
+    func header(_ r: Report) -> String {
+        let name = r.process.name ?? r.process.executable.map { ($0 as NSString).lastPathComponent } ?? "process"
+        let kind = r.detector == r.kind ? r.kind : "\(r.kind) (detector \(r.detector))"
+        return "\(kind) in \(name) (pid \(r.process.pid)) at \(r.time), report \(r.id)"
+    }
+
+    /// `SIGSEGV (11), SEGV_MAPERR: address not mapped, at address 0x0`
+    func describe(_ s: Report.SignalInfo) -> String {
+        var text = "\(s.name) (\(s.number)), \(s.codeName)"
+        if let meaning = SignalCodeDescriptions.meaning(of: s.codeName) { text += ": \(meaning)" }
+        if let a = s.faultAddress { text += ", at address \(a)" }
+        if let p = s.senderPid { text += ", sent by pid \(p)" }
+        return text
+    }
+
+    private func recrash(_ r: Report.Recrash, stacks: StackFormatter) -> [String] {
+        var line = "recrash: the crash handler itself faulted while \(r.stage) (\(describe(r.signal)))"
+        if let n = r.partialBytes { line += "; first attempt kept \(n) bytes" }
+        if let id = r.firstReportId { line += " of report \(id)" }
+        var out = [line]
+        if let text = r.partialReport, let t = PartialReport.crashedThread(in: text), !t.frames.isEmpty {
+            // The first attempt wrote its frames before it faulted, but not
+            // the image list they index into: offsets only.
+            out.append("first attempt's crashed thread \(t.tid) (image list not written; image #index + offset):")
+            for (n, f) in t.frames.enumerated() {
+                var line = "  \(StackFormatter.number(n))\(stacks.hex(f.pc.value))"
+                if let i = f.image, let off = f.offset { line += "  image #\(i) + \(off)" }
+                out.append(line)
+            }
+        }
+        return out
+    }
+
+    private func stderrTail(_ tail: String) -> [String] {
+        var lines = tail.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        guard !lines.isEmpty else { return [] }
+        let shown = lines.suffix(options.stderrLines)
+        let title = shown.count < lines.count ? "stderr (last \(shown.count) of \(lines.count) lines):" : "stderr:"
+        return [title] + shown.map { "  | " + $0 }
+    }
+
+    private func threadTitle(_ t: Report.ThreadInfo, crashed: Bool) -> String {
+        var text = crashed ? "crashed thread \(t.tid)" : "thread \(t.tid)"
+        if let n = t.name { text += " \"\(n)\"" }
+        if t.main == true { text += " (main)" }
+        return text + ":"
+    }
+
+    private func threadBody(_ t: Report.ThreadInfo, stacks: StackFormatter) -> [String] {
+        if t.captured == false { return ["  (did not answer the stack request in time; no stack)"] }
+        if t.frames.isEmpty { return ["  (no frames)"] }
+        return stacks.lines(t, indent: "  ")
+    }
+
+    /// Registers four to a line, in the architecture's usual order.
+    private func registerLines(_ regs: [String: Address], stacks: StackFormatter) -> [String] {
+        let known = RegisterOrder.x86_64 + RegisterOrder.aarch64
+        let names = known.filter { regs[$0] != nil } + regs.keys.filter { !known.contains($0) }.sorted()
+        let width = names.map(\.count).max() ?? 3
+        let cells = names.map { $0.padding(toLength: width, withPad: " ", startingAt: 0) + " " + Self.hex16(regs[$0]!.value) }
+        return stride(from: 0, to: cells.count, by: 4).map { "  " + cells[$0..<min($0 + 4, cells.count)].joined(separator: "  ") }
+    }
+
+    private func imageLines(_ images: [Report.Image], warnings: [SymbolicationWarning], stacks: StackFormatter) -> [String] {
+        let indexWidth = "\(images.count - 1)".count
+        return images.enumerated().map { i, im in
+            let index = String(repeating: " ", count: indexWidth - "\(i)".count) + "\(i)"
+            var line = "  [\(index)] \(stacks.hex(im.base.value))  \(im.buildId ?? "(no build-id)")  \(im.path)"
+            if let w = warnings.first(where: { $0.imageIndex == i }) { line += "  [\(w.frameNote)]" }
+            return line
+        }
+    }
+
+    /// Enough hex digits for every address in the report (at least 12).
+    private func addressDigits(_ r: Report) -> Int {
+        var most: UInt64 = 0
+        for t in r.allThreads { for f in t.frames { most = max(most, f.pc.value) } }
+        for im in r.images ?? [] { most = max(most, im.base.value) }
+        return max(12, String(most, radix: 16).count)
+    }
+
+    private static func hex16(_ v: UInt64) -> String {
+        let d = String(v, radix: 16)
+        return "0x" + String(repeating: "0", count: max(0, 16 - d.count)) + d
+    }
+}
+
+/// Register names in the order people read them.
+enum RegisterOrder {
+    static let x86_64 = ["rip", "rsp", "rbp", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",
+                         "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "eflags", "cr2", "err", "trapno"]
+    static let aarch64 = ["pc", "sp", "fp", "lr"] + (0...28).map { "x\($0)" } + ["pstate"]
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Looks at bytes that failed to parse as JSON, to say why in one line.
+enum JSONShape {
+    /// True when `data` is a JSON text cut short: at its end a string or an
+    /// object/array is still open. (Garbage that merely never closes is
+    /// counted too; the caller first checks that it starts like a report.)
+    static func isUnterminatedPrefix(_ data: Data) -> Bool {
+        var depth = 0, inString = false, escaped = false
+        for byte in data {
+            if inString {
+                if escaped { escaped = false }
+                else if byte == UInt8(ascii: "\\") { escaped = true }
+                else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth < 0 { return false }
+            default: break
+            }
+        }
+        return inString || depth > 0
+    }
+
+    /// "invalid JSON at line 3, column 7" from a JSONSerialization error
+    /// ("… around character 123."), else its own text.
+    static func describeParseError(_ error: Error, in data: Data) -> String {
+        let text = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "does not parse"
+        guard let r = text.range(of: "character "),
+              let offset = Int(text[r.upperBound...].prefix { $0.isNumber })
+        else { return text.hasSuffix(".") ? String(text.dropLast()) : text }
+        var line = 1, column = 1
+        for byte in data.prefix(offset) {
+            if byte == 0x0a { line += 1; column = 1 } else { column += 1 }
+        }
+        return "invalid JSON at line \(line), column \(column)"
+    }
+}

@@ -1,0 +1,129 @@
+import Faultline
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `faultline exec` end to end: the real CLI, the real agent, real victims.
+@Suite struct ExecCommandTests {
+    private func faultline(_ args: [String], in directory: String? = nil) throws -> Finished {
+        try runProgram(try BuildProducts.path("faultline"), args, directory: directory)
+    }
+
+    @Test func nullDerefExitsLikeTheVictimAndLeavesOneReport() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let reports = "\(dir)/reports"
+        let run = try faultline(["exec", "--report-dir", reports, "--", try BuildProducts.path("victim-c"), "null-deref"])
+        #expect(!run.signaled)
+        #expect(run.status == 139)
+        let files = try FileManager.default.contentsOfDirectory(atPath: reports).filter { $0.hasSuffix(".json") }
+        #expect(files.count == 1)
+        #expect(run.stderr.contains("faultline: 1 report(s) in \(reports)"))
+        // The report is printed, symbolicated, with its stderr tail.
+        #expect(run.stderr.contains("crash in victim-c (pid "))
+        #expect(run.stderr.contains("victim_null_deref at "))
+        #expect(run.stderr.contains("  | victim: dereferencing NULL"))
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.last == "faultline: 1 report(s) in \(reports)")
+    }
+
+    @Test func defaultDirectoryIsNamedAfterTheRunAndRemovedWhenEmpty() throws {
+        let cwd = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: cwd) }
+        let victim = try BuildProducts.path("victim-c")
+
+        let clean = try faultline(["exec", victim, "exit", "3"], in: cwd)
+        #expect(clean.status == 3)
+        #expect(clean.stdout == "victim: exiting\n")
+        #expect(!FileManager.default.fileExists(atPath: "\(cwd)/faultline-reports"), "empty report directory left behind")
+        #expect(clean.stderr.hasSuffix("faultline: 0 report(s); nothing kept in faultline-reports\n"))
+
+        let crash = try faultline(["exec", "--", victim, "abort"], in: cwd)
+        #expect(crash.status == 128 + SIGABRT)
+        let runs = try FileManager.default.contentsOfDirectory(atPath: "\(cwd)/faultline-reports")
+        #expect(runs.count == 1)
+        let name = try #require(runs.first)
+        #expect(name.range(of: #"^victim-c-\d{8}-\d{6}-\d+$"#, options: .regularExpression) != nil, "\(name)")
+        let report = try ReportStore.load(path: try Victims.onlyReport(in: "\(cwd)/faultline-reports/\(name)"))
+        #expect(name.hasSuffix("-\(report.process.pid)"))
+        #expect(report.signal?.name == "SIGABRT")
+    }
+
+    @Test func unknownDetectorIsOneLineAndExit64() throws {
+        let run = try faultline(["exec", "--detectors", "crash,hangz", "--", "/bin/true"])
+        #expect(run.status == 64)
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        #expect(run.stderr.contains("'hangz'"))
+        for name in DetectorSelection.known { #expect(run.stderr.contains(name)) }
+    }
+
+    @Test func unusableReportDirectoryIsOneLineAndExit73() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = "\(dir)/a-file"
+        try Data().write(to: URL(fileURLWithPath: file))
+        for bad in [file, "\(file)/reports", "/proc/self/fdinfo/reports"] {
+            let run = try faultline(["exec", "--report-dir", bad, "--", try BuildProducts.path("victim-c"), "exit"])
+            #expect(run.status == 73, "\(bad): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+            #expect(run.stderr.contains(bad))
+            #expect(run.stdout.isEmpty, "the command ran anyway")
+        }
+    }
+
+    @Test func missingCommandIsOneLineAndExit127() throws {
+        let run = try faultline(["exec", "--", "faultline-no-such-command"])
+        #expect(run.status == 127)
+        #expect(run.stderr == "faultline: faultline-no-such-command: command not found on PATH\n")
+    }
+
+    /// (`--no-shim`-free runs of arbitrary programs depend on the malloc
+    /// shim being right; the shim's libraries are checked through
+    /// `AgentInjection` in `AgentInjectionTests` instead.)
+    @Test func detectorsAndStderrCaptureReachTheProgram() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try faultline(["exec", "--report-dir", dir, "--detectors", "crash,hang", "--no-capture-stderr", "--",
+                                 "/usr/bin/env"])
+        #expect(run.status == 0)
+        let env = run.stdout.split(separator: "\n").map(String.init)
+        #expect(env.contains("FAULTLINE_DETECTORS=crash,hang"))
+        #expect(env.contains("FAULTLINE_REPORT_DIR=\(dir)"))
+        #expect(!env.contains { $0.hasPrefix("FAULTLINE_CAPTURE_STDERR=") })
+        let preload = try #require(env.first { $0.hasPrefix("LD_PRELOAD=") })
+        #expect(preload.contains("libFaultlineAgentPreload.so"))
+        #expect(!preload.contains("libFaultlineMallocShim.so"), "shim preloaded without a shim detector")
+
+        let noShim = try faultline(["exec", "--report-dir", dir, "--no-shim", "--", "/usr/bin/env"])
+        let noShimEnv = noShim.stdout.split(separator: "\n").map(String.init)
+        #expect(noShimEnv.contains("FAULTLINE_CAPTURE_STDERR=1"))
+        #expect(!noShimEnv.contains { $0.hasPrefix("FAULTLINE_DETECTORS=") })
+        #expect(noShimEnv.first { $0.hasPrefix("LD_PRELOAD=") }?.contains("libFaultlineMallocShim.so") == false)
+    }
+
+    @Test func terminationSignalsAreForwarded() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let faultline = try BuildProducts.path("faultline")
+        let devnull = FileHandle(forWritingAtPath: "/dev/null")!
+        let pid = try ChildProcess.spawn(faultline, arguments: [faultline, "exec", "--report-dir", dir, "--", "/bin/sleep", "30"],
+                                         environment: ProcessInfo.processInfo.environment, stderr: devnull.fileDescriptor)
+        // Wait until sleep runs as faultline's child, then signal faultline.
+        var children: [Int32] = []
+        for _ in 0..<1000 where children.isEmpty {
+            children = childProcesses(of: pid).filter {
+                (try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8)) == "sleep\n"
+            }
+            if children.isEmpty { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        #expect(children.count == 1)
+        let started = Date()
+        kill(pid, SIGTERM)
+        let end = ChildProcess.wait(pid)
+        #expect(end == .exited(128 + SIGTERM))
+        #expect(Date().timeIntervalSince(started) < 20, "sleep was not terminated by the forwarded signal")
+    }
+}

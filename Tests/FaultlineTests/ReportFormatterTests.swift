@@ -1,0 +1,100 @@
+import Faultline
+import Foundation
+import Testing
+
+/// The human-readable form of real reports.
+@Suite struct ReportFormatterTests {
+    private func formatted(_ command: String, swift: Bool = false) throws -> (text: String, report: Report) {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = swift ? try Victims.crashSwift(command, in: dir).path : try Victims.crashC(command, in: dir).path
+        let result = Symbolicator().symbolicateWithWarnings(try ReportStore.load(path: path))
+        return (ReportFormatter().format(result), result.report)
+    }
+
+    @Test func crashWithThreads() throws {
+        let (text, report) = try formatted("crash-with-threads")
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines[0] == "crash in victim-c (pid \(report.process.pid)) at \(report.time), report \(report.id)")
+        #expect(lines[1] == "signal: SIGSEGV (11), SEGV_MAPERR: address not mapped, at address 0x0")
+        let crashed = try #require(lines.firstIndex { $0.hasPrefix("crashed thread \(report.process.pid) \"victim-c\" (main):") })
+        #expect(lines[crashed + 1].hasPrefix("  #0  "))
+        #expect(lines[crashed + 1].contains("victim_null_deref at "))
+        #expect(lines[crashed + 1].contains("main.c:29"))
+        #expect(lines[crashed + 1].hasSuffix("(victim-c)"))
+        for n in 0..<3 { #expect(lines.contains { $0.hasPrefix("thread ") && $0.hasSuffix("\"idler-\(n)\":") }) }
+        #expect(lines.contains { $0.contains("idle_thread at ") })
+        #expect(lines.contains { $0.hasPrefix("registers (thread ") })
+        #expect(lines.contains { $0.contains("rip ") && $0.contains("rsp ") } || lines.contains { $0.contains("pc ") })
+        let exeImage = try #require(report.images?.first { $0.path == report.process.executable })
+        #expect(lines.contains { $0.contains(exeImage.buildId ?? "?") && $0.hasSuffix(exeImage.path) })
+    }
+
+    @Test func threadsThatDidNotAnswerAreNamedAsSuch() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var report = try ReportStore.load(path: try Victims.crashC("crash-with-threads", in: dir).path)
+        report.threads![0].captured = false
+        report.threads![0].frames = []
+        let text = ReportFormatter().format(report)
+        #expect(text.contains("thread \(report.threads![0].tid) \"\(report.threads![0].name!)\":\n  (did not answer the stack request in time; no stack)"))
+    }
+
+    @Test func deepRecursionIsCollapsed() throws {
+        let (text, report) = try formatted("stack-overflow")
+        #expect(report.signal?.name == "SIGSEGV")
+        let collapsed = text.split(separator: "\n").filter { $0.contains("more frames of victim_recurse") }
+        #expect(collapsed.count >= 1, "\(text)")
+        if let omitted = report.crashedThread?.framesOmitted {
+            #expect(text.contains("… \(omitted) frames not kept by the agent"))
+        }
+        #expect(text.split(separator: "\n").count < 80)
+    }
+
+    @Test func recrashSaysWhatTheHandlerWasDoing() throws {
+        let (text, report) = try formatted("crash-in-handler")
+        let recrash = try #require(report.recrash)
+        let bytes = try #require(recrash.partialBytes)
+        #expect(text.contains("recrash: the crash handler itself faulted while \(recrash.stage) ("))
+        #expect(text.contains("; first attempt kept \(bytes) bytes"))
+        // Its crashed-thread frames are salvaged from the partial text.
+        #expect(text.contains("first attempt's crashed thread"))
+    }
+
+    @Test func swiftFatalErrorAndStderrTail() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let victim = try BuildProducts.path("victim-swift")
+        _ = try runProgram(victim, ["force-unwrap-nil"], environment: ["FAULTLINE_REPORT_DIR": dir, "FAULTLINE_CAPTURE_STDERR": "1"])
+        let report = try ReportStore.load(path: try Victims.onlyReport(in: dir))
+        let result = Symbolicator().symbolicateWithWarnings(report)
+        let text = ReportFormatter().format(result)
+        #expect(text.contains("Swift fatal error: "))
+        #expect(text.contains("Unexpectedly found nil while unwrapping an Optional value"))
+        #expect(text.contains("  | victim: force-unwrapping nil"))
+        var short = ReportFormatter.Options()
+        short.stderrLines = 2
+        let tailLines = (report.stderrTail ?? "").split(separator: "\n").count
+        #expect(ReportFormatter(options: short).format(result).contains("stderr (last 2 of \(tailLines) lines):\n"))
+    }
+
+    @Test func unknownSectionsAreShownAsATreeWithTheirStacksSymbolicated() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var report = try ReportStore.load(path: try Victims.crashC("null-deref", in: dir).path)
+        // A detector this build has never heard of, with a stack of its own.
+        let frames = try JSONDecoder().decode(JSONValue.self, from: JSONEncoderFactory.plain().encode(report.crashedThread!.frames))
+        report.sections["future_watchdog"] = .object([
+            "blocked_ms": .number(2500), "reason": .string("main thread stuck"),
+            "culprit": .object(["frames": frames, "samples": .number(40)]),
+        ])
+        let result = Symbolicator().symbolicateWithWarnings(report)
+        let culprit = result.report.sections["future_watchdog"]?["culprit"]?["frames"]?.arrayValue ?? []
+        #expect(culprit.first?["symbol"]?["function"]?.stringValue == "victim_null_deref")
+        let text = ReportFormatter().format(result)
+        #expect(text.contains("\nfuture_watchdog:\n  blocked_ms: 2500\n  culprit:\n    frames:\n      #0  "))
+        #expect(text.contains("  reason: main thread stuck"))
+        let inSection = text.components(separatedBy: "future_watchdog:")[1]
+        #expect(inSection.contains("victim_null_deref at "))
+    }
+}

@@ -1,0 +1,34 @@
+import Faultline
+import Foundation
+
+/// Runs victims under the real agent and returns the reports they leave.
+enum Victims {
+    /// Runs `victim-c COMMAND` with the agent preloaded; returns the report
+    /// file it wrote (exactly one is expected) and the run.
+    static func crashC(_ command: String, in dir: String) throws -> (path: String, run: Finished) {
+        let victim = try BuildProducts.path("victim-c")
+        let agent = try BuildProducts.path("libFaultlineAgentPreload.so")
+        let run = try runProgram(victim, [command], environment: ["FAULTLINE_REPORT_DIR": dir, "LD_PRELOAD": agent])
+        return (try onlyReport(in: dir), run)
+    }
+
+    /// Runs `victim-swift COMMAND` (which links the agent and installs it
+    /// when FAULTLINE_REPORT_DIR is set).
+    static func crashSwift(_ command: String, in dir: String) throws -> (path: String, run: Finished) {
+        let victim = try BuildProducts.path("victim-swift")
+        let run = try runProgram(victim, [command], environment: ["FAULTLINE_REPORT_DIR": dir])
+        return (try onlyReport(in: dir), run)
+    }
+
+    /// The single report file in `dir`.
+    static func onlyReport(in dir: String) throws -> String {
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+        guard names.count == 1 else { throw Unexpected(what: "\(names.count) reports in \(dir): \(names)") }
+        return "\(dir)/\(names[0])"
+    }
+
+    struct Unexpected: Error, CustomStringConvertible {
+        let what: String
+        var description: String { what }
+    }
+}
