@@ -37,7 +37,8 @@ static int walk_frame_pointers(uintptr_t fp, uintptr_t *pcs, int max) {
     uintptr_t hi = shim_self.stack_hi;
     uintptr_t next = ((uintptr_t *)fp)[0];
     while (n < max) {
-        if (next <= fp || next + 16 > hi || (next & 7)) break;
+        // (Written without next + 16, which a garbage %rbp can overflow.)
+        if (next <= fp || next >= hi || hi - next < 16 || (next & 7)) break;
         fp = next;
         uintptr_t ret = ((uintptr_t *)fp)[1];
         if (ret < 4096) break;
