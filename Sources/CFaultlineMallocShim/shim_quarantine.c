@@ -84,12 +84,14 @@ void shim_quarantine_put(shim_block *b) {
     shim_block *batch[RELEASE_BATCH];
     int n = 0;
     uint64_t cost = shim_block_cost(b);
-    pthread_mutex_lock(&g_lock);
-    if (g_max_count == 0 || !g_ring) {
-        pthread_mutex_unlock(&g_lock);
+    // Before the constructor (no ring yet) nothing is held and no lock is
+    // taken: a sanitizer starting up first may not have its pthread
+    // interceptors ready.
+    if (g_max_count == 0 || !__atomic_load_n(&g_ring, __ATOMIC_ACQUIRE)) {
         release_batch(&b, 1);
         return;
     }
+    pthread_mutex_lock(&g_lock);
     g_ring[g_tail] = b;
     g_tail = g_tail + 1 == g_ring_cap ? 0 : g_tail + 1;
     g_count++;
