@@ -56,12 +56,12 @@ public struct ReportFormatter: Sendable {
 
         if let t = report.crashedThread {
             out.append("")
-            out.append(threadTitle(t, crashed: true))
+            out.append(threadTitle(t, crashed: report.signal != nil || report.kind == "crash" || report.kind == "cxx_exception"))
             out += threadBody(t, stacks: stacks)
         }
         for t in report.threads ?? [] {
             out.append("")
-            out.append(threadTitle(t, crashed: false))
+            out.append(threadTitle(t, crashed: nil))
             out += threadBody(t, stacks: stacks)
         }
 
@@ -134,10 +134,18 @@ public struct ReportFormatter: Sendable {
         return [title] + shown.map { "  | " + $0 }
     }
 
-    private func threadTitle(_ t: Report.ThreadInfo, crashed: Bool) -> String {
-        var text = crashed ? "crashed thread \(t.tid)" : "thread \(t.tid)"
+    /// `crashed thread 12 "name" (main):`; the report's own thread of a
+    /// non-crash report (a hang's culprit) is the "reported thread".
+    private func threadTitle(_ t: Report.ThreadInfo, crashed: Bool?) -> String {
+        var text: String
+        switch crashed {
+        case true?: text = "crashed thread \(t.tid)"
+        case false?: text = "reported thread \(t.tid)"
+        case nil: text = "thread \(t.tid)"
+        }
         if let n = t.name { text += " \"\(n)\"" }
         if t.main == true { text += " (main)" }
+        if let stack = t.stack { text += ", \(stack) stack" }
         return text + ":"
     }
 

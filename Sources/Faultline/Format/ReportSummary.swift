@@ -15,8 +15,32 @@ public enum ReportSummary {
             parts.append(text)
         }
         if let rc = r.recrash { parts.append("recrash while \(rc.stage)") }
-        if parts.isEmpty, let key = r.sections.keys.sorted().first { parts.append(key) }
+        if parts.isEmpty, let (key, section) = mainSection(r) { parts.append(describe(key, section)) }
         return parts.joined(separator: "; ")
+    }
+
+    /// The detector's own section: the one named like the kind (or the
+    /// detector), else `exception`, else the first by name.
+    static func mainSection(_ r: Report) -> (String, JSONValue)? {
+        for key in [r.kind, r.detector, "exception"] { if let s = r.sections[key] { return (key, s) } }
+        return r.sections.sorted { $0.key < $1.key }.first.map { ($0.key, $0.value) }
+    }
+
+    /// `key: a=1, b=x` from a section's first few plain fields, the ones
+    /// people look for first (type, message, cause…) leading.
+    static func describe(_ key: String, _ section: JSONValue) -> String {
+        guard case .object(let o) = section else { return key }
+        let preferred = ["type", "message", "cause", "reason", "state", "mode", "address", "size"]
+        let keys = preferred.filter { o[$0] != nil } + o.keys.filter { !preferred.contains($0) }.sorted()
+        var fields: [String] = []
+        for k in keys where fields.count < 3 {
+            switch o[k]! {
+            case .string(let v): fields.append("\(k)=\(v.count > 60 ? String(v.prefix(60)) + "…" : v)")
+            case .number(let n): fields.append(n.rounded() == n && abs(n) < 1e15 ? "\(k)=\(Int64(n))" : "\(k)=\(n)")
+            default: continue
+            }
+        }
+        return fields.isEmpty ? key : "\(key): " + fields.joined(separator: ", ")
     }
 
     /// `2026-11-21 23:22:21` from the report's ISO time.

@@ -71,6 +71,9 @@ public struct Report: Codable, Sendable {
         public var main: Bool?
         /// False when the thread did not answer the directed signal in time.
         public var captured: Bool?
+        /// Which stack `frames` is, when a detector says (hang reports:
+        /// `culprit`, the most-sampled stack, or `current`).
+        public var stack: String?
         /// Register values by name, for the crashed thread.
         public var registers: [String: Address]?
         /// Innermost first. Frame 0 is the interrupted instruction; the rest
