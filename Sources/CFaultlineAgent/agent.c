@@ -7,6 +7,7 @@
 #include "altstack.h"
 #include "crash_handler.h"
 #include "cxx_exception.h"
+#include "hang_watchdog.h"
 #include "report_file.h"
 #include "sigsafe.h"
 #include "stderr_capture.h"
@@ -158,6 +159,8 @@ int faultline_install(const faultline_options *options) {
     }
     if ((c->detectors & FL_DETECTOR_CXX_EXCEPTION) && fl_cxx_exception_install() != 0)
         fprintf(stderr, "faultline: C++ exception detector not installed: %s\n", strerror(errno));
+    if ((c->detectors & FL_DETECTOR_HANG) && fl_hang_install() != 0)
+        fprintf(stderr, "faultline: hang detector not installed: %s\n", strerror(errno));
     pthread_atfork(0, 0, after_fork_child);
     char pid[24];
     snprintf(pid, sizeof pid, "%ld", (long)getpid());

@@ -1,2 +1,335 @@
-// Placeholder: filled by its issue.
-int main(void) { return 0; }
+// victim-hang: main-thread hangs and deadlocks, one per subcommand, for the
+// hang detector's scenarios. Runs under the preloaded agent; the commands
+// that drive their own loop call faultline_heartbeat when the agent provides
+// it (a weak reference: the program runs without the agent too).
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/// Provided by the Faultline agent (linked or preloaded); NULL without it.
+extern void faultline_heartbeat(void) __attribute__((weak));
+
+static void heartbeat(void) {
+    if (faultline_heartbeat) faultline_heartbeat();
+}
+
+static uint64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static uint64_t wall_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "victim: %s\n", line);
+}
+
+/// Waits for events the way an idle event loop does (poll, no fds).
+static void idle_ms(int ms) { poll(0, 0, ms); }
+
+static void name_thread(const char *name) { pthread_setname_np(pthread_self(), name); }
+
+static int arg_ms(int argc, char **argv, int fallback) {
+    return argc > 2 ? atoi(argv[2]) : fallback;
+}
+
+// --- hangs that end -------------------------------------------------------------
+
+static volatile uint64_t g_sink;
+
+/// Burns the CPU until `until_ms` (CLOCK_MONOTONIC).
+__attribute__((noinline)) static void victim_spin(uint64_t until_ms) {
+    uint64_t x = 0;
+    while (now_ms() < until_ms) {
+        for (int i = 0; i < 10000; i++) x = x * 6364136223846793005ull + 1442695040888963407ull;
+        g_sink = x;
+    }
+}
+
+__attribute__((noinline)) static void victim_recalculate_totals(int ms) {
+    victim_spin(now_ms() + (uint64_t)ms);
+}
+
+static int cmd_spin_recover(int argc, char **argv) {
+    int ms = arg_ms(argc, argv, 3000);
+    idle_ms(300);
+    say("spinning on the main thread for %d ms (started at %llu unix ms)", ms, (unsigned long long)wall_ms());
+    victim_recalculate_totals(ms);
+    say("main thread responsive again");
+    idle_ms(400);
+    return 0;
+}
+
+/// Sleeps the whole time even when a signal interrupts it (as careful code does).
+__attribute__((noinline)) static void victim_sleep_on_main(int ms) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
+static int cmd_sleep_main(int argc, char **argv) {
+    int ms = arg_ms(argc, argv, 3000);
+    idle_ms(300);
+    say("sleeping on the main thread for %d ms (started at %llu unix ms)", ms, (unsigned long long)wall_ms());
+    victim_sleep_on_main(ms);
+    say("main thread awake again");
+    idle_ms(400);
+    return 0;
+}
+
+// --- deadlocks ----------------------------------------------------------------------
+
+/// Two threads both holding their first lock before taking the second.
+static pthread_barrier_t g_barrier;
+static pthread_mutex_t g_lock_a = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t g_lock_b = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t g_lock_c = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((noinline)) static void victim_lock_second(pthread_mutex_t *first, pthread_mutex_t *second) {
+    pthread_mutex_lock(first);
+    pthread_barrier_wait(&g_barrier);
+    pthread_mutex_lock(second);  // never returns: the other thread holds it
+    pthread_mutex_unlock(second);
+    pthread_mutex_unlock(first);
+}
+
+struct lock_pair { const char *name; pthread_mutex_t *first, *second; };
+
+static void *lock_worker(void *arg) {
+    struct lock_pair *p = arg;
+    name_thread(p->name);
+    victim_lock_second(p->first, p->second);
+    return 0;
+}
+
+__attribute__((noinline)) static void victim_transfer_main(void) { victim_lock_second(&g_lock_a, &g_lock_b); }
+
+static int cmd_abba(int argc, char **argv) {
+    pthread_barrier_init(&g_barrier, 0, 2);
+    static struct lock_pair worker = {"abba-worker", &g_lock_b, &g_lock_a};
+    pthread_t t;
+    pthread_create(&t, 0, lock_worker, &worker);
+    say("main locks A then B, abba-worker locks B then A (A=%p B=%p)", (void *)&g_lock_a, (void *)&g_lock_b);
+    victim_transfer_main();
+    say("the deadlock did not happen");
+    return 1;
+}
+
+static int cmd_cycle3(int argc, char **argv) {
+    pthread_barrier_init(&g_barrier, 0, 3);
+    static struct lock_pair w1 = {"cycle-worker-1", &g_lock_b, &g_lock_c};
+    static struct lock_pair w2 = {"cycle-worker-2", &g_lock_c, &g_lock_a};
+    pthread_t t1, t2;
+    pthread_create(&t1, 0, lock_worker, &w1);
+    pthread_create(&t2, 0, lock_worker, &w2);
+    say("main: A then B; cycle-worker-1: B then C; cycle-worker-2: C then A (A=%p B=%p C=%p)",
+        (void *)&g_lock_a, (void *)&g_lock_b, (void *)&g_lock_c);
+    victim_transfer_main();
+    say("the deadlock did not happen");
+    return 1;
+}
+
+__attribute__((noinline)) static void victim_relock(pthread_mutex_t *m) {
+    pthread_mutex_lock(m);
+    pthread_mutex_lock(m);  // a default mutex is not recursive: waits for itself
+}
+
+static int cmd_relock(int argc, char **argv) {
+    static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    idle_ms(200);
+    say("locking the default (non-recursive) mutex %p twice on the main thread", (void *)&m);
+    victim_relock(&m);
+    say("the deadlock did not happen");
+    return 1;
+}
+
+static void *orphan_worker(void *arg) {
+    name_thread("lock-leaker");
+    pthread_mutex_lock(arg);  // and exits without unlocking
+    return 0;
+}
+
+__attribute__((noinline)) static void victim_wait_for_orphaned_lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }
+
+static int cmd_orphaned_lock(int argc, char **argv) {
+    static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_t t;
+    pthread_create(&t, 0, orphan_worker, &m);
+    pthread_join(t, 0);
+    idle_ms(200);
+    say("lock-leaker exited holding %p; the main thread now locks it", (void *)&m);
+    victim_wait_for_orphaned_lock(&m);
+    say("the deadlock did not happen");
+    return 1;
+}
+
+static void *join_cycle_worker(void *arg) {
+    name_thread("join-worker");
+    pthread_mutex_lock(arg);  // held by main, which is joining us
+    pthread_mutex_unlock(arg);
+    return 0;
+}
+
+__attribute__((noinline)) static void victim_join_while_locked(pthread_mutex_t *m) {
+    pthread_mutex_lock(m);
+    pthread_t t;
+    pthread_create(&t, 0, join_cycle_worker, m);
+    pthread_join(t, 0);
+}
+
+static int cmd_join_cycle(int argc, char **argv) {
+    static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    idle_ms(200);
+    say("main holds %p and joins join-worker, which waits for it", (void *)&m);
+    victim_join_while_locked(&m);
+    say("the deadlock did not happen");
+    return 1;
+}
+
+// --- no false alarms ----------------------------------------------------------------
+
+/// One unit of work: about `ms` of CPU.
+__attribute__((noinline)) static void victim_work_item(int ms) { victim_spin(now_ms() + (uint64_t)ms); }
+
+static int cmd_busy_responsive(int argc, char **argv) {
+    int ms = arg_ms(argc, argv, 4000);
+    say("event loop: 30 ms work items, back to poll between them, for %d ms", ms);
+    uint64_t end = now_ms() + (uint64_t)ms;
+    while (now_ms() < end) {
+        victim_work_item(30);
+        idle_ms(2);  // the loop's poll: the thread is responsive here
+    }
+    say("done");
+    return 0;
+}
+
+static int cmd_busy_heartbeat(int argc, char **argv) {
+    int ms = arg_ms(argc, argv, 4000);
+    say("event loop at 100%% CPU: 40 ms work items with a heartbeat between them, for %d ms", ms);
+    uint64_t end = now_ms() + (uint64_t)ms;
+    while (now_ms() < end) {
+        heartbeat();
+        victim_work_item(40);
+    }
+    say("done");
+    return 0;
+}
+
+static int cmd_stop_cont(int argc, char **argv) {
+    int ms = arg_ms(argc, argv, 3000);
+    pid_t parent = getpid();
+    pid_t child = fork();
+    if (child == 0) {
+        usleep(500 * 1000);
+        kill(parent, SIGSTOP);
+        usleep((useconds_t)ms * 1000);
+        kill(parent, SIGCONT);
+        _exit(0);
+    }
+    say("heartbeat loop; a child stops this process for %d ms after 500 ms", ms);
+    uint64_t end = now_ms() + 500 + (uint64_t)ms + 1500;
+    while (now_ms() < end) {
+        heartbeat();
+        victim_work_item(5);
+        idle_ms(5);
+    }
+    int status;
+    waitpid(child, &status, 0);
+    say("done");
+    return 0;
+}
+
+static int cmd_under_tracer(int argc, char **argv) {
+    int ms = arg_ms(argc, argv, 3000);
+    int ready[2];
+    if (pipe(ready) != 0) return 2;
+    pid_t parent = getpid();
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);  // Yama: let the child trace us
+    pid_t child = fork();
+    if (child == 0) {
+        // A minimal debugger: attach, then pass every signal through until the tracee exits.
+        if (ptrace(PTRACE_SEIZE, parent, 0, (void *)(long)PTRACE_O_EXITKILL) != 0) {
+            perror("victim: PTRACE_SEIZE");
+            _exit(2);
+        }
+        if (write(ready[1], "x", 1) != 1) _exit(2);
+        for (;;) {
+            int status;
+            if (waitpid(parent, &status, __WALL) < 0 || WIFEXITED(status) || WIFSIGNALED(status)) _exit(0);
+            int sig = WIFSTOPPED(status) ? WSTOPSIG(status) : 0;
+            if (status >> 16) sig = 0;  // a ptrace event stop, not a signal
+            ptrace(PTRACE_CONT, parent, 0, (void *)(long)sig);
+        }
+    }
+    char c;
+    if (read(ready[0], &c, 1) != 1) { say("the tracer did not attach"); return 2; }
+    say("traced by pid %d; spinning on the main thread for %d ms", (int)child, ms);
+    victim_recalculate_totals(ms);
+    say("done");
+    return 0;
+}
+
+static int cmd_under_gdb(int argc, char **argv) {
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return 2;
+    self[n] = 0;
+    const char *ms = argc > 2 ? argv[2] : "3000";
+    say("running 'spin-recover %s' under gdb", ms);
+    execlp("gdb", "gdb", "-nx", "-batch", "-ex", "run", "--args", self, "spin-recover", ms, (char *)0);
+    say("cannot run gdb: %s", strerror(errno));
+    return 77;
+}
+
+// --- dispatch -------------------------------------------------------------------------
+
+struct command { const char *name; int (*run)(int, char **); const char *help; };
+
+static const struct command k_commands[] = {
+    {"spin-recover", cmd_spin_recover, "[MS] main thread burns the CPU for MS (3000) ms, then recovers"},
+    {"sleep-main", cmd_sleep_main, "[MS] main thread sleeps MS (3000) ms in nanosleep"},
+    {"abba", cmd_abba, "main and abba-worker lock A/B in opposite orders"},
+    {"cycle3", cmd_cycle3, "main, cycle-worker-1 and cycle-worker-2 in a three-lock cycle"},
+    {"relock", cmd_relock, "main locks a default mutex twice"},
+    {"orphaned-lock", cmd_orphaned_lock, "main waits for a mutex whose owner exited"},
+    {"join-cycle", cmd_join_cycle, "main joins a worker that waits for main's lock"},
+    {"busy-responsive", cmd_busy_responsive, "[MS] 30 ms work items with poll between them"},
+    {"busy-heartbeat", cmd_busy_heartbeat, "[MS] 100% CPU loop with a heartbeat every 40 ms"},
+    {"stop-cont", cmd_stop_cont, "[MS] heartbeat loop stopped (SIGSTOP) for MS ms, then continued"},
+    {"under-tracer", cmd_under_tracer, "[MS] spin MS ms while a ptrace tracer is attached"},
+    {"under-gdb", cmd_under_gdb, "[MS] spin-recover under gdb -batch"},
+};
+
+int main(int argc, char **argv) {
+    setvbuf(stderr, 0, _IONBF, 0);
+    if (argc >= 2) {
+        for (unsigned i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
+            if (strcmp(argv[1], k_commands[i].name) == 0) return k_commands[i].run(argc, argv);
+        fprintf(stderr, "victim-hang: unknown command '%s'\n", argv[1]);
+    }
+    fprintf(stderr, "usage: victim-hang COMMAND [ARGS]\ncommands:\n");
+    for (unsigned i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
+        fprintf(stderr, "  %-16s %s\n", k_commands[i].name, k_commands[i].help);
+    return 2;
+}

@@ -1,0 +1,250 @@
+#include "hang_probe.h"
+#include "sigsafe.h"
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+// --- reading -----------------------------------------------------------------
+
+static size_t task_path(char *buf, pid_t tid, const char *leaf) {
+    size_t l = fl_strlcpy(buf, "/proc/self/task/", 64);
+    l += fl_fmt_u64(buf + l, (uint64_t)tid);
+    buf[l++] = '/';
+    l += fl_strlcpy(buf + l, leaf, 64 - l);
+    return l;
+}
+
+static const char *skip_spaces(const char *s) {
+    while (*s == ' ' || *s == '\t') s++;
+    return s;
+}
+
+static uint64_t parse_hex_field(const char **s) {
+    const char *p = skip_spaces(*s);
+    if (p[0] == '0' && p[1] == 'x') p += 2;
+    const char *end;
+    uint64_t v = fl_parse_hex(p, &end);
+    *s = end;
+    return v;
+}
+
+// "running" | "-1 SP PC" | "NR A0 A1 A2 A3 A4 A5 SP PC"
+static int parse_syscall_line(const char *s, fl_thread_probe *p) {
+    if (fl_startswith(s, "running")) { p->running = 1; p->nr = -1; return 0; }
+    s = skip_spaces(s);
+    int neg = 0;
+    if (*s == '-') { neg = 1; s++; }
+    const char *end;
+    uint64_t nr = fl_parse_dec(s, &end);
+    if (end == s) return -1;
+    s = end;
+    if (neg) {
+        p->nr = -1;
+        p->sp = parse_hex_field(&s);
+        p->pc = parse_hex_field(&s);
+        return 0;
+    }
+    p->nr = (long)nr;
+    for (int i = 0; i < 6; i++) p->args[i] = parse_hex_field(&s);
+    p->sp = parse_hex_field(&s);
+    p->pc = parse_hex_field(&s);
+    return 0;
+}
+
+static const char *find_field(const char *text, const char *name) {
+    // `name` includes the leading newline so "voluntary" does not match
+    // inside "nonvoluntary".
+    size_t n = fl_strlen(name);
+    for (const char *s = text; *s; s++) {
+        int match = 1;
+        for (size_t i = 0; i < n; i++) if (s[i] != name[i]) { match = 0; break; }
+        if (match) return skip_spaces(s + n);
+    }
+    return 0;
+}
+
+static uint64_t thread_cpu_ns(pid_t tid) {
+    // pthread_getcpuclockid's encoding for a thread's CPU clock
+    // (CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD_MASK), usable on any tid of ours.
+    clockid_t id = (clockid_t)((~(unsigned)tid << 3) | 6);
+    struct timespec ts;
+    if (clock_gettime(id, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int fl_probe_thread(pid_t tid, fl_thread_probe *p) {
+    char path[64], buf[2048];
+    for (size_t i = 0; i < sizeof *p; i++) ((char *)p)[i] = 0;
+    p->tid = tid;
+    p->nr = -1;
+    p->time_ns = fl_monotonic_ns();
+    task_path(path, tid, "status");
+    if (fl_read_file(path, buf, sizeof buf) <= 0) return -1;
+    const char *st = find_field(buf, "\nState:");
+    p->state = st ? *st : 0;
+    const char *v = find_field(buf, "\nvoluntary_ctxt_switches:");
+    const char *nv = find_field(buf, "\nnonvoluntary_ctxt_switches:");
+    p->vcsw = v ? fl_parse_dec(v, 0) : 0;
+    p->nvcsw = nv ? fl_parse_dec(nv, 0) : 0;
+    const char *blk = find_field(buf, "\nSigBlk:");
+    p->sigblk = blk ? fl_parse_hex(blk, 0) : 0;
+    if (p->state == 'Z' || p->state == 'X') return 0;
+    task_path(path, tid, "syscall");
+    if (fl_read_file(path, buf, sizeof buf) <= 0) return -1;
+    parse_syscall_line(buf, p);
+    p->cpu_ns = thread_cpu_ns(tid);
+    return 0;
+}
+
+// --- classifying -------------------------------------------------------------
+
+static int is_one_of(long nr, const long *list, int n) {
+    for (int i = 0; i < n; i++) if (list[i] == nr) return 1;
+    return 0;
+}
+
+// Calls in which a thread waits for something to happen rather than for
+// something it should not wait for: an event loop's poll, a server's accept,
+// a launcher's wait4.
+static const long k_idle_calls[] = {
+#ifdef SYS_poll
+    SYS_poll,
+#endif
+#ifdef SYS_select
+    SYS_select,
+#endif
+#ifdef SYS_epoll_wait
+    SYS_epoll_wait,
+#endif
+#ifdef SYS_pause
+    SYS_pause,
+#endif
+#ifdef SYS_epoll_pwait2
+    SYS_epoll_pwait2,
+#endif
+    SYS_ppoll, SYS_pselect6, SYS_epoll_pwait, SYS_rt_sigsuspend, SYS_rt_sigtimedwait,
+    SYS_wait4, SYS_waitid, SYS_accept, SYS_accept4, SYS_recvfrom, SYS_recvmsg, SYS_recvmmsg,
+    SYS_msgrcv, SYS_mq_timedreceive, SYS_io_getevents, SYS_io_uring_enter,
+};
+
+// Reads that are idle when the descriptor is a pipe, socket, terminal or
+// event fd; a read from a regular file or disk is not.
+static const long k_read_calls[] = {SYS_read, SYS_readv};
+
+// Calls that a SA_RESTART handler leaves transparent (the kernel restarts
+// them, or glibc retries them): sampling such a thread does not change what
+// the program sees. nanosleep, poll, select, epoll and the like return
+// EINTR whatever the flags, so they are not here.
+static const long k_signal_tolerant[] = {
+    SYS_futex, SYS_read, SYS_readv, SYS_write, SYS_writev, SYS_pread64, SYS_pwrite64,
+    SYS_wait4, SYS_waitid, SYS_flock, SYS_fcntl, SYS_openat, SYS_accept, SYS_accept4,
+    SYS_recvfrom, SYS_recvmsg, SYS_sendto, SYS_sendmsg, SYS_fsync, SYS_fdatasync,
+#ifdef SYS_open
+    SYS_open,
+#endif
+};
+
+#define COUNT(a) ((int)(sizeof a / sizeof a[0]))
+
+static int fd_waits_for_events(int fd) {
+    char path[48], target[64];
+    size_t l = fl_strlcpy(path, "/proc/self/fd/", sizeof path);
+    fl_fmt_u64(path + l, (uint64_t)fd);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n <= 0) return 0;
+    target[n] = 0;
+    return fl_startswith(target, "pipe:") || fl_startswith(target, "socket:") ||
+           fl_startswith(target, "anon_inode:") || fl_startswith(target, "/dev/pts/") ||
+           fl_startswith(target, "/dev/tty") || fl_startswith(target, "/dev/input/") ||
+           fl_startswith(target, "/dev/console");
+}
+
+fl_wait_kind fl_probe_classify(const fl_thread_probe *p) {
+    if (p->state == 'Z' || p->state == 'X') return FL_WAIT_GONE;
+    if (p->state == 'T' || p->state == 't') return FL_WAIT_STOPPED;
+    if (p->running || p->state == 'R') return FL_WAIT_RUNNING;
+    if (p->nr < 0) return FL_WAIT_BLOCKED;
+    if (p->nr == SYS_futex) return FL_WAIT_FUTEX;
+    if (p->nr == SYS_nanosleep || p->nr == SYS_clock_nanosleep) return FL_WAIT_SLEEP;
+    if (is_one_of(p->nr, k_idle_calls, COUNT(k_idle_calls))) return FL_WAIT_IDLE;
+    if (is_one_of(p->nr, k_read_calls, COUNT(k_read_calls)) && fd_waits_for_events((int)p->args[0]))
+        return FL_WAIT_IDLE;
+    return FL_WAIT_BLOCKED;
+}
+
+const char *fl_wait_kind_name(fl_wait_kind k) {
+    switch (k) {
+    case FL_WAIT_RUNNING: return "running";
+    case FL_WAIT_IDLE: return "idle";
+    case FL_WAIT_FUTEX: return "futex";
+    case FL_WAIT_SLEEP: return "sleep";
+    case FL_WAIT_BLOCKED: return "blocked";
+    case FL_WAIT_STOPPED: return "stopped";
+    case FL_WAIT_GONE: return "gone";
+    }
+    return "unknown";
+}
+
+const char *fl_syscall_name(long nr) {
+    static const struct { long nr; const char *name; } names[] = {
+        {SYS_futex, "futex"}, {SYS_nanosleep, "nanosleep"}, {SYS_clock_nanosleep, "clock_nanosleep"},
+        {SYS_read, "read"}, {SYS_readv, "readv"}, {SYS_write, "write"}, {SYS_writev, "writev"},
+        {SYS_pread64, "pread64"}, {SYS_pwrite64, "pwrite64"}, {SYS_ppoll, "ppoll"},
+        {SYS_pselect6, "pselect6"}, {SYS_epoll_pwait, "epoll_pwait"}, {SYS_rt_sigsuspend, "rt_sigsuspend"},
+        {SYS_rt_sigtimedwait, "rt_sigtimedwait"}, {SYS_wait4, "wait4"}, {SYS_waitid, "waitid"},
+        {SYS_accept, "accept"}, {SYS_accept4, "accept4"}, {SYS_recvfrom, "recvfrom"},
+        {SYS_recvmsg, "recvmsg"}, {SYS_connect, "connect"}, {SYS_flock, "flock"}, {SYS_fcntl, "fcntl"},
+        {SYS_fsync, "fsync"}, {SYS_fdatasync, "fdatasync"}, {SYS_openat, "openat"},
+        {SYS_io_uring_enter, "io_uring_enter"}, {SYS_msgrcv, "msgrcv"}, {SYS_semtimedop, "semtimedop"},
+#ifdef SYS_poll
+        {SYS_poll, "poll"},
+#endif
+#ifdef SYS_select
+        {SYS_select, "select"},
+#endif
+#ifdef SYS_epoll_wait
+        {SYS_epoll_wait, "epoll_wait"},
+#endif
+#ifdef SYS_pause
+        {SYS_pause, "pause"},
+#endif
+    };
+    for (int i = 0; i < COUNT(names); i++) if (names[i].nr == nr) return names[i].name;
+    return 0;
+}
+
+int fl_syscall_tolerates_signal(long nr) {
+    // nr -1: blocked in a page fault; the signal waits for it to finish.
+    return nr < 0 || is_one_of(nr, k_signal_tolerant, COUNT(k_signal_tolerant));
+}
+
+int fl_probe_unchanged(const fl_thread_probe *a, const fl_thread_probe *b, int signals_sent) {
+    if (a->running || b->running || a->state == 'R' || b->state == 'R') return 0;
+    if (a->nr != b->nr || a->sp != b->sp || a->pc != b->pc) return 0;
+    for (int i = 0; i < 6; i++) if (a->args[i] != b->args[i]) return 0;
+    if (b->nvcsw != a->nvcsw) return 0;
+    return b->vcsw - a->vcsw <= (uint64_t)signals_sent;
+}
+
+int fl_probe_tracer_pid(void) {
+    char buf[4096];
+    if (fl_read_file("/proc/self/status", buf, sizeof buf) <= 0) return 0;
+    const char *t = find_field(buf, "\nTracerPid:");
+    return t ? (int)fl_parse_dec(t, 0) : 0;
+}
+
+int fl_thread_alive(pid_t tid) {
+    if (tid <= 0) return 0;
+    char path[64], buf[512];
+    task_path(path, tid, "stat");
+    ssize_t n = fl_read_file(path, buf, sizeof buf);
+    if (n <= 0) return 0;
+    // "tid (comm) S ..." — the state follows the last ')'.
+    const char *close = 0;
+    for (ssize_t i = 0; i < n; i++) if (buf[i] == ')') close = buf + i;
+    if (!close) return 0;
+    char st = close[1] == ' ' ? close[2] : 0;
+    return st != 'Z' && st != 'X';
+}

@@ -1,0 +1,501 @@
+#include "hang_watchdog.h"
+#include "include/faultline_hang.h"
+#include "agent_config.h"
+#include "crash_handler.h"
+#include "deadlock_graph.h"
+#include "hang_options.h"
+#include "hang_probe.h"
+#include "hang_report.h"
+#include "hang_samples.h"
+#include "sigsafe.h"
+#include "stderr_capture.h"
+#include "thread_capture.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MODE_OFF, MODE_INFERRED, MODE_HEARTBEAT, MODE_PING };
+static const char *const k_mode_names[] = {"off", "inferred", "heartbeat", "ping"};
+
+/// A tick that comes this much later than planned means the watchdog itself
+/// did not run (the process was stopped, the machine suspended, or starved):
+/// whatever did not happen meanwhile is nobody's hang.
+#define FL_RESUME_GAP_NS (250ull * 1000000ull)
+/// How long the exiting thread waits for the watchdog's last report.
+#define FL_EXIT_WAIT_NS (1000ull * 1000000ull)
+
+// --- shared with the program's threads ---------------------------------------
+
+static _Atomic uint64_t g_hb_ns;         // last heartbeat (CLOCK_MONOTONIC)
+static atomic_int g_hb_tid;              // the thread that sent it
+static __thread pid_t t_tid __attribute__((tls_model("initial-exec")));
+static _Atomic(faultline_hang_pinger) g_pinger;
+static _Atomic(void *) g_pinger_ctx;
+
+static atomic_int g_running;
+static atomic_uint g_wake;               // futex word: bumped to wake the watchdog
+static atomic_int g_exit_state;          // 0 running, 1 exit requested, 2 watchdog done
+static atomic_int g_exit_tid;
+static pid_t g_main_tid;
+static pthread_t g_thread;
+static char g_error[256];
+static int g_debug;  // FAULTLINE_HANG_DEBUG=1: one line per examined tick on stderr
+
+static atomic_int s_mode;
+static _Atomic uint64_t s_ticks, s_probes, s_probe_ns, s_samples, s_sample_ns, s_sample_max, s_reused, s_pings;
+static _Atomic uint64_t s_hang, s_recovered, s_deadlock, s_last_detection_ms, s_last_report_ns;
+
+// --- the watchdog's own state (only the watchdog thread touches it) ----------
+
+typedef struct watch_state {
+    uint64_t last_alive_ns;     // last sign of life
+    uint64_t resume_ns;         // last time the watchdog found it had not run
+    uint64_t prev_tick_ns;
+    uint64_t ping_sent_ns;      // outstanding ping, 0 none
+    // Baseline for "did the thread run since the previous probe".
+    fl_thread_probe last_probe;
+    int have_last_probe;
+    int signals_since_probe;    // directed signals sent to it since (each wakes it once)
+    uint64_t block_since_ns;    // start of the current unchanged block
+    int block_stack_known;      // a real sample was taken during that block
+    // The current episode (the thread not responsive).
+    int active;
+    int reported;
+    int deadlock_reported;
+    int traced;                 // under a debugger: no sampling, no reports
+    int traced_noted;           // and the user was told once
+    fl_hang_episode ep;
+} watch_state;
+
+static fl_sample_ring g_ring;
+static fl_wait_chain g_chains[2];
+static int g_chain_cur;
+static int g_have_prev_cycle;
+
+// --- program-facing API -----------------------------------------------------
+
+/// First heartbeat of a thread: remember its tid and let the sample signal
+/// in. libdispatch's worker threads (which run the main queue under
+/// dispatchMain) block every signal; unblocking this one real-time signal,
+/// which only the agent sends and only with tgkill, lets the watchdog take
+/// their stacks without changing where process signals go.
+static pid_t first_heartbeat(void) {
+    int sig = fl_threads_signal();
+    if (!sig) return fl_gettid();  // before install: try again next time
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, 0);
+    return t_tid = fl_gettid();
+}
+
+void faultline_heartbeat(void) {
+    pid_t tid = t_tid;
+    if (!tid) tid = first_heartbeat();
+    atomic_store_explicit(&g_hb_tid, tid, memory_order_relaxed);
+    atomic_store_explicit(&g_hb_ns, fl_monotonic_ns(), memory_order_release);
+}
+
+int faultline_hang_set_pinger(faultline_hang_pinger pinger, void *context) {
+    if (!atomic_load(&g_running)) {
+        snprintf(g_error, sizeof g_error, "the hang detector is not running: install the agent with 'hang' in FAULTLINE_DETECTORS (or unset)");
+        return -1;
+    }
+    atomic_store(&g_pinger_ctx, context);
+    atomic_store(&g_pinger, pinger);
+    return 0;
+}
+
+int faultline_hang_configure(const faultline_hang_options *o) {
+    if (!o) return 0;
+    char err[200];
+    if (fl_hang_options_apply(o->threshold_ms, o->sample_interval_ms, o->deadlock_threshold_ms, o->deadlock_abort,
+                              err, sizeof err) != 0) {
+        snprintf(g_error, sizeof g_error, "faultline_hang_configure: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+const char *faultline_hang_last_error(void) { return g_error; }
+
+int fl_hang_running(void) { return atomic_load(&g_running); }
+
+void faultline_hang_get_stats(faultline_hang_stats *out) {
+    memset(out, 0, sizeof *out);
+    if (!atomic_load(&g_running)) return;
+    out->mode = atomic_load(&s_mode);
+    out->ticks = atomic_load(&s_ticks);
+    out->probes = atomic_load(&s_probes);
+    out->probe_ns = atomic_load(&s_probe_ns);
+    out->samples = atomic_load(&s_samples);
+    out->sample_ns = atomic_load(&s_sample_ns);
+    out->sample_max_ns = atomic_load(&s_sample_max);
+    out->samples_reused = atomic_load(&s_reused);
+    out->pings = atomic_load(&s_pings);
+    clockid_t cid;
+    struct timespec ts;
+    if (pthread_getcpuclockid(g_thread, &cid) == 0 && clock_gettime(cid, &ts) == 0)
+        out->watchdog_cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    out->hang_reports = atomic_load(&s_hang);
+    out->recovered_reports = atomic_load(&s_recovered);
+    out->deadlock_reports = atomic_load(&s_deadlock);
+    out->last_detection_ms = atomic_load(&s_last_detection_ms);
+    out->last_report_monotonic_ns = atomic_load(&s_last_report_ns);
+}
+
+// --- episodes -----------------------------------------------------------------
+
+static void note(const char *text) {
+    fl_write_all(fl_stderr_original_fd(), text, fl_strlen(text));
+}
+
+static void end_episode(watch_state *s, uint64_t end_ns, const char *ended_by) {
+    if (!s->active) return;
+    if ((s->reported || s->deadlock_reported) && !s->traced) {
+        if (fl_hang_report_recovered(&s->ep, end_ns, ended_by) == 0) atomic_fetch_add(&s_recovered, 1);
+    }
+    s->active = 0;
+}
+
+static void saw_alive(watch_state *s, uint64_t t) {
+    if (t > s->last_alive_ns) s->last_alive_ns = t;
+    end_episode(s, t, "responsive");
+}
+
+static void begin_episode(watch_state *s, int mode, pid_t tid, uint64_t start, const fl_thread_probe *p,
+                          const fl_hang_options *o) {
+    s->active = 1;
+    s->reported = 0;
+    s->deadlock_reported = 0;
+    s->traced = fl_probe_tracer_pid() != 0;
+    s->traced_noted = 0;
+    fl_sample_ring_clear(&g_ring, o->ring, fl_agent_config.max_frames);
+    memset(&s->ep, 0, sizeof s->ep);
+    s->ep.mode = k_mode_names[mode];
+    s->ep.tid = tid;
+    s->ep.start_ns = start;
+    s->ep.cpu_start_ns = p->cpu_ns;
+    s->ep.ring = &g_ring;
+    s->ep.opts = *o;
+}
+
+/// A report is about to be written: under a debugger it is not (a thread
+/// stopped at a breakpoint is not hung).
+static int suppressed_by_tracer(watch_state *s) {
+    if (s->traced_noted) return 1;
+    int tracer = fl_probe_tracer_pid();
+    if (!tracer) return 0;
+    s->traced = 1;
+    s->traced_noted = 1;
+    char line[200];
+    snprintf(line, sizeof line, "faultline: thread %d has not responded for %llu ms, but the process is traced "
+             "(TracerPid %d); no hang report\n", (int)s->ep.tid,
+             (unsigned long long)((fl_monotonic_ns() - s->ep.start_ns) / 1000000ull), tracer);
+    note(line);
+    return 1;
+}
+
+static void after_report(watch_state *s, uint64_t detection_ns, int signals) {
+    atomic_store(&s_last_detection_ms, detection_ns / 1000000ull);
+    atomic_store(&s_last_report_ns, fl_monotonic_ns());
+    // The report interrupted the thread (culprit, threads list, chain):
+    // those wake-ups are not the thread's own progress.
+    s->signals_since_probe += signals;
+}
+
+// --- sampling -------------------------------------------------------------------
+
+static void take_sample(watch_state *s, pid_t tid, uint64_t now, int blocked) {
+    fl_hang_sample *x = fl_sample_ring_push(&g_ring, now);
+    uint64_t t0 = fl_monotonic_ns();
+    int n = fl_capture_thread(tid, x->pcs, g_ring.max_frames, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull);
+    uint64_t dt = fl_monotonic_ns() - t0;
+    x->n = n > 0 ? n : 0;
+    s->signals_since_probe++;
+    if (n > 0 && blocked) s->block_stack_known = 1;
+    atomic_fetch_add(&s_samples, 1);
+    atomic_fetch_add(&s_sample_ns, dt);
+    if (dt > atomic_load(&s_sample_max)) atomic_store(&s_sample_max, dt);
+}
+
+/// One sample per tick. A thread that has not run since the previous sample
+/// is not interrupted again (its stack cannot have changed); a thread in a
+/// call that a signal would cut short (nanosleep, poll…) gets a pending
+/// sample whose stack is taken once, when the hang is reported.
+static void sample(watch_state *s, const fl_thread_probe *p, fl_wait_kind k, int unchanged,
+                   const fl_thread_probe *prev, uint64_t now) {
+    int running = k == FL_WAIT_RUNNING;
+    fl_hang_sample *last = fl_sample_ring_last(&g_ring);
+    if (!running && unchanged && s->block_stack_known && last && last->n > 0) {
+        int n = last->n;
+        fl_hang_sample *x = fl_sample_ring_push(&g_ring, now);
+        // With a one-slot ring `x` is `last` itself, whose frames stay.
+        if (x != last) for (int i = 0; i < n; i++) x->pcs[i] = last->pcs[i];
+        x->n = n;
+        x->reused = 1;
+        atomic_fetch_add(&s_reused, 1);
+        return;
+    }
+    if (!unchanged) fl_sample_ring_resolve(&g_ring, 0, 0);  // earlier blocks' pending samples are lost
+    if (!running && !fl_syscall_tolerates_signal(p->nr)) {
+        // Re-entering the same call again and again (short sleeps in a
+        // loop) is not one long call: interrupting one costs little.
+        int short_calls = prev && !unchanged && !prev->running && prev->nr == p->nr;
+        if (!short_calls) {
+            fl_sample_ring_push(&g_ring, now)->pending = 1;
+            return;
+        }
+    }
+    int sig = fl_threads_signal();
+    if (sig > 0 && sig <= 64 && ((p->sigblk >> (sig - 1)) & 1)) {
+        fl_sample_ring_push(&g_ring, now);  // the thread blocks the sample signal: no stack
+        return;
+    }
+    take_sample(s, p->tid, now, !running);
+}
+
+// --- one tick ---------------------------------------------------------------------
+
+static void deadlock(watch_state *s, const fl_wait_chain *chain, const char *cause) {
+    if (suppressed_by_tracer(s)) return;
+    int abort_after = s->ep.opts.deadlock_abort;
+    uint64_t det = 0;
+    s->deadlock_reported = 1;
+    int ok = fl_hang_report_deadlock(&s->ep, chain, cause, s->block_since_ns, abort_after ? "abort" : "continue", &det) == 0;
+    if (ok) atomic_fetch_add(&s_deadlock, 1);
+    after_report(s, det, chain->count + 2);
+    if (abort_after) {
+        note("faultline: aborting the deadlocked process (FAULTLINE_DEADLOCK_ABORT=0 keeps it running)\n");
+        // The abort is the deadlock report's consequence, not a new crash.
+        fl_crash_suppress_next();
+        abort();
+    }
+}
+
+static void tick(watch_state *s, uint64_t now) {
+    fl_hang_options o;
+    fl_hang_options_get(&o);
+    faultline_hang_pinger pinger = atomic_load(&g_pinger);
+    uint64_t hb = atomic_load_explicit(&g_hb_ns, memory_order_acquire);
+    int mode = pinger ? MODE_PING : hb ? MODE_HEARTBEAT : MODE_INFERRED;
+    atomic_store(&s_mode, mode);
+    atomic_fetch_add(&s_ticks, 1);
+    pid_t target = g_main_tid;
+    if (mode != MODE_INFERRED && atomic_load(&g_hb_tid) > 0) target = atomic_load(&g_hb_tid);
+    if (s->active && s->ep.tid != target) saw_alive(s, now);  // another thread now answers: the old one did
+    if (mode != MODE_PING) s->ping_sent_ns = 0;
+
+    // 1. Signs of life from pings and heartbeats.
+    uint64_t since;
+    if (mode == MODE_PING) {
+        if (!s->ping_sent_ns || hb >= s->ping_sent_ns) {
+            saw_alive(s, s->ping_sent_ns ? hb : now);
+            s->ping_sent_ns = now;
+            atomic_fetch_add(&s_pings, 1);
+            pinger(atomic_load(&g_pinger_ctx));
+            return;
+        }
+        since = s->ping_sent_ns;
+    } else if (mode == MODE_HEARTBEAT) {
+        if (hb >= s->prev_tick_ns) { saw_alive(s, hb); return; }
+        since = hb;
+    } else {
+        since = s->last_alive_ns;
+    }
+    if (s->last_alive_ns > since) since = s->last_alive_ns;
+    if (s->resume_ns > since) since = s->resume_ns;
+
+    // 2. What the thread is doing.
+    fl_thread_probe p;
+    uint64_t t0 = fl_monotonic_ns();
+    int ok = fl_probe_thread(target, &p) == 0;
+    atomic_fetch_add(&s_probes, 1);
+    atomic_fetch_add(&s_probe_ns, fl_monotonic_ns() - t0);
+    fl_wait_kind k = ok ? fl_probe_classify(&p) : FL_WAIT_GONE;
+    if (k == FL_WAIT_GONE) {
+        // The watched thread exited: nothing to watch until another one
+        // sends a heartbeat (in inferred mode: the main thread is gone).
+        if (mode == MODE_HEARTBEAT) { atomic_store(&g_hb_ns, 0); atomic_store(&g_hb_tid, 0); }
+        if (mode == MODE_PING) atomic_store(&g_hb_tid, 0);
+        s->have_last_probe = 0;
+        if (s->active) end_episode(s, now, "thread_exit");
+        s->last_alive_ns = now;
+        return;
+    }
+    int same = s->have_last_probe && s->last_probe.tid == p.tid;
+    fl_thread_probe prev = s->last_probe;
+    int signals = same ? s->signals_since_probe : 0;
+    int progressed = same && p.vcsw - prev.vcsw > (uint64_t)signals;
+    int unchanged = same && fl_probe_unchanged(&prev, &p, signals);
+    s->last_probe = p;
+    s->have_last_probe = 1;
+    s->signals_since_probe = 0;
+    if (!unchanged) { s->block_since_ns = now; s->block_stack_known = 0; }
+
+    // 3. Wait-for chain and cycle, whenever it waits on a futex.
+    fl_wait_chain *chain = 0;
+    int cycle_confirmed = 0;
+    if (k == FL_WAIT_FUTEX) {
+        chain = &g_chains[g_chain_cur];
+        fl_wait_chain_follow(&p, chain);
+        if (chain->cycle_start >= 0) {
+            cycle_confirmed = g_have_prev_cycle && fl_wait_cycle_confirmed(&g_chains[g_chain_cur ^ 1], chain);
+            g_have_prev_cycle = 1;
+            g_chain_cur ^= 1;
+        } else {
+            g_have_prev_cycle = 0;
+        }
+    } else {
+        g_have_prev_cycle = 0;
+    }
+    fl_edge_kind edge = chain ? chain->links[0].edge.kind : FL_EDGE_NONE;
+    int lock_wait = edge == FL_EDGE_MUTEX || edge == FL_EDGE_PI_MUTEX;
+    int in_cycle = chain && chain->cycle_start >= 0;
+
+    // 4. Idle (waiting for events) or, when inferring, making progress.
+    int idle = k == FL_WAIT_IDLE || k == FL_WAIT_STOPPED;
+    if (mode == MODE_INFERRED) {
+        // Without pings, a thread waiting for another thread's result
+        // (condition variable, semaphore, join) is how worker pools and
+        // command-line tools work; a lock wait or a lock cycle is not.
+        if (k == FL_WAIT_FUTEX && !lock_wait && !in_cycle) idle = 1;
+        // Blocking and waking again since the last look (beyond the wake-ups
+        // our own signals caused) is progress: it is not stuck in one place.
+        if (progressed && !in_cycle) idle = 1;
+    }
+    if (g_debug) {
+        char line[256];
+        snprintf(line, sizeof line, "faultline-wdog: tid %d %s%s%s vcsw %llu (+%llu, %d ours) edge %s owner %d%s -> %s\n",
+                 (int)p.tid, fl_wait_kind_name(k), p.nr >= 0 && !p.running ? " in " : "",
+                 p.nr >= 0 && !p.running && fl_syscall_name(p.nr) ? fl_syscall_name(p.nr) : "",
+                 (unsigned long long)p.vcsw, (unsigned long long)(same ? p.vcsw - prev.vcsw : 0), signals,
+                 fl_edge_kind_name(edge), chain ? (int)chain->links[0].edge.owner : 0, in_cycle ? " (cycle)" : "",
+                 idle ? "responsive" : "not responsive");
+        note(line);
+    }
+    if (idle) { saw_alive(s, now); return; }
+
+    // 5. Not responsive since `since`.
+    if (!s->active) begin_episode(s, mode, target, since, &p, &o);
+    s->ep.start_ns = since;
+    s->ep.probe = p;
+    s->ep.have_probe = 1;
+    s->ep.opts = o;
+    if (s->traced) {
+        if (now - s->ep.start_ns >= o.threshold_ns) suppressed_by_tracer(s);
+        return;
+    }
+    sample(s, &p, k, unchanged, same ? &prev : 0, now);
+
+    if (cycle_confirmed && !s->deadlock_reported) { deadlock(s, chain, "cycle"); return; }
+    if (!s->reported && now - s->ep.start_ns >= o.threshold_ns && !s->deadlock_reported) {
+        if (suppressed_by_tracer(s)) return;
+        uint64_t det = 0;
+        s->reported = 1;
+        if (fl_hang_report_hang(&s->ep, &det) == 0) atomic_fetch_add(&s_hang, 1);
+        after_report(s, det, 3);
+        // The report took the stack of the current block (pending samples):
+        // later samples of the same block reuse it.
+        fl_hang_sample *last = fl_sample_ring_last(&g_ring);
+        if (k != FL_WAIT_RUNNING && last && last->n > 0) s->block_stack_known = 1;
+        return;
+    }
+    if (!s->deadlock_reported && o.deadlock_ns && k == FL_WAIT_FUTEX && now - s->block_since_ns >= o.deadlock_ns &&
+        now - s->ep.start_ns >= o.deadlock_ns)
+        deadlock(s, chain, "duration");
+}
+
+// --- the thread -------------------------------------------------------------------
+
+static void wait_for_tick(uint64_t deadline) {
+    uint64_t now = fl_monotonic_ns();
+    if (now >= deadline) return;
+    unsigned seen = atomic_load(&g_wake);
+    if (atomic_load(&g_exit_state)) return;
+    uint64_t left = deadline - now;
+    struct timespec ts = {(time_t)(left / 1000000000ull), (long)(left % 1000000000ull)};
+    syscall(SYS_futex, &g_wake, FUTEX_WAIT_PRIVATE, seen, &ts, (void *)0, 0);
+}
+
+static void block_signals(void) {
+    // Process-directed signals go to the program's threads, never here; the
+    // sample signal stays open (a crash report asks every thread for its
+    // stack) and so do synchronous faults (blocking them would make the
+    // kernel kill the process without running the crash handler).
+    sigset_t set;
+    sigfillset(&set);
+    static const int keep[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+    for (unsigned i = 0; i < sizeof keep / sizeof keep[0]; i++) sigdelset(&set, keep[i]);
+    if (fl_threads_signal()) sigdelset(&set, fl_threads_signal());
+    pthread_sigmask(SIG_SETMASK, &set, 0);
+}
+
+static void *watchdog_main(void *unused) {
+    (void)unused;
+    block_signals();
+    pthread_setname_np(pthread_self(), "faultline-wdog");
+    static watch_state s;
+    uint64_t now = fl_monotonic_ns();
+    s.last_alive_ns = now;
+    s.prev_tick_ns = now;
+    uint64_t next = now;
+    for (;;) {
+        fl_hang_options o;
+        fl_hang_options_get(&o);
+        next += o.sample_ns;
+        wait_for_tick(next);
+        now = fl_monotonic_ns();
+        if (atomic_load(&g_exit_state) == 1) {
+            pid_t caller = atomic_load(&g_exit_tid);
+            if (s.active) end_episode(&s, now, caller == s.ep.tid ? "exit" : "process_exit");
+            atomic_store(&g_exit_state, 2);
+            return 0;
+        }
+        if (now - s.prev_tick_ns > o.sample_ns + FL_RESUME_GAP_NS) s.resume_ns = now;
+        if (now > next + o.sample_ns) next = now;  // late: do not fire a burst of ticks
+        tick(&s, now);
+        s.prev_tick_ns = now;
+    }
+    return 0;
+}
+
+static void at_exit(void) {
+    if (!atomic_load(&g_running)) return;
+    atomic_store(&g_exit_tid, fl_gettid());
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&g_exit_state, &expected, 1)) return;
+    atomic_fetch_add(&g_wake, 1);
+    syscall(SYS_futex, &g_wake, FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
+    uint64_t deadline = fl_monotonic_ns() + FL_EXIT_WAIT_NS;
+    while (atomic_load(&g_exit_state) != 2 && fl_monotonic_ns() < deadline) fl_sleep_ns(200000);
+}
+
+static void after_fork_child(void) {
+    // The child has no watchdog thread; an exec'd program installs its own.
+    atomic_store(&g_running, 0);
+}
+
+int fl_hang_install(void) {
+    if (atomic_load(&g_running)) return 0;
+    fl_hang_options_load_env();
+    const char *debug = getenv("FAULTLINE_HANG_DEBUG");
+    g_debug = debug && *debug == '1';
+    if (fl_sample_ring_init(&g_ring) != 0 || fl_hang_report_init() != 0) return -1;
+    g_main_tid = getpid();
+    int rc = pthread_create(&g_thread, 0, watchdog_main, 0);
+    if (rc != 0) { errno = rc; return -1; }
+    atomic_store(&g_running, 1);
+    atexit(at_exit);
+    pthread_atfork(0, 0, after_fork_child);
+    return 0;
+}

@@ -1,0 +1,17 @@
+// The hang watchdog: a thread that wakes every sampling interval, decides
+// whether the watched thread is responsive (ping, heartbeat or inferred from
+// /proc), samples its stack while it is not, and writes the hang,
+// hang_recovered and deadlock reports. docs/hangs.md describes the rules.
+#ifndef FL_HANG_WATCHDOG_H
+#define FL_HANG_WATCHDOG_H
+
+/// Reads the options, maps every buffer and starts the watchdog thread
+/// (named "faultline-wdog", all signals but the sample signal blocked).
+/// Call from faultline_install after the sample signal is set up. Not
+/// async-signal-safe. Returns 0, or -1 with errno set.
+int fl_hang_install(void);
+
+/// 1 while the watchdog runs in this process.
+int fl_hang_running(void);
+
+#endif
