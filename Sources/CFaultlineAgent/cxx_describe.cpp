@@ -132,7 +132,7 @@ void clear_level(fl_cxx_exception_level *L) {
     L->has_message = L->has_value = L->message_truncated = L->value_truncated = L->foreign = 0;
     L->message_len = L->value_len = 0;
     L->object = nullptr;
-    L->thrown = L->rethrown = nullptr;
+    L->has_thrown = L->has_rethrown = 0;
 }
 
 void describe_level(fl_cxx_exception_info *info, int depth, bool demangle) {
@@ -186,8 +186,8 @@ void describe_level(fl_cxx_exception_info *info, int depth, bool demangle) {
     // The heap is what failed for bad_alloc: __cxa_demangle would need it.
     set_type(L, type ? type->name() : "", demangle && !heap_exhausted);
     if (heap_exhausted) info->demangled = 0;
-    L->thrown = fl_cxx_throw_find(L->object);
-    L->rethrown = fl_cxx_rethrow_find(L->object);
+    L->has_thrown = fl_cxx_throw_lookup(L->object, &L->thrown);
+    L->has_rethrown = fl_cxx_rethrow_lookup(L->object, &L->rethrown);
     if (nested && nested->nested_ptr()) {
         try {
             std::rethrow_exception(nested->nested_ptr());
@@ -203,7 +203,9 @@ extern "C" const void *fl_cxx_current_object(void) {
     // libstdc++ and libc++ both keep the thrown object's address as the one
     // member of exception_ptr (the pointer __cxa_throw received).
     static_assert(sizeof(std::exception_ptr) == sizeof(void *), "exception_ptr is one pointer");
+    fl_cxx_hooks_internal(1);  // our own call: not a capture for transport
     std::exception_ptr p = std::current_exception();
+    fl_cxx_hooks_internal(0);
     const void *object = nullptr;
     memcpy(&object, static_cast<const void *>(&p), sizeof object);
     return object;

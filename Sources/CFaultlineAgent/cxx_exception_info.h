@@ -32,8 +32,10 @@ typedef struct fl_cxx_exception_level {
     int value_truncated;
     int foreign;                         ///< not a C++ exception (no type known)
     const void *object;                  ///< the thrown object
-    const fl_cxx_throw_record *thrown;   ///< where it was thrown, when recorded
-    const fl_cxx_throw_record *rethrown; ///< where `throw;` re-raised it, if it did
+    int has_thrown;                      ///< `thrown` holds a record
+    fl_cxx_throw_record thrown;          ///< where it was thrown
+    int has_rethrown;                    ///< `rethrown` holds a record
+    fl_cxx_throw_record rethrown;        ///< where `throw;` re-raised it
 } fl_cxx_exception_level;
 
 /// The exception that reached std::terminate, with its nested ones.

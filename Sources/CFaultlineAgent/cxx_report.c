@@ -26,6 +26,12 @@ static void write_stack(fl_json *w, const char *key, const fl_cxx_throw_record *
     fl_report_frames(w, key, rec->pcs, rec->count, fl_crash_images());
 }
 
+// Where a level was thrown: on which thread, and the stack.
+static void write_throw_site(fl_json *w, const fl_cxx_exception_level *L) {
+    fl_json_bool(w, "throw_stack_found", L->has_thrown);
+    if (L->has_thrown) fl_json_int(w, "throw_tid", L->thrown.tid);
+}
+
 static void write_sections(void *json, void *ctx) {
     fl_json *w = (fl_json *)json;
     const fl_cxx_exception_info *info = (const fl_cxx_exception_info *)ctx;
@@ -35,15 +41,16 @@ static void write_sections(void *json, void *ctx) {
     fl_json_bool(w, "no_active_exception", !info->active);
     if (outer) {
         write_level_text(w, outer);
-        fl_json_bool(w, "rethrown", outer->rethrown != 0 || (outer->thrown && outer->thrown->rethrown > 0));
-        fl_json_bool(w, "throw_stack_found", outer->thrown != 0);
+        fl_json_bool(w, "rethrown", outer->has_rethrown || (outer->has_thrown && outer->thrown.rethrown > 0));
+        write_throw_site(w, outer);
         if (info->levels > 1 || info->nested_truncated) {
             fl_json_begin_array(w, "nested");
             for (int i = 1; i < info->levels; i++) {
                 const fl_cxx_exception_level *L = &info->level[i];
                 fl_json_begin_object(w, 0);
                 write_level_text(w, L);
-                if (L->thrown) write_stack(w, "throw_stack", L->thrown);
+                write_throw_site(w, L);
+                if (L->has_thrown) write_stack(w, "throw_stack", &L->thrown);
                 fl_json_end_object(w);
             }
             fl_json_end_array(w);
@@ -55,8 +62,8 @@ static void write_sections(void *json, void *ctx) {
     fl_json_int(w, "throw_frames", info->frames);
     fl_json_end_object(w);
 
-    if (outer && outer->thrown) write_stack(w, "throw_stack", outer->thrown);
-    if (outer && outer->rethrown) write_stack(w, "rethrow_stack", outer->rethrown);
+    if (outer && outer->has_thrown) write_stack(w, "throw_stack", &outer->thrown);
+    if (outer && outer->has_rethrown) write_stack(w, "rethrow_stack", &outer->rethrown);
 }
 
 int fl_cxx_report_prepare(void) { return fl_crash_prepare(); }

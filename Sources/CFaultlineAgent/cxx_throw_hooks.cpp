@@ -7,7 +7,11 @@
 #include "cxx_throw_hooks.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <unwind.h>
 
 #define FL_EXPORT extern "C" __attribute__((visibility("default")))
@@ -26,6 +30,10 @@ namespace {
 typedef void (*cxa_throw_fn)(void *, void *, void (*)(void *));
 typedef void (*cxa_rethrow_fn)(void);
 typedef fl_terminate_fn (*set_terminate_fn)(fl_terminate_fn);
+// std::current_exception returns a std::exception_ptr (one pointer, not
+// trivially copyable): the Itanium ABI returns it through a hidden pointer
+// to the result, passed first and handed back.
+typedef void *(*current_exception_fn)(void *result);
 typedef int (*unw_backtrace_fn)(void **, int);
 typedef _Unwind_Reason_Code (*unwind_backtrace_fn)(_Unwind_Trace_Fn, void *);
 typedef uintptr_t (*unwind_get_ip_fn)(struct _Unwind_Context *);
@@ -33,6 +41,7 @@ typedef uintptr_t (*unwind_get_ip_fn)(struct _Unwind_Context *);
 cxa_throw_fn g_real_throw;
 cxa_rethrow_fn g_real_rethrow;
 set_terminate_fn g_real_set_terminate;
+current_exception_fn g_real_current_exception;
 
 // libunwind's unw_backtrace takes its per-thread "fast trace" path: after
 // the first walk through a function it steps from cached frame shapes
@@ -57,6 +66,26 @@ struct throw_ring {
 // an exception escaping a std::thread).
 __thread throw_ring t_ring;
 __thread fl_cxx_throw_record t_rethrow;
+__thread pid_t t_tid;       // cached gettid (reset in a forked child)
+__thread int t_internal;    // the agent's own runtime calls: do not record
+
+// Records of exceptions captured into an exception_ptr, for a rethrow on
+// another thread. Written rarely (once per current_exception), so a shared
+// slot counter is fine; a per-slot sequence number (odd while written) lets
+// the reader copy a slot and know it was not torn.
+struct escaped_slot {
+    unsigned seq;
+    fl_cxx_throw_record rec;
+};
+escaped_slot g_escaped[FL_CXX_ESCAPED];
+unsigned g_escaped_next;
+
+pid_t current_tid(void) {
+    if (__builtin_expect(t_tid == 0, 0)) t_tid = (pid_t)syscall(SYS_gettid);
+    return t_tid;
+}
+
+void forget_tid_in_child(void) { t_tid = 0; }
 
 void resolve_runtime(void) {
     // RTLD_NEXT: the next definition after the object holding this code
@@ -64,6 +93,55 @@ void resolve_runtime(void) {
     g_real_throw = (cxa_throw_fn)dlsym(RTLD_NEXT, "__cxa_throw");
     g_real_rethrow = (cxa_rethrow_fn)dlsym(RTLD_NEXT, "__cxa_rethrow");
     g_real_set_terminate = (set_terminate_fn)dlsym(RTLD_NEXT, "_ZSt13set_terminatePFvvE");
+    g_real_current_exception = (current_exception_fn)dlsym(RTLD_NEXT, "_ZSt17current_exceptionv");
+}
+
+// The calling thread's newest record of `object`, or null.
+const fl_cxx_throw_record *ring_find(const void *object) {
+    if (!object) return 0;
+    throw_ring *r = &t_ring;
+    for (unsigned k = 1; k <= FL_CXX_THROW_RING; k++) {
+        const fl_cxx_throw_record *rec = &r->rec[(r->next - k) % FL_CXX_THROW_RING];
+        if (rec->object == object) return rec;
+    }
+    return 0;
+}
+
+void copy_record(fl_cxx_throw_record *out, const fl_cxx_throw_record *in) {
+    out->object = in->object;
+    out->tid = in->tid;
+    out->count = in->count;
+    out->rethrown = in->rethrown;
+    memcpy(out->pcs, in->pcs, (size_t)in->count * sizeof in->pcs[0]);
+}
+
+// Publishes this thread's record of `object` for other threads.
+void escape(const void *object) {
+    const fl_cxx_throw_record *rec = ring_find(object);
+    if (!rec) return;
+    for (unsigned i = 0; i < FL_CXX_ESCAPED; i++)
+        if (__atomic_load_n(&g_escaped[i].rec.object, __ATOMIC_RELAXED) == object) return;  // already there
+    escaped_slot *slot = &g_escaped[__atomic_fetch_add(&g_escaped_next, 1, __ATOMIC_RELAXED) % FL_CXX_ESCAPED];
+    unsigned seq = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
+    if (seq & 1) return;  // another thread is writing this slot right now
+    if (!__atomic_compare_exchange_n(&slot->seq, &seq, seq + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+    copy_record(&slot->rec, rec);
+    __atomic_store_n(&slot->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+int escaped_lookup(const void *object, fl_cxx_throw_record *out) {
+    for (unsigned i = 0; i < FL_CXX_ESCAPED; i++) {
+        escaped_slot *slot = &g_escaped[i];
+        unsigned before = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
+        if ((before & 1) || slot->rec.object != object) continue;
+        int count = slot->rec.count;
+        if (count < 0 || count > FL_CXX_THROW_FRAMES_MAX + 2) continue;
+        copy_record(out, &slot->rec);
+        out->count = count;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&slot->seq, __ATOMIC_RELAXED) == before && out->object == object) return 1;
+    }
+    return 0;
 }
 
 __attribute__((constructor)) void resolve_at_load(void) { resolve_runtime(); }
@@ -113,6 +191,7 @@ void fl_cxx_hooks_enable(int frames) {
     if (h) g_unw_backtrace = (unw_backtrace_fn)dlsym(h, "unw_backtrace");
     g_gcc_backtrace = (unwind_backtrace_fn)dlsym(RTLD_DEFAULT, "_Unwind_Backtrace");
     g_gcc_get_ip = (unwind_get_ip_fn)dlsym(RTLD_DEFAULT, "_Unwind_GetIP");
+    pthread_atfork(0, 0, forget_tid_in_child);
     if (frames > FL_CXX_THROW_FRAMES_MAX) frames = FL_CXX_THROW_FRAMES_MAX;
     __atomic_store_n(&g_frames, frames < 0 ? 0 : frames, __ATOMIC_RELEASE);
 }
@@ -125,19 +204,23 @@ const char *fl_cxx_hooks_unwinder(void) {
     return "none";
 }
 
-const fl_cxx_throw_record *fl_cxx_throw_find(const void *object) {
+int fl_cxx_throw_lookup(const void *object, fl_cxx_throw_record *out) {
     if (!object) return 0;
-    throw_ring *r = &t_ring;
-    for (unsigned k = 1; k <= FL_CXX_THROW_RING; k++) {
-        const fl_cxx_throw_record *rec = &r->rec[(r->next - k) % FL_CXX_THROW_RING];
-        if (rec->object == object) return rec;
+    const fl_cxx_throw_record *rec = ring_find(object);
+    if (rec) {
+        copy_record(out, rec);
+        return 1;
     }
-    return 0;
+    return escaped_lookup(object, out);
 }
 
-const fl_cxx_throw_record *fl_cxx_rethrow_find(const void *object) {
-    return object && t_rethrow.object == object ? &t_rethrow : 0;
+int fl_cxx_rethrow_lookup(const void *object, fl_cxx_throw_record *out) {
+    if (!object || t_rethrow.object != object) return 0;
+    copy_record(out, &t_rethrow);
+    return 1;
 }
+
+void fl_cxx_hooks_internal(int on) { t_internal = on; }
 
 int fl_cxx_take_terminate(fl_terminate_fn own) {
     if (!g_real_set_terminate) resolve_runtime();
@@ -157,6 +240,7 @@ FL_EXPORT void __cxa_throw(void *object, void *type, void (*destructor)(void *))
         fl_cxx_throw_record *rec = &r->rec[r->next++ % FL_CXX_THROW_RING];
         rec->object = 0;  // not findable while half-written
         rec->rethrown = 0;
+        rec->tid = current_tid();
         capture(rec, __builtin_return_address(0));
         rec->object = object;
     }
@@ -167,19 +251,34 @@ FL_EXPORT void __cxa_throw(void *object, void *type, void (*destructor)(void *))
 /// Interposes `throw;`: notes the rethrow and where it happened; the
 /// original throw's record (same object) is kept.
 FL_EXPORT void __cxa_rethrow(void) {
-    if (g_frames > 0 && !g_frozen) {
+    if (g_frames > 0 && !g_frozen && !t_internal) {
         const void *object = fl_cxx_current_object();
         if (object) {
             throw_ring *r = &t_ring;
             for (unsigned k = 0; k < FL_CXX_THROW_RING; k++)
                 if (r->rec[k].object == object) r->rec[k].rethrown++;
             t_rethrow.object = 0;
+            t_rethrow.tid = current_tid();
             capture(&t_rethrow, __builtin_return_address(0));
             t_rethrow.object = object;
         }
     }
     if (__builtin_expect(!g_real_rethrow, 0)) resolve_runtime();
     FL_TAIL_CALL return g_real_rethrow();
+}
+
+/// Interposes `std::current_exception`: an exception captured into an
+/// exception_ptr may be rethrown on another thread, so its record is
+/// published process-wide.
+FL_EXPORT void *_ZSt17current_exceptionv(void *result) {
+    if (__builtin_expect(!g_real_current_exception, 0)) resolve_runtime();
+    void *r = g_real_current_exception(result);
+    if (g_frames > 0 && !g_frozen && !t_internal) {
+        const void *object;
+        memcpy(&object, result, sizeof object);  // exception_ptr's one member
+        if (object) escape(object);
+    }
+    return r;
 }
 
 /// Interposes `std::set_terminate`: once the agent's handler is in place, a

@@ -1,13 +1,18 @@
 // Throw-site stacks for C++ exceptions. The agent defines `__cxa_throw`,
-// `__cxa_rethrow` and `std::set_terminate` with default visibility, so the
-// preloaded agent (or an executable that links it) interposes the C++
-// runtime's own: every throw records its stack in a small per-thread ring
-// keyed by the exception object, then tail-calls the runtime, so the hook
-// leaves no frame of its own for the exception unwinder to walk.
+// `__cxa_rethrow`, `std::current_exception` and `std::set_terminate` with
+// default visibility, so the preloaded agent (or an executable that links
+// it) interposes the C++ runtime's own: every throw records its stack in a
+// small per-thread ring keyed by the exception object, then tail-calls the
+// runtime, so the hook leaves no frame of its own for the exception
+// unwinder to walk. When an exception is captured into an exception_ptr
+// (std::current_exception: std::async, std::promise, thread pools), its
+// record is also copied to a small process-wide table, so a rethrow on
+// another thread still finds where it was first thrown.
 #ifndef FL_CXX_THROW_HOOKS_H
 #define FL_CXX_THROW_HOOKS_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,12 +24,15 @@ extern "C" {
 /// exception needs one entry per level, plus room for unrelated throws
 /// caught in between.
 #define FL_CXX_THROW_RING 8
+/// Exceptions captured into an exception_ptr remembered process-wide.
+#define FL_CXX_ESCAPED 16
 
 /// One recorded throw (or rethrow). `pcs[0]` is inside the hook
 /// (`__cxa_throw`/`__cxa_rethrow`), `pcs[1]` the return address into the
 /// function that threw, then its callers.
 typedef struct fl_cxx_throw_record {
     const void *object;  ///< the thrown object, as `__cxa_throw` received it
+    pid_t tid;           ///< thread that threw
     int count;           ///< frames in `pcs`
     int rethrown;        ///< how often `throw;` re-raised it on this thread
     uintptr_t pcs[FL_CXX_THROW_FRAMES_MAX + 2];
@@ -42,11 +50,18 @@ void fl_cxx_hooks_enable(int frames);
 /// die; the records must stay as they are). Async-signal-safe.
 void fl_cxx_hooks_freeze(void);
 
-/// The calling thread's newest record of a throw of `object`, or NULL.
-const fl_cxx_throw_record *fl_cxx_throw_find(const void *object);
+/// Copies the newest record of a throw of `object` into `out`: from the
+/// calling thread's ring, else from the exceptions captured into an
+/// exception_ptr on any thread. Returns 1 when found, 0 when not.
+int fl_cxx_throw_lookup(const void *object, fl_cxx_throw_record *out);
 
-/// The calling thread's last `throw;` of `object`, or NULL.
-const fl_cxx_throw_record *fl_cxx_rethrow_find(const void *object);
+/// Copies the calling thread's last `throw;` of `object` into `out`.
+/// Returns 1 when found, 0 when not.
+int fl_cxx_rethrow_lookup(const void *object, fl_cxx_throw_record *out);
+
+/// Marks the calling thread as inside the agent's own use of the C++
+/// runtime (`on` 1) or not (0): the hooks then only forward.
+void fl_cxx_hooks_internal(int on);
 
 /// Name of the unwinder used at throw time: "libunwind", "libgcc" or "none".
 const char *fl_cxx_hooks_unwinder(void);

@@ -1,25 +1,32 @@
 // bench-cxx: what the C++ exception detector costs a program that throws
 // and catches exceptions in normal operation.
 //
-// The same throw-and-catch loop runs in child processes of this program:
-// without the agent, with the agent preloaded but the detector off (the
-// interposed __cxa_throw only forwards), and with the detector on (every
-// throw records its stack). Configurations are interleaved round by round so
-// machine noise hits them alike; the figure is the median over rounds of
-// each child's median nanoseconds per throw-and-catch, and the extra cost is
-// "on" minus "off". Target: under 1 µs median extra per throw. The fastest
-// batch of any round is printed too: on a busy machine it is the figure
-// least disturbed by other processes.
+// Each configuration runs in a child process of this program: without the
+// agent, with the agent preloaded but the detector off (the interposed
+// __cxa_throw only forwards), and with the detector on (every throw records
+// its stack). Inside each child, batches of two kinds alternate:
+//   A  `throw std::runtime_error(...)` as the compiler emits it — through
+//      the PLT, so through the agent's __cxa_throw when it is preloaded;
+//   B  the same exception thrown by calling libstdc++'s own __cxa_throw
+//      directly (looked up in libstdc++.so.6), which no hook sees.
+// Both are caught by the same catch clause. The median of A minus B over
+// paired batches is the extra cost per throw-and-catch, measured in one
+// process so that other processes on a busy machine disturb both alike
+// (the no-agent child is the control: its A-B shows the method's own bias).
+// Target: under 1 µs median extra per throw.
 //
 //   bench-cxx [--rounds N] [--agent PATH]
 //
 // The agent defaults to libFaultlineAgentPreload.so next to this program.
 #include <algorithm>
+#include <new>
 #include <stdexcept>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
-#include <errno.h>
+#include <cxxabi.h>
+#include <dlfcn.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -33,11 +40,14 @@ extern char **environ;
 
 namespace {
 
-constexpr int kBatches = 200;       // per child
-constexpr int kPerBatch = 200;      // throws per timed batch
+constexpr int kPairs = 200;         // A/B batch pairs per child
+constexpr int kPerBatch = 100;      // throws per timed batch
 constexpr double kTargetNs = 1000;  // the target for the extra cost
 
 volatile int g_always = 1;
+
+typedef void (*cxa_throw_fn)(void *, std::type_info *, void (*)(void *));
+cxa_throw_fn g_runtime_throw;  // libstdc++'s own, bypassing any interposer
 
 uint64_t now_ns() {
     timespec ts;
@@ -45,37 +55,80 @@ uint64_t now_ns() {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-__attribute__((noinline)) int throw_at(int depth) {
-    if (depth > 0) {
-        int r = throw_at(depth - 1);
-        __asm__ volatile("" : "+r"(r));  // keeps the frames: no tail call
-        return r + 1;
-    }
+void destroy_runtime_error(void *p) { static_cast<std::runtime_error *>(p)->~runtime_error(); }
+
+// A: an ordinary throw expression.
+__attribute__((noinline)) int leaf_hooked() {
     if (g_always) throw std::runtime_error("bench");
     return 0;
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
+// B: what the compiler emits for the throw above — allocate, construct
+// (freeing the exception if the constructor throws), throw — but calling
+// the runtime's __cxa_throw directly instead of through the PLT. The same
+// shape matters: the unwinder runs the personality routine of every frame
+// with a landing pad, so both leaves have exactly one.
+__attribute__((noinline)) int leaf_direct() {
+    if (g_always) {
+        void *e = __cxxabiv1::__cxa_allocate_exception(sizeof(std::runtime_error));
+        try {
+            new (e) std::runtime_error("bench");
+        } catch (...) {
+            __cxxabiv1::__cxa_free_exception(e);
+            throw;
+        }
+        g_runtime_throw(e, const_cast<std::type_info *>(&typeid(std::runtime_error)), destroy_runtime_error);
+    }
+    return 0;
 }
 
-// Child: prints the median and the fastest batch's ns per throw-and-catch.
+// The same frames below the catch for both kinds.
+__attribute__((noinline)) int descend(int depth, int (*leaf)()) {
+    if (depth > 0) {
+        int r = descend(depth - 1, leaf);
+        __asm__ volatile("" : "+r"(r));  // keeps the frames: no tail call
+        return r + 1;
+    }
+    return leaf();
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double batch_ns(int (*leaf)(), int depth, long *caught) {
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < kPerBatch; i++) {
+        try { descend(depth, leaf); } catch (const std::runtime_error &) { ++*caught; }
+    }
+    return (double)(now_ns() - t0) / kPerBatch;
+}
+
+// Child: prints "median_A median_B median(A-B)" in ns per throw-and-catch.
 int run_child(int depth) {
+    void *lib = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_NOLOAD);
+    g_runtime_throw = lib ? (cxa_throw_fn)dlsym(lib, "__cxa_throw") : nullptr;
+    if (!g_runtime_throw) { fprintf(stderr, "bench-cxx: libstdc++'s __cxa_throw not found\n"); return 1; }
     long caught = 0;
-    for (int i = 0; i < 2000; i++) {  // warm-up: caches, trace cache, pages
-        try { throw_at(depth); } catch (const std::runtime_error &) { caught++; }
+    for (int i = 0; i < 20; i++) {  // warm-up: caches, trace cache, pages
+        batch_ns(leaf_hooked, depth, &caught);
+        batch_ns(leaf_direct, depth, &caught);
     }
-    std::vector<double> per_throw;
-    per_throw.reserve(kBatches);
-    for (int b = 0; b < kBatches; b++) {
-        uint64_t t0 = now_ns();
-        for (int i = 0; i < kPerBatch; i++) {
-            try { throw_at(depth); } catch (const std::runtime_error &) { caught++; }
-        }
-        per_throw.push_back((double)(now_ns() - t0) / kPerBatch);
+    std::vector<double> a, b, diff;
+    for (int p = 0; p < kPairs; p++) {
+        // Alternate which kind goes first so drift favours neither.
+        double x, y;
+        if (p & 1) { y = batch_ns(leaf_direct, depth, &caught); x = batch_ns(leaf_hooked, depth, &caught); }
+        else { x = batch_ns(leaf_hooked, depth, &caught); y = batch_ns(leaf_direct, depth, &caught); }
+        a.push_back(x);
+        b.push_back(y);
+        diff.push_back(x - y);
     }
-    printf("%.1f %.1f %ld\n", median(per_throw), *std::min_element(per_throw.begin(), per_throw.end()), caught);
+    long expected = (long)(20 + kPairs) * 2 * kPerBatch;
+    if (caught != expected) { fprintf(stderr, "bench-cxx: caught %ld of %ld\n", caught, expected); return 1; }
+    printf("%.1f %.1f %.1f\n", median(a), median(b), median(diff));
     return 0;
 }
 
@@ -87,19 +140,21 @@ struct config {
 };
 
 const config kConfigs[] = {
-    {"off (no agent)", false, nullptr, nullptr},
+    {"no agent (control)", false, nullptr, nullptr},
     {"agent, detector off", true, "crash", nullptr},
-    {"detector on (32 frames)", true, "crash,cxx_exception", nullptr},
-    {"detector on (8 frames)", true, "crash,cxx_exception", "8"},
+    {"detector on, 32 frames", true, "crash,cxx_exception", nullptr},
+    {"detector on, 8 frames", true, "crash,cxx_exception", "8"},
 };
 constexpr int kNConfigs = sizeof kConfigs / sizeof kConfigs[0];
+constexpr int kDefaultConfig = 2;
 
 struct sample {
-    double median, best;
+    double hooked, direct, extra;
 };
 
-// Runs one child; returns its median and best ns per throw ({-1, -1} on failure).
-sample spawn_child(const char *self, const config &c, int depth, const std::string &agent, const std::string &dir) {
+// Runs one child; false when it failed.
+bool spawn_child(const char *self, const config &c, int depth, const std::string &agent, const std::string &dir,
+                 sample *out) {
     std::vector<std::string> env;
     for (char **e = environ; *e; e++) {
         if (!strncmp(*e, "LD_PRELOAD=", 11) || !strncmp(*e, "FAULTLINE_", 10)) continue;
@@ -117,7 +172,7 @@ sample spawn_child(const char *self, const config &c, int depth, const std::stri
     std::string d = std::to_string(depth);
     char *argv[] = {const_cast<char *>(self), const_cast<char *>("--child"), const_cast<char *>(d.c_str()), nullptr};
     int fds[2];
-    if (pipe(fds) != 0) return {-1, -1};
+    if (pipe(fds) != 0) return false;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
@@ -126,20 +181,22 @@ sample spawn_child(const char *self, const config &c, int depth, const std::stri
     int rc = posix_spawn(&pid, self, &fa, nullptr, argv, envp.data());
     posix_spawn_file_actions_destroy(&fa);
     close(fds[1]);
-    if (rc != 0) { close(fds[0]); fprintf(stderr, "bench-cxx: cannot run %s: %s\n", self, strerror(rc)); return {-1, -1}; }
-    char out[256] = {0};
+    if (rc != 0) {
+        close(fds[0]);
+        fprintf(stderr, "bench-cxx: cannot run %s: %s\n", self, strerror(rc));
+        return false;
+    }
+    char text[256] = {0};
     ssize_t n, got = 0;
-    while ((n = read(fds[0], out + got, sizeof out - 1 - (size_t)got)) > 0) got += n;
+    while ((n = read(fds[0], text + got, sizeof text - 1 - (size_t)got)) > 0) got += n;
     close(fds[0]);
     int status = 0;
     waitpid(pid, &status, 0);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "bench-cxx: child '%s' failed (status 0x%x)\n", c.name, status);
-        return {-1, -1};
+        return false;
     }
-    sample s = {-1, -1};
-    if (sscanf(out, "%lf %lf", &s.median, &s.best) != 2) return {-1, -1};
-    return s;
+    return sscanf(text, "%lf %lf %lf", &out->hooked, &out->direct, &out->extra) == 3;
 }
 
 int count_reports(const std::string &dir) {
@@ -154,7 +211,7 @@ int count_reports(const std::string &dir) {
 
 int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "--child")) return run_child(atoi(argv[2]));
-    int rounds = 7;
+    int rounds = 5;
     std::string agent;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
@@ -174,38 +231,36 @@ int main(int argc, char **argv) {
         agent = s.substr(0, s.rfind('/') + 1) + "libFaultlineAgentPreload.so";
     }
     if (access(agent.c_str(), R_OK) != 0) {
-        fprintf(stderr, "bench-cxx: agent %s not found (build it: swift build --product FaultlineAgentPreload, or pass --agent PATH)\n", agent.c_str());
+        fprintf(stderr, "bench-cxx: agent %s not found (build it: swift build --product FaultlineAgentPreload, or pass --agent PATH)\n",
+                agent.c_str());
         return 1;
     }
     char dir[] = "/tmp/bench-cxx-XXXXXX";
     if (!mkdtemp(dir)) { perror("bench-cxx: mkdtemp"); return 1; }
 
-    printf("bench-cxx: throw-and-catch of std::runtime_error, %d batches x %d throws per child, %d rounds\n",
-           kBatches, kPerBatch, rounds);
+    printf("bench-cxx: throw-and-catch of std::runtime_error; per child %d pairs of batches of %d throws; %d rounds\n",
+           kPairs, kPerBatch, rounds);
+    printf("A = throw through the PLT (the agent's __cxa_throw when preloaded), B = libstdc++'s __cxa_throw called directly\n");
     printf("agent: %s\n\n", agent.c_str());
     const int depths[] = {2, 24};
     bool failed = false;
     for (int depth : depths) {
-        std::vector<double> medians[kNConfigs], bests[kNConfigs];
+        std::vector<double> hooked[kNConfigs], direct[kNConfigs], extra[kNConfigs];
         for (int r = 0; r < rounds; r++)
             for (int c = 0; c < kNConfigs; c++) {
-                sample v = spawn_child(self, kConfigs[c], depth, agent, dir);
-                if (v.median < 0) { failed = true; continue; }
-                medians[c].push_back(v.median);
-                bests[c].push_back(v.best);
+                sample s;
+                if (!spawn_child(self, kConfigs[c], depth, agent, dir, &s)) { failed = true; continue; }
+                hooked[c].push_back(s.hooked);
+                direct[c].push_back(s.direct);
+                extra[c].push_back(s.extra);
             }
-        double base = median(medians[0]);
-        double base_best = bests[0].empty() ? 0 : *std::min_element(bests[0].begin(), bests[0].end());
-        printf("throw %d calls below the catch:\n", depth);
-        printf("  %-26s %12s %10s %14s %10s\n", "configuration", "median ns", "extra", "fastest batch", "extra");
-        for (int c = 0; c < kNConfigs; c++) {
-            double m = median(medians[c]);
-            double b = bests[c].empty() ? 0 : *std::min_element(bests[c].begin(), bests[c].end());
-            printf("  %-26s %12.0f %10.0f %14.0f %10.0f\n", kConfigs[c].name, m, m - base, b, b - base_best);
-        }
-        double extra = median(medians[2]) - base;
-        printf("  extra cost with the detector on (default 32 frames): %.0f ns median per throw-and-catch; target < %.0f ns: %s\n\n",
-               extra, kTargetNs, extra < kTargetNs ? "met" : "NOT met");
+        printf("throw %d calls below the catch (medians over rounds):\n", depth);
+        printf("  %-24s %10s %10s %14s\n", "configuration", "A ns", "B ns", "extra (A-B)");
+        for (int c = 0; c < kNConfigs; c++)
+            printf("  %-24s %10.0f %10.0f %14.0f\n", kConfigs[c].name, median(hooked[c]), median(direct[c]), median(extra[c]));
+        double cost = median(extra[kDefaultConfig]) - median(extra[0]);
+        printf("  extra cost per throw-and-catch, detector on (default 32 frames), less the control: %.0f ns median; target < %.0f ns: %s\n\n",
+               cost, kTargetNs, cost < kTargetNs ? "met" : "NOT met");
     }
     int reports = count_reports(dir);
     if (reports) printf("warning: %d report(s) written by caught exceptions in %s (there should be none)\n", reports, dir);

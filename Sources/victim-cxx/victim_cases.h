@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <exception>
+#include <future>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -146,6 +147,17 @@ VICTIM_NOINLINE int read_past_end() {
     return v.at(7);
 }
 
+VICTIM_NOINLINE int throw_in_async_task() {
+    if (victim_always) throw std::runtime_error("task failed on a worker thread");
+    return 0;
+}
+
+VICTIM_NOINLINE int wait_for_task() {
+    victim_say("std::async task throws; future.get() rethrows it on the main thread");
+    std::future<int> f = std::async(std::launch::async, throw_in_async_task);
+    return f.get();  // std::rethrow_exception here, outside any try
+}
+
 VICTIM_NOINLINE char *allocate_too_much() {
     victim_say("new char[1 << 62]: operator new throws std::bad_alloc");
     static volatile size_t huge = (size_t)1 << 62;
@@ -205,6 +217,7 @@ static int victim_usage(const char *self) {
             "  throw-double      throw 2.5\n"
             "  out-of-range      std::vector::at throws from inside libstdc++\n"
             "  bad-alloc         operator new fails: std::bad_alloc (named without __cxa_demangle)\n"
+            "  future            std::async task throws; future.get() rethrows on main\n"
             "  own-terminate     the program sets its own terminate handler, then throws\n"
             "  catch-loop [N] [DEPTH]  throw and catch N times (default 100000, depth 8); exits 0\n",
             self);
@@ -228,6 +241,7 @@ static int victim_main(int argc, char **argv) {
     else if (!strcmp(c, "out-of-range")) return read_past_end();
     else if (!strcmp(c, "bad-alloc")) return allocate_too_much() != nullptr;
     else if (!strcmp(c, "own-terminate")) throw_with_own_handler();
+    else if (!strcmp(c, "future")) return wait_for_task();
     else if (!strcmp(c, "catch-loop")) {
         long n = argc > 2 ? atol(argv[2]) : 100000;
         int depth = argc > 3 ? atoi(argv[3]) : 8;
