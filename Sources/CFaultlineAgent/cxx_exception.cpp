@@ -44,6 +44,7 @@ void terminate_handler(void) {
         ucontext_t uc;
         getcontext(&uc);
         fl_cxx_report(&g_info, &uc);
+        fl_cxx_stderr_direct();
     }
     fl_terminate_fn next = fl_cxx_chained_terminate();
     if (next && next != terminate_handler) next();

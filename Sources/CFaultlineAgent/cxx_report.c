@@ -4,6 +4,9 @@
 #include "crash_handler.h"
 #include "cxx_exception_info.h"
 #include "report_file.h"
+#include "stderr_capture.h"
+
+#include <unistd.h>
 
 static void write_level_text(fl_json *w, const fl_cxx_exception_level *L) {
     if (L->foreign) {
@@ -70,4 +73,12 @@ int fl_cxx_report_prepare(void) { return fl_crash_prepare(); }
 
 int fl_cxx_report(const fl_cxx_exception_info *info, const void *ucontext) {
     return fl_crash_report_event("cxx_exception", write_sections, (void *)info, ucontext);
+}
+
+void fl_cxx_stderr_direct(void) {
+    // With capture on, fd 2 is a pipe that a thread forwards; bytes written
+    // just before the abort (the runtime's "terminate called after
+    // throwing...") would die in the pipe. The report is written, so send
+    // the rest straight to the real stderr.
+    if (fl_stderr_capture_active()) dup2(fl_stderr_original_fd(), 2);
 }
