@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <exception>
 #include <future>
@@ -158,6 +159,25 @@ VICTIM_NOINLINE int wait_for_task() {
     return f.get();  // std::rethrow_exception here, outside any try
 }
 
+static volatile int victim_stop_noise;
+
+VICTIM_NOINLINE void noise_thread_body(int index) {
+    char name[16];
+    snprintf(name, sizeof name, "thrower-%d", index);
+    pthread_setname_np(pthread_self(), name);
+    while (!victim_stop_noise) throw_and_catch_once(index);
+}
+
+VICTIM_NOINLINE void throw_among_throwers() {
+    // Three threads throw and catch as fast as they can (their records
+    // churn the whole time); then main throws one that nobody catches.
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 3; i++) threads.emplace_back(noise_thread_body, i);
+    usleep(100000);
+    victim_say("three threads throw and catch; main throws uncaught");
+    if (victim_always) throw std::runtime_error("thrown while other threads throw");
+}
+
 VICTIM_NOINLINE char *allocate_too_much() {
     victim_say("new char[1 << 62]: operator new throws std::bad_alloc");
     static volatile size_t huge = (size_t)1 << 62;
@@ -217,6 +237,7 @@ static int victim_usage(const char *self) {
             "  throw-double      throw 2.5\n"
             "  out-of-range      std::vector::at throws from inside libstdc++\n"
             "  bad-alloc         operator new fails: std::bad_alloc (named without __cxa_demangle)\n"
+            "  busy-threads      main throws uncaught while three threads throw and catch\n"
             "  future            std::async task throws; future.get() rethrows on main\n"
             "  own-terminate     the program sets its own terminate handler, then throws\n"
             "  catch-loop [N] [DEPTH]  throw and catch N times (default 100000, depth 8); exits 0\n",
@@ -242,6 +263,7 @@ static int victim_main(int argc, char **argv) {
     else if (!strcmp(c, "bad-alloc")) return allocate_too_much() != nullptr;
     else if (!strcmp(c, "own-terminate")) throw_with_own_handler();
     else if (!strcmp(c, "future")) return wait_for_task();
+    else if (!strcmp(c, "busy-threads")) throw_among_throwers();
     else if (!strcmp(c, "catch-loop")) {
         long n = argc > 2 ? atol(argv[2]) : 100000;
         int depth = argc > 3 ? atoi(argv[3]) : 8;
