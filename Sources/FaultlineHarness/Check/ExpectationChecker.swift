@@ -13,10 +13,11 @@ public struct ExpectationChecker: Sendable {
     }
 
     /// Every failed check; empty when the run meets `expectation`.
-    public func check(_ expectation: Expectation, against observation: Observation) -> [CheckFailure] {
+    public func check(_ expectation: ScenarioExpectation, against observation: Observation) -> [CheckFailure] {
         var failures: [CheckFailure] = []
-        if case .timedOut = observation.exit {
-            failures.append(CheckFailure("timeout", expected: "the victim to end", found: observation.exit.description))
+        if case .timedOut(let seconds) = observation.exit {
+            failures.append(CheckFailure("timeout", expected: "the victim to end within \(Units.describe(seconds: seconds))",
+                                         found: "\(observation.exit.description); its process group was killed"))
         } else if case .notStarted = observation.exit {
             return failures
         } else if let exit = expectation.exit, !Self.exitMatches(exit, observation.exit) {
@@ -28,7 +29,7 @@ public struct ExpectationChecker: Sendable {
         return failures
     }
 
-    static func exitMatches(_ expected: ExitExpectation, _ found: ExitStatus) -> Bool {
+    static func exitMatches(_ expected: ExitExpectation, _ found: VictimExit) -> Bool {
         switch (expected, found) {
         case (.code(let a), .exited(let b)): return a == b
         case (.signal(let a), .signaled(let b)): return a == b
@@ -84,10 +85,13 @@ public struct ExpectationChecker: Sendable {
         // closest remaining report (fewest failed checks).
         for i in unmatchedExpectations {
             let label = expected.count > 1 ? "report \(i + 1) (\(expected[i].source)) " : ""
-            // With no report left, the count failure above already says so.
-            guard let best = leftover.min(by: { results[i][$0].count < results[i][$1].count }) else { continue }
+            // With no report left, compare against the closest report that
+            // another expectation took, saying so.
+            let pool = leftover.isEmpty ? Array(candidates.indices) : leftover
+            guard let best = pool.min(by: { results[i][$0].count < results[i][$1].count }) else { continue }
+            let taken = leftover.isEmpty ? " (in the report already matched to another expectation)" : ""
             for f in results[i][best] {
-                failures.append(CheckFailure(label + f.check, expected: f.expected, found: f.found))
+                failures.append(CheckFailure(label + f.check, expected: f.expected, found: f.found + taken))
             }
         }
         return failures

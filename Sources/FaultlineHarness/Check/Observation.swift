@@ -3,7 +3,7 @@ import Faultline
 /// What one run of a victim produced: the material the checker judges.
 public struct Observation: Sendable {
     /// How the victim ended.
-    public var exit: ExitStatus
+    public var exit: VictimExit
     /// Everything it wrote to stdout.
     public var stdout: String
     /// Everything it wrote to stderr.
@@ -12,7 +12,7 @@ public struct Observation: Sendable {
     public var reports: [ReportStore.Entry]
 
     /// Creates an observation.
-    public init(exit: ExitStatus, stdout: String = "", stderr: String = "", reports: [ReportStore.Entry] = []) {
+    public init(exit: VictimExit, stdout: String = "", stderr: String = "", reports: [ReportStore.Entry] = []) {
         self.exit = exit
         self.stdout = stdout
         self.stderr = stderr

@@ -67,7 +67,7 @@ enum ReportCheck {
         for (k, want) in expected.enumerated() {
             guard let hit = names[cursor...].firstIndex(where: { $0.contains(want) }) else {
                 let after = k > 0 ? " after \(expected[k - 1])" : ""
-                let shown = names.prefix(8).map { abbreviate($0, limit: 60) }.joined(separator: ", ") + (names.count > 8 ? ", …" : "")
+                let shown = names.prefix(10).map { abbreviate($0, limit: 60) }.joined(separator: ", ") + (names.count > 10 ? ", …" : "")
                 let note = symbolizer == nil ? " (no llvm-symbolizer found; frames are unresolved)" : ""
                 return CheckFailure("frames", expected: "\(want)\(after) in crashed thread", found: "[\(shown)]\(note)")
             }

@@ -31,7 +31,7 @@ public final class ConsoleProgress: RunProgress {
             let label = Self.label(scenario.name, record.repeatIndex)
             s.running.removeAll { $0 == label }
             s.finished += 1
-            var line = "[\(s.finished)/\(total)] \(record.verdict.rawValue.padding(toLength: 4, withPad: " ", startingAt: 0))  \(label)  \(Units.describe(seconds: record.durationSeconds))"
+            var line = "[\(s.finished)/\(total)] \(record.verdict.rawValue.padding(toLength: 4, withPad: " ", startingAt: 0))  \(label)  \(Units.elapsed(record.durationSeconds))"
             if let reason = record.reason { line += "  \(abbreviate(reason, limit: 120))" }
             write((isTerminal ? "\r\u{1B}[K" : "") + line + "\n")
             drawStatus(s)

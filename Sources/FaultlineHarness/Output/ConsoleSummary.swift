@@ -9,7 +9,7 @@ public enum ConsoleSummary {
         for s in result.scenarios {
             var row = [s.scenario.name, s.verdict.rawValue]
             if repeatCount > 1 { row.append("\(s.passRate.passed)/\(s.passRate.total)") }
-            row += [Units.describe(seconds: s.durationSeconds), s.reason.map { abbreviate($0, limit: 100) } ?? ""]
+            row += [Units.elapsed(s.durationSeconds), s.reason.map { abbreviate($0, limit: 100) } ?? ""]
             table.rows.append(row)
         }
         var out = table.render()
@@ -18,10 +18,14 @@ public enum ConsoleSummary {
         for s in failing {
             out += "\n\(s.verdict.rawValue) \(s.scenario.name) (\(s.scenario.source))\n"
             for run in s.runs where run.verdict == .fail {
-                let prefix = run.repeatIndex.map { "  run #\($0): " } ?? "  "
-                if run.repeatIndex != nil { out += "\(prefix)\(run.exit ?? "not started")\n" }
-                for f in run.failures { out += "    ".prefix(run.repeatIndex == nil ? 2 : 4) + f.description + "\n" }
-                if let a = run.artifacts { out += "    ".prefix(run.repeatIndex == nil ? 2 : 4) + "artifacts: \(a)\n" }
+                // Repeats get a "run #N" heading and their checks one level deeper.
+                var indent = "  "
+                if let r = run.repeatIndex {
+                    out += "  run #\(r): \(run.exit ?? "not started")\n"
+                    indent = "    "
+                }
+                for f in run.failures { out += indent + f.description + "\n" }
+                if let a = run.artifacts { out += indent + "artifacts: \(a)\n" }
             }
         }
         let skipped = result.scenarios.filter { $0.verdict == .skip }
@@ -31,7 +35,7 @@ public enum ConsoleSummary {
         }
         out += "\n\(result.scenarios.count) scenarios: \(result.count(.pass)) passed, \(result.count(.fail)) failed, "
             + "\(result.count(.skip)) skipped" + (repeatCount > 1 ? ", \(result.count(.flaky)) flaky" : "")
-            + " in \(Units.describe(seconds: result.wallSeconds))\n"
+            + " in \(Units.elapsed(result.wallSeconds))\n"
         return out
     }
 }

@@ -77,7 +77,7 @@ struct ChildProcess {
     /// Waits for the child to end. At `timeout` seconds the whole process
     /// group gets SIGKILL and the status says so. Whatever is left of the
     /// group when the leader ends is killed too.
-    func wait(timeout: Double) -> ExitStatus {
+    func wait(timeout: Double) -> VictimExit {
         let state = WaitState()
         let pgid = pid
         let timer = DispatchWorkItem {
@@ -102,7 +102,7 @@ struct ChildProcess {
         ProcessGroups.shared.finish(pid)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return timedOut ? .timedOut(seconds: timeout) : ExitStatus(waitStatus: status)
+        return timedOut ? .timedOut(seconds: timeout) : VictimExit(waitStatus: status)
     }
 }
 

@@ -27,7 +27,7 @@ public protocol MemoryLimitSession: Sendable {
     func attach(pid: pid_t) throws
     /// Called once the child has ended with `exit`: how it died as far as
     /// the limit can tell, and cleanup (remove the cgroup).
-    func finish(exit: ExitStatus) -> MemoryLimitOutcome
+    func finish(exit: VictimExit) -> MemoryLimitOutcome
 }
 
 extension MemoryLimitSession {

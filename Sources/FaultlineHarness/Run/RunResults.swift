@@ -33,6 +33,8 @@ public struct RunRecord: Sendable, Codable {
     public var artifacts: String?
     /// The victim command line (argv).
     public var command: [String]
+    /// The victim's pid (also its process group id), nil when not started.
+    public var pid: Int32?
     /// Report files the victim left.
     public var reports: [String]
     /// What the memory limit saw, for scenarios with `memory_limit`.

@@ -22,7 +22,7 @@ struct ScenarioExecution {
         let start = clock.now
         var record = RunRecord(
             scenario: scenario.name, repeatIndex: repeatIndex, verdict: .pass, durationSeconds: 0, exit: nil,
-            failures: [], skipReason: nil, artifacts: nil, command: [], reports: [], memoryLimit: nil)
+            failures: [], skipReason: nil, artifacts: nil, command: [], pid: nil, reports: [], memoryLimit: nil)
         func seconds() -> Double {
             let d = clock.now - start
             return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
@@ -88,9 +88,10 @@ struct ScenarioExecution {
         let request = ChildProcess.Request(
             executable: argv[0], arguments: argv, environment: environment, workingDirectory: folder,
             stdoutPath: folder + "/stdout", stderrPath: folder + "/stderr")
-        let exit: ExitStatus
+        let exit: VictimExit
         do {
             let child = try ChildProcess.spawn(request)
+            record.pid = child.pid
             var attachFailure: CheckFailure?
             if let session {
                 do { try session.attach(pid: child.pid) } catch {

@@ -25,7 +25,7 @@ public struct Scenario: Sendable {
     /// Named requirements; an unmet one makes the scenario SKIP.
     public var requires: [String]
     /// What must be observed.
-    public var expect: Expectation
+    public var expect: ScenarioExpectation
 
     /// The timeout used when a scenario names none.
     public static let defaultTimeout: Double = 30
@@ -35,7 +35,7 @@ public struct Scenario: Sendable {
         name: String, description: String? = nil, source: SourceLocation, victim: String, args: [String] = [],
         inject: [Detector] = [], mode: InjectionMode = .preload, env: [String: String] = [:],
         timeout: Double = Scenario.defaultTimeout, memoryLimit: UInt64? = nil, requires: [String] = [],
-        expect: Expectation = Expectation()
+        expect: ScenarioExpectation = ScenarioExpectation()
     ) {
         self.name = name
         self.description = description

@@ -1,5 +1,5 @@
 /// Everything a scenario expects to observe. Absent parts are not checked.
-public struct Expectation: Sendable {
+public struct ScenarioExpectation: Sendable {
     /// How the victim must end.
     public var exit: ExitExpectation?
     /// The reports, matched one-to-one in any order; nil means "not checked",

@@ -127,8 +127,8 @@ public struct ScenarioLoader: Sendable {
         return scenario
     }
 
-    private func parseExpect(_ node: Node, _ r: YAMLNodeReader) throws(ScenarioLoadError) -> Expectation {
-        var e = Expectation()
+    private func parseExpect(_ node: Node, _ r: YAMLNodeReader) throws(ScenarioLoadError) -> ScenarioExpectation {
+        var e = ScenarioExpectation()
         var noReports: (Bool, Node)?
         let entries = try r.mapping(node, "expect", allowed: Self.expectKeys)
         if entries.isEmpty {
@@ -247,10 +247,12 @@ public struct ScenarioLoader: Sendable {
         switch e {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
              .composer(let context, let problem, let mark, _):
-            let ctx = context.map { " (\($0.text))" } ?? ""
+            let ctx = context.map { c in
+                " (\(c.text)" + (c.mark.line != mark.line ? " that starts on line \(c.mark.line)" : "") + ")"
+            } ?? ""
             return ScenarioLoadError(at(mark), "YAML syntax error: \(problem)\(ctx); fix the syntax")
         case .duplicatedKeysInMapping(let duplicates, let context):
-            return ScenarioLoadError(at(context.mark), "duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", ")); keep one")
+            return ScenarioLoadError(at(context.mark), "duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", ")) (first given on this line); keep one")
         default:
             let line = "\(e)".split(separator: "\n").first.map(String.init) ?? "\(e)"
             return ScenarioLoadError(SourceLocation(file: file, line: 1), "not valid YAML (\(line)); fix the syntax")

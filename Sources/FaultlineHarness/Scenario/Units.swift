@@ -40,6 +40,11 @@ public enum Units {
         return formatNumber((seconds * 100).rounded() / 100) + "s"
     }
 
+    /// `0.34s`, `12.50s`: fixed two decimals, for tables and progress lines.
+    public static func elapsed(_ seconds: Double) -> String {
+        String(format: "%.2fs", seconds)
+    }
+
     /// `64M`, `1G`, `512K` or bytes for printing.
     public static func describe(bytes: UInt64) -> String {
         for (unit, scale) in [("G", UInt64(1) << 30), ("M", UInt64(1) << 20), ("K", UInt64(1) << 10)]

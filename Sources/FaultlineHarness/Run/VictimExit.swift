@@ -1,5 +1,5 @@
 /// How a victim process ended.
-public enum ExitStatus: Sendable, Equatable, CustomStringConvertible {
+public enum VictimExit: Sendable, Equatable, CustomStringConvertible {
     /// Normal exit with this status.
     case exited(Int32)
     /// Killed by this signal.
