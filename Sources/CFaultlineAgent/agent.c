@@ -8,6 +8,7 @@
 #include "crash_handler.h"
 #include "cxx_exception.h"
 #include "hang_watchdog.h"
+#include "memory_monitor.h"
 #include "report_file.h"
 #include "sigsafe.h"
 #include "stderr_capture.h"
@@ -161,6 +162,8 @@ int faultline_install(const faultline_options *options) {
         fprintf(stderr, "faultline: C++ exception detector not installed: %s\n", strerror(errno));
     if ((c->detectors & FL_DETECTOR_HANG) && fl_hang_install() != 0)
         fprintf(stderr, "faultline: hang detector not installed: %s\n", strerror(errno));
+    if ((c->detectors & FL_DETECTOR_MEMORY) && fl_memory_monitor_install() < 0)
+        fprintf(stderr, "faultline: memory monitor not installed: %s\n", strerror(errno));
     pthread_atfork(0, 0, after_fork_child);
     char pid[24];
     snprintf(pid, sizeof pid, "%ld", (long)getpid());

@@ -1,2 +1,207 @@
-// Placeholder: filled by issue 7.
-int main(void) { return 0; }
+// victim-oom: memory-limit faults for the scenario suite, one per
+// subcommand. Run inside a memory cgroup (`memory_limit:` in a scenario,
+// `faultline exec --memory-limit`), the growing ones are ended by the
+// kernel's OOM killer with SIGKILL, which no handler can catch. Growth
+// happens in named, non-inlined functions so the malloc shim's allocation
+// stacks (in the memory monitor's breadcrumbs) name them.
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+#define KiB (1024ul)
+#define MiB (1024ul * 1024ul)
+
+// Keeps the optimiser from dropping memory nobody reads.
+static void *volatile g_sink;
+
+static void sleep_ms(long ms) {
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000l };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
+/// Parses "64M", "512K", "1G" or bytes; exits with a one-line error otherwise.
+static size_t parse_size(const char *what, const char *text) {
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(text, &end, 10);
+    unsigned long long unit = 1;
+    if (*end == 'K' || *end == 'k') { unit = KiB; end++; }
+    else if (*end == 'M' || *end == 'm') { unit = MiB; end++; }
+    else if (*end == 'G' || *end == 'g') { unit = 1024ull * MiB; end++; }
+    if (errno || end == text || *end || n == 0) {
+        fprintf(stderr, "victim-oom: %s '%s' is not a size; write e.g. 64M, 512K or 4096\n", what, text);
+        exit(2);
+    }
+    return (size_t)(n * unit);
+}
+
+static long parse_ms(const char *what, const char *text) {
+    char *end;
+    long n = strtol(text, &end, 10);
+    if (end == text || *end || n < 0) {
+        fprintf(stderr, "victim-oom: %s '%s' is not a number of milliseconds\n", what, text);
+        exit(2);
+    }
+    return n;
+}
+
+/// Touches every page so the memory is charged to the cgroup now.
+static void touch(char *p, size_t n) {
+    for (size_t i = 0; i < n; i += 4096) p[i] = (char)(i >> 12 | 1);
+}
+
+/// One heap allocation of `n` bytes, touched (its own frame in stacks).
+NOINLINE static void *victim_malloc_chunk(size_t n) {
+    char *p = malloc(n);
+    if (!p) return 0;
+    touch(p, n);
+    return p;
+}
+
+/// Grows the heap in `step`-byte malloc calls until the OOM killer ends us.
+NOINLINE static void victim_malloc_grow(size_t step) {
+    fprintf(stderr, "victim-oom: growing through malloc in %zu KiB steps\n", step / KiB);
+    size_t total = 0;
+    for (;;) {
+        void *p = victim_malloc_chunk(step);
+        if (!p) { fprintf(stderr, "victim-oom: malloc returned NULL after %zu MiB\n", total / MiB); exit(3); }
+        g_sink = p;
+        total += step;
+    }
+}
+
+/// Grows through anonymous private mappings until the OOM killer ends us.
+NOINLINE static void victim_mmap_grow(size_t step) {
+    fprintf(stderr, "victim-oom: growing through anonymous mmap in %zu KiB steps\n", step / KiB);
+    size_t total = 0;
+    for (;;) {
+        char *p = mmap(0, step, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) { fprintf(stderr, "victim-oom: mmap failed after %zu MiB: %s\n", total / MiB, strerror(errno)); exit(3); }
+        touch(p, step);
+        g_sink = p;
+        total += step;
+    }
+}
+
+/// Leaks `step` bytes every `interval_ms`: reaches any limit, slowly.
+NOINLINE static void victim_slow_leak(size_t step, long interval_ms) {
+    fprintf(stderr, "victim-oom: leaking %zu KiB every %ld ms\n", step / KiB, interval_ms);
+    for (;;) {
+        void *p = victim_malloc_chunk(step);
+        if (!p) { fprintf(stderr, "victim-oom: malloc returned NULL\n"); exit(3); }
+        g_sink = p;
+        sleep_ms(interval_ms);
+    }
+}
+
+/// Allocates `size` at once, holds it `hold_ms`, frees it and exits 0.
+NOINLINE static void victim_spike(size_t size, long hold_ms) {
+    fprintf(stderr, "victim-oom: spiking to %zu MiB for %ld ms\n", size / MiB, hold_ms);
+    void *p = victim_malloc_chunk(size);
+    if (!p) { fprintf(stderr, "victim-oom: malloc(%zu) returned NULL\n", size); exit(3); }
+    sleep_ms(hold_ms);
+    free(p);
+    fprintf(stderr, "victim-oom: spike released\n");
+    exit(0);
+}
+
+/// Forks a child named "oom-child" that grows until the OOM killer ends it;
+/// the parent stays small, waits, says how the child ended, and exits 0.
+NOINLINE static void victim_child_oom(size_t step) {
+    fflush(0);
+    pid_t child = fork();
+    if (child < 0) { perror("victim-oom: fork"); exit(2); }
+    if (child == 0) {
+        prctl(PR_SET_NAME, "oom-child", 0, 0, 0);
+        victim_malloc_grow(step);
+        _exit(3);
+    }
+    printf("victim-oom: child %d is growing\n", (int)child);
+    fflush(stdout);
+    int status;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+    if (WIFSIGNALED(status))
+        printf("victim-oom: child %d killed by signal %d\n", (int)child, WTERMSIG(status));
+    else
+        printf("victim-oom: child %d exited with code %d\n", (int)child, WEXITSTATUS(status));
+    exit(0);
+}
+
+/// Holds `size` and then fills the page cache through a file of `file_size`
+/// over and over, so the kernel reclaims inside the cgroup (memory pressure)
+/// without an OOM kill. Exits 0 after `seconds`.
+NOINLINE static void victim_pressure(size_t size, size_t file_size, long ms) {
+    fprintf(stderr, "victim-oom: holding %zu MiB and cycling %zu MiB of page cache for %ld ms\n",
+            size / MiB, file_size / MiB, ms);
+    g_sink = victim_malloc_chunk(size);
+    char path[] = "/tmp/victim-oom-pressure-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) { perror("victim-oom: mkstemp"); exit(2); }
+    unlink(path);
+    static char block[1 << 16];
+    memset(block, 0x5a, sizeof block);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        lseek(fd, 0, SEEK_SET);
+        for (size_t done = 0; done < file_size; done += sizeof block)
+            if (write(fd, block, sizeof block) < 0) { perror("victim-oom: write"); exit(2); }
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >= ms) break;
+    }
+    close(fd);
+    fprintf(stderr, "victim-oom: pressure done\n");
+    exit(0);
+}
+
+/// Sleeps until killed (for the runner-sends-SIGKILL case).
+NOINLINE static void victim_sleep_forever(void) {
+    fprintf(stderr, "victim-oom: sleeping until killed\n");
+    for (;;) pause();
+}
+
+static void usage(void) {
+    fprintf(stderr,
+            "usage: victim-oom COMMAND [ARGS]\n"
+            "  malloc-grow [STEP=64K]           grow through malloc until OOM-killed\n"
+            "  mmap-grow [STEP=1M]              grow through anonymous mmap until OOM-killed\n"
+            "  slow-leak [STEP=1M] [MS=20]      leak STEP every MS milliseconds\n"
+            "  spike SIZE [HOLD_MS=300]         allocate SIZE once, hold, free, exit 0\n"
+            "  child-oom [STEP=64K]             a forked child (\"oom-child\") grows until OOM-killed\n"
+            "  pressure SIZE FILE [MS=2000]     hold SIZE and cycle FILE bytes of page cache\n"
+            "  sleep-forever                    sleep until killed\n");
+}
+
+int main(int argc, char **argv) {
+    setvbuf(stdout, 0, _IOLBF, 0);
+    if (argc < 2) { usage(); return 2; }
+    const char *cmd = argv[1];
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    if (!strcmp(cmd, "malloc-grow")) victim_malloc_grow(a ? parse_size("STEP", a) : 64 * KiB);
+    else if (!strcmp(cmd, "mmap-grow")) victim_mmap_grow(a ? parse_size("STEP", a) : MiB);
+    else if (!strcmp(cmd, "slow-leak")) victim_slow_leak(a ? parse_size("STEP", a) : MiB, b ? parse_ms("MS", b) : 20);
+    else if (!strcmp(cmd, "spike")) {
+        if (!a) { fprintf(stderr, "victim-oom: spike needs a SIZE, e.g. spike 40M\n"); return 2; }
+        victim_spike(parse_size("SIZE", a), b ? parse_ms("HOLD_MS", b) : 300);
+    } else if (!strcmp(cmd, "child-oom")) victim_child_oom(a ? parse_size("STEP", a) : 64 * KiB);
+    else if (!strcmp(cmd, "pressure")) {
+        if (!a || !b) { fprintf(stderr, "victim-oom: pressure needs SIZE and FILE sizes, e.g. pressure 40M 64M\n"); return 2; }
+        victim_pressure(parse_size("SIZE", a), parse_size("FILE", b), c ? parse_ms("MS", c) : 2000);
+    } else if (!strcmp(cmd, "sleep-forever")) victim_sleep_forever();
+    else {
+        fprintf(stderr, "victim-oom: unknown command '%s'\n", cmd);
+        usage();
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,179 @@
+#include "memory_cgroup.h"
+#include "sigsafe.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int fl_memcg_read(int fd, uint64_t *out) {
+    char buf[64];
+    if (fd < 0) return -1;
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0) return -1;
+    buf[n] = 0;
+    if (buf[0] == 'm') { *out = UINT64_MAX; return 0; }  // v2 "max"
+    const char *end;
+    uint64_t v = fl_parse_dec(buf, &end);
+    if (end == buf) return -1;
+    *out = v >= (1ull << 62) ? UINT64_MAX : v;
+    return 0;
+}
+
+uint64_t fl_memcg_usage(const fl_memcg *m) {
+    uint64_t v = 0;
+    return fl_memcg_read(m->usage_fd, &v) == 0 ? v : 0;
+}
+
+uint64_t fl_memcg_limit(const fl_memcg *m) {
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < m->limit_count; i++) {
+        uint64_t v;
+        if (fl_memcg_read(m->limit_fds[i], &v) == 0 && v < best) best = v;
+    }
+    return best;
+}
+
+uint64_t fl_memcg_peak(const fl_memcg *m) {
+    uint64_t v = 0;
+    return fl_memcg_read(m->peak_fd, &v) == 0 && v != UINT64_MAX ? v : 0;
+}
+
+/// One cgroup mount from mountinfo.
+typedef struct { char root[PATH_MAX]; char point[PATH_MAX]; int version; int has_memory; } mount_entry;
+
+/// mountinfo escapes blanks as \ooo.
+static void unescape(char *s) {
+    char *w = s;
+    for (char *r = s; *r; ) {
+        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] && r[3]) {
+            *w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+            r += 4;
+        } else *w++ = *r++;
+    }
+    *w = 0;
+}
+
+/// Finds the v1 mount with the memory controller (version 1) or the v2 mount (version 2).
+static int find_mount(int version, mount_entry *out) {
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (!f) return -1;
+    char *line = 0;
+    size_t cap = 0;
+    int found = -1;
+    while (found < 0 && getline(&line, &cap, f) > 0) {
+        char *sep = strstr(line, " - ");
+        if (!sep) continue;
+        *sep = 0;
+        char *fields[6], *save = 0, *p = line;
+        int n = 0;
+        for (char *t = strtok_r(p, " ", &save); t && n < 6; t = strtok_r(0, " ", &save)) fields[n++] = t;
+        if (n < 5) continue;
+        char *fstype = strtok_r(sep + 3, " ", &save);
+        char *source = fstype ? strtok_r(0, " ", &save) : 0;
+        char *opts = source ? strtok_r(0, " \n", &save) : 0;
+        if (!fstype || !opts) continue;
+        int is_v1_memory = 0;
+        if (strcmp(fstype, "cgroup") == 0) {
+            char *osave = 0;
+            for (char *o = strtok_r(opts, ",", &osave); o; o = strtok_r(0, ",", &osave))
+                if (strcmp(o, "memory") == 0) is_v1_memory = 1;
+        }
+        if ((version == 1 && is_v1_memory) || (version == 2 && strcmp(fstype, "cgroup2") == 0)) {
+            fl_strlcpy(out->root, fields[3], sizeof out->root);
+            fl_strlcpy(out->point, fields[4], sizeof out->point);
+            unescape(out->root);
+            unescape(out->point);
+            out->version = version;
+            found = 0;
+        }
+    }
+    free(line);
+    fclose(f);
+    return found;
+}
+
+/// Our path in hierarchy `version` from /proc/self/cgroup.
+static int own_path(int version, char *out, size_t cap) {
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    if (!f) return -1;
+    char line[PATH_MAX + 128];
+    int found = -1;
+    while (found < 0 && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *c1 = strchr(line, ':');
+        char *c2 = c1 ? strchr(c1 + 1, ':') : 0;
+        if (!c2) continue;
+        *c2 = 0;
+        const char *controllers = c1 + 1;
+        int match = 0;
+        if (version == 2) match = strncmp(line, "0:", 2) == 0 && controllers[0] == 0;
+        else {
+            char tmp[256], *save = 0;
+            fl_strlcpy(tmp, controllers, sizeof tmp);
+            for (char *o = strtok_r(tmp, ",", &save); o; o = strtok_r(0, ",", &save))
+                if (strcmp(o, "memory") == 0) match = 1;
+        }
+        if (match) { fl_strlcpy(out, c2 + 1, cap); found = 0; }
+    }
+    fclose(f);
+    return found;
+}
+
+/// The directory of hierarchy path `path` under mount `m`.
+static int directory_of(const mount_entry *m, const char *path, char *out, size_t cap) {
+    size_t rl = strcmp(m->root, "/") == 0 ? 0 : strlen(m->root);
+    if (rl && (strncmp(path, m->root, rl) != 0 || (path[rl] != '/' && path[rl] != 0))) return -1;
+    const char *rest = path + rl;
+    if (strcmp(rest, "/") == 0) rest = "";
+    if ((size_t)snprintf(out, cap, "%s%s", m->point, rest) >= cap) return -1;
+    return 0;
+}
+
+static int open_ro(const char *dir, const char *file) {
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    return open(p, O_RDONLY | O_CLOEXEC);
+}
+
+int fl_memcg_open(fl_memcg *m, char *why, int why_cap) {
+    memset(m, 0, sizeof *m);
+    m->usage_fd = m->peak_fd = -1;
+    mount_entry mount;
+    char path[PATH_MAX];
+    // The v2 cgroup (for PSI), whatever holds the memory controller.
+    if (find_mount(2, &mount) == 0 && own_path(2, path, sizeof path) == 0 && strcmp(path, "/") != 0)
+        directory_of(&mount, path, m->v2_dir, sizeof m->v2_dir);
+    int version = 0;
+    if (find_mount(1, &mount) == 0 && own_path(1, path, sizeof path) == 0) version = 1;
+    else if (find_mount(2, &mount) == 0 && own_path(2, path, sizeof path) == 0) version = 2;
+    if (!version) { snprintf(why, why_cap, "no memory cgroup: no cgroup v1 memory hierarchy or cgroup v2 mount"); return -1; }
+    if (directory_of(&mount, path, m->dir, sizeof m->dir) != 0) {
+        snprintf(why, why_cap, "cgroup %s is not visible under %s", path, mount.point);
+        return -1;
+    }
+    fl_strlcpy(m->path, path, sizeof m->path);
+    const char *usage = version == 1 ? "memory.usage_in_bytes" : "memory.current";
+    const char *peak = version == 1 ? "memory.max_usage_in_bytes" : "memory.peak";
+    const char *limit = version == 1 ? "memory.limit_in_bytes" : "memory.max";
+    m->usage_fd = open_ro(m->dir, usage);
+    if (m->usage_fd < 0) {
+        snprintf(why, why_cap, "%s/%s cannot be opened (memory controller not enabled here)", m->dir, usage);
+        return -1;
+    }
+    m->peak_fd = open_ro(m->dir, peak);
+    // The effective limit is the smallest on the way up to the mount point.
+    char dir[PATH_MAX];
+    fl_strlcpy(dir, m->dir, sizeof dir);
+    size_t point_len = strlen(mount.point);
+    while (m->limit_count < FL_MEMCG_MAX_LEVELS) {
+        int fd = open_ro(dir, limit);
+        if (fd >= 0) m->limit_fds[m->limit_count++] = fd;
+        char *slash = strrchr(dir, '/');
+        if (!slash || (size_t)(slash - dir) < point_len) break;
+        *slash = 0;
+    }
+    m->version = version;
+    return 0;
+}

@@ -1,0 +1,240 @@
+#include "memory_monitor.h"
+#include "memory_cgroup.h"
+#include "memory_pressure.h"
+#include "memory_stacks.h"
+#include "report_file.h"
+#include "sigsafe.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/// Gap between two memory_warning reports: one pressure episode makes the
+/// kernel notify many times a second.
+#define WARNING_GAP_NS 1000000000ull
+
+static fl_memory_options g_opt;
+static fl_memcg g_cg;
+static fl_pressure g_pressure;
+static int g_installed;
+static char g_status[512];
+static uint64_t g_max_seen;                     // own peak when the kernel keeps none
+static unsigned char g_written[FL_BREADCRUMB_SLOTS];
+static int g_warnings;
+static uint64_t g_last_warning_ns;
+static char g_crumb[FL_BREADCRUMB_SLOT - 16];
+static char g_report[256u << 10];
+
+static int env_int(const char *name, int def, int lo, int hi) {
+    const char *v = getenv(name);
+    if (!v || !*v) return def;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < lo || n > hi) {
+        fprintf(stderr, "faultline: %s=%s is not a number in %d...%d; using %d\n", name, v, lo, hi, def);
+        return def;
+    }
+    return (int)n;
+}
+
+static void env_word(const char *name, const char *def, const char *const *allowed, char *out, size_t cap) {
+    const char *v = getenv(name);
+    fl_strlcpy(out, def, cap);
+    if (!v || !*v) return;
+    for (int i = 0; allowed[i]; i++)
+        if (strcmp(v, allowed[i]) == 0) { fl_strlcpy(out, v, cap); return; }
+    fprintf(stderr, "faultline: %s=%s is not one of low, medium, critical, off; using %s\n", name, v, def);
+}
+
+/// "50,75,90,95": ascending percentages in 1..100.
+static int parse_thresholds(const char *text, int *out, int cap) {
+    int n = 0, prev = 0;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v <= prev || v > 100 || n == cap || (*end && *end != ',')) return -1;
+        out[n++] = (int)v;
+        prev = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return n;
+}
+
+void fl_memory_options_load(fl_memory_options *o) {
+    static const char *const levels[] = {"low", "medium", "critical", "off", 0};
+    o->interval_ms = env_int("FAULTLINE_MEMORY_INTERVAL_MS", 100, 5, 60000);
+    const char *t = getenv("FAULTLINE_MEMORY_THRESHOLDS");
+    o->threshold_count = t && *t ? parse_thresholds(t, o->thresholds, FL_BREADCRUMB_SLOTS) : -1;
+    if (o->threshold_count <= 0) {
+        if (t && *t)
+            fprintf(stderr, "faultline: FAULTLINE_MEMORY_THRESHOLDS=%s is not up to %d ascending percentages like 50,75,90,95; using those\n",
+                    t, FL_BREADCRUMB_SLOTS);
+        static const int def[] = {50, 75, 90, 95};
+        memcpy(o->thresholds, def, sizeof def);
+        o->threshold_count = 4;
+    }
+    o->top_stacks = env_int("FAULTLINE_MEMORY_TOP_STACKS", 5, 0, FL_TOP_STACKS_MAX);
+    env_word("FAULTLINE_MEMORY_PRESSURE", "medium", levels, o->pressure_level, sizeof o->pressure_level);
+    const char *psi = getenv("FAULTLINE_MEMORY_PSI");
+    fl_strlcpy(o->psi_trigger, psi && *psi ? psi : "some 150000 1000000", sizeof o->psi_trigger);
+    o->warnings_max = env_int("FAULTLINE_MEMORY_WARNINGS", 3, 0, 100);
+    o->follow_fork = env_int("FAULTLINE_MEMORY_FOLLOW_FORK", 1, 0, 1);
+}
+
+const char *fl_memory_monitor_status(void) { return g_status; }
+
+static uint64_t peak_now(uint64_t usage) {
+    if (usage > g_max_seen) g_max_seen = usage;
+    uint64_t k = fl_memcg_peak(&g_cg);
+    return k ? k : g_max_seen;
+}
+
+/// Resident set size from /proc/self/statm.
+static uint64_t rss_bytes(void) {
+    char buf[128];
+    if (fl_read_file("/proc/self/statm", buf, sizeof buf) <= 0) return 0;
+    const char *p = buf;
+    fl_parse_dec(p, &p);
+    return fl_parse_dec(p + 1, 0) * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/// usage, limit, peak, percent, rss and the cgroup, into the current object.
+static void write_memory(fl_json *w, uint64_t usage, uint64_t limit) {
+    fl_json_uint(w, "usage_bytes", usage);
+    if (limit != UINT64_MAX) {
+        fl_json_uint(w, "limit_bytes", limit);
+        fl_json_uint(w, "percent", limit ? usage * 100 / limit : 0);
+    }
+    fl_json_uint(w, "peak_bytes", peak_now(usage));
+    fl_json_uint(w, "rss_bytes", rss_bytes());
+    fl_json_string(w, "cgroup", g_cg.path);
+    fl_json_int(w, "cgroup_version", g_cg.version);
+}
+
+static void write_breadcrumb(int slot, uint64_t usage, uint64_t limit) {
+    if (fl_breadcrumb_open() != 0) return;
+    fl_json w;
+    fl_json_init(&w, g_crumb, sizeof g_crumb);
+    uint64_t now = fl_realtime_ns();
+    char iso[32];
+    fl_fmt_iso8601(iso, now);
+    fl_json_begin_object(&w, 0);
+    fl_json_int(&w, "threshold_percent", g_opt.thresholds[slot]);
+    write_memory(&w, usage, limit);
+    fl_json_string(&w, "time", iso);
+    fl_json_uint(&w, "time_unix_ms", now / 1000000ull);
+    fl_json_int(&w, "pid", getpid());
+    if (g_opt.top_stacks > 0) fl_memory_stacks_write(&w, g_opt.top_stacks);
+    fl_json_end_object(&w);
+    if (w.overflowed) {
+        // Too many stacks or images for a slot: keep the numbers.
+        fl_json_init(&w, g_crumb, sizeof g_crumb);
+        fl_json_begin_object(&w, 0);
+        fl_json_int(&w, "threshold_percent", g_opt.thresholds[slot]);
+        write_memory(&w, usage, limit);
+        fl_json_string(&w, "time", iso);
+        fl_json_uint(&w, "time_unix_ms", now / 1000000ull);
+        fl_json_int(&w, "pid", getpid());
+        fl_json_string(&w, "top_stacks_unavailable", "the stacks did not fit into a breadcrumb slot");
+        fl_json_end_object(&w);
+    }
+    fl_breadcrumb_write(slot, g_crumb, w.len);
+}
+
+/// Writes a breadcrumb for the highest threshold newly passed, and re-arms
+/// thresholds usage has fallen 10 points below.
+static void check_thresholds(uint64_t usage, uint64_t limit) {
+    if (limit == UINT64_MAX || limit == 0) return;
+    // Percent times 100, in integers (usage * 10000 fits: usage < 2^50).
+    uint64_t pct = usage * 10000 / limit;
+    for (int i = 0; i < g_opt.threshold_count; i++)
+        if (g_written[i] && pct + 1000 < (uint64_t)g_opt.thresholds[i] * 100) g_written[i] = 0;
+    for (int i = g_opt.threshold_count - 1; i >= 0; i--) {
+        if (pct < (uint64_t)g_opt.thresholds[i] * 100) continue;
+        if (!g_written[i]) {
+            write_breadcrumb(i, usage, limit);
+            for (int j = 0; j <= i; j++) g_written[j] = 1;
+        }
+        break;
+    }
+}
+
+static void warn(int source) {
+    uint64_t now = fl_monotonic_ns();
+    fl_report r;
+    fl_report_begin(&r, g_report, sizeof g_report, "memory_warning");
+    if (!fl_pressure_take(&g_pressure, source, &r.json)) return;
+    // Consumed either way; reported at most warnings_max times, 1 s apart.
+    if (g_warnings >= g_opt.warnings_max || (g_last_warning_ns && now - g_last_warning_ns < WARNING_GAP_NS)) return;
+    uint64_t usage = fl_memcg_usage(&g_cg), limit = fl_memcg_limit(&g_cg);
+    fl_json_begin_object(&r.json, "memory");
+    write_memory(&r.json, usage, limit);
+    fl_json_end_object(&r.json);
+    fl_json_int(&r.json, "warning_number", g_warnings + 1);
+    if (g_opt.top_stacks > 0) fl_memory_stacks_write(&r.json, g_opt.top_stacks);
+    if (fl_report_commit(&r, 0, 0) == 0) {
+        g_warnings++;
+        g_last_warning_ns = now;
+    }
+}
+
+static void *monitor(void *unused) {
+    // Never the target of the program's process-directed signals.
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, 0);
+    for (;;) {
+        int ready = poll(g_pressure.pfds, (nfds_t)g_pressure.count, g_opt.interval_ms);
+        if (ready < 0 && errno != EINTR) fl_sleep_ns((uint64_t)g_opt.interval_ms * 1000000ull);
+        uint64_t usage = fl_memcg_usage(&g_cg);
+        check_thresholds(usage, fl_memcg_limit(&g_cg));
+        for (int i = 0; ready > 0 && i < g_pressure.count; i++)
+            if (g_pressure.pfds[i].revents) warn(i);
+    }
+    return 0;
+}
+
+static int start_thread(void) {
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256u << 10);
+    int rc = pthread_create(&t, &attr, monitor, 0);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) { errno = rc; return -1; }
+    pthread_setname_np(t, "faultline-mem");
+    return 0;
+}
+
+/// In a forked child: its own breadcrumb file and thread; the kernel's
+/// pressure registrations stay with the parent.
+static void after_fork_child(void) {
+    if (!g_installed || !g_opt.follow_fork) return;
+    fl_pressure_close(&g_pressure);
+    memset(g_written, 0, sizeof g_written);
+    g_warnings = 0;
+    start_thread();
+}
+
+/// A normal exit leaves no breadcrumbs: only a killed process needs them.
+__attribute__((destructor)) static void remove_breadcrumbs(void) { fl_breadcrumb_remove(); }
+
+int fl_memory_monitor_install(void) {
+    if (g_installed) return 0;
+    fl_memory_options_load(&g_opt);
+    if (fl_memcg_open(&g_cg, g_status, sizeof g_status) != 0) return 1;
+    fl_memory_stacks_init();
+    char why[256];
+    fl_pressure_open(&g_pressure, &g_cg, g_opt.pressure_level, g_opt.psi_trigger, why, sizeof why);
+    if (why[0]) fl_strlcpy(g_status, why, sizeof g_status);
+    if (start_thread() != 0) return -1;
+    pthread_atfork(0, 0, after_fork_child);
+    g_installed = 1;
+    return 0;
+}

@@ -1,0 +1,77 @@
+#include "memory_stacks.h"
+#include "image_list.h"
+#include "report_file.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+typedef int (*top_stacks_fn)(uint64_t *, uint64_t *, uintptr_t *, int *, int, int);
+
+static top_stacks_fn g_top;
+static fl_image_list *g_all;      // every image (mapped at init, filled per breadcrumb)
+static fl_image_list *g_used;     // the images the frames point into
+static uint64_t g_bytes[FL_TOP_STACKS_MAX], g_blocks[FL_TOP_STACKS_MAX];
+static uintptr_t g_pcs[FL_TOP_STACKS_MAX * FL_TOP_STACK_DEPTH];
+static int g_depths[FL_TOP_STACKS_MAX];
+
+int fl_memory_stacks_init(void) {
+    g_top = (top_stacks_fn)dlsym(RTLD_DEFAULT, "faultline_shim_top_stacks");
+    if (!g_top) return 0;
+    if (!g_all) {
+        g_all = mmap(0, sizeof *g_all, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        g_used = mmap(0, sizeof *g_used, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (g_all == MAP_FAILED || g_used == MAP_FAILED) { g_all = g_used = 0; g_top = 0; return 0; }
+    }
+    return 1;
+}
+
+/// Index of `img` in g_used, adding it when new.
+static int used_index(const fl_image *img) {
+    for (int i = 0; i < g_used->count; i++)
+        if (g_used->images[i].start == img->start) return i;
+    if (g_used->count >= FL_MAX_IMAGES) return -1;
+    g_used->images[g_used->count] = *img;
+    return g_used->count++;
+}
+
+void fl_memory_stacks_write(fl_json *w, int n) {
+    if (!g_top) {
+        fl_json_string(w, "top_stacks_unavailable", "the malloc shim is not loaded (inject shim to get allocation stacks)");
+        return;
+    }
+    if (n > FL_TOP_STACKS_MAX) n = FL_TOP_STACKS_MAX;
+    int count = g_top(g_bytes, g_blocks, g_pcs, g_depths, n, FL_TOP_STACK_DEPTH);
+    if (count <= 0) {
+        fl_json_string(w, "top_stacks_unavailable", "the malloc shim keeps no allocation records (FAULTLINE_MALLOC_* settings)");
+        return;
+    }
+    if (count > n) count = n;
+    fl_images_load(g_all);
+    g_used->count = 0;
+    fl_json_begin_array(w, "top_stacks");
+    for (int s = 0; s < count; s++) {
+        fl_json_begin_object(w, 0);
+        fl_json_uint(w, "live_bytes", g_bytes[s]);
+        fl_json_uint(w, "live_blocks", g_blocks[s]);
+        fl_json_begin_array(w, "frames");
+        int depth = g_depths[s] > FL_TOP_STACK_DEPTH ? FL_TOP_STACK_DEPTH : g_depths[s];
+        for (int f = 0; f < depth; f++) {
+            uintptr_t pc = g_pcs[s * FL_TOP_STACK_DEPTH + f];
+            fl_json_begin_object(w, 0);
+            fl_json_hex(w, "pc", pc);
+            int img = fl_images_find(g_all, pc);
+            int used = img >= 0 ? used_index(&g_all->images[img]) : -1;
+            if (used >= 0) {
+                fl_json_int(w, "image", used);
+                fl_json_hex(w, "offset", pc - g_all->images[img].load_bias);
+            }
+            fl_json_end_object(w);
+        }
+        fl_json_end_array(w);
+        fl_json_end_object(w);
+    }
+    fl_json_end_array(w);
+    fl_report_images(w, g_used);
+}

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fresh memory cgroup with a limit, created under this process's own
+/// cgroup in the hierarchy that has the memory controller, and registered
+/// for removal at exit and on SIGINT/SIGTERM (`CGroupCleanup`).
+public struct MemoryCGroup: Sendable, Hashable {
+    /// The cgroup directory.
+    public var directory: CGroupDirectory
+    /// The cgroup this process is in, in the same hierarchy (where its own
+    /// threads are moved back to).
+    public var home: CGroupDirectory
+    /// The limit as written (the kernel rounds it down to whole pages).
+    public var limitBytes: UInt64
+    /// Hierarchy path of the new cgroup (for reports), e.g. `/process_api/…/faultline-x`.
+    public var hierarchyPath: String
+
+    /// v1 or v2.
+    public var version: CGroupVersion { directory.version }
+    /// The directory path.
+    public var path: String { directory.path }
+
+    /// Creates `name` under this process's memory cgroup with a limit of
+    /// `limit` bytes on memory (and swap: v1 `memory.memsw.limit_in_bytes`
+    /// when swap accounting is on, v2 `memory.swap.max` 0), so the limit is
+    /// reached instead of swapped past. Nothing is left behind on failure.
+    public static func create(
+        name: String, limit: UInt64, in hierarchy: CGroupHierarchy? = nil
+    ) throws(CGroupError) -> MemoryCGroup {
+        let h: CGroupHierarchy
+        if let hierarchy { h = hierarchy } else {
+            switch CGroupDiscovery.memory() {
+            case .success(let found): h = found
+            case .failure(let e): throw e
+            }
+        }
+        guard limit >= 1 << 20 else {
+            throw CGroupError("memory limit \(limit) bytes is too small; use at least 1M (the program and its libraries need some)")
+        }
+        if h.version == .v2 { try enableMemoryController(in: h.ownDirectory) }
+        let dir = try CGroupDirectory.create(parent: h.ownDirectory, name: name, version: h.version)
+        let cgroup = MemoryCGroup(
+            directory: dir, home: CGroupDirectory(path: h.ownDirectory, version: h.version), limitBytes: limit,
+            hierarchyPath: (h.ownPath == "/" ? "" : h.ownPath) + "/" + name)
+        do {
+            try cgroup.applyLimit()
+        } catch {
+            rmdir(dir.path)
+            throw error
+        }
+        CGroupCleanup.shared.register(cgroup)
+        return cgroup
+    }
+
+    private func applyLimit() throws(CGroupError) {
+        switch version {
+        case .v1:
+            try CGroupFiles.write(path + "/memory.limit_in_bytes", String(limitBytes))
+            // memsw must stay >= the memory limit; it exists only with swap accounting.
+            if access(path + "/memory.memsw.limit_in_bytes", W_OK) == 0 {
+                try CGroupFiles.write(path + "/memory.memsw.limit_in_bytes", String(limitBytes))
+            }
+        case .v2:
+            guard access(path + "/memory.max", W_OK) == 0 else {
+                throw CGroupError("\(path) has no memory.max: the memory controller is not enabled for it; add it to the parent's cgroup.subtree_control")
+            }
+            try CGroupFiles.write(path + "/memory.max", String(limitBytes))
+            if access(path + "/memory.swap.max", W_OK) == 0 { try CGroupFiles.write(path + "/memory.swap.max", "0") }
+        }
+    }
+
+    /// v2: children get the memory controller only when the parent lists
+    /// it in `cgroup.subtree_control`; try to add it.
+    static func enableMemoryController(in parent: String) throws(CGroupError) {
+        let control = parent + "/cgroup.subtree_control"
+        let enabled = CGroupFiles.read(control)?.split(whereSeparator: { $0 == " " || $0 == "\n" }).contains("memory") ?? false
+        if enabled { return }
+        let available = CGroupFiles.read(parent + "/cgroup.controllers")?.split(whereSeparator: { $0 == " " || $0 == "\n" }).contains("memory") ?? false
+        guard available else {
+            throw CGroupError("the memory controller is not available in \(parent) (cgroup v2); it is bound to a cgroup v1 hierarchy or disabled")
+        }
+        do { try CGroupFiles.write(control, "+memory") } catch {
+            var e = error
+            e.description += " (a v2 cgroup that holds processes cannot enable controllers for children; run from a leaf cgroup's parent)"
+            throw e
+        }
+    }
+
+    /// Moves process `pid` in.
+    public func addProcess(_ pid: pid_t) throws(CGroupError) { try directory.addProcess(pid) }
+
+    /// The processes inside.
+    public func processes() -> [pid_t] { directory.processes() }
+
+    /// The current counters.
+    public func counters() -> MemoryCounters { MemoryCounters.read(directory: path, version: version) }
+
+    /// Kills what is left inside, moves this process's threads home, and
+    /// removes the directory; unregisters it from `CGroupCleanup`.
+    public func remove(timeout: Double = 5) throws(CGroupError) {
+        try directory.remove(movingOwnThreadsTo: home, timeout: timeout)
+        CGroupCleanup.shared.unregister(self)
+    }
+}
