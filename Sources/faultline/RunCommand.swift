@@ -69,6 +69,7 @@ struct RunCommand: ParsableCommand {
 
         var options = RunOptions(buildDirectory: build, artifactsRoot: artifacts, repeatCount: repeatCount, keepArtifacts: keepArtifacts)
         if let jobs { options.jobs = jobs }
+        options.memoryLimitRunner = CGroupMemoryLimitRunner()
         InterruptHandler.install()
         let progress = ConsoleProgress(total: selected.count * repeatCount)
         let result = SuiteRunner(options: options).run(selected, progress: progress)
