@@ -48,6 +48,13 @@ struct ExecCommand: AsyncParsableCommand {
     static let usageStatus: Int32 = 64, unavailableStatus: Int32 = 69, cantCreateStatus: Int32 = 73
 
     func run() async throws {
+        // Passthrough capture also takes what looks like an option of ours
+        // when it comes first.
+        if let first = command.first, first != "--", first.hasPrefix("-") {
+            if first == "-h" || first == "--help" { throw CleanExit.helpRequest(self) }
+            fail("unknown option '\(first)'; see `faultline exec --help` (put -- before a program whose name starts with -)",
+                 Self.usageStatus)
+        }
         let argv = command.first == "--" ? Array(command.dropFirst()) : command
         guard let program = argv.first else {
             fail("exec needs a program: faultline exec [options] -- CMD [ARGS...]", Self.usageStatus)

@@ -60,6 +60,15 @@ import Glibc
         for name in DetectorSelection.known { #expect(run.stderr.contains(name)) }
     }
 
+    @Test func unknownOptionIsOneLineAndExit64() throws {
+        let run = try faultline(["exec", "--bogus", "/bin/true"])
+        #expect(run.status == 64)
+        #expect(run.stderr == "faultline: unknown option '--bogus'; see `faultline exec --help` (put -- before a program whose name starts with -)\n")
+        let help = try faultline(["exec", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: faultline exec"))
+    }
+
     @Test func unusableReportDirectoryIsOneLineAndExit73() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

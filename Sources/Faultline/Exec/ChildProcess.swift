@@ -125,7 +125,8 @@ public enum ChildProcess {
     }()
 
     /// Forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to `pid` until `wait`
-    /// returns; call it from the thread that then calls `wait`. A signal the kernel sent (a terminal key, which reaches the
+    /// returns (this replaces their handlers; `wait` restores the default
+    /// actions). Call it from the thread that then calls `wait`. A signal the kernel sent (a terminal key, which reaches the
     /// child through its process group already) is not sent twice.
     public static func forwardSignals(to pid: pid_t) {
         forwardTarget.store(pid, ordering: .sequentiallyConsistent)
@@ -148,16 +149,25 @@ public enum ChildProcess {
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
-    /// Waits for `pid` to end; stops forwarding signals to it.
+    /// Puts the forwarded signals back to their default action, so this
+    /// process can be interrupted again once the child is gone.
+    private static func stopForwarding() {
+        // Only when forwarding was on: a host's own handlers stay alone.
+        guard forwardTarget.exchange(0, ordering: .sequentiallyConsistent) != 0 else { return }
+        for s in forwardedSignals { signal(s, SIG_DFL) }
+    }
+
+    /// Waits for `pid` to end. If `forwardSignals` was on, it stops and
+    /// the forwarded signals get their default actions back.
     public static func wait(_ pid: pid_t) -> Termination {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             if errno != EINTR {
-                forwardTarget.store(0, ordering: .sequentiallyConsistent)
+                stopForwarding()
                 return .exited(127)
             }
         }
-        forwardTarget.store(0, ordering: .sequentiallyConsistent)
+        stopForwarding()
         // WIFEXITED / WTERMSIG are macros Swift does not import.
         let signal = status & 0x7f
         if signal == 0 { return .exited((status >> 8) & 0xff) }
