@@ -89,6 +89,9 @@ static void write_common_hang_fields(fl_json *w, const fl_hang_episode *ep, uint
     fl_json_uint(w, "sample_interval_ms", ms(ep->opts.sample_ns));
     fl_json_uint(w, "started_unix_ms", (fl_realtime_ns() - (now - ep->start_ns)) / 1000000ull);
     fl_json_uint(w, "duration_ms", ms(now - ep->start_ns));
+    // Whole seconds, rounded: what a person says ("a 3 s hang") and what a
+    // scenario can compare exactly.
+    fl_json_uint(w, "duration_s", (ms(now - ep->start_ns) + 500) / 1000);
     if (ep->have_probe && ep->probe.cpu_ns >= ep->cpu_start_ns && ep->cpu_start_ns)
         fl_json_uint(w, "cpu_ms", ms(ep->probe.cpu_ns - ep->cpu_start_ns));
 }

@@ -98,6 +98,30 @@ static int cmd_sleep_main(int argc, char **argv) {
     return 0;
 }
 
+/// Polls a flag with 1 ms sleeps: never blocked long in one call, but the
+/// loop does not come back to its heartbeat until the flag is set.
+__attribute__((noinline)) static void victim_wait_until_ready(uint64_t ready_at_ms) {
+    while (now_ms() < ready_at_ms) usleep(1000);
+}
+
+static int cmd_heartbeat_stall(int argc, char **argv) {
+    int ms = arg_ms(argc, argv, 3000);
+    uint64_t end = now_ms() + 500;
+    while (now_ms() < end) {
+        heartbeat();
+        idle_ms(10);
+    }
+    say("heartbeat loop stalls for %d ms in a 1 ms sleep loop", ms);
+    victim_wait_until_ready(now_ms() + (uint64_t)ms);
+    say("heartbeat loop running again");
+    end = now_ms() + 400;
+    while (now_ms() < end) {
+        heartbeat();
+        idle_ms(10);
+    }
+    return 0;
+}
+
 // --- deadlocks ----------------------------------------------------------------------
 
 /// Two threads both holding their first lock before taking the second.
@@ -297,9 +321,20 @@ static int cmd_under_gdb(int argc, char **argv) {
     self[n] = 0;
     const char *ms = argc > 2 ? argv[2] : "3000";
     say("running 'spin-recover %s' under gdb", ms);
-    execlp("gdb", "gdb", "-nx", "-batch", "-ex", "run", "--args", self, "spin-recover", ms, (char *)0);
-    say("cannot run gdb: %s", strerror(errno));
-    return 77;
+    // A child rather than exec: this process's stderr may be the agent's
+    // capture pipe, whose draining thread would not survive an exec.
+    pid_t child = fork();
+    if (child == 0) {
+        // gdb and its inferior write straight into our stderr (a second
+        // capture pipe under ptrace loses the inferior's output).
+        unsetenv("FAULTLINE_CAPTURE_STDERR");
+        execlp("gdb", "gdb", "-nx", "-batch", "-ex", "run", "--args", self, "spin-recover", ms, (char *)0);
+        say("cannot run gdb: %s", strerror(errno));
+        _exit(77);
+    }
+    int status;
+    if (child < 0 || waitpid(child, &status, 0) != child) return 2;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 // --- dispatch -------------------------------------------------------------------------
@@ -309,6 +344,7 @@ struct command { const char *name; int (*run)(int, char **); const char *help; }
 static const struct command k_commands[] = {
     {"spin-recover", cmd_spin_recover, "[MS] main thread burns the CPU for MS (3000) ms, then recovers"},
     {"sleep-main", cmd_sleep_main, "[MS] main thread sleeps MS (3000) ms in nanosleep"},
+    {"heartbeat-stall", cmd_heartbeat_stall, "[MS] heartbeat loop stuck MS (3000) ms in a loop of 1 ms sleeps"},
     {"abba", cmd_abba, "main and abba-worker lock A/B in opposite orders"},
     {"cycle3", cmd_cycle3, "main, cycle-worker-1 and cycle-worker-2 in a three-lock cycle"},
     {"relock", cmd_relock, "main locks a default mutex twice"},
