@@ -101,8 +101,10 @@ public struct ReportFormatter: Sendable {
     /// `SIGSEGV (11), SEGV_MAPERR: address not mapped, at address 0x0`
     func describe(_ s: Report.SignalInfo) -> String {
         var text = "\(s.name) (\(s.number)), \(s.codeName)"
-        if let meaning = SignalCodeDescriptions.meaning(of: s.codeName) { text += ": \(meaning)" }
-        if let a = s.faultAddress { text += ", at address \(a)" }
+        let meaning = SignalCodeDescriptions.meaning(of: s.codeName, signal: s.name)
+        if let meaning { text += ": \(meaning)" }
+        // si_addr is meaningless for a general-protection fault.
+        if let a = s.faultAddress, !(s.codeName == "SI_KERNEL" && a.value == 0) { text += ", at address \(a)" }
         if let p = s.senderPid { text += ", sent by pid \(p)" }
         return text
     }

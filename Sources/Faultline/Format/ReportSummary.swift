@@ -6,9 +6,11 @@ public enum ReportSummary {
         var parts: [String] = []
         if let s = r.signal {
             var text = "\(s.name) \(s.codeName)"
-            if let a = s.faultAddress { text += " at \(a)" }
+            if let a = s.faultAddress, !(s.codeName == "SI_KERNEL" && a.value == 0) { text += " at \(a)" }
             parts.append(text)
         }
+        // The malloc shim's verdict on a crash's address.
+        if let verdict = r.sections["memory_error"]?["kind"]?.stringValue { parts.append(verdict) }
         if let m = r.swiftFatalError, let line = m.split(separator: "\n").first {
             // "file.swift:13: Fatal error: message" -> "message"
             let text = line.range(of: "Fatal error: ").map { String(line[$0.upperBound...]) } ?? String(line)

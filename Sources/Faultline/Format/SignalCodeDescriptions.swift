@@ -3,6 +3,17 @@ public enum SignalCodeDescriptions {
     /// "address not mapped" for `SEGV_MAPERR`; nil for names without one.
     public static func meaning(of codeName: String) -> String? { table[codeName] }
 
+    /// The meaning of `codeName` for signal `signalName`, where the pair
+    /// says more than the code alone.
+    public static func meaning(of codeName: String, signal signalName: String) -> String? {
+        if codeName == "SI_KERNEL" && (signalName == "SIGSEGV" || signalName == "SIGBUS") {
+            // x86-64 reports a general-protection fault (a non-canonical
+            // address such as 0x5555555555555555) this way, without si_addr.
+            return "general protection fault (e.g. a non-canonical address); the kernel gives no fault address"
+        }
+        return table[codeName]
+    }
+
     private static let table: [String: String] = [
         "SI_USER": "sent by kill()",
         "SI_KERNEL": "sent by the kernel",
