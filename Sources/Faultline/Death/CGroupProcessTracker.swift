@@ -27,6 +27,9 @@ public final class CGroupProcessTracker: Sendable {
         public var notification: String?
         /// Highest usage sampled (for v2 kernels without `memory.peak`).
         public var maxUsageBytes: UInt64?
+
+        /// An empty trace for polls every `intervalMs`.
+        public init(intervalMs: Double) { self.intervalMs = intervalMs }
     }
 
     /// One observed rise of the OOM-kill counter.
@@ -40,6 +43,15 @@ public final class CGroupProcessTracker: Sendable {
         /// Counter before and after.
         public var from: UInt64
         public var to: UInt64
+
+        /// Creates a record.
+        public init(poll: Int, ms: Double, unixMs: UInt64, from: UInt64, to: UInt64) {
+            self.poll = poll
+            self.ms = ms
+            self.unixMs = unixMs
+            self.from = from
+            self.to = to
+        }
     }
 
     /// Default poll interval (`FAULTLINE_CGROUP_POLL_MS`).

@@ -24,6 +24,20 @@ public struct TrackedProcess: Sendable, Codable, Equatable {
     /// zombie its parent had not reaped yet; nil when not caught.
     public var zombieStatus: WaitStatus?
 
+    /// Creates a record.
+    public init(pid: Int32, ppid: Int32?, name: String?, executable: String?, firstSeenPoll: Int, lastSeenPoll: Int,
+                vanishedPoll: Int?, vanishedMs: Double?, zombieStatus: WaitStatus?) {
+        self.pid = pid
+        self.ppid = ppid
+        self.name = name
+        self.executable = executable
+        self.firstSeenPoll = firstSeenPoll
+        self.lastSeenPoll = lastSeenPoll
+        self.vanishedPoll = vanishedPoll
+        self.vanishedMs = vanishedMs
+        self.zombieStatus = zombieStatus
+    }
+
     /// Reads what `/proc` says of `pid` now; nil when it is gone.
     static func sight(_ pid: pid_t, poll: Int) -> TrackedProcess? {
         guard let stat = ProcStat.read(pid) else { return nil }

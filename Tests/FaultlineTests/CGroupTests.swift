@@ -1,0 +1,327 @@
+import Faultline
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What this machine offers, decided once by trying (never assumed).
+enum CGroupHost {
+    /// nil when a memory cgroup can be created and removed here, else why not.
+    static let memoryProblem: String? = {
+        switch CGroupDiscovery.memory() {
+        case .failure(let e): return e.description
+        case .success(let h):
+            do {
+                let cg = try MemoryCGroup.create(name: "faultline-test-probe-\(getpid())", limit: 16 << 20, in: h)
+                try cg.remove()
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+    }()
+
+    /// True when the memory controller is on cgroup v1 and usable.
+    static var v1Memory: Bool {
+        memoryProblem == nil && (try? CGroupDiscovery.memory().get())?.version == .v1
+    }
+
+    /// The v2 hierarchy with a memory controller, or why there is none.
+    static let v2Memory: Result<CGroupHierarchy, CGroupError> = {
+        guard let v2 = CGroupDiscovery.unified() else { return .failure(CGroupError("no cgroup v2 mount")) }
+        guard v2.hasMemoryController else {
+            return .failure(CGroupError("cgroup v2 at \(v2.mount.mountPoint) offers only [\(v2.mount.controllers.sorted().joined(separator: " "))]: the memory controller is bound to cgroup v1 here"))
+        }
+        return .success(v2)
+    }()
+
+    /// A writable v2 hierarchy (any controllers), or nil.
+    static let v2Writable: CGroupHierarchy? = {
+        guard let v2 = CGroupDiscovery.unified() else { return nil }
+        guard let dir = try? CGroupDirectory.create(parent: v2.ownDirectory, name: "faultline-test-probe-\(getpid())", version: .v2) else { return nil }
+        try? dir.remove()
+        return v2
+    }()
+
+    static var v2MemoryReason: String {
+        if case .failure(let e) = v2Memory { return "SKIP: \(e.description)" }
+        return ""
+    }
+}
+
+/// A victim run inside a `MemoryLimitedRun`, spawned the way the runner does.
+struct LimitedVictim {
+    var result: MemoryLimitedRunResult
+    var pid: pid_t
+    var stdout: String
+    var reportDirectory: String
+
+    /// Runs `victim-oom ARGS` (or `program`) limited to `limit` bytes; with
+    /// `agent`, the agent is preloaded with detectors `memory`. `whileRunning`
+    /// gets the run and the pid after attach (to kill it, say).
+    static func run(_ args: [String], limit: UInt64, program: String = "victim-oom", agent: Bool = false,
+                    environment: [String: String] = [:], hierarchy: CGroupHierarchy? = nil,
+                    whileRunning: (MemoryLimitedRun, pid_t) -> Void = { _, _ in },
+                    timedOut: Double? = nil) throws -> LimitedVictim {
+        let dir = try makeTemporaryDirectory("faultline-cgroup-test")
+        let victim = try BuildProducts.path(program)
+        var env = ProcessInfo.processInfo.environment
+        env["SWIFT_BACKTRACE"] = "enable=no"
+        env["FAULTLINE_REPORT_DIR"] = dir
+        if agent {
+            env["LD_PRELOAD"] = try BuildProducts.path("libFaultlineAgentPreload.so")
+            env["FAULTLINE_DETECTORS"] = "memory"
+        }
+        for (k, v) in environment { env[k] = v }
+        let run = try MemoryLimitedRun.prepare(limit: limit, label: "test", pollIntervalMs: 5)
+        let out = try CloexecPipe()
+        let devnull = FileHandle(forReadingAtPath: "/dev/null")!
+        try run.enterForSpawn()
+        let pid: pid_t
+        do {
+            pid = try ChildProcess.spawn(victim, arguments: [victim] + args, environment: env,
+                                         stdin: devnull.fileDescriptor, stdout: out.write.fileDescriptor,
+                                         stderr: devnull.fileDescriptor)
+        } catch {
+            run.leaveAfterSpawn()
+            _ = run.finish(status: nil)
+            throw error
+        }
+        try out.write.close()
+        try run.attach(pid: pid)
+        whileRunning(run, pid)
+        let stdout = out.read.readDataToEndOfFile()
+        let status: WaitStatus
+        switch ChildProcess.wait(pid) {
+        case .exited(let c): status = .exited(c)
+        case .signaled(let s): status = .signaled(s)
+        }
+        let result = run.finish(status: timedOut == nil ? status : nil, timedOutAfter: timedOut)
+        return LimitedVictim(result: result, pid: pid, stdout: String(decoding: stdout, as: UTF8.self), reportDirectory: dir)
+    }
+
+    /// The reports written, loaded.
+    func reports() throws -> [Report] {
+        try result.reports.map { try ReportStore.load(path: $0) }
+    }
+}
+
+@Suite struct CGroupDiscoveryTests {
+    @Test func parsesMountinfoOfAHybridMachine() {
+        // Lines as this machine's kernel writes them (a v1 memory hierarchy and
+        // an empty-controller v2 mount), plus an escaped mount point.
+        let text = """
+            30 25 0:26 / /sys/fs/cgroup/memory rw,relatime shared:9 - cgroup cgroup rw,memory
+            31 25 0:27 / /sys/fs/cgroup/cpu\\040x rw,relatime - cgroup cgroup rw,cpu
+            36 25 0:32 /sub /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,xattr,name=systemd
+            40 22 0:5 / /proc rw - proc proc rw
+            """
+        let mounts = CGroupMount.parse(mountinfo: text)
+        #expect(mounts.count == 3)
+        #expect(mounts[0].controllers == ["memory"] && mounts[0].version == .v1 && mounts[0].writable)
+        #expect(mounts[1].mountPoint == "/sys/fs/cgroup/cpu x")
+        #expect(mounts[2].controllers == ["name=systemd"] && mounts[2].root == "/sub")
+        let members = CGroupMembership.parse("4:memory:/a/b\n9:name=systemd:/sub/c\n0::/\n")
+        let hs = CGroupDiscovery.hierarchies(mounts: mounts, memberships: members)
+        #expect(hs.first { $0.hasMemoryController }?.ownDirectory == "/sys/fs/cgroup/memory/a/b")
+        #expect(hs.first { $0.mount.controllers == ["name=systemd"] }?.ownDirectory == "/sys/fs/cgroup/systemd/c")
+    }
+
+    @Test(.enabled(if: CGroupHost.memoryProblem == nil, "SKIP: \(CGroupHost.memoryProblem ?? "")"))
+    func findsOwnMemoryCgroupLikeProcSelfCgroup() throws {
+        let h = try CGroupDiscovery.memory().get()
+        let own = try #require(CGroupMembership.of()?.first { h.version == .v2 ? $0.version == .v2 : $0.controllers.contains("memory") })
+        #expect(h.ownPath == own.path)
+        // The directory is real: it lists this process.
+        #expect(CGroupDirectory(path: h.ownDirectory, version: h.version).processes().contains(getpid()))
+    }
+}
+
+@Suite struct CGroupV1Tests {
+    @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller: \(CGroupHost.memoryProblem ?? "memory is on v2")"))
+    func createLimitReadAndRemove() throws {
+        let cg = try MemoryCGroup.create(name: "faultline-test-create-\(getpid())", limit: 24 << 20)
+        #expect(cg.version == .v1)
+        #expect(FileManager.default.fileExists(atPath: cg.path + "/memory.limit_in_bytes"))
+        let c = cg.counters()
+        #expect(c.limitBytes == 24 << 20)
+        #expect(c.oomKills == 0)
+        #expect(c.usageBytes == 0)
+        #expect(CGroupCleanup.shared.pending.contains(cg))
+        try cg.remove()
+        #expect(!FileManager.default.fileExists(atPath: cg.path))
+        #expect(!CGroupCleanup.shared.pending.contains(cg))
+    }
+
+    @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
+    func spawnedChildStartsInsideAndTheThreadGoesHome() throws {
+        let run = try MemoryLimitedRun.prepare(limit: 32 << 20, label: "test-placement")
+        let victim = try BuildProducts.path("victim-oom")
+        let home = CGroupMembership.ofThread(currentTid())?.first { $0.controllers.contains("memory") }?.path
+        try run.enterForSpawn()
+        let inside = CGroupMembership.ofThread(currentTid())?.first { $0.controllers.contains("memory") }?.path
+        let pid = try ChildProcess.spawn(victim, arguments: [victim, "sleep-forever"], environment: [:])
+        run.leaveAfterSpawn()
+        #expect(inside == run.cgroup.hierarchyPath)
+        #expect(CGroupMembership.ofThread(currentTid())?.first { $0.controllers.contains("memory") }?.path == home)
+        // The program is inside from its start (read before anything else could move it).
+        #expect(CGroupMembership.of(pid: pid)?.first { $0.controllers.contains("memory") }?.path == run.cgroup.hierarchyPath)
+        #expect(run.cgroup.processes() == [pid])
+        try run.attach(pid: pid)
+        kill(pid, SIGKILL)
+        _ = ChildProcess.wait(pid)
+        let result = run.finish(status: .signaled(9))
+        #expect(result.problems.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: run.cgroup.path))
+    }
+
+    @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
+    func removeKillsWhatIsLeftInside() throws {
+        let run = try MemoryLimitedRun.prepare(limit: 32 << 20, label: "test-remove")
+        let victim = try BuildProducts.path("victim-oom")
+        try run.enterForSpawn()
+        let pid = try ChildProcess.spawn(victim, arguments: [victim, "sleep-forever"], environment: [:])
+        run.leaveAfterSpawn()
+        // A reaper, so the killed sleeper does not stay a zombie of ours.
+        let reaped = Thread { _ = ChildProcess.wait(pid) }
+        reaped.start()
+        try run.cgroup.remove()
+        #expect(!FileManager.default.fileExists(atPath: run.cgroup.path))
+        #expect(kill(pid, 0) != 0 || (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z") == true)
+    }
+
+    @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
+    func oomKillOfTheStartedProcessIsReportedWithItsEvidence() throws {
+        let v = try LimitedVictim.run(["malloc-grow"], limit: 32 << 20)
+        defer { try? FileManager.default.removeItem(atPath: v.reportDirectory) }
+        #expect(v.result.verdict.cause == .oomKilled)
+        #expect(v.result.evidence.after.oomKills == 1)
+        let reports = try v.reports()
+        try #require(reports.count == 1)
+        let r = reports[0]
+        #expect(r.kind == "oom_kill")
+        #expect(r.process.pid == Int(v.pid))
+        #expect(r.process.name == "victim-oom")
+        #expect(r.sections["limit_bytes"]?.numberValue == Double(32 << 20))
+        #expect((r.sections["peak_bytes"]?.numberValue ?? 0) > Double(30 << 20))
+        #expect(r.sections["evidence"]?["counter"]?.stringValue == "memory.oom_control oom_kill")
+        #expect(r.sections["evidence"]?["oom_kills_after"]?.numberValue == 1)
+        #expect(r.sections["cgroup"]?["version"]?.numberValue == 1)
+        // Written atomically with mode 0600.
+        var st = stat()
+        #expect(stat(v.result.reports[0], &st) == 0 && st.st_mode & 0o777 == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: "/sys/fs/cgroup/memory" + (r.sections["cgroup"]?["path"]?.stringValue ?? "/x")))
+    }
+
+    @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
+    func breadcrumbsFromTheAgentSurviveTheKill() throws {
+        // 256 KiB every 20 ms: every threshold is seen at the 100 ms default interval.
+        let v = try LimitedVictim.run(["slow-leak", "256K", "20"], limit: 24 << 20, agent: true,
+                                      environment: ["FAULTLINE_MEMORY_PRESSURE": "off"])
+        defer { try? FileManager.default.removeItem(atPath: v.reportDirectory) }
+        let r = try #require(try v.reports().first)
+        let last = try #require(r.sections["last_breadcrumb"])
+        #expect(last["threshold_percent"]?.numberValue == 95)
+        #expect(last["pid"]?.numberValue == Double(v.pid))
+        #expect((last["usage_bytes"]?.numberValue ?? 0) >= 0.95 * Double(24 << 20))
+        #expect(r.sections["breadcrumbs"]?.arrayValue?.compactMap { $0["threshold_percent"]?.numberValue } == [50, 75, 90, 95])
+        // The breadcrumb file went into the report and is gone.
+        #expect(!FileManager.default.fileExists(atPath: v.reportDirectory + "/" + MemoryBreadcrumbs.fileName(pid: v.pid)))
+    }
+
+    @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
+    func pressureBecomesAMemoryWarningReport() throws {
+        // 20 MiB held under 32 MiB while 64 MiB of page cache is cycled:
+        // reclaim inside the cgroup, and no OOM kill.
+        let v = try LimitedVictim.run(["pressure", "20M", "64M", "1500"], limit: 32 << 20, agent: true,
+                                      environment: ["FAULTLINE_MEMORY_PRESSURE": "low"])
+        defer { try? FileManager.default.removeItem(atPath: v.reportDirectory) }
+        #expect(v.result.verdict.cause == .exited(code: 0))
+        #expect(v.result.verdict.oomKills.isEmpty)
+        let warnings = try ReportStore.list(directory: v.reportDirectory).compactMap(\.report).filter { $0.kind == "memory_warning" }
+        try #require(!warnings.isEmpty)
+        #expect(warnings[0].process.pid == Int(v.pid))
+        #expect(warnings[0].sections["pressure"]?["source"]?.stringValue == "memory.pressure_level")
+        #expect(warnings[0].sections["pressure"]?["level"]?.stringValue == "low")
+        #expect(warnings[0].sections["memory"]?["limit_bytes"]?.numberValue == Double(32 << 20))
+    }
+}
+
+@Suite struct CGroupV2Tests {
+    @Test func memoryCgroupOnV2WithoutTheControllerFailsInOneLine() throws {
+        guard let v2 = CGroupDiscovery.unified() else { return }
+        if v2.hasMemoryController { return }  // the real v2 path runs in the test below
+        #expect(throws: CGroupError.self) { try MemoryCGroup.create(name: "faultline-test-v2-\(getpid())", limit: 32 << 20, in: v2) }
+        do {
+            _ = try MemoryCGroup.create(name: "faultline-test-v2-\(getpid())", limit: 32 << 20, in: v2)
+        } catch {
+            #expect(error.description.contains("memory controller is not available"))
+            #expect(!error.description.contains("\n"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: v2.ownDirectory + "/faultline-test-v2-\(getpid())"))
+    }
+
+    @Test(.enabled(if: CGroupHost.v2Writable != nil, "SKIP: no writable cgroup v2 hierarchy"))
+    func trampolineStartsTheProgramInsideAV2Cgroup() throws {
+        let v2 = try #require(CGroupHost.v2Writable)
+        let dir = try CGroupDirectory.create(parent: v2.ownDirectory, name: "faultline-test-tramp-\(getpid())", version: .v2)
+        defer { try? dir.remove() }
+        let faultline = try BuildProducts.path("faultline")
+        let out = try CloexecPipe()
+        // The program prints its own cgroup: it must already be inside.
+        let pid = try ChildProcess.spawn(faultline, arguments: [faultline, "__cgroup-exec", dir.path, "--", "cat", "/proc/self/cgroup"],
+                                         environment: ProcessInfo.processInfo.environment, stdout: out.write.fileDescriptor)
+        try out.write.close()
+        let text = String(decoding: out.read.readDataToEndOfFile(), as: UTF8.self)
+        #expect(ChildProcess.wait(pid) == .exited(0))
+        let relative = String(dir.path.dropFirst(v2.mount.mountPoint.count))
+        #expect(text.split(separator: "\n").contains { $0 == "0::\(v2.mount.root == "/" ? "" : v2.mount.root)\(relative)" })
+    }
+
+    @Test(.enabled(if: CGroupHost.v2Writable != nil, "SKIP: no writable cgroup v2 hierarchy"))
+    func v2RemoveKillsWhatIsInside() throws {
+        let v2 = try #require(CGroupHost.v2Writable)
+        let dir = try CGroupDirectory.create(parent: v2.ownDirectory, name: "faultline-test-kill-\(getpid())", version: .v2)
+        let victim = try BuildProducts.path("victim-oom")
+        let faultline = try BuildProducts.path("faultline")
+        let pid = try ChildProcess.spawn(faultline, arguments: [faultline, "__cgroup-exec", dir.path, "--", victim, "sleep-forever"],
+                                         environment: [:])
+        let reaper = Thread { _ = ChildProcess.wait(pid) }
+        reaper.start()
+        // Wait for the trampoline to join.
+        for _ in 0..<400 where !dir.processes().contains(pid) { usleep(5000) }
+        #expect(dir.processes() == [pid])
+        try dir.remove(timeout: 5)
+        #expect(!dir.exists)
+    }
+
+    @Test(.enabled(if: (try? CGroupDiscovery.memory().get())?.version == .v2 && CGroupHost.memoryProblem == nil,
+                   Comment(rawValue: CGroupHost.v2MemoryReason)))
+    func oomKillOnV2ThroughTheTrampolineIsClassifiedAndReported() throws {
+        let run = try MemoryLimitedRun.prepare(limit: 32 << 20, label: "test-v2", pollIntervalMs: 5)
+        #expect(run.placement == .trampoline)
+        let dir = try makeTemporaryDirectory("faultline-cgroup-test")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let faultline = try BuildProducts.path("faultline"), victim = try BuildProducts.path("victim-oom")
+        let argv = run.trampolineCommand([victim, "malloc-grow"], faultline: faultline)
+        let pid = try ChildProcess.spawn(argv[0], arguments: argv, environment: ["FAULTLINE_REPORT_DIR": dir])
+        try run.attach(pid: pid)
+        let end = ChildProcess.wait(pid)
+        #expect(end == .signaled(9))
+        let result = run.finish(status: .signaled(9))
+        #expect(result.verdict.cause == .oomKilled)
+        #expect(result.evidence.after.version == .v2)
+        #expect(result.evidence.after.oomKills == 1)
+        let report = try ReportStore.load(path: try #require(result.reports.first))
+        #expect(report.sections["evidence"]?["counter"]?.stringValue == "memory.events oom_kill")
+        #expect(report.process.pid == Int(pid))
+    }
+}
+
+/// The calling thread's kernel id.
+func currentTid() -> pid_t {
+    let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? ""
+    return pid_t(link.split(separator: "/").last ?? "") ?? getpid()
+}
