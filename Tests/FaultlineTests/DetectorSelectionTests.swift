@@ -6,6 +6,8 @@ import Testing
         #expect(try DetectorSelection(parsing: "crash, hang").names == ["crash", "hang"])
         #expect(try DetectorSelection(parsing: "crash,crash").environmentValue == "crash")
         #expect(try DetectorSelection(parsing: "all").names == DetectorSelection.known)
+        #expect(try DetectorSelection(parsing: "all").environmentValue == "all")
+        #expect(try DetectorSelection(parsing: DetectorSelection.known.reversed().joined(separator: ",")).environmentValue == "all")
         #expect(try !DetectorSelection(parsing: "crash,memory").needsShim)
         #expect(try DetectorSelection(parsing: "leaks").needsShim)
         #expect(try DetectorSelection(parsing: "use_after_free").needsShim)

@@ -34,8 +34,11 @@ public struct DetectorSelection: Sendable, Equatable {
     /// preloaded too.
     public var needsShim: Bool { names.contains { Self.shimDetectors.contains($0) } }
 
-    /// The value for `FAULTLINE_DETECTORS`.
-    public var environmentValue: String { names.joined(separator: ",") }
+    /// The value for `FAULTLINE_DETECTORS`: `all` when every detector is
+    /// selected, else the names.
+    public var environmentValue: String {
+        Set(names) == Set(Self.known) ? "all" : names.joined(separator: ",")
+    }
 }
 
 /// An unknown name in a detector list.
