@@ -50,8 +50,13 @@ static inline shim_block *shim_block_from_user(const void *p) { return (shim_blo
 static inline void *shim_block_user(const shim_block *b) { return (void *)((uintptr_t)b + SHIM_HEADER_SIZE); }
 static inline void *shim_block_real(const shim_block *b) { return (void *)((uintptr_t)b - b->align_off); }
 
-/// Bytes a quarantined block is charged against the quarantine budget.
-static inline uint64_t shim_block_cost(const shim_block *b) { return b->size + SHIM_HEADER_SIZE + b->align_off; }
+/// Bytes a quarantined block is charged against the quarantine budget: its
+/// real size in glibc (request plus glibc's 8-byte chunk header, rounded to
+/// 16, at least 32).
+static inline uint64_t shim_block_cost(const shim_block *b) {
+    uint64_t chunk = (b->size + SHIM_HEADER_SIZE + b->align_off + 8 + 15) & ~(uint64_t)15;
+    return chunk < 32 ? 32 : chunk;
+}
 
 /// One past the highest user-space address (47-bit x86-64, 48-bit arm64).
 #if defined(__x86_64__)

@@ -7,9 +7,9 @@
 
 shim_config shim_cfg = {
     .detect = 1,
-    .quarantine_bytes = 64u << 20,
-    .quarantine_count = 1u << 18,
-    .scribble_limit = 64u << 10,
+    .quarantine_bytes = 16u << 20,
+    .quarantine_count = 1u << 16,
+    .scribble_limit = 4096,
     .fill_limit = 4096,
     .stacks = 1,
     .stack_depth = 16,

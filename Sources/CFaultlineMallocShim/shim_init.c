@@ -90,6 +90,22 @@ static void after_fork_child(void) {
     fl_report_reseed();
 }
 
+static pthread_key_t g_exit_key;
+
+// Thread exit: hand the thread's collected frees to the quarantine, and
+// take later frees of this thread (other keys' destructors) one by one.
+static void thread_exiting(void *unused) {
+    shim_self.batch_off = 1;
+    shim_quarantine_flush_thread();
+}
+
+/// Registers the calling thread for thread_exiting (once per thread).
+void shim_init_watch_thread(void) {
+    if (shim_self.exit_watched) return;
+    shim_self.exit_watched = 1;
+    pthread_setspecific(g_exit_key, (void *)1);
+}
+
 static void step_aside(const char *why) {
     if (shim_next_resolve() != 0) {
         say("faultline: malloc shim cannot find the next allocator to pass through to; staying active: ", dlerror() ? dlerror() : "dlsym failed");
@@ -121,12 +137,15 @@ __attribute__((constructor)) static void shim_init(void) {
         shim_describe_init();
         shim_report_init();
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+        if (pthread_key_create(&g_exit_key, thread_exiting) != 0) shim_self.batch_off = 1;
         shim_ready = 1;
     }
     shim_self.depth--;
 }
 
 __attribute__((destructor)) static void shim_fini(void) {
-    if (shim_mode != SHIM_MODE_DETECT || !shim_ready || !shim_cfg.check_at_exit) return;
-    shim_quarantine_check_all();
+    if (shim_mode != SHIM_MODE_DETECT || !shim_ready) return;
+    shim_self.batch_off = 1;
+    shim_quarantine_flush_thread();
+    if (shim_cfg.check_at_exit) shim_quarantine_check_all();
 }

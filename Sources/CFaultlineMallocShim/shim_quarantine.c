@@ -2,6 +2,7 @@
 #include "shim_config.h"
 #include "shim_real.h"
 #include "shim_report.h"
+#include "shim_thread.h"
 #include "sigsafe.h"
 
 #include <pthread.h>
@@ -12,8 +13,12 @@
 #define RELEASE_BATCH 256
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static shim_block **g_ring;
-static size_t g_ring_cap;    // slots (max_count + 1)
+/// A held block and what it is charged (kept here so that releasing the
+/// oldest never touches its cold memory under the lock).
+typedef struct ring_entry { shim_block *block; uint64_t cost; } ring_entry;
+
+static ring_entry *g_ring;
+static size_t g_ring_cap;    // slots (max_count + one thread batch + 1)
 static size_t g_head;        // oldest
 static size_t g_tail;        // next free slot
 static size_t g_count;
@@ -23,14 +28,16 @@ static size_t g_max_count;
 
 int shim_quarantine_init(size_t max_bytes, size_t max_count) {
     if (g_ring) return 0;
-    size_t cap = max_count + 1;
-    void *p = mmap(0, cap * sizeof(shim_block *), PROT_READ | PROT_WRITE,
+    size_t cap = max_count + SHIM_THREAD_BATCH + 1;
+    void *p = mmap(0, cap * sizeof(ring_entry), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return -1;
     g_ring_cap = cap;
-    g_max_bytes = max_bytes;
+    // The ring itself is charged against the budget.
+    size_t ring_bytes = cap * sizeof(ring_entry);
+    g_max_bytes = max_bytes > ring_bytes ? max_bytes - ring_bytes : 0;
     g_max_count = max_count;
-    atomic_store_explicit((_Atomic(shim_block **) *)&g_ring, (shim_block **)p, memory_order_release);
+    atomic_store_explicit((_Atomic(ring_entry *) *)&g_ring, (ring_entry *)p, memory_order_release);
     return 0;
 }
 
@@ -44,22 +51,27 @@ void shim_quarantine_usage(size_t *count, size_t *bytes) {
     pthread_mutex_unlock(&g_lock);
 }
 
+// 4 KiB of the scribble byte to compare against (memcmp is vectorised).
+static unsigned char g_pattern[4096];
+static int g_pattern_ready;
+
 int shim_scribble_changed(const shim_block *b, size_t limit, size_t *offset, size_t *length) {
+    if (__builtin_expect(!g_pattern_ready, 0)) {
+        memset(g_pattern, SHIM_SCRIBBLE_BYTE, sizeof g_pattern);
+        __atomic_store_n(&g_pattern_ready, 1, __ATOMIC_RELEASE);
+    }
     const unsigned char *p = shim_block_user(b);
     size_t n = b->size < limit ? b->size : limit;
-    const uint64_t pat = 0x5555555555555555ull;
-    size_t i = 0, first = n, last = 0;
-    // Word-wise fast path; the user pointer is 16-aligned.
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        if (__builtin_expect(w != pat, 0)) { first = i; break; }
+    size_t first = n;
+    for (size_t at = 0; at < n; at += sizeof g_pattern) {
+        size_t len = n - at < sizeof g_pattern ? n - at : sizeof g_pattern;
+        if (__builtin_expect(memcmp(p + at, g_pattern, len) != 0, 0)) {
+            for (size_t i = at; i < at + len; i++) if (p[i] != SHIM_SCRIBBLE_BYTE) { first = i; break; }
+            break;
+        }
     }
-    if (first == n) {
-        for (; i < n; i++) if (p[i] != SHIM_SCRIBBLE_BYTE) { first = i; break; }
-        if (first == n) return 0;
-    }
-    while (first < n && p[first] == SHIM_SCRIBBLE_BYTE) first++;
+    if (first == n) return 0;
+    size_t last = first;
     for (size_t j = n; j > first; j--) if (p[j - 1] != SHIM_SCRIBBLE_BYTE) { last = j - 1; break; }
     *offset = first;
     *length = last - first + 1;
@@ -69,9 +81,15 @@ int shim_scribble_changed(const shim_block *b, size_t limit, size_t *offset, siz
 // Verifies and frees blocks that left the quarantine (no lock held).
 static void release_batch(shim_block **batch, int n) {
     for (int i = 0; i < n; i++) {
-        // The blocks are cold after their stay: start the next loads early.
-        if (i + 4 < n) __builtin_prefetch(batch[i + 4]);
+        // The blocks are cold after their stay: start the next loads early
+        // (header and first bytes; the header is 32 bytes before them).
+        if (i + 4 < n) {
+            __builtin_prefetch(batch[i + 4]);
+            __builtin_prefetch((char *)batch[i + 4] + 64);
+        }
         shim_block *b = batch[i];
+        // A block pushed twice by a racing double free is released once.
+        if (__atomic_load_n(&b->magic, __ATOMIC_RELAXED) != shim_magic(b, SHIM_QUARANTINED)) continue;
         size_t off, len;
         if (shim_cfg.scribble_limit && shim_scribble_changed(b, shim_cfg.scribble_limit, &off, &len))
             shim_report_write_after_free(b, off, len, "quarantine_release");
@@ -80,10 +98,44 @@ static void release_batch(shim_block **batch, int n) {
     }
 }
 
-void shim_quarantine_put(shim_block *b) {
+// Appends `n` blocks to the ring and releases the oldest when over a limit.
+static void push(shim_block *const *blocks, int n) {
     shim_block *batch[RELEASE_BATCH];
-    int n = 0;
-    uint64_t cost = shim_block_cost(b);
+    int k = 0, next = 0;
+    pthread_mutex_lock(&g_lock);
+    for (;;) {
+        // Room is always there: the ring holds a batch more than the limit
+        // and every append past the limit is followed by a release below.
+        for (; next < n && g_count < g_ring_cap - 1; next++) {
+            uint64_t cost = shim_block_cost(blocks[next]);
+            g_ring[g_tail] = (ring_entry){blocks[next], cost};
+            g_tail = g_tail + 1 == g_ring_cap ? 0 : g_tail + 1;
+            g_count++;
+            g_bytes += cost;
+        }
+        if (g_bytes > g_max_bytes || g_count > g_max_count) {
+            // Leave in a batch: down to 7/8 of each limit.
+            size_t low_bytes = g_max_bytes - g_max_bytes / 8;
+            size_t low_count = g_max_count - g_max_count / 8;
+            while (k < RELEASE_BATCH && g_count > 0 && (g_bytes > low_bytes || g_count > low_count)) {
+                ring_entry old = g_ring[g_head];
+                g_head = g_head + 1 == g_ring_cap ? 0 : g_head + 1;
+                g_count--;
+                g_bytes -= old.cost;
+                batch[k++] = old.block;
+            }
+        }
+        pthread_mutex_unlock(&g_lock);
+        if (k == 0 && next == n) return;
+        release_batch(batch, k);
+        if (k < RELEASE_BATCH && next == n) return;
+        // A full batch, or blocks still to append: go round again.
+        k = 0;
+        pthread_mutex_lock(&g_lock);
+    }
+}
+
+void shim_quarantine_put(shim_block *b) {
     // Before the constructor (no ring yet) nothing is held and no lock is
     // taken: a sanitizer starting up first may not have its pthread
     // interceptors ready.
@@ -91,32 +143,24 @@ void shim_quarantine_put(shim_block *b) {
         release_batch(&b, 1);
         return;
     }
-    pthread_mutex_lock(&g_lock);
-    g_ring[g_tail] = b;
-    g_tail = g_tail + 1 == g_ring_cap ? 0 : g_tail + 1;
-    g_count++;
-    g_bytes += cost;
-    for (;;) {
-        if (g_bytes > g_max_bytes || g_count > g_max_count) {
-            // Leave in a batch: down to 7/8 of each limit.
-            size_t low_bytes = g_max_bytes - g_max_bytes / 8;
-            size_t low_count = g_max_count - g_max_count / 8;
-            while (n < RELEASE_BATCH && g_count > 0 && (g_bytes > low_bytes || g_count > low_count)) {
-                shim_block *old = g_ring[g_head];
-                g_head = g_head + 1 == g_ring_cap ? 0 : g_head + 1;
-                g_count--;
-                g_bytes -= shim_block_cost(old);
-                batch[n++] = old;
-            }
-        }
-        pthread_mutex_unlock(&g_lock);
-        if (n == 0) return;
-        release_batch(batch, n);
-        if (n < RELEASE_BATCH) return;
-        // A full batch: there may be more to release.
-        n = 0;
-        pthread_mutex_lock(&g_lock);
+    // Small quarantines keep exact FIFO order; otherwise each thread hands
+    // its frees over SHIM_THREAD_BATCH at a time (one lock per batch).
+    if (g_max_count < 16 * SHIM_THREAD_BATCH || shim_self.batch_off) {
+        push(&b, 1);
+        return;
     }
+    if (__builtin_expect(!shim_self.exit_watched, 0)) shim_init_watch_thread();
+    shim_self.pending[shim_self.pending_count++] = b;
+    if (shim_self.pending_count == SHIM_THREAD_BATCH) shim_quarantine_flush_thread();
+}
+
+void shim_quarantine_flush_thread(void) {
+    int n = shim_self.pending_count;
+    if (n == 0) return;
+    shim_block *blocks[SHIM_THREAD_BATCH];
+    for (int i = 0; i < n; i++) blocks[i] = shim_self.pending[i];
+    shim_self.pending_count = 0;
+    push(blocks, n);
 }
 
 int shim_quarantine_check_all(void) {
@@ -128,10 +172,10 @@ int shim_quarantine_check_all(void) {
         // thread releases it while we report), keeping the FIFO order.
         size_t i = g_head;
         for (size_t k = 0; k < g_count; k++) {
-            shim_block *b = g_ring[i];
+            ring_entry e = g_ring[i];
             size_t off, len;
-            if (shim_cfg.scribble_limit && shim_scribble_changed(b, shim_cfg.scribble_limit, &off, &len)) {
-                bad = b;
+            if (shim_cfg.scribble_limit && shim_scribble_changed(e.block, shim_cfg.scribble_limit, &off, &len)) {
+                bad = e.block;
                 size_t j = i;
                 for (size_t m = k; m + 1 < g_count; m++) {
                     size_t nj = j + 1 == g_ring_cap ? 0 : j + 1;
@@ -140,7 +184,7 @@ int shim_quarantine_check_all(void) {
                 }
                 g_tail = j;
                 g_count--;
-                g_bytes -= shim_block_cost(b);
+                g_bytes -= e.cost;
                 break;
             }
             i = i + 1 == g_ring_cap ? 0 : i + 1;
@@ -167,7 +211,7 @@ int shim_quarantine_scan(int (*visit)(shim_block *b, void *ctx), void *ctx, uint
     size_t i = g_tail;
     for (size_t k = 0; k < g_count; k++) {
         i = i == 0 ? g_ring_cap - 1 : i - 1;
-        if (visit(g_ring[i], ctx)) break;
+        if (visit(g_ring[i].block, ctx)) break;
     }
     pthread_mutex_unlock(&g_lock);
     return 1;

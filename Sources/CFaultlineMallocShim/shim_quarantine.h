@@ -14,8 +14,11 @@
 /// Reserves the ring for `max_count` blocks. Returns 0 or -1.
 int shim_quarantine_init(size_t max_bytes, size_t max_count);
 /// Adds a block (already marked quarantined and scribbled); releases the
-/// oldest blocks when over a limit.
+/// oldest blocks when over a limit. With a quarantine of at least 512
+/// blocks each thread first collects SHIM_THREAD_BATCH of them.
 void shim_quarantine_put(shim_block *b);
+/// Moves the calling thread's collected blocks into the quarantine.
+void shim_quarantine_flush_thread(void);
 /// Checks every block still held (at exit): reports and releases those
 /// whose pattern changed. Returns how many were reported.
 int shim_quarantine_check_all(void);

@@ -5,8 +5,8 @@
 
 __thread shim_thread shim_self __attribute__((tls_model("initial-exec")));
 
-uint32_t shim_tid(void) {
-    if (__builtin_expect(shim_self.tid == 0, 0)) shim_self.tid = (uint32_t)fl_gettid();
+uint32_t shim_tid_slow(void) {
+    shim_self.tid = (uint32_t)fl_gettid();
     return shim_self.tid;
 }
 

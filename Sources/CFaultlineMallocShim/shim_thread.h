@@ -6,6 +6,11 @@
 
 #include <stdint.h>
 
+struct shim_block;
+
+/// Freed blocks a thread collects before taking the quarantine lock.
+#define SHIM_THREAD_BATCH 32
+
 /// Per-thread state.
 typedef struct shim_thread {
     int depth;            ///< >0 while inside the shim (nested calls skip stacks and reports)
@@ -13,12 +18,24 @@ typedef struct shim_thread {
     int bounds_state;     ///< 0 unknown, 1 computing, 2 known, 3 unavailable
     uintptr_t stack_lo;   ///< lowest address of this thread's stack
     uintptr_t stack_hi;   ///< one past the highest
+    int batch_off;        ///< 1 once the thread is exiting: frees go straight in
+    int exit_watched;     ///< 1 once registered for the thread-exit flush
+    int pending_count;    ///< blocks in `pending`
+    struct shim_block *pending[SHIM_THREAD_BATCH];  ///< freed, scribbled, not yet in the ring
 } shim_thread;
 
 extern __thread shim_thread shim_self __attribute__((tls_model("initial-exec")));
 
+uint32_t shim_tid_slow(void);
+
 /// The calling thread's id (cached).
-uint32_t shim_tid(void);
+static inline uint32_t shim_tid(void) {
+    uint32_t t = shim_self.tid;
+    return __builtin_expect(t != 0, 1) ? t : shim_tid_slow();
+}
+/// Registers the calling thread so its collected frees are flushed when it
+/// exits (shim_init.c). Call before collecting the first one.
+void shim_init_watch_thread(void);
 /// Forgets the cached id (after fork, in the child).
 void shim_thread_after_fork(void);
 /// Fills the stack bounds of the calling thread if not known yet; returns
