@@ -19,9 +19,9 @@ let package = Package(
         .library(name: "Faultline", targets: ["Faultline"]),
         .library(name: "FaultlineAgent", targets: ["FaultlineAgent"]),
         /// The injectable agent: `LD_PRELOAD=libFaultlineAgentPreload.so`.
-        .library(name: "FaultlineAgentPreload", type: .dynamic, targets: ["CFaultlineAgent"]),
+        .library(name: "FaultlineAgentPreload", type: .dynamic, targets: ["CFaultlineAgent", "CFaultlineDylibStubs"]),
         /// The quarantining malloc shim: `LD_PRELOAD=libFaultlineMallocShim.so`.
-        .library(name: "FaultlineMallocShim", type: .dynamic, targets: ["CFaultlineMallocShim"]),
+        .library(name: "FaultlineMallocShim", type: .dynamic, targets: ["CFaultlineMallocShim", "CFaultlineDylibStubs"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -35,6 +35,10 @@ let package = Package(
             cSettings: agentCSettings,
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // Only in the LD_PRELOAD libraries: resolves swiftrt.o's runtime
+        // references so scripts/drop-swift-runtime-dependency can drop
+        // libswiftCore.so from them.
+        .target(name: "CFaultlineDylibStubs", cSettings: [.unsafeFlags(["-O2"])]),
         // Agent core: async-signal-safe crash capture, linked or preloaded.
         .target(
             name: "CFaultlineAgent",

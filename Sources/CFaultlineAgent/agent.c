@@ -54,10 +54,12 @@ long fl_parse_detectors(const char *list, char *bad, int cap) {
                 bits |= k_detectors[i].bit; found = 1;
             }
         }
-        // Detectors that live outside the agent (the malloc shim's) are
-        // accepted here and ignored: the shim reads the same variable.
-        if (!found && !(len == 4 && strncmp(p, "leak", 4) == 0) && !(len == 9 && strncmp(p, "use_after", 9) == 0)
-            && !(len == 4 && strncmp(p, "shim", 4) == 0)) {
+        // Detectors that live in the malloc shim are accepted here and
+        // ignored: the shim reads the same variable.
+        static const char *const shim_detectors[] = {"use_after_free", "leaks", "shim"};
+        for (unsigned i = 0; !found && i < sizeof shim_detectors / sizeof shim_detectors[0]; i++)
+            found = strlen(shim_detectors[i]) == len && strncmp(shim_detectors[i], p, len) == 0;
+        if (!found) {
             if (bad) { size_t n = len < (size_t)cap - 1 ? len : (size_t)cap - 1; memcpy(bad, p, n); bad[n] = 0; }
             return -1;
         }
@@ -103,7 +105,7 @@ static void resolve_config(const faultline_options *o, fl_config *c) {
     char bad[64];
     long d = fl_parse_detectors(getenv("FAULTLINE_DETECTORS"), bad, sizeof bad);
     if (d < 0) {
-        fprintf(stderr, "faultline: FAULTLINE_DETECTORS names unknown detector '%s'; known: crash, cxx_exception, hang, memory; using all\n", bad);
+        fprintf(stderr, "faultline: FAULTLINE_DETECTORS names unknown detector '%s'; known: crash, cxx_exception, hang, memory, use_after_free, leaks; using all\n", bad);
         d = 0xffff;
     }
     c->detectors = (unsigned)d;

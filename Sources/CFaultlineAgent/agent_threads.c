@@ -17,7 +17,17 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
         char name[64];
         fl_json_begin_object(w, 0);
         fl_json_int(w, "tid", tids[i]);
-        if (fl_thread_name(tids[i], name, sizeof name) > 0) fl_json_string(w, "name", name);
+        int has_name = fl_thread_name(tids[i], name, sizeof name) > 0;
+        if (has_name) fl_json_string(w, "name", name);
+        // The agent's own threads (stderr drain, watchdog, memory monitor)
+        // block signals on purpose; asking them would only cost a timeout.
+        if (has_name && fl_startswith(name, "faultline-")) {
+            fl_json_bool(w, "agent", 1);
+            fl_json_bool(w, "captured", 0);
+            fl_report_frames(w, "frames", pcs, 0, images);
+            fl_json_end_object(w);
+            continue;
+        }
         int k = fl_capture_thread(tids[i], pcs, max_frames, timeout_ns);
         fl_json_bool(w, "captured", k >= 0);
         fl_report_frames(w, "frames", pcs, k > 0 ? k : 0, images);

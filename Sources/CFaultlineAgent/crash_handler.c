@@ -208,6 +208,8 @@ static void write_recrash(int sig, const siginfo_t *info) {
     fl_json_uint(w, "partial_bytes", len);
     fl_json_string_n(w, "partial_report", g_report.json.buf, keep);
     fl_json_end_object(w);
+    // The partial report's frames refer to these images by index.
+    if (g_images.count > 0) fl_report_images(w, &g_images);
     char name[128];
     if (fl_report_commit(&r, name, sizeof name) == 0) notify("faultline: fault inside the crash handler; minimal report written: ", name);
 }

@@ -59,7 +59,7 @@ int fl_stderr_capture_start(void) {
     int rc = pthread_create(&t, &attr, drain, 0);
     pthread_attr_destroy(&attr);
     if (rc != 0) { dup2(orig, 2); g_orig_fd = 2; return -1; }
-    pthread_setname_np(t, "faultline-stderr");
+    pthread_setname_np(t, "faultline-err");  // 15 characters at most
     g_active = 1;
     return 0;
 }

@@ -71,6 +71,9 @@ public struct Report: Codable, Sendable {
         public var main: Bool?
         /// False when the thread did not answer the directed signal in time.
         public var captured: Bool?
+        /// True for the agent's own threads (`faultline-*`), listed but not
+        /// sampled: they block signals by design.
+        public var agent: Bool?
         /// Which stack `frames` is, when a detector says (hang reports:
         /// `culprit`, the most-sampled stack, or `current`).
         public var stack: String?
