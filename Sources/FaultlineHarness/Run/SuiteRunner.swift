@@ -60,7 +60,11 @@ public struct SuiteRunner: Sendable {
     }
 
     /// `ROOT/YYYYMMDD-HHMMSS` (with `-2`, `-3`… when taken), created.
-    static func makeRunDirectory(root: String, date: Date) -> String {
+    static func makeRunDirectory(root relativeRoot: String, date: Date) -> String {
+        // Absolute: victims start in their own folder, and their stdout and
+        // stderr paths are opened after that chdir.
+        let root = relativeRoot.hasPrefix("/")
+            ? relativeRoot : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(relativeRoot)
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
         f.dateFormat = "yyyyMMdd-HHmmss"
