@@ -19,6 +19,7 @@ shim_config shim_cfg = {
     .exit_code = 23,
     .check_at_exit = 1,
     .max_frames = 128,
+    .stats = 0,
 };
 
 // One line on stderr, without stdio (this runs before and inside malloc).
@@ -103,6 +104,7 @@ void shim_config_load(void) {
     env_int("FAULTLINE_ERROR_EXITCODE", &c->exit_code, 1, 255);
     env_int("FAULTLINE_CHECK_AT_EXIT", &c->check_at_exit, 0, 1);
     env_int("FAULTLINE_MAX_FRAMES", &c->max_frames, 1, SHIM_MAX_REPORT_FRAMES);
+    env_int("FAULTLINE_SHIM_STATS", &c->stats, 0, 1);
     const char *u = getenv("FAULTLINE_MALLOC_UNWINDER");
     if (u && *u) {
         if (fl_streq(u, "fp")) c->unwinder = SHIM_UNWIND_FP;

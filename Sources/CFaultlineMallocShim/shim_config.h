@@ -24,6 +24,7 @@ typedef struct shim_config {
     int exit_code;              ///< FAULTLINE_ERROR_EXITCODE
     int check_at_exit;          ///< FAULTLINE_CHECK_AT_EXIT
     int max_frames;             ///< FAULTLINE_MAX_FRAMES (report stacks)
+    int stats;                  ///< FAULTLINE_SHIM_STATS: one line of figures at exit
 } shim_config;
 
 /// Hard upper bound of FAULTLINE_MALLOC_STACK_DEPTH.

@@ -143,9 +143,31 @@ __attribute__((constructor)) static void shim_init(void) {
     shim_self.depth--;
 }
 
+// FAULTLINE_SHIM_STATS=1: one line of figures on stderr at exit.
+static void print_stats(void) {
+    shim_quarantine_stats q;
+    shim_quarantine_usage(&q);
+    char line[512];
+    size_t n = fl_strlcpy(line, "faultline: malloc shim: quarantine peak ", sizeof line);
+    n += fl_fmt_u64(line + n, q.peak_bytes);
+    n += fl_strlcpy(line + n, " bytes in ", sizeof line - n);
+    n += fl_fmt_u64(line + n, q.peak_count);
+    n += fl_strlcpy(line + n, " blocks (ring ", sizeof line - n);
+    n += fl_fmt_u64(line + n, q.ring_bytes);
+    n += fl_strlcpy(line + n, " bytes), released ", sizeof line - n);
+    n += fl_fmt_u64(line + n, q.released);
+    n += fl_strlcpy(line + n, "; stack depot ", sizeof line - n);
+    n += fl_fmt_u64(line + n, shim_depot_used());
+    n += fl_strlcpy(line + n, " bytes, ", sizeof line - n);
+    n += fl_fmt_u64(line + n, shim_depot_dropped());
+    n += fl_strlcpy(line + n, " stacks dropped\n", sizeof line - n);
+    fl_write_all(2, line, n);
+}
+
 __attribute__((destructor)) static void shim_fini(void) {
     if (shim_mode != SHIM_MODE_DETECT || !shim_ready) return;
     shim_self.batch_off = 1;
     shim_quarantine_flush_thread();
     if (shim_cfg.check_at_exit) shim_quarantine_check_all();
+    if (shim_cfg.stats) print_stats();
 }

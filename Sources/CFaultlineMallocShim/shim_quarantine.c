@@ -25,6 +25,9 @@ static size_t g_count;
 static size_t g_bytes;
 static size_t g_max_bytes;
 static size_t g_max_count;
+static size_t g_peak_bytes;
+static size_t g_peak_count;
+static uint64_t g_total_released;
 
 int shim_quarantine_init(size_t max_bytes, size_t max_count) {
     if (g_ring) return 0;
@@ -44,10 +47,14 @@ int shim_quarantine_init(size_t max_bytes, size_t max_count) {
 void shim_quarantine_lock(void) { pthread_mutex_lock(&g_lock); }
 void shim_quarantine_unlock(void) { pthread_mutex_unlock(&g_lock); }
 
-void shim_quarantine_usage(size_t *count, size_t *bytes) {
+void shim_quarantine_usage(shim_quarantine_stats *out) {
     pthread_mutex_lock(&g_lock);
-    *count = g_count;
-    *bytes = g_bytes;
+    out->count = g_count;
+    out->bytes = g_bytes;
+    out->peak_count = g_peak_count;
+    out->peak_bytes = g_peak_bytes;
+    out->released = g_total_released;
+    out->ring_bytes = g_ring_cap * sizeof(ring_entry);
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -113,6 +120,8 @@ static void push(shim_block *const *blocks, int n) {
             g_count++;
             g_bytes += cost;
         }
+        if (g_bytes > g_peak_bytes) g_peak_bytes = g_bytes;
+        if (g_count > g_peak_count) g_peak_count = g_count;
         if (g_bytes > g_max_bytes || g_count > g_max_count) {
             // Leave in a batch: down to 7/8 of each limit.
             size_t low_bytes = g_max_bytes - g_max_bytes / 8;
@@ -124,6 +133,7 @@ static void push(shim_block *const *blocks, int n) {
                 g_bytes -= old.cost;
                 batch[k++] = old.block;
             }
+            g_total_released += (uint64_t)k;
         }
         pthread_mutex_unlock(&g_lock);
         if (k == 0 && next == n) return;
@@ -145,13 +155,17 @@ void shim_quarantine_put(shim_block *b) {
     }
     // Small quarantines keep exact FIFO order; otherwise each thread hands
     // its frees over SHIM_THREAD_BATCH at a time (one lock per batch).
-    if (g_max_count < 16 * SHIM_THREAD_BATCH || shim_self.batch_off) {
+    // Large blocks go straight in so what a thread holds back stays small.
+    uint64_t cost = shim_block_cost(b);
+    if (g_max_count < 16 * SHIM_THREAD_BATCH || shim_self.batch_off || cost > SHIM_THREAD_BATCH_BYTES / 4) {
         push(&b, 1);
         return;
     }
     if (__builtin_expect(!shim_self.exit_watched, 0)) shim_init_watch_thread();
     shim_self.pending[shim_self.pending_count++] = b;
-    if (shim_self.pending_count == SHIM_THREAD_BATCH) shim_quarantine_flush_thread();
+    shim_self.pending_bytes += cost;
+    if (shim_self.pending_count == SHIM_THREAD_BATCH || shim_self.pending_bytes >= SHIM_THREAD_BATCH_BYTES)
+        shim_quarantine_flush_thread();
 }
 
 void shim_quarantine_flush_thread(void) {
@@ -160,6 +174,7 @@ void shim_quarantine_flush_thread(void) {
     shim_block *blocks[SHIM_THREAD_BATCH];
     for (int i = 0; i < n; i++) blocks[i] = shim_self.pending[i];
     shim_self.pending_count = 0;
+    shim_self.pending_bytes = 0;
     push(blocks, n);
 }
 

@@ -32,8 +32,16 @@ int shim_quarantine_scan(int (*visit)(shim_block *b, void *ctx), void *ctx, uint
 void shim_quarantine_lock(void);
 void shim_quarantine_unlock(void);
 
-/// Blocks and bytes held now.
-void shim_quarantine_usage(size_t *count, size_t *bytes);
+/// What the quarantine holds and has held.
+typedef struct shim_quarantine_stats {
+    size_t count, bytes;            ///< held now
+    size_t peak_count, peak_bytes;  ///< most held at once
+    uint64_t released;              ///< blocks that left
+    size_t ring_bytes;              ///< the ring's own size
+} shim_quarantine_stats;
+
+/// Fills `out`.
+void shim_quarantine_usage(shim_quarantine_stats *out);
 
 /// Verifies a freed block's pattern: 0 when intact, else 1 with the offset
 /// and length of the changed range (first to last changed byte).

@@ -8,8 +8,10 @@
 
 struct shim_block;
 
-/// Freed blocks a thread collects before taking the quarantine lock.
+/// Freed blocks a thread collects before taking the quarantine lock, and
+/// the bytes they may add up to.
 #define SHIM_THREAD_BATCH 32
+#define SHIM_THREAD_BATCH_BYTES (64u << 10)
 
 /// Per-thread state.
 typedef struct shim_thread {
@@ -21,6 +23,7 @@ typedef struct shim_thread {
     int batch_off;        ///< 1 once the thread is exiting: frees go straight in
     int exit_watched;     ///< 1 once registered for the thread-exit flush
     int pending_count;    ///< blocks in `pending`
+    uint64_t pending_bytes;  ///< their cost
     struct shim_block *pending[SHIM_THREAD_BATCH];  ///< freed, scribbled, not yet in the ring
 } shim_thread;
 

@@ -4,9 +4,10 @@
 //   bench-shim workload [--ops N] [--live N] [--threads N]
 //       the malloc-heavy workload itself (run by `compare` in each setup)
 //   bench-shim compare --shim PATH [--ops N] [--live N] [--threads N]
-//                      [--repeat N] [--quick] [--no-peers]
-//       runs the workload under each setup as a child process and prints
-//       median wall time and peak RSS (wait4) as ratios against glibc.
+//                      [--repeat N] [--quick] [--no-peers] [-- CMD ARGS…]
+//       runs the workload (or CMD, a real program) under each setup as a
+//       child process and prints median CPU time, wall time and peak RSS
+//       (wait4) as ratios against glibc.
 //
 // Targets printed against: the shim at most 1.5x glibc's time with
 // quarantine and scribbling, at most 3x with allocation stacks; peak
@@ -136,6 +137,7 @@ typedef struct setup {
 } setup;
 
 typedef struct result {
+    uint64_t output_hash;  ///< FNV-1a of everything the program printed
     double seconds;  ///< median wall time
     double cpu;      ///< median CPU time (user + system), less disturbed by other load
     double max_rss_mb;
@@ -150,7 +152,10 @@ static int cmp_double(const void *a, const void *b) {
 
 // Runs the workload once under `s`; returns wall seconds (or -1), and the
 // child's CPU time and peak RSS from wait4.
-static double run_once(const setup *s, const char *self, const workload_opts *o, double *rss_mb, double *cpu, char *note, size_t note_cap) {
+/// A real program to measure instead of the workload (after `--`).
+static char **g_command;
+
+static double run_once(const setup *s, const char *self, const workload_opts *o, double *rss_mb, double *cpu, uint64_t *hash, char *note, size_t note_cap) {
     char ops[32], live[32], threads[32];
     snprintf(ops, sizeof ops, "%ld", o->ops);
     snprintf(live, sizeof live, "%ld", o->live);
@@ -159,7 +164,8 @@ static double run_once(const setup *s, const char *self, const workload_opts *o,
     int n = 0;
     for (int i = 0; s->wrapper[i]; i++) argv[n++] = s->wrapper[i];
     const char *tail[] = {self, "workload", "--ops", ops, "--live", live, "--threads", threads, NULL};
-    for (int i = 0; tail[i]; i++) argv[n++] = tail[i];
+    if (g_command) for (int i = 0; g_command[i] && n < 31; i++) argv[n++] = g_command[i];
+    else for (int i = 0; tail[i]; i++) argv[n++] = tail[i];
     argv[n] = NULL;
     int out[2];
     if (pipe(out) != 0) return -1;
@@ -177,10 +183,20 @@ static double run_once(const setup *s, const char *self, const workload_opts *o,
         _exit(127);
     }
     close(out[1]);
-    char buf[512] = {0};
+    // Keep the first bytes (the workload's checksum line), drain the rest.
+    char buf[512] = {0}, sink[4096];
     size_t got = 0;
     ssize_t r;
-    while ((r = read(out[0], buf + got, sizeof buf - 1 - got)) > 0) got += (size_t)r;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (;;) {
+        char *at = got < sizeof buf - 1 ? buf + got : sink;
+        r = read(out[0], at, got < sizeof buf - 1 ? sizeof buf - 1 - got : sizeof sink);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        for (ssize_t i = 0; i < r; i++) h = (h ^ (unsigned char)at[i]) * 0x100000001b3ull;
+        if (at != sink) got += (size_t)r;
+    }
+    *hash = h;
     close(out[0]);
     int status = 0;
     struct rusage ru;
@@ -203,7 +219,7 @@ static result measure(const setup *s, const char *self, const workload_opts *o, 
     double times[32], cpus[32], rss = 0, cpu = 0, max_rss = 0;
     int k = 0;
     for (int i = 0; i < repeat && i < 32; i++) {
-        double t = run_once(s, self, o, &rss, &cpu, res.note, sizeof res.note);
+        double t = run_once(s, self, o, &rss, &cpu, &res.output_hash, res.note, sizeof res.note);
         if (t < 0) return res;
         cpus[k] = cpu;
         times[k++] = t;
@@ -284,7 +300,13 @@ static int compare(const char *shim, const workload_opts *o, int repeat, int pee
     };
     const int count = (int)(sizeof setups / sizeof setups[0]);
     size_t qbytes = env_size("FAULTLINE_QUARANTINE_BYTES", 16u << 20);
-    printf("bench-shim: %ld ops x %d thread(s), %ld live slots per thread, median of %d run(s)\n", o->ops, o->threads, o->live, repeat);
+    if (g_command) {
+        printf("bench-shim: `");
+        for (int i = 0; g_command[i]; i++) printf("%s%s", i ? " " : "", g_command[i]);
+        printf("`, median of %d run(s)\n", repeat);
+    } else {
+        printf("bench-shim: %ld ops x %d thread(s), %ld live slots per thread, median of %d run(s)\n", o->ops, o->threads, o->live, repeat);
+    }
     printf("shim: %s\n\n", shim);
     printf("%-34s %8s %8s %7s %9s %7s  %s\n", "setup", "wall s", "cpu s", "x glibc", "peak MB", "x glibc", "notes");
     double fixed_mb = library_rss_mb(shim);
@@ -304,9 +326,13 @@ static int compare(const char *shim, const workload_opts *o, int repeat, int pee
         result r = measure(s, self, o, s->peer ? 1 : repeat);
         if (!r.ok) { printf("%-34s %8s %8s %7s %9s %7s  %s\n", s->name, "-", "-", "-", "-", "-", r.note); continue; }
         if (i == 0) base = r;
+        if (g_command) snprintf(r.note, sizeof r.note, "output %s", r.output_hash == base.output_hash ? "same as glibc's" : "DIFFERS from glibc's");
         printf("%-34s %8.3f %8.3f %7.2f %9.1f %7.2f  %s\n", s->name, r.seconds, r.cpu, r.cpu / base.cpu,
                r.max_rss_mb, r.max_rss_mb / base.max_rss_mb, r.note);
-        if (i >= 1 && i <= 3) {
+        if (i >= 1 && i <= 3 && g_command) {
+            printf("%-34s cpu target <= %.1fx: %s\n", "", i == 1 ? 1.5 : 3.0, r.cpu / base.cpu <= (i == 1 ? 1.5 : 3.0) ? "met" : "MISSED");
+        }
+        if (i >= 1 && i <= 3 && !g_command) {
             double target = i == 1 ? 1.5 : 3.0;
             // Peak live blocks: every slot of every thread holds one.
             double live_blocks = (double)o->live * o->threads;
@@ -351,6 +377,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--shim")) { shim = v; i++; }
         else if (!strcmp(a, "--quick")) quick = 1;
         else if (!strcmp(a, "--no-peers")) peers = 0;
+        else if (!strcmp(a, "--") && i + 1 < argc) { g_command = argv + i + 1; break; }
         else { fprintf(stderr, "bench-shim: unknown option '%s'\n", a); goto usage; }
     }
     if (!strcmp(argv[1], "workload")) return workload(&o);
@@ -361,6 +388,6 @@ int main(int argc, char **argv) {
     }
 usage:
     fprintf(stderr, "usage: bench-shim workload [--ops N] [--live N] [--threads N]\n"
-                    "       bench-shim compare --shim PATH [--ops N] [--live N] [--threads N] [--repeat N] [--quick] [--no-peers]\n");
+                    "       bench-shim compare --shim PATH [--ops N] [--live N] [--threads N] [--repeat N] [--quick] [--no-peers] [-- CMD ARGS...]\n");
     return 2;
 }
