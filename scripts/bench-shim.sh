@@ -1,0 +1,72 @@
+#!/bin/sh
+# What the malloc shim costs: builds the shim and bench-shim (release) and
+# prints, for a malloc-heavy synthetic workload and for two real programs
+# (python3 and git), CPU time, wall time and peak RSS under glibc alone, the
+# shim (quarantine + scribble, then with allocation stacks) and the peers
+# that are installed (valgrind memcheck, Electric Fence, DUMA, heaptrack).
+# Figures only: nothing here passes or fails.
+#
+#   scripts/bench-shim.sh [--quick] [--no-peers]
+#
+# --quick: a quarter of the synthetic operations, one run each, and the real
+#          programs without peers (about a minute on 2 cores).
+# Peers install with: apt-get install -y valgrind electric-fence duma heaptrack
+set -eu
+cd "$(dirname "$0")/.."
+
+quick=""
+peers=""
+for arg in "$@"; do
+    case "$arg" in
+        --quick) quick="--quick" ;;
+        --no-peers) peers="--no-peers" ;;
+        *) echo "bench-shim.sh: unknown option '$arg' (use --quick or --no-peers)" >&2; exit 2 ;;
+    esac
+done
+
+scratch="${FAULTLINE_BENCH_SCRATCH:-.build-shim}"
+swift build -c release --scratch-path "$scratch" --product FaultlineMallocShim >/dev/null
+swift build -c release --scratch-path "$scratch" --product bench-shim >/dev/null
+bin="$(swift build -c release --scratch-path "$scratch" --show-bin-path)"
+shim="$bin/libFaultlineMallocShim.so"
+bench="$bin/bench-shim"
+
+echo "== machine: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "== 1. synthetic malloc-heavy workload"
+"$bench" compare --shim "$shim" $quick $peers
+echo
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cat > "$work/work.py" <<'PY'
+import collections, hashlib, json, re, threading
+data = [{"id": i, "name": "item%d" % i, "tags": [str(j) * (j + 1) for j in range(i % 9)]} for i in range(30000)]
+text = json.dumps(data)
+back = json.loads(text)
+counts = collections.Counter(len(d["tags"]) for d in back)
+ids = re.findall(r'"item(\d+)"', text)
+big = "".join(d["name"] * 50 for d in back[:2000])
+def work(n, out):
+    out.append(sum(len(json.dumps(back[k::n])) for k in range(n)))
+out = []
+threads = [threading.Thread(target=work, args=(n, out)) for n in (3, 5, 7)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(len(text), sorted(counts.items()), len(ids), len(big), sorted(out))
+print(hashlib.sha256(text.encode()).hexdigest())
+PY
+real_peers="$peers"
+[ -n "$quick" ] && real_peers="--no-peers"
+repeat=3
+[ -n "$quick" ] && repeat=1
+
+# The interpreter itself, not a version manager's wrapper script.
+python="$(command -v python3)"
+if command -v pyenv >/dev/null 2>&1; then python="$(pyenv which python3 2>/dev/null || echo "$python")"; fi
+echo "== 2. python3: json, re, hashlib and threads over 30000 records"
+"$bench" compare --shim "$shim" --repeat "$repeat" $real_peers -- "$python" "$work/work.py"
+echo
+
+echo "== 3. git: log --stat and diff over this repository"
+"$bench" compare --shim "$shim" --repeat "$repeat" $real_peers -- git -C "$PWD" log --stat -p -n 40 --format=%H%n%s
