@@ -87,7 +87,10 @@ static void write_common_hang_fields(fl_json *w, const fl_hang_episode *ep, uint
     fl_json_string(w, "mode", ep->mode);
     fl_json_uint(w, "threshold_ms", ms(ep->opts.threshold_ns));
     fl_json_uint(w, "sample_interval_ms", ms(ep->opts.sample_ns));
-    fl_json_uint(w, "started_unix_ms", (fl_realtime_ns() - (now - ep->start_ns)) / 1000000ull);
+    uint64_t unix_now = fl_realtime_ns(), mono_now = fl_monotonic_ns();
+    fl_json_uint(w, "started_unix_ms", (unix_now - (mono_now - ep->start_ns)) / 1000000ull);
+    if (ep->first_seen_ns >= ep->start_ns)
+        fl_json_uint(w, "first_seen_unix_ms", (unix_now - (mono_now - ep->first_seen_ns)) / 1000000ull);
     fl_json_uint(w, "duration_ms", ms(now - ep->start_ns));
     // Whole seconds, rounded: what a person says ("a 3 s hang") and what a
     // scenario can compare exactly.
@@ -185,8 +188,9 @@ int fl_hang_report_hang(fl_hang_episode *ep, uint64_t *detection_ns) {
     fl_json_end_object(w);
     write_tail(w, t0, 1);
     fl_strlcpy(ep->hang_report_id, r.id, sizeof ep->hang_report_id);
-    // Last, so it covers the whole capture: hang start -> report complete.
-    uint64_t det = fl_monotonic_ns() - ep->start_ns;
+    // Last, so it covers the whole capture: first seen unresponsive ->
+    // report complete.
+    uint64_t det = fl_monotonic_ns() - ep->first_seen_ns;
     fl_json_uint(w, "detection_ms", ms(det));
     if (detection_ns) *detection_ns = det;
     return commit(&r, "hang");
@@ -256,7 +260,7 @@ int fl_hang_report_deadlock(fl_hang_episode *ep, const fl_wait_chain *chain, con
     fl_json_end_array(w);
     fl_json_end_object(w);
     write_tail(w, t0, 1);
-    uint64_t det = fl_monotonic_ns() - ep->start_ns;
+    uint64_t det = fl_monotonic_ns() - ep->first_seen_ns;
     fl_json_uint(w, "detection_ms", ms(det));
     if (detection_ns) *detection_ns = det;
     return commit(&r, "deadlock");

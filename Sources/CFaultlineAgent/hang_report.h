@@ -17,7 +17,8 @@
 typedef struct fl_hang_episode {
     const char *mode;            ///< "ping", "heartbeat" or "inferred"
     pid_t tid;                   ///< the watched thread
-    uint64_t start_ns;           ///< CLOCK_MONOTONIC: last sign of life
+    uint64_t start_ns;           ///< CLOCK_MONOTONIC: last sign of life (the hang began after it)
+    uint64_t first_seen_ns;      ///< first moment seen unresponsive (detection counts from it)
     uint64_t cpu_start_ns;       ///< the watched thread's CPU time at start
     fl_thread_probe probe;       ///< latest observation of the watched thread
     int have_probe;

@@ -32,6 +32,10 @@ static const char *const k_mode_names[] = {"off", "inferred", "heartbeat", "ping
 #define FL_RESUME_GAP_NS (250ull * 1000000ull)
 /// How long the exiting thread waits for the watchdog's last report.
 #define FL_EXIT_WAIT_NS (1000ull * 1000000ull)
+/// Ticks wake up a little late by varying amounts; a threshold that falls
+/// within this much of a tick counts as passed at that tick rather than a
+/// whole interval later.
+#define FL_TICK_SLACK_NS (5ull * 1000000ull)
 
 // --- shared with the program's threads ---------------------------------------
 
@@ -69,6 +73,7 @@ typedef struct watch_state {
     int block_stack_known;      // a real sample was taken during that block
     // The current episode (the thread not responsive).
     int active;
+    uint64_t bad_since_ns;      // first moment seen unresponsive
     int reported;
     int deadlock_reported;
     int traced;                 // under a debugger: no sampling, no reports
@@ -295,8 +300,12 @@ static void tick(watch_state *s, uint64_t now) {
     if (s->active && s->ep.tid != target) saw_alive(s, now);  // another thread now answers: the old one did
     if (mode != MODE_PING) s->ping_sent_ns = 0;
 
-    // 1. Signs of life from pings and heartbeats.
-    uint64_t since;
+    // 1. Signs of life from pings and heartbeats. `alive`: the last moment
+    // the thread was known responsive (hang durations and detection_ms
+    // count from it, so they are upper bounds); `bad`: the first moment it
+    // was seen unresponsive (the thresholds count from it, so no hang
+    // shorter than the threshold is reported).
+    uint64_t alive = s->last_alive_ns, bad;
     if (mode == MODE_PING) {
         if (!s->ping_sent_ns || hb >= s->ping_sent_ns) {
             saw_alive(s, s->ping_sent_ns ? hb : now);
@@ -305,15 +314,16 @@ static void tick(watch_state *s, uint64_t now) {
             pinger(atomic_load(&g_pinger_ctx));
             return;
         }
-        since = s->ping_sent_ns;
+        bad = s->ping_sent_ns;  // a ping the thread did not answer
     } else if (mode == MODE_HEARTBEAT) {
         if (hb >= s->prev_tick_ns) { saw_alive(s, hb); return; }
-        since = hb;
+        if (hb > alive) alive = hb;
+        bad = hb;               // the loop has not come back since
     } else {
-        since = s->last_alive_ns;
+        bad = s->active ? s->bad_since_ns : now;
     }
-    if (s->last_alive_ns > since) since = s->last_alive_ns;
-    if (s->resume_ns > since) since = s->resume_ns;
+    if (s->resume_ns > alive) alive = s->resume_ns;
+    if (alive > bad) bad = alive;
 
     // 2. What the thread is doing.
     fl_thread_probe p;
@@ -385,20 +395,22 @@ static void tick(watch_state *s, uint64_t now) {
     }
     if (idle) { saw_alive(s, now); return; }
 
-    // 5. Not responsive since `since`.
-    if (!s->active) begin_episode(s, mode, target, since, &p, &o);
-    s->ep.start_ns = since;
+    // 5. Not responsive.
+    if (!s->active) begin_episode(s, mode, target, alive, &p, &o);
+    s->bad_since_ns = bad;
+    s->ep.start_ns = alive;
+    s->ep.first_seen_ns = bad;
     s->ep.probe = p;
     s->ep.have_probe = 1;
     s->ep.opts = o;
     if (s->traced) {
-        if (now - s->ep.start_ns >= o.threshold_ns) suppressed_by_tracer(s);
+        if (now + FL_TICK_SLACK_NS - bad >= o.threshold_ns) suppressed_by_tracer(s);
         return;
     }
     sample(s, &p, k, unchanged, same ? &prev : 0, now);
 
     if (cycle_confirmed && !s->deadlock_reported) { deadlock(s, chain, "cycle"); return; }
-    if (!s->reported && now - s->ep.start_ns >= o.threshold_ns && !s->deadlock_reported) {
+    if (!s->reported && now + FL_TICK_SLACK_NS - bad >= o.threshold_ns && !s->deadlock_reported) {
         if (suppressed_by_tracer(s)) return;
         uint64_t det = 0;
         s->reported = 1;
@@ -410,8 +422,8 @@ static void tick(watch_state *s, uint64_t now) {
         if (k != FL_WAIT_RUNNING && last && last->n > 0) s->block_stack_known = 1;
         return;
     }
-    if (!s->deadlock_reported && o.deadlock_ns && k == FL_WAIT_FUTEX && now - s->block_since_ns >= o.deadlock_ns &&
-        now - s->ep.start_ns >= o.deadlock_ns)
+    if (!s->deadlock_reported && o.deadlock_ns && k == FL_WAIT_FUTEX && now + FL_TICK_SLACK_NS - s->block_since_ns >= o.deadlock_ns &&
+        now + FL_TICK_SLACK_NS - bad >= o.deadlock_ns)
         deadlock(s, chain, "duration");
 }
 

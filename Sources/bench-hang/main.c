@@ -1,2 +1,308 @@
-// Placeholder: filled by its issue.
-int main(void) { return 0; }
+// bench-hang: what the hang detector costs and how fast it reports. Prints,
+// never asserts. Every measurement runs in a forked child with its own
+// agent install (the options are read at install).
+//   1. one main-thread stack sample by directed signal (target: median
+//      <= 20 us), measured directly and as the watchdog sees it;
+//   2. the watchdog's CPU with the main thread idle and busy (target: under
+//      1% of one core at a 50 ms interval), per mode;
+//   3. detection latency over N runs (default 20): from the moment the main
+//      thread starts spinning to the hang report being committed, and the
+//      report's own detection_ms;
+//   4. the cost of one faultline_heartbeat() call.
+// Usage: bench-hang [--runs N] [--threshold-ms MS] [--seconds S]
+#include "faultline.h"
+#include "faultline_hang.h"
+#include "../CFaultlineAgent/thread_capture.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/// Prints median, p10, p90 and max of `v` (ns) in `unit_ns` units.
+static void print_stats(const char *what, uint64_t *v, int n, double unit_ns, const char *unit, const char *target) {
+    if (n <= 0) { printf("%-52s no data\n", what); return; }
+    qsort(v, (size_t)n, sizeof *v, cmp_u64);
+    printf("%-52s median %9.2f %s  p10 %9.2f  p90 %9.2f  max %9.2f  (n=%d)%s%s\n", what, v[n / 2] / unit_ns, unit,
+           v[n / 10] / unit_ns, v[n * 9 / 10] / unit_ns, v[n - 1] / unit_ns, n, target ? "  " : "", target ? target : "");
+}
+
+static char g_dir[] = "/tmp/bench-hang-XXXXXX";
+
+static void install(const char *detectors) {
+    setenv("FAULTLINE_DETECTORS", detectors, 1);
+    faultline_options o;
+    memset(&o, 0, sizeof o);
+    o.report_dir = g_dir;
+    if (faultline_install(&o) != 0) {
+        fprintf(stderr, "bench-hang: agent not installed: %s\n", faultline_last_error());
+        exit(2);
+    }
+}
+
+static void set_threshold(int ms) {
+    faultline_hang_options h;
+    memset(&h, 0, sizeof h);
+    h.threshold_ms = ms;
+    h.deadlock_threshold_ms = -1;
+    if (faultline_hang_configure(&h) != 0) {
+        fprintf(stderr, "bench-hang: %s\n", faultline_hang_last_error());
+        exit(2);
+    }
+}
+
+/// Shared with the forked children: results come back through here.
+struct shared {
+    uint64_t values[4096];
+    int count;
+    double figures[8];
+    uint64_t counters[8];
+};
+static struct shared *g_out;
+
+static void run_child(void (*body)(void)) {
+    pid_t pid = fork();
+    if (pid == 0) { body(); _exit(0); }
+    int status;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fprintf(stderr, "bench-hang: a measurement child failed (status %d)\n", status);
+}
+
+// --- 1. one sample -----------------------------------------------------------------
+
+static volatile int g_stop;
+static volatile uint64_t g_sink;
+static pid_t g_main_tid;
+
+/// A main thread 30 frames deep, burning the CPU, like a hung main thread.
+__attribute__((noinline)) static void spin_deep(int depth) {
+    if (depth > 0) { spin_deep(depth - 1); g_sink++; return; }
+    uint64_t x = 1;
+    while (!g_stop) for (int i = 0; i < 1000; i++) x = x * 6364136223846793005ull + 1;
+    g_sink = x;
+}
+
+static void *sampler(void *arg) {
+    uintptr_t pcs[FL_MAX_FRAMES];
+    int n = 2000;
+    usleep(20000);
+    for (int i = 0; i < n; i++) {
+        uint64_t t0 = now_ns();
+        int k = fl_capture_thread(g_main_tid, pcs, 128, 50000000ull);
+        uint64_t dt = now_ns() - t0;
+        if (k > 0) g_out->values[g_out->count++ % 4096] = dt;
+        if (i == 0) g_out->counters[0] = (uint64_t)k;
+        usleep(500);
+    }
+    g_stop = 1;
+    return arg;
+}
+
+static void measure_sample_direct(void) {
+    install("crash");  // no watchdog: only this bench samples
+    g_main_tid = (pid_t)syscall(SYS_gettid);
+    pthread_t t;
+    pthread_create(&t, 0, sampler, 0);
+    spin_deep(30);
+    pthread_join(t, 0);
+}
+
+// --- 2. watchdog CPU -------------------------------------------------------------------
+
+static int g_seconds = 5;
+
+static double watchdog_cpu_percent(void (*load)(uint64_t until), faultline_hang_stats *delta) {
+    faultline_hang_stats a, b;
+    faultline_hang_get_stats(&a);
+    uint64_t t0 = now_ns();
+    load(t0 + (uint64_t)g_seconds * 1000000000ull);
+    uint64_t wall = now_ns() - t0;
+    faultline_hang_get_stats(&b);
+    delta->ticks = b.ticks - a.ticks;
+    delta->probes = b.probes - a.probes;
+    delta->probe_ns = b.probe_ns - a.probe_ns;
+    delta->samples = b.samples - a.samples;
+    delta->sample_ns = b.sample_ns - a.sample_ns;
+    delta->samples_reused = b.samples_reused - a.samples_reused;
+    delta->pings = b.pings - a.pings;
+    delta->mode = b.mode;
+    return 100.0 * (double)(b.watchdog_cpu_ns - a.watchdog_cpu_ns) / (double)wall;
+}
+
+static void idle_load(uint64_t until) {
+    while (now_ns() < until) poll(0, 0, 100);
+}
+
+static void heartbeat_idle_load(uint64_t until) {
+    while (now_ns() < until) { faultline_heartbeat(); poll(0, 0, 10); }
+}
+
+static void busy_load(uint64_t until) {
+    uint64_t x = 1;
+    while (now_ns() < until) for (int i = 0; i < 1000; i++) x = x * 6364136223846793005ull + 1;
+    g_sink = x;
+}
+
+static void heartbeat_busy_load(uint64_t until) {
+    // A loop that heartbeats once and then stays busy: a hang in heartbeat mode.
+    faultline_heartbeat();
+    busy_load(until);
+}
+
+static void record_cpu(int slot, void (*load)(uint64_t)) {
+    faultline_hang_stats d;
+    memset(&d, 0, sizeof d);
+    g_out->figures[slot] = watchdog_cpu_percent(load, &d);
+    g_out->counters[0] = d.ticks;
+    g_out->counters[1] = d.probes;
+    g_out->counters[2] = d.probes ? d.probe_ns / d.probes : 0;
+    g_out->counters[3] = d.samples;
+    g_out->counters[4] = d.samples ? d.sample_ns / d.samples : 0;
+    g_out->counters[5] = d.samples_reused;
+    g_out->counters[6] = (uint64_t)d.mode;
+}
+
+static void (*g_load)(uint64_t);
+
+static void measure_cpu(void) {
+    install("hang");
+    set_threshold(3600000);  // never report: measure the steady state
+    usleep(100000);
+    record_cpu(0, g_load);
+}
+
+// --- 3. detection latency -------------------------------------------------------------
+
+static int g_threshold_ms = 2000;
+static int g_heartbeat_mode;
+
+static void measure_latency(void) {
+    install("hang");
+    set_threshold(g_threshold_ms);
+    if (g_heartbeat_mode) { for (int i = 0; i < 20; i++) { faultline_heartbeat(); poll(0, 0, 10); } }
+    else poll(0, 0, 200);  // idle first, as an event loop is
+    uint64_t start = now_ns();
+    faultline_hang_stats s;
+    uint64_t x = 1;
+    uint64_t give_up = start + (uint64_t)(g_threshold_ms + 5000) * 1000000ull;
+    for (;;) {
+        for (int i = 0; i < 1000; i++) x = x * 6364136223846793005ull + 1;
+        faultline_hang_get_stats(&s);
+        if (s.hang_reports > 0 || now_ns() > give_up) break;
+    }
+    g_sink = x;
+    g_out->counters[0] = s.hang_reports ? s.last_report_monotonic_ns - start : 0;
+    g_out->counters[1] = s.last_detection_ms;
+}
+
+// --- 4. heartbeat -------------------------------------------------------------------------
+
+static void measure_heartbeat(void) {
+    install("hang");
+    for (int r = 0; r < 200; r++) {
+        uint64_t t0 = now_ns();
+        for (int i = 0; i < 10000; i++) faultline_heartbeat();
+        g_out->values[g_out->count++] = (now_ns() - t0);  // ns per 10 000 calls
+    }
+}
+
+// --- main -------------------------------------------------------------------------------------
+
+static void clear_out(void) { memset(g_out, 0, sizeof *g_out); }
+
+static void remove_reports(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -f %s/*.json %s/.*.tmp 2>/dev/null", g_dir, g_dir);
+    if (system(cmd) != 0) {}
+}
+
+int main(int argc, char **argv) {
+    int runs = 20;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--threshold-ms") == 0 && i + 1 < argc) g_threshold_ms = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) g_seconds = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "bench-hang: unknown argument '%s'\nusage: bench-hang [--runs N] [--threshold-ms MS] [--seconds S]\n", argv[i]);
+            return 2;
+        }
+    }
+    if (runs < 1 || runs > 1000 || g_threshold_ms < 250 || g_seconds < 1) {
+        fprintf(stderr, "bench-hang: --runs must be 1...1000, --threshold-ms at least 250, --seconds at least 1\n");
+        return 2;
+    }
+    if (!mkdtemp(g_dir)) { perror("bench-hang: mkdtemp"); return 2; }
+    setenv("SWIFT_BACKTRACE", "enable=no", 1);
+    g_out = mmap(0, sizeof *g_out, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    setvbuf(stdout, 0, _IOLBF, 0);
+    printf("bench-hang: hang detector costs (pid %d, %ld cores online)\n\n", getpid(), sysconf(_SC_NPROCESSORS_ONLN));
+
+    clear_out();
+    run_child(measure_sample_direct);
+    char what[96];
+    snprintf(what, sizeof what, "one main-thread sample (%llu frames), directed signal", (unsigned long long)g_out->counters[0]);
+    print_stats(what, g_out->values, g_out->count < 4096 ? g_out->count : 4096, 1e3, "us", "(target: median <= 20 us)");
+
+    static const struct { const char *name; void (*load)(uint64_t); } loads[] = {
+        {"inferred mode, main idle in poll", idle_load},
+        {"heartbeat mode, loop idle (heartbeat + poll 10 ms)", heartbeat_idle_load},
+        {"inferred mode, main busy (sampled every tick)", busy_load},
+        {"heartbeat mode, loop stuck busy (sampled)", heartbeat_busy_load},
+    };
+    printf("\nwatchdog CPU over %d s at a 50 ms interval (target: < 1%% of one core)\n", g_seconds);
+    for (unsigned i = 0; i < sizeof loads / sizeof loads[0]; i++) {
+        clear_out();
+        g_load = loads[i].load;
+        run_child(measure_cpu);
+        printf("  %-52s %6.3f %% of a core  (ticks %llu, /proc probes %llu at %.1f us, samples %llu at %.1f us, reused %llu)\n",
+               loads[i].name, g_out->figures[0], (unsigned long long)g_out->counters[0],
+               (unsigned long long)g_out->counters[1], g_out->counters[2] / 1e3, (unsigned long long)g_out->counters[3],
+               g_out->counters[4] / 1e3, (unsigned long long)g_out->counters[5]);
+    }
+
+    printf("\ndetection latency, threshold %d ms, %d runs per mode (bound: threshold + 50 ms + 100 ms = %d ms)\n",
+           g_threshold_ms, runs, g_threshold_ms + 150);
+    for (int mode = 0; mode < 2; mode++) {
+        g_heartbeat_mode = mode;
+        uint64_t real[1000], reported[1000];
+        int n = 0;
+        for (int r = 0; r < runs; r++) {
+            clear_out();
+            run_child(measure_latency);
+            remove_reports();
+            if (g_out->counters[0]) { real[n] = g_out->counters[0]; reported[n] = g_out->counters[1] * 1000000ull; n++; }
+        }
+        snprintf(what, sizeof what, "  %s: spin start -> report committed", mode ? "heartbeat" : "inferred");
+        print_stats(what, real, n, 1e6, "ms", 0);
+        snprintf(what, sizeof what, "  %s: the report's detection_ms", mode ? "heartbeat" : "inferred");
+        print_stats(what, reported, n, 1e6, "ms", 0);
+        if (n < runs) printf("  %d of %d runs gave no report\n", runs - n, runs);
+    }
+
+    clear_out();
+    run_child(measure_heartbeat);
+    printf("\n");
+    print_stats("one faultline_heartbeat() call (batches of 10 000)", g_out->values, g_out->count, 1e4, "ns", 0);
+
+    remove_reports();
+    rmdir(g_dir);
+    return 0;
+}
