@@ -18,6 +18,9 @@ struct CGroupExecCommand: ParsableCommand {
     @Argument(help: "The cgroup directory to join.")
     var cgroup: String
 
+    @Option(name: .customLong("env"), help: "NAME=VALUE to set just before exec (the preload variables, which must not load into this trampoline).")
+    var environment: [String] = []
+
     @Argument(parsing: .captureForPassthrough, help: "The command (after --).")
     var command: [String] = []
 
@@ -32,6 +35,10 @@ struct CGroupExecCommand: ParsableCommand {
         // A preloaded agent marked this pid as instrumented; the program we
         // become keeps the pid and must install its own agent.
         unsetenv("FAULTLINE_AGENT_PID")
+        for entry in environment {
+            guard let eq = entry.firstIndex(of: "="), eq != entry.startIndex else { fail("--env '\(entry)' is not NAME=VALUE", 125) }
+            setenv(String(entry[..<eq]), String(entry[entry.index(after: eq)...]), 1)
+        }
         let cargs = argv.map { strdup($0) } + [nil]
         execvp(program, cargs)
         let e = errno

@@ -41,6 +41,11 @@ struct ExecCommand: AsyncParsableCommand {
     @Flag(help: "Print the reports without running the symbolizer.")
     var noSymbolicate = false
 
+    @Option(name: .customLong("memory-limit"), help: ArgumentHelp(
+        "Run the program in a fresh memory cgroup with this limit (64M, 1G); an OOM kill leaves an oom_kill report.",
+        valueName: "size"))
+    var memoryLimit: String?
+
     @Argument(parsing: .captureForPassthrough, help: "The program and its arguments (after --).")
     var command: [String] = []
 
@@ -88,15 +93,19 @@ struct ExecCommand: AsyncParsableCommand {
             fail("\(error)", Self.unavailableStatus)
         }
 
+        let limit = ExecMemoryLimit(memoryLimit, program: program)
+        let spawn = limit?.spawnCommand(executable, argv, environment: childEnvironment) ?? (executable, argv, childEnvironment)
         let pid: pid_t
         do throws(ChildProcess.LaunchError) {
-            pid = try ChildProcess.spawn(executable, arguments: argv, environment: childEnvironment)
+            pid = try ChildProcess.spawn(spawn.0, arguments: spawn.1, environment: spawn.2)
         } catch {
             _ = directory.finish(command: program, pid: 0)
             fail("\(error)", error.status)
         }
+        limit?.attach(pid, reportDirectory: directory.path)
         ChildProcess.forwardSignals(to: pid)
         let termination = ChildProcess.wait(pid)
+        limit?.finish(termination)
 
         let (finalDirectory, reports) = directory.finish(command: program, pid: pid)
         printReports(reports)

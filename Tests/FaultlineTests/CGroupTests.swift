@@ -249,6 +249,73 @@ struct LimitedVictim {
     }
 }
 
+/// The CLI ends: `faultline exec --memory-limit` and an interrupted `faultline run`.
+@Suite struct MemoryLimitCommandTests {
+    @Test(.enabled(if: CGroupHost.memoryProblem == nil, "SKIP: no usable memory cgroup"))
+    func execWithMemoryLimitReportsTheOOMKillAndExitsLikeTheProgram() throws {
+        let dir = try makeTemporaryDirectory("faultline-cgroup-test")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try runProgram(try BuildProducts.path("faultline"),
+                                 ["exec", "--memory-limit", "32M", "--report-dir", dir, "--", try BuildProducts.path("victim-oom"), "mmap-grow"])
+        #expect(run.status == 137 && !run.signaled)
+        #expect(run.stderr.contains("faultline: memory limit 32.0 MiB: killed by the kernel's OOM killer"))
+        let reports = try ReportStore.list(directory: dir).compactMap(\.report)
+        #expect(reports.map(\.kind) == ["oom_kill"])
+        #expect(reports.first?.sections["limit_bytes"]?.numberValue == Double(32 << 20))
+        #expect(leftoverCgroups(prefix: "faultline-victim-oom-").isEmpty)
+    }
+
+    @Test func execRejectsABadSizeInOneLine() throws {
+        let run = try runProgram(try BuildProducts.path("faultline"), ["exec", "--memory-limit", "lots", "--", "true"])
+        #expect(run.status == 64)
+        #expect(run.stderr == "faultline: --memory-limit 'lots' is not a size; write e.g. 64M, 1G or 4096\n")
+    }
+
+    @Test(.enabled(if: CGroupHost.memoryProblem == nil, "SKIP: no usable memory cgroup"))
+    func interruptedRunRemovesItsCgroups() throws {
+        let dir = try makeTemporaryDirectory("faultline-cgroup-test")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/Scenarios", withIntermediateDirectories: true)
+        try """
+            name: interrupt-me
+            victim: victim-oom
+            args: [sleep-forever]
+            memory_limit: 32M
+            timeout: 60s
+            expect: {exit: {code: 0}}
+            """.write(toFile: dir + "/Scenarios/interrupt.yaml", atomically: true, encoding: .utf8)
+        let faultline = try BuildProducts.path("faultline")
+        let build = (faultline as NSString).deletingLastPathComponent
+        let devnull = FileHandle(forWritingAtPath: "/dev/null")!
+        let pid = try ChildProcess.spawn(faultline, arguments: [faultline, "run", "--scenarios", dir + "/Scenarios", "--build-dir", build,
+                                                                "--artifacts", dir + "/artifacts"],
+                                         environment: ProcessInfo.processInfo.environment, stdout: devnull.fileDescriptor, directory: dir)
+        // Wait until the victim sleeps inside its cgroup.
+        var cgroups: [String] = []
+        for _ in 0..<1000 {
+            cgroups = leftoverCgroups(prefix: "faultline-interrupt-me-\(pid)-")
+            if let c = cgroups.first, !CGroupDirectory(path: c, version: .v1).processes().isEmpty { break }
+            usleep(10_000)
+        }
+        try #require(cgroups.count == 1)
+        let victims = CGroupDirectory(path: cgroups[0], version: .v1).processes()
+        try #require(victims.count == 1)
+        kill(pid, SIGINT)
+        #expect(ChildProcess.wait(pid) == .exited(130))
+        #expect(!FileManager.default.fileExists(atPath: cgroups[0]))
+        // Killed: gone, or a zombie waiting for init.
+        let state = (try? String(contentsOfFile: "/proc/\(victims[0])/stat", encoding: .utf8))?.split(separator: ")").last?.split(separator: " ").first
+        #expect(state == nil || state == "Z")
+    }
+}
+
+/// Cgroups named `prefix…` under this process's memory cgroup.
+func leftoverCgroups(prefix: String) -> [String] {
+    guard let h = try? CGroupDiscovery.memory().get() else { return [] }
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: h.ownDirectory)) ?? []
+    return names.filter { $0.hasPrefix(prefix) }.map { h.ownDirectory + "/" + $0 }
+}
+
 @Suite struct CGroupV2Tests {
     @Test func memoryCgroupOnV2WithoutTheControllerFailsInOneLine() throws {
         guard let v2 = CGroupDiscovery.unified() else { return }

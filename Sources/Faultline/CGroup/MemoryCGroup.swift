@@ -22,9 +22,9 @@ public struct MemoryCGroup: Sendable, Hashable {
     public var path: String { directory.path }
 
     /// Creates `name` under this process's memory cgroup with a limit of
-    /// `limit` bytes on memory (and swap: v1 `memory.memsw.limit_in_bytes`
-    /// when swap accounting is on, v2 `memory.swap.max` 0), so the limit is
-    /// reached instead of swapped past. Nothing is left behind on failure.
+    /// `limit` bytes on memory (and, when swap is on, on swap: v1
+    /// `memory.memsw.limit_in_bytes`, v2 `memory.swap.max` 0), so the limit
+    /// is reached instead of swapped past. Nothing is left behind on failure.
     public static func create(
         name: String, limit: UInt64, in hierarchy: CGroupHierarchy? = nil
     ) throws(CGroupError) -> MemoryCGroup {
@@ -57,8 +57,10 @@ public struct MemoryCGroup: Sendable, Hashable {
         switch version {
         case .v1:
             try CGroupFiles.write(path + "/memory.limit_in_bytes", String(limitBytes))
-            // memsw must stay >= the memory limit; it exists only with swap accounting.
-            if access(path + "/memory.memsw.limit_in_bytes", W_OK) == 0 {
+            // memsw (memory + swap) must stay >= the memory limit; it exists only
+            // with swap accounting. Set only when swap is on: a failed charge is
+            // then counted against memsw, whose failcnt this kernel does not keep.
+            if Self.swapIsOn, access(path + "/memory.memsw.limit_in_bytes", W_OK) == 0 {
                 try CGroupFiles.write(path + "/memory.memsw.limit_in_bytes", String(limitBytes))
             }
         case .v2:
@@ -68,6 +70,13 @@ public struct MemoryCGroup: Sendable, Hashable {
             try CGroupFiles.write(path + "/memory.max", String(limitBytes))
             if access(path + "/memory.swap.max", W_OK) == 0 { try CGroupFiles.write(path + "/memory.swap.max", "0") }
         }
+    }
+
+    /// True when /proc/meminfo reports any swap.
+    static var swapIsOn: Bool {
+        let text = CGroupFiles.read("/proc/meminfo") ?? ""
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("SwapTotal:") }) else { return false }
+        return line.split(separator: " ").dropFirst().first.map { $0 != "0" } ?? false
     }
 
     /// v2: children get the memory controller only when the parent lists

@@ -99,8 +99,12 @@ public final class MemoryLimitedRun: Sendable {
 
     /// `command` run through the trampoline of `faultline` (the path of the
     /// `faultline` executable): it joins the cgroup and then execs.
-    public func trampolineCommand(_ command: [String], faultline: String) -> [String] {
-        [faultline, "__cgroup-exec", cgroup.path, "--"] + command
+    /// `environment` entries (NAME=VALUE) are set by the trampoline just
+    /// before exec: pass the preload variables that way, so the agent is not
+    /// loaded into the trampoline itself (its stderr capture would not
+    /// survive the exec).
+    public func trampolineCommand(_ command: [String], faultline: String, environment: [String] = []) -> [String] {
+        [faultline, "__cgroup-exec"] + environment.flatMap { ["--env", $0] } + [cgroup.path, "--"] + command
     }
 
     /// Called right after spawning `pid`: makes sure it is inside (moving
