@@ -187,4 +187,36 @@ func isDead(_ pid: pid_t) -> Bool {
         #expect(result.scenarios[0].verdict == .fail)
         #expect(result.scenarios[0].reason == "victim: expected a program to run, found victim 'no-such-victim-faultline' is neither built in \(Products.build.path) nor on PATH; build it with `swift build --product no-such-victim-faultline` or pass --build-dir")
     }
+
+    @Test func mixedRepeatsAreFlaky() throws {
+        let dir = try TemporaryDirectory()
+        var opts = options(dir, repeatCount: 3)
+        opts.jobs = 1
+        // The first run leaves a marker in the shared run folder and fails;
+        // later runs find it and pass.
+        let suite = try scenarios([
+            "name: t.flaky\nvictim: /bin/sh\nargs: [\"-c\", \"test -e ../marker || { touch ../marker; exit 1; }\"]\nexpect: {exit: {code: 0}}\n",
+        ])
+        let result = SuiteRunner(options: opts).run(suite)
+        let s = result.scenarios[0]
+        #expect(s.runs.map(\.verdict) == [.fail, .pass, .pass])
+        #expect(s.verdict == .flaky)
+        #expect(s.passRate == (2, 3))
+        #expect(s.reason == "passed 2/3; exit: expected exit code 0, found exit code 1")
+        #expect(result.failed)
+    }
+
+    @Test func relativeArtifactsRootWorks() throws {
+        let dir = try TemporaryDirectory()
+        // The same folder, written relative to the current directory.
+        let depth = FileManager.default.currentDirectoryPath.split(separator: "/").count
+        let relative = String(repeating: "../", count: depth) + dir.path.dropFirst() + "/artifacts"
+        var opts = options(dir, keep: true)
+        opts.artifactsRoot = relative
+        let suite = try scenarios(["name: t.rel\nvictim: victim-c\nargs: [exit]\ninject: [crash]\nexpect: {exit: {code: 0}, stdout_contains: [\"victim: exiting\"], no_reports: true}\n"])
+        let result = SuiteRunner(options: opts).run(suite)
+        #expect(result.scenarios[0].verdict == .pass, "\(result.scenarios[0].reason ?? "")")
+        #expect(result.artifactsDirectory.hasPrefix("/"))
+        #expect(FileManager.default.fileExists(atPath: result.artifactsDirectory + "/t.rel/stdout"))
+    }
 }

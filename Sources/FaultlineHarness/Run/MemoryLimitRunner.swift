@@ -7,9 +7,11 @@ import Glibc
 /// is passed to the runner, such scenarios SKIP with "memory limits are not
 /// implemented yet" rather than run without their limit.
 ///
-/// Order of calls for one run: `prepare` → (spawn, with `wrap` applied to
-/// the command) → `attach(pid:)` → (the victim runs and ends) →
-/// `finish(exit:)`.
+/// Order of calls for one run: `prepare` → `wrap(command:)` → (spawn) →
+/// `attach(pid:)` → (the victim runs and ends) → `finish(exit:)`. `wrap`,
+/// the spawn and `attach` happen on the same thread, one right after the
+/// other, so `wrap` may change that thread's state (e.g. move it into the
+/// cgroup so the child starts there) and `attach` may restore it.
 public protocol MemoryLimitRunner: Sendable {
     /// Creates a fresh limit of `bytes` for one run; `label` names the run
     /// (scenario name and repeat) for the cgroup's name.
