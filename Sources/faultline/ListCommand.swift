@@ -22,7 +22,8 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let build = SuiteLocation.buildDirectory(buildDirectory)
         guard let directory = SuiteLocation.scenariosDirectory(scenariosDirectory, build: build) else {
-            throw ValidationError("no Scenarios directory here or in the package above \(build.path); pass --scenarios DIR")
+            FileHandle.standardError.write(Data("faultline: no Scenarios directory here or in the package above \(build.path); pass --scenarios DIR\n".utf8))
+            throw ExitCode(2)
         }
         let suite = ScenarioSuite.load(directory: directory)
         for e in suite.errors { FileHandle.standardError.write(Data("\(e)\n".utf8)) }

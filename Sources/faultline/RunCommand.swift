@@ -13,7 +13,7 @@ struct RunCommand: ParsableCommand {
             Each run gets a folder .faultline-artifacts/<time>/<scenario>/ with stdout, stderr,
             command, reports/ and result.json; it is kept when the scenario fails or is skipped.
             Exit status: 0 when no scenario failed, 1 when some did, 2 for bad scenario files or
-            options, 130 when interrupted. See docs/runner.md.
+            no matching scenario, 64 for bad options, 130 when interrupted. See docs/runner.md.
             """
     )
 
@@ -52,7 +52,7 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let build = SuiteLocation.buildDirectory(buildDirectory)
         guard let directory = SuiteLocation.scenariosDirectory(scenariosDirectory, build: build) else {
-            throw ValidationError("no Scenarios directory here or in the package above \(build.path); pass --scenarios DIR")
+            fail("no Scenarios directory here or in the package above \(build.path); pass --scenarios DIR")
         }
         let suite = ScenarioSuite.load(directory: directory)
         if !suite.errors.isEmpty {
@@ -62,8 +62,8 @@ struct RunCommand: ParsableCommand {
         }
         let selected = suite.filtered(filters)
         if selected.isEmpty {
-            throw ValidationError(filters.isEmpty
-                ? "no scenarios in \(directory)"
+            fail(filters.isEmpty
+                ? "no scenarios in \(directory); add *.yaml files (docs/scenarios.md) or pass --scenarios DIR"
                 : "no scenario name contains \(filters.joined(separator: " or ")); `faultline list` shows the names")
         }
 
@@ -78,6 +78,13 @@ struct RunCommand: ParsableCommand {
         if let junit { try write(Data(JUnitWriter.render(result).utf8), to: junit) }
         if let json { try write(try JSONResultsWriter.render(result), to: json) }
         if result.failed { throw ExitCode(1) }
+    }
+
+    /// Prints `faultline: message` and exits 2 (bad suite or selection, as opposed
+    /// to 1 for failing scenarios).
+    private func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("faultline: \(message)\n".utf8))
+        Foundation.exit(2)
     }
 
     private func write(_ data: Data, to path: String) throws {
