@@ -64,6 +64,8 @@ public final class CGroupProcessTracker: Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let startNs: UInt64
     private let initialCount: UInt64
+    /// A pipe `stop` writes to, so the thread leaves its wait at once.
+    private let wakeRead: Int32, wakeWrite: Int32
 
     /// Starts watching `cgroup` on a thread of its own; `initialCount` is
     /// the OOM-kill counter before the run (0 for a fresh cgroup).
@@ -73,6 +75,9 @@ public final class CGroupProcessTracker: Sendable {
         self.initialCount = initialCount
         self.startNs = Self.nowNs()
         self.state = Mutex(Trace(intervalMs: max(1, intervalMs)))
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 { for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) } }
+        (wakeRead, wakeWrite) = (fds[0], fds[1])
         let thread = Thread { [self] in self.loop() }
         thread.name = "faultline-cgroup-watch"
         thread.start()
@@ -81,7 +86,11 @@ public final class CGroupProcessTracker: Sendable {
     /// Stops the thread after one last poll and returns everything seen.
     public func stop() -> Trace {
         stopRequested.store(true, ordering: .releasing)
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
         done.wait()
+        close(wakeRead)
+        close(wakeWrite)
         return state.withLock { $0 }
     }
 
@@ -94,7 +103,7 @@ public final class CGroupProcessTracker: Sendable {
         var last = initialCount
         while !stopRequested.load(ordering: .acquiring) {
             pollOnce(lastCount: &last)
-            if let notify { notify.wait(milliseconds: intervalMs) } else { usleep(UInt32(intervalMs * 1000)) }
+            OOMNotification.wait(notify, wake: wakeRead, milliseconds: intervalMs)
         }
         pollOnce(lastCount: &last)
         notify?.close()
@@ -201,17 +210,19 @@ struct OOMNotification: CustomStringConvertible {
         version == .v1 ? "eventfd on memory.oom_control (cgroup.event_control)" : "poll(POLLPRI) on memory.events"
     }
 
-    /// Waits until the notification fires or `milliseconds` pass.
-    func wait(milliseconds: Double) {
-        var p = pollfd(fd: fd, events: Int16(version == .v1 ? POLLIN : POLLPRI), revents: 0)
-        guard poll(&p, 1, Int32(milliseconds)) > 0 else { return }
+    /// Waits until the notification (when there is one) fires, `wake`
+    /// becomes readable, or `milliseconds` pass.
+    static func wait(_ n: OOMNotification?, wake: Int32, milliseconds: Double) {
+        var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        if let n { fds.append(pollfd(fd: n.fd, events: Int16(n.version == .v1 ? POLLIN : POLLPRI), revents: 0)) }
+        guard poll(&fds, nfds_t(fds.count), Int32(milliseconds)) > 0, let n, fds.count > 1, fds[1].revents != 0 else { return }
         var buf = [UInt8](repeating: 0, count: 512)
-        if version == .v1 {
-            _ = read(fd, &buf, 8)
+        if n.version == .v1 {
+            _ = read(n.fd, &buf, 8)
         } else {
             // Re-arm: kernfs notifications fire once per change until the file is read again.
-            _ = lseek(fd, 0, SEEK_SET)
-            _ = read(fd, &buf, buf.count)
+            _ = lseek(n.fd, 0, SEEK_SET)
+            _ = read(n.fd, &buf, buf.count)
         }
     }
 
