@@ -51,38 +51,6 @@ static void write_thread_head(fl_json *w, pid_t tid) {
     fl_json_bool(w, "main", tid == getpid());
 }
 
-static void write_edge(fl_json *w, const fl_wait_edge *e) {
-    if (e->kind == FL_EDGE_NONE) return;
-    fl_json_begin_object(w, "waits_for");
-    fl_json_string(w, "kind", fl_edge_kind_name(e->kind));
-    fl_json_hex(w, "address", e->addr);
-    if (e->mutex_type >= 0) fl_json_string(w, "mutex_type", fl_mutex_type_name(e->mutex_type));
-    if (e->owner > 0) {
-        char name[64];
-        fl_json_int(w, "owner_tid", e->owner);
-        if (e->owner_alive && fl_thread_name(e->owner, name, sizeof name) > 0) fl_json_string(w, "owner_name", name);
-        fl_json_bool(w, "owner_alive", e->owner_alive);
-    }
-    fl_json_bool(w, "timed", e->timed);
-    fl_json_end_object(w);
-}
-
-/// "state", "syscall", "syscall_nr" and "waits_for" of one observation.
-static void write_activity(fl_json *w, const fl_thread_probe *p) {
-    fl_wait_kind k = fl_probe_classify(p);
-    fl_json_string(w, "state", fl_wait_kind_name(k));
-    if (!p->running && p->nr >= 0) {
-        const char *name = fl_syscall_name(p->nr);
-        if (name) fl_json_string(w, "syscall", name);
-        fl_json_int(w, "syscall_nr", p->nr);
-    }
-    if (k == FL_WAIT_FUTEX) {
-        fl_wait_edge e;
-        fl_futex_edge(p, &e);
-        write_edge(w, &e);
-    }
-}
-
 static void write_common_hang_fields(fl_json *w, const fl_hang_episode *ep, uint64_t now) {
     fl_json_string(w, "mode", ep->mode);
     fl_json_uint(w, "threshold_ms", ms(ep->opts.threshold_ns));
@@ -181,7 +149,7 @@ int fl_hang_report_hang(fl_hang_episode *ep, uint64_t *detection_ns) {
     fl_json_bool(w, "recovered", 0);
     if (ep->have_probe) {
         fl_json_begin_object(w, "thread");
-        write_activity(w, &ep->probe);
+        fl_hang_write_activity(w, &ep->probe);
         fl_json_end_object(w);
     }
     write_samples(w, ep, culprit, count);
@@ -219,7 +187,7 @@ int fl_hang_report_recovered(fl_hang_episode *ep, uint64_t end_ns, const char *e
 static void write_link(fl_json *w, const fl_chain_link *l) {
     fl_json_begin_object(w, 0);
     write_thread_head(w, l->probe.tid);
-    write_activity(w, &l->probe);
+    fl_hang_write_activity(w, &l->probe);
     int n = capture(l->probe.tid, fl_agent_config.max_frames);
     fl_json_bool(w, "captured", n >= 0);
     fl_report_frames(w, "frames", g_pcs, n > 0 ? n : 0, g_images);

@@ -1,7 +1,39 @@
 #include "hang_threads.h"
+#include "deadlock_futex.h"
 #include "report_file.h"
 #include "sigsafe.h"
 #include "thread_capture.h"
+
+static void write_edge(fl_json *w, const fl_wait_edge *e) {
+    if (e->kind == FL_EDGE_NONE) return;
+    fl_json_begin_object(w, "waits_for");
+    fl_json_string(w, "kind", fl_edge_kind_name(e->kind));
+    fl_json_hex(w, "address", e->addr);
+    if (e->mutex_type >= 0) fl_json_string(w, "mutex_type", fl_mutex_type_name(e->mutex_type));
+    if (e->owner > 0) {
+        char name[64];
+        fl_json_int(w, "owner_tid", e->owner);
+        if (e->owner_alive && fl_thread_name(e->owner, name, sizeof name) > 0) fl_json_string(w, "owner_name", name);
+        fl_json_bool(w, "owner_alive", e->owner_alive);
+    }
+    fl_json_bool(w, "timed", e->timed);
+    fl_json_end_object(w);
+}
+
+void fl_hang_write_activity(fl_json *w, const fl_thread_probe *p) {
+    fl_wait_kind k = fl_probe_classify(p);
+    fl_json_string(w, "state", fl_wait_kind_name(k));
+    if (!p->running && p->nr >= 0) {
+        const char *name = fl_syscall_name(p->nr);
+        if (name) fl_json_string(w, "syscall", name);
+        fl_json_int(w, "syscall_nr", p->nr);
+    }
+    if (k == FL_WAIT_FUTEX) {
+        fl_wait_edge e;
+        fl_futex_edge(p, &e);
+        write_edge(w, &e);
+    }
+}
 
 int fl_thread_blocks_signal(pid_t tid, int sig) {
     char path[64], buf[2048];
@@ -35,10 +67,18 @@ void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *imag
         fl_json_begin_object(w, 0);
         fl_json_int(w, "tid", tids[i]);
         if (fl_thread_name(tids[i], name, sizeof name) > 0) fl_json_string(w, "name", name);
-        int blocked = fl_thread_blocks_signal(tids[i], sig);
-        int k = blocked ? -1 : fl_capture_thread(tids[i], pcs, max_frames, timeout_ns);
+        fl_thread_probe p;
+        int probed = fl_probe_thread(tids[i], &p) == 0;
+        if (probed) fl_hang_write_activity(w, &p);
+        // The process goes on after a hang report: a sleeping thread is not
+        // woken (its sleep would end early), nor one that blocks the signal
+        // (it would only cost a timeout).
+        const char *skip = 0;
+        if (probed && fl_probe_classify(&p) == FL_WAIT_SLEEP) skip = "sleeping";
+        else if (sig > 0 && sig <= 64 && probed && ((p.sigblk >> (sig - 1)) & 1)) skip = "signal_blocked";
+        int k = skip ? -1 : fl_capture_thread(tids[i], pcs, max_frames, timeout_ns);
         fl_json_bool(w, "captured", k >= 0);
-        if (blocked) fl_json_bool(w, "signal_blocked", 1);
+        if (skip) fl_json_string(w, "capture_skipped", skip);
         fl_report_frames(w, "frames", pcs, k > 0 ? k : 0, images);
         fl_json_end_object(w);
     }

@@ -1,10 +1,13 @@
 // The "threads" section of hang and deadlock reports: like
-// fl_report_other_threads, but a thread that blocks the sample signal (every
-// libdispatch worker does) is listed without a stack at once instead of
-// costing a capture timeout each, which would delay the report.
+// fl_report_other_threads, plus what each thread is doing (syscall, the lock
+// it waits for), and without disturbing the process that goes on after the
+// report: a sleeping thread is not woken, and a thread that blocks the
+// sample signal (every libdispatch worker does) is listed without a stack at
+// once instead of costing a capture timeout.
 #ifndef FL_HANG_THREADS_H
 #define FL_HANG_THREADS_H
 
+#include "hang_probe.h"
 #include "image_list.h"
 #include "json_writer.h"
 
@@ -14,7 +17,14 @@
 /// 1 when thread `tid` has signal `sig` blocked (SigBlk in its status).
 int fl_thread_blocks_signal(pid_t tid, int sig);
 
-/// Writes `"threads": [...]` for every thread but `skip_tid`.
+/// Writes "state", "syscall", "syscall_nr" and, for a futex wait,
+/// "waits_for" (the lock, its owner) of one observation.
+void fl_hang_write_activity(fl_json *w, const fl_thread_probe *p);
+
+/// Writes `"threads": [...]` for every thread but `skip_tid`: what each is
+/// doing and its stack. Threads asleep in nanosleep are not woken for their
+/// stack (`capture_skipped: "sleeping"`), nor threads that block the sample
+/// signal (`"signal_blocked"`).
 void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *images, int max_frames,
                            int max_threads, uint64_t timeout_ns);
 

@@ -9,11 +9,14 @@
 //      thread starts spinning to the hang report being committed, and the
 //      report's own detection_ms;
 //   4. the cost of one faultline_heartbeat() call.
+// Ping mode uses the toolchain's libdispatch (loaded with dlopen): the
+// pinger posts to the main queue and the program runs dispatch_main().
 // Usage: bench-hang [--runs N] [--threshold-ms MS] [--seconds S]
 #include "faultline.h"
 #include "faultline_hang.h"
 #include "../CFaultlineAgent/thread_capture.h"
 
+#include <dlfcn.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -116,6 +119,46 @@ static void *sampler(void *arg) {
     return arg;
 }
 
+/// The same against a main thread blocked in pthread_join: the CPU time the
+/// sampled thread spends per sample (signal delivery, unwinding, return).
+static pthread_t g_main_thread;
+
+static void *blocked_sampler(void *arg) {
+    uintptr_t pcs[FL_MAX_FRAMES];
+    clockid_t cid;
+    pthread_getcpuclockid(g_main_thread, &cid);
+    usleep(20000);
+    for (int i = 0; i < 2000; i++) {
+        struct timespec a, b;
+        clock_gettime(cid, &a);
+        uint64_t t0 = now_ns();
+        int k = fl_capture_thread(g_main_tid, pcs, 128, 50000000ull);
+        uint64_t dt = now_ns() - t0;
+        usleep(200);  // let it go back to sleep before reading its clock
+        clock_gettime(cid, &b);
+        if (k > 0) {
+            g_out->values[g_out->count++ % 4096] = (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec));
+            g_out->counters[1 + (i % 2)] = dt;
+        }
+        if (i == 0) g_out->counters[0] = (uint64_t)k;
+    }
+    return arg;
+}
+
+__attribute__((noinline)) static void join_deep(int depth, pthread_t t) {
+    if (depth > 0) { join_deep(depth - 1, t); g_sink++; return; }
+    pthread_join(t, 0);
+}
+
+static void measure_sample_blocked(void) {
+    install("crash");
+    g_main_tid = (pid_t)syscall(SYS_gettid);
+    g_main_thread = pthread_self();
+    pthread_t t;
+    pthread_create(&t, 0, blocked_sampler, 0);
+    join_deep(30, t);
+}
+
 static void measure_sample_direct(void) {
     install("crash");  // no watchdog: only this bench samples
     g_main_tid = (pid_t)syscall(SYS_gettid);
@@ -123,6 +166,38 @@ static void measure_sample_direct(void) {
     pthread_create(&t, 0, sampler, 0);
     spin_deep(30);
     pthread_join(t, 0);
+}
+
+// --- libdispatch, for ping mode ------------------------------------------------------
+
+typedef void (*dispatch_fn)(void *);
+static void (*p_async_f)(void *queue, void *ctx, dispatch_fn f);
+static void (*p_after_f)(uint64_t when, void *queue, void *ctx, dispatch_fn f);
+static uint64_t (*p_time)(uint64_t base, int64_t delta);
+static void (*p_dispatch_main)(void);
+static void *p_main_q;
+
+static int load_dispatch(void) {
+    void *h = dlopen("libdispatch.so", RTLD_NOW | RTLD_GLOBAL);
+    if (!h) return -1;
+    p_async_f = (void (*)(void *, void *, dispatch_fn))dlsym(h, "dispatch_async_f");
+    p_after_f = (void (*)(uint64_t, void *, void *, dispatch_fn))dlsym(h, "dispatch_after_f");
+    p_time = (uint64_t (*)(uint64_t, int64_t))dlsym(h, "dispatch_time");
+    p_dispatch_main = (void (*)(void))dlsym(h, "dispatch_main");
+    p_main_q = dlsym(h, "_dispatch_main_q");
+    return p_async_f && p_after_f && p_time && p_dispatch_main && p_main_q ? 0 : -1;
+}
+
+static void pong(void *ctx) { (void)ctx; faultline_heartbeat(); }
+static void ping_main_queue(void *ctx) { (void)ctx; p_async_f(p_main_q, 0, pong); }
+
+/// Installs the pinger and runs the main queue (never returns); `first`
+/// runs on the main queue after `after_ms`.
+static void run_main_queue(dispatch_fn first, int after_ms) {
+    if (load_dispatch() != 0) { fprintf(stderr, "bench-hang: libdispatch not found: %s\n", dlerror()); _exit(3); }
+    if (faultline_hang_set_pinger(ping_main_queue, 0) != 0) { fprintf(stderr, "bench-hang: %s\n", faultline_hang_last_error()); _exit(3); }
+    if (first) p_after_f(p_time(0, (int64_t)after_ms * 1000000), p_main_q, 0, first);
+    p_dispatch_main();
 }
 
 // --- 2. watchdog CPU -------------------------------------------------------------------
@@ -189,16 +264,37 @@ static void measure_cpu(void) {
     record_cpu(0, g_load);
 }
 
+/// Ping mode: the measuring happens on a helper thread while the main queue
+/// runs (idle, or one block that stays busy for the whole measurement).
+static void sleep_load(uint64_t until) {
+    while (now_ns() < until) usleep(10000);
+}
+
+static void *ping_measurer(void *arg) {
+    usleep(200000);
+    record_cpu(0, sleep_load);
+    _exit(0);
+    return arg;
+}
+
+static void busy_block(void *ctx) { (void)ctx; busy_load(now_ns() + (uint64_t)(g_seconds + 2) * 1000000000ull); }
+
+static int g_ping_busy;
+
+static void measure_cpu_ping(void) {
+    install("hang");
+    set_threshold(3600000);
+    pthread_t t;
+    pthread_create(&t, 0, ping_measurer, 0);
+    run_main_queue(g_ping_busy ? busy_block : 0, 100);
+}
+
 // --- 3. detection latency -------------------------------------------------------------
 
 static int g_threshold_ms = 2000;
-static int g_heartbeat_mode;
+static int g_latency_mode;  // 0 inferred, 1 heartbeat, 2 ping
 
-static void measure_latency(void) {
-    install("hang");
-    set_threshold(g_threshold_ms);
-    if (g_heartbeat_mode) { for (int i = 0; i < 20; i++) { faultline_heartbeat(); poll(0, 0, 10); } }
-    else poll(0, 0, 200);  // idle first, as an event loop is
+static void spin_until_reported(void) {
     uint64_t start = now_ns();
     faultline_hang_stats s;
     uint64_t x = 1;
@@ -211,6 +307,17 @@ static void measure_latency(void) {
     g_sink = x;
     g_out->counters[0] = s.hang_reports ? s.last_report_monotonic_ns - start : 0;
     g_out->counters[1] = s.last_detection_ms;
+}
+
+static void spin_block(void *ctx) { (void)ctx; spin_until_reported(); _exit(0); }
+
+static void measure_latency(void) {
+    install("hang");
+    set_threshold(g_threshold_ms);
+    if (g_latency_mode == 2) run_main_queue(spin_block, 200);
+    if (g_latency_mode == 1) { for (int i = 0; i < 20; i++) { faultline_heartbeat(); poll(0, 0, 10); } }
+    else poll(0, 0, 200);  // idle first, as an event loop is
+    spin_until_reported();
 }
 
 // --- 4. heartbeat -------------------------------------------------------------------------
@@ -253,13 +360,21 @@ int main(int argc, char **argv) {
     setenv("SWIFT_BACKTRACE", "enable=no", 1);
     g_out = mmap(0, sizeof *g_out, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     setvbuf(stdout, 0, _IOLBF, 0);
-    printf("bench-hang: hang detector costs (pid %d, %ld cores online)\n\n", getpid(), sysconf(_SC_NPROCESSORS_ONLN));
+    double load[1] = {0};
+    getloadavg(load, 1);
+    printf("bench-hang: hang detector costs (%ld cores online, load average %.2f)\n", sysconf(_SC_NPROCESSORS_ONLN), load[0]);
+    printf("Times are wall-clock: on a loaded machine a sample waits for the sampled thread to get a CPU.\n\n");
 
     clear_out();
     run_child(measure_sample_direct);
     char what[96];
     snprintf(what, sizeof what, "one main-thread sample (%llu frames), directed signal", (unsigned long long)g_out->counters[0]);
     print_stats(what, g_out->values, g_out->count < 4096 ? g_out->count : 4096, 1e3, "us", "(target: median <= 20 us)");
+
+    clear_out();
+    run_child(measure_sample_blocked);
+    snprintf(what, sizeof what, "CPU the sampled thread spends per sample (%llu frames)", (unsigned long long)g_out->counters[0]);
+    print_stats(what, g_out->values, g_out->count < 4096 ? g_out->count : 4096, 1e3, "us", 0);
 
     static const struct { const char *name; void (*load)(uint64_t); } loads[] = {
         {"inferred mode, main idle in poll", idle_load},
@@ -278,10 +393,22 @@ int main(int argc, char **argv) {
                g_out->counters[4] / 1e3, (unsigned long long)g_out->counters[5]);
     }
 
+    static const char *ping_names[] = {"ping mode (dispatch_main), main queue idle", "ping mode (dispatch_main), main queue busy"};
+    for (int busy = 0; busy < 2; busy++) {
+        clear_out();
+        g_ping_busy = busy;
+        run_child(measure_cpu_ping);
+        printf("  %-52s %6.3f %% of a core  (ticks %llu, pings %s, /proc probes %llu at %.1f us, samples %llu at %.1f us)\n",
+               ping_names[busy], g_out->figures[0], (unsigned long long)g_out->counters[0], "every tick when answered",
+               (unsigned long long)g_out->counters[1], g_out->counters[2] / 1e3, (unsigned long long)g_out->counters[3],
+               g_out->counters[4] / 1e3);
+    }
+
     printf("\ndetection latency, threshold %d ms, %d runs per mode (bound: threshold + 50 ms + 100 ms = %d ms)\n",
            g_threshold_ms, runs, g_threshold_ms + 150);
-    for (int mode = 0; mode < 2; mode++) {
-        g_heartbeat_mode = mode;
+    static const char *mode_names[] = {"inferred", "heartbeat", "ping"};
+    for (int mode = 0; mode < 3; mode++) {
+        g_latency_mode = mode;
         uint64_t real[1000], reported[1000];
         int n = 0;
         for (int r = 0; r < runs; r++) {
@@ -290,9 +417,9 @@ int main(int argc, char **argv) {
             remove_reports();
             if (g_out->counters[0]) { real[n] = g_out->counters[0]; reported[n] = g_out->counters[1] * 1000000ull; n++; }
         }
-        snprintf(what, sizeof what, "  %s: spin start -> report committed", mode ? "heartbeat" : "inferred");
+        snprintf(what, sizeof what, "  %s: spin start -> report committed", mode_names[mode]);
         print_stats(what, real, n, 1e6, "ms", 0);
-        snprintf(what, sizeof what, "  %s: the report's detection_ms", mode ? "heartbeat" : "inferred");
+        snprintf(what, sizeof what, "  %s: the report's detection_ms", mode_names[mode]);
         print_stats(what, reported, n, 1e6, "ms", 0);
         if (n < runs) printf("  %d of %d runs gave no report\n", runs - n, runs);
     }
