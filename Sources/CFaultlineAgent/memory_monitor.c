@@ -81,7 +81,7 @@ void fl_memory_options_load(fl_memory_options *o) {
     o->top_stacks = env_int("FAULTLINE_MEMORY_TOP_STACKS", 5, 0, FL_TOP_STACKS_MAX);
     env_word("FAULTLINE_MEMORY_PRESSURE", "medium", levels, o->pressure_level, sizeof o->pressure_level);
     const char *psi = getenv("FAULTLINE_MEMORY_PSI");
-    fl_strlcpy(o->psi_trigger, psi && *psi ? psi : "some 150000 1000000", sizeof o->psi_trigger);
+    fl_strlcpy(o->psi_trigger, psi && *psi ? psi : "some 150000 2000000", sizeof o->psi_trigger);
     o->warnings_max = env_int("FAULTLINE_MEMORY_WARNINGS", 3, 0, 100);
     o->follow_fork = env_int("FAULTLINE_MEMORY_FOLLOW_FORK", 1, 0, 1);
 }

@@ -53,6 +53,7 @@ static int open_psi(fl_pressure *p, const char *dir, const char *trigger, char *
     snprintf(p->psi_path, sizeof p->psi_path, "%s/memory.pressure", dir);
     int fd = open(p->psi_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0 || write(fd, trigger, strlen(trigger) + 1) < 0) {
+        // EINVAL: without CAP_SYS_RESOURCE the window must be a multiple of 2 s.
         snprintf(why, cap, "PSI trigger '%s' not set on %s: %s", trigger, p->psi_path, strerror(errno));
         if (fd >= 0) close(fd);
         return 0;

@@ -27,7 +27,7 @@ typedef struct fl_pressure {
 } fl_pressure;
 
 /// Opens the sources that apply to `m`: `level` (low, medium, critical or
-/// off) for v1, `trigger` ("some 150000 1000000" or off) for PSI when the
+/// off) for v1, `trigger` ("some 150000 2000000" or off) for PSI when the
 /// process is in a non-root v2 cgroup, and memory.events on v2. Returns the
 /// number opened; `why` says what was skipped. Not async-signal-safe.
 int fl_pressure_open(fl_pressure *p, const fl_memcg *m, const char *level, const char *trigger, char *why, int why_cap);

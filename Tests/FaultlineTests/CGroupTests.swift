@@ -364,6 +364,35 @@ func leftoverCgroups(prefix: String) -> [String] {
         #expect(!dir.exists)
     }
 
+    /// The agent's v2 PSI trigger on the victim's own v2 cgroup, with the
+    /// memory limit from v1 (this machine's hybrid layout): reclaim stalls
+    /// are counted in the v2 cgroup's memory.pressure whatever holds the
+    /// memory controller.
+    @Test(.enabled(if: CGroupHost.v2Writable != nil && CGroupHost.v1Memory, "SKIP: needs a writable cgroup v2 hierarchy and a v1 memory controller"))
+    func psiTriggerOnTheV2CgroupBecomesAMemoryWarning() throws {
+        let v2 = try #require(CGroupHost.v2Writable)
+        let group = try CGroupDirectory.create(parent: v2.ownDirectory, name: "faultline-test-psi-\(getpid())", version: .v2)
+        defer { try? group.remove() }
+        let dir = try makeTemporaryDirectory("faultline-cgroup-test")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try MemoryLimitedRun.prepare(limit: 32 << 20, label: "test-psi")
+        let faultline = try BuildProducts.path("faultline"), victim = try BuildProducts.path("victim-oom")
+        let agent = try BuildProducts.path("libFaultlineAgentPreload.so")
+        let argv = [faultline, "__cgroup-exec", "--env", "LD_PRELOAD=\(agent)", group.path, "--", victim, "pressure", "20M", "64M", "2500"]
+        let env = ["FAULTLINE_REPORT_DIR": dir, "FAULTLINE_DETECTORS": "memory", "FAULTLINE_MEMORY_PRESSURE": "off",
+                   "FAULTLINE_MEMORY_WARNINGS": "1", "SWIFT_BACKTRACE": "enable=no"]
+        try run.enterForSpawn()
+        let pid = try ChildProcess.spawn(faultline, arguments: argv, environment: env)
+        try run.attach(pid: pid)
+        #expect(ChildProcess.wait(pid) == .exited(0))
+        #expect(run.finish(status: .exited(0)).verdict.oomKills.isEmpty)
+        let warnings = try ReportStore.list(directory: dir).compactMap(\.report).filter { $0.kind == "memory_warning" }
+        try #require(warnings.count == 1)
+        #expect(warnings[0].sections["pressure"]?["source"]?.stringValue == "memory.pressure")
+        #expect(warnings[0].sections["pressure"]?["trigger"]?.stringValue == "some 150000 2000000")
+        #expect(warnings[0].sections["pressure"]?["psi"]?.stringValue?.hasPrefix("some avg10=") == true)
+    }
+
     @Test(.enabled(if: (try? CGroupDiscovery.memory().get())?.version == .v2 && CGroupHost.memoryProblem == nil,
                    Comment(rawValue: CGroupHost.v2MemoryReason)))
     func oomKillOnV2ThroughTheTrampolineIsClassifiedAndReported() throws {
