@@ -163,7 +163,10 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     shim_found f;
     int which = -1;
     for (int i = 0; i < nc; i++) {
-        if (!shim_find_block(cands[i].value, SHIM_FIND_WINDOW, &f) || f.state != want) continue;
+        // Stack words are many and mostly pointers into live data: a short
+        // scan each keeps the handler fast (large blocks are found below).
+        size_t window = cands[i].slot >= 0 ? (64u << 10) : SHIM_FIND_WINDOW;
+        if (!shim_find_block(cands[i].value, window, &f) || f.state != want) continue;
         // Live blocks are everywhere: one only counts when it still holds
         // the pattern value that was loaded from it.
         if (want == SHIM_LIVE && !block_holds(&f, evidence_value)) continue;

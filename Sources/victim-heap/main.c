@@ -2,6 +2,7 @@
 // scenarios. Allocation, free and the bad access each happen in a named,
 // non-inlined function so a report's stacks can be checked by name. The
 // program links nothing of Faultline: the shim is injected with LD_PRELOAD.
+#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -126,6 +127,18 @@ static int double_free(void) {
     return 1;
 }
 
+// The first free's block leaves a small quarantine (8 other frees of a
+// different size, so glibc does not hand its memory out again) before the
+// second free.
+static int double_free_released(void) {
+    void *p = victim_alloc_buffer(40);
+    victim_free_once(p);
+    for (int i = 0; i < 8; i++) free(malloc(1000));
+    fprintf(stderr, "victim: freeing a block again after 8 other frees\n");
+    victim_free_again(p);
+    return 1;
+}
+
 NOINLINE void *victim_grow(void *p) { return realloc(p, 4096); }
 NOINLINE void victim_free_stale(void *p) { free(p); }
 
@@ -247,18 +260,118 @@ static int clean_workload(void) {
     return 0;
 }
 
+// The shim's observable contract, checked from inside a program: patterns,
+// alignment, sizes, errors, realloc moving, cross-thread frees, fork.
+// Prints the first broken expectation and exits 1; run it with the shim.
+#define EXPECT(cond) do { if (!(cond)) { printf("victim: api check failed: %s (line %d)\n", #cond, __LINE__); return 1; } } while (0)
+
+static int all_bytes(const void *p, int byte, size_t n) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) if (c[i] != byte) return 0;
+    return 1;
+}
+
+static void *cross_free(void *arg) {
+    void **blocks = arg;
+    for (int i = 0; i < 256; i++) free(blocks[i]);
+    for (int i = 0; i < 256; i++) free(malloc(24));  // collected by this thread, flushed at its exit
+    return NULL;
+}
+
+static int api_checks(void) {
+    unsigned char *p = malloc(100);
+    EXPECT(p && ((uintptr_t)p & 15) == 0);
+    EXPECT(all_bytes(p, 0xAA, 100));
+    EXPECT(malloc_usable_size(p) == 100);
+    memset(p, 7, 100);
+    unsigned char *q = realloc(p, 300);
+    EXPECT(q != p);                       // realloc always moves
+    EXPECT(all_bytes(q, 7, 100) && all_bytes(q + 100, 0xAA, 200));
+    EXPECT(all_bytes(p, 0x55, 100));      // the old block is scribbled (deliberate read after free)
+    free(q);
+    EXPECT(all_bytes(q, 0x55, 300));
+    unsigned char *big = malloc(10000);
+    EXPECT(all_bytes(big, 0xAA, 4096));   // FAULTLINE_FILL_LIMIT
+    free(big);
+    EXPECT(all_bytes(big, 0x55, 4096));   // FAULTLINE_SCRIBBLE_LIMIT
+    unsigned char *z = calloc(50, 4);
+    EXPECT(z && all_bytes(z, 0, 200));
+    free(z);
+    EXPECT(realloc(NULL, 10) != NULL);
+    void *r = malloc(10);
+    EXPECT(realloc(r, 0) == NULL);
+    void *m0 = malloc(0), *m1 = malloc(0);
+    EXPECT(m0 && m1 && m0 != m1);
+    free(m0);
+    free(m1);
+    errno = 0;
+    EXPECT(calloc(SIZE_MAX / 2, 4) == NULL && errno == ENOMEM);
+    errno = 0;
+    EXPECT(malloc(SIZE_MAX - 8) == NULL && errno == ENOMEM);
+    errno = 0;
+    EXPECT(reallocarray(NULL, SIZE_MAX / 2, 4) == NULL && errno == ENOMEM);
+    for (size_t align = 8; align <= 65536; align *= 2) {
+        void *a = NULL;
+        EXPECT(posix_memalign(&a, align, 40) == 0 && ((uintptr_t)a % align) == 0);
+        EXPECT(malloc_usable_size(a) == 40);
+        free(a);
+        void *b = aligned_alloc(align, 3 * align);
+        EXPECT(b && ((uintptr_t)b % align) == 0);
+        free(b);
+        void *c = memalign(align, 1);
+        EXPECT(c && ((uintptr_t)c % align) == 0);
+        free(c);
+    }
+    void *bad = NULL;
+    EXPECT(posix_memalign(&bad, 24, 10) == EINVAL && posix_memalign(&bad, 4, 10) == EINVAL);
+    long page = sysconf(_SC_PAGESIZE);
+    void *v = valloc(10), *pv = pvalloc(1);
+    EXPECT(((uintptr_t)v % (uintptr_t)page) == 0 && ((uintptr_t)pv % (uintptr_t)page) == 0);
+    EXPECT(malloc_usable_size(pv) == (size_t)page);
+    free(v);
+    free(pv);
+    EXPECT(malloc_usable_size(NULL) == 0);
+    free(NULL);
+    // Blocks freed by threads that did not allocate them, 8 threads at once.
+    pthread_t t[8];
+    void *blocks[8][256];
+    for (int k = 0; k < 8; k++) {
+        for (int i = 0; i < 256; i++) blocks[k][i] = malloc((size_t)(16 + i * k));
+        pthread_create(&t[k], NULL, cross_free, blocks[k]);
+    }
+    for (int k = 0; k < 8; k++) pthread_join(t[k], NULL);
+    // fork: both sides keep allocating; the child checks the patterns too.
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        unsigned char *c = malloc(64);
+        int ok = all_bytes(c, 0xAA, 64);
+        free(c);
+        _exit(ok && all_bytes(c, 0x55, 64) ? 0 : 1);
+    }
+    void *after = malloc(64);
+    free(after);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    printf("victim: api checks passed\n");
+    return 0;
+}
+
 struct command { const char *name; int (*run)(void); const char *help; };
 
 static const struct command k_commands[] = {
     {"read-after-free-list", read_after_free_list, "SIGSEGV: walk a linked list after freeing it"},
     {"write-after-free-thread", write_after_free_thread, "write into a freed block from another thread"},
     {"double-free", double_free, "free the same block twice"},
+    {"double-free-released", double_free_released, "free a block again after it left the quarantine"},
     {"realloc-double-free", realloc_double_free, "free the pointer realloc moved away from"},
     {"invalid-free-interior", invalid_free_interior, "free a pointer into the middle of a block"},
     {"invalid-free-global", invalid_free_global, "free the address of a global variable"},
     {"quarantine-overflow", quarantine_overflow, "SIGSEGV: read through the newest of more freed blocks than the quarantine holds"},
     {"uninitialized-pointer", uninitialized_pointer, "SIGSEGV: follow a pointer malloc never initialised"},
     {"clean", clean_workload, "a correct workload (no report expected)"},
+    {"api-checks", api_checks, "check the shim's contract from inside (patterns, alignment, errors, threads, fork)"},
 };
 
 int main(int argc, char **argv) {
