@@ -232,6 +232,19 @@ struct LimitedVictim {
     }
 
     @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
+    func spikeBelowTheLimitLeavesNoReportAndNoBreadcrumbFile() throws {
+        // 20 of 32 MiB held for 300 ms with a 10 ms monitor: the 50 % breadcrumb
+        // is written, and the normal exit removes the file again.
+        let v = try LimitedVictim.run(["spike", "20M", "300"], limit: 32 << 20, agent: true,
+                                      environment: ["FAULTLINE_MEMORY_INTERVAL_MS": "10"])
+        defer { try? FileManager.default.removeItem(atPath: v.reportDirectory) }
+        #expect(v.result.verdict.cause == .exited(code: 0))
+        #expect(v.result.verdict.oomKills.isEmpty)
+        #expect((v.result.evidence.after.peakBytes ?? 0) > 20 << 20)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: v.reportDirectory) == [])
+    }
+
+    @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
     func pressureBecomesAMemoryWarningReport() throws {
         // 20 MiB held under 32 MiB while 64 MiB of page cache is cycled:
         // reclaim inside the cgroup, and no OOM kill.

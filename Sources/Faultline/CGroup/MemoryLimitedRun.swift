@@ -38,6 +38,8 @@ public final class MemoryLimitedRun: Sendable {
         var reportDirectory: String?
         var runnerSignal: Int32?
         var finished = false
+        /// Set when `attach` had to move the program in after it started.
+        var placedLate = false
     }
     private let state = Mutex(State())
 
@@ -115,14 +117,15 @@ public final class MemoryLimitedRun: Sendable {
     public func attach(pid: pid_t, reportDirectory: String? = nil) throws(CGroupError) {
         leaveAfterSpawn()
         let environment = Self.environment(of: pid)
-        if placement == .spawningThread && !cgroup.processes().contains(pid) {
-            try cgroup.addProcess(pid)
-        }
+        let late = !cgroup.processes().contains(pid)
+        if late { try cgroup.addProcess(pid) }
         let tracker = CGroupProcessTracker(cgroup: cgroup, initialCount: before.oomKills ?? 0, intervalMs: pollIntervalMs)
         state.withLock {
             $0.pid = pid
             $0.tracker = tracker
             $0.reportDirectory = reportDirectory ?? environment["FAULTLINE_REPORT_DIR"]
+            // The trampoline joins before it execs: not in yet means not started yet.
+            $0.placedLate = late && placement == .spawningThread
         }
         if let text = environment[Self.killAfterVariable], let ms = Double(text), ms >= 0 {
             DispatchQueue.global().asyncAfter(deadline: .now() + ms / 1000) { [self] in
@@ -145,9 +148,9 @@ public final class MemoryLimitedRun: Sendable {
     /// `oom_kill` report for every OOM kill into the report directory, and
     /// removes the cgroup (killing anything left inside).
     public func finish(status: WaitStatus?, timedOutAfter: Double? = nil) -> MemoryLimitedRunResult {
-        let (tracker, pid, reportDirectory, runnerSignal) = state.withLock { s in
+        let (tracker, pid, reportDirectory, runnerSignal, placedLate) = state.withLock { s in
             s.finished = true
-            return (s.tracker, s.pid, s.reportDirectory, s.runnerSignal)
+            return (s.tracker, s.pid, s.reportDirectory, s.runnerSignal, s.placedLate)
         }
         let trace = tracker?.stop()
         let evidence = DeathEvidence(
@@ -155,6 +158,7 @@ public final class MemoryLimitedRun: Sendable {
             before: before, after: cgroup.counters(), trace: trace)
         let verdict = DeathClassifier.classify(evidence)
         var result = MemoryLimitedRunResult(verdict: verdict, evidence: evidence, reports: [], problems: [])
+        if placedLate { result.problems.append("the program was moved into the cgroup only after it had started") }
         for kill in verdict.oomKills {
             guard let dir = reportDirectory else {
                 result.problems.append("no report directory (FAULTLINE_REPORT_DIR) for the oom_kill report")
