@@ -150,6 +150,9 @@ int faultline_install(const faultline_options *options) {
         snprintf(g_error, sizeof g_error, "cannot install the sampling signal %d: %s", c->sample_signal, strerror(errno));
         return -1;
     }
+    // A parent (Foundation.Process does this) may have started us with most
+    // signals blocked; the crash and sample signals must get through.
+    fl_threads_unblock_agent_signals();
     if (c->capture_stderr) fl_stderr_capture_start();
     if (c->detectors & FL_DETECTOR_CRASH) {
         if (fl_crash_install() != 0) {

@@ -3,6 +3,8 @@
 #include "sigsafe.h"
 #include "thread_capture.h"
 
+#include <unistd.h>
+
 void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *images,
                              int max_frames, int max_threads, uint64_t timeout_ns) {
     // On the caller's stack (an alternate signal stack has room), so two
@@ -17,6 +19,7 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
         char name[64];
         fl_json_begin_object(w, 0);
         fl_json_int(w, "tid", tids[i]);
+        fl_json_bool(w, "main", tids[i] == getpid());
         int has_name = fl_thread_name(tids[i], name, sizeof name) > 0;
         if (has_name) fl_json_string(w, "name", name);
         // The agent's own threads (stderr drain, watchdog, memory monitor)

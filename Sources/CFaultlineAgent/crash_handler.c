@@ -243,6 +243,7 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
     if (!atomic_compare_exchange_strong(&g_state, &expected, 1)) {
         if (atomic_load(&g_owner) == me) {
             write_recrash(sig, info);
+            fl_stderr_release();
             restore_previous();
             die_by(g_first_sig);
         }
@@ -257,6 +258,7 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
     g_first_info = *info;
     if (atomic_exchange(&g_suppress_next, 0) == 0)
         write_report("crash", sig, info, (const ucontext_t *)ucv, 0, 0);
+    fl_stderr_release();
     restore_previous();
     if (!is_hardware_fault(sig, info)) syscall(SYS_tgkill, getpid(), me, sig);
     errno = saved_errno;

@@ -67,10 +67,9 @@ int fl_stderr_capture_start(void) {
 int fl_stderr_capture_active(void) { return g_active; }
 int fl_stderr_original_fd(void) { return g_orig_fd; }
 
-size_t fl_stderr_tail(char *out, size_t cap) {
-    if (!g_active) return 0;
-    // Let the drain thread forward what is still queued in the pipe (the
-    // message a runtime printed just before trapping), for at most 50 ms.
+// Lets the drain thread forward what is still queued in the pipe (the
+// message a runtime printed just before trapping), for at most 50 ms.
+static void wait_for_drain(void) {
     uint64_t deadline = fl_monotonic_ns() + 50000000ull;
     for (;;) {
         int pending = 0;
@@ -78,6 +77,17 @@ size_t fl_stderr_tail(char *out, size_t cap) {
         if ((pending == 0 && !atomic_load(&g_appending)) || fl_monotonic_ns() > deadline) break;
         fl_sleep_ns(1000000);
     }
+}
+
+void fl_stderr_release(void) {
+    if (!g_active) return;
+    wait_for_drain();
+    dup2(g_orig_fd, 2);
+}
+
+size_t fl_stderr_tail(char *out, size_t cap) {
+    if (!g_active) return 0;
+    wait_for_drain();
     size_t total = atomic_load(&g_total);
     size_t n = total < FL_STDERR_RING ? total : FL_STDERR_RING;
     if (n > cap) n = cap;

@@ -21,5 +21,10 @@ int fl_stderr_original_fd(void);
 /// drain thread a moment to forward what is still in the pipe. Returns the
 /// count. Async-signal-safe.
 size_t fl_stderr_tail(char *out, size_t cap);
+/// Before the process dies: lets the drain thread forward what is still in
+/// the pipe (bounded, 50 ms), then points fd 2 back at the real stderr so
+/// whatever is written from here on (a chained handler's message) is not
+/// lost with the pipe. Async-signal-safe.
+void fl_stderr_release(void);
 
 #endif

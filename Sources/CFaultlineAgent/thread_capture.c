@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -55,6 +56,15 @@ int fl_threads_init(int signo) {
 }
 
 int fl_threads_signal(void) { return g_signo; }
+
+void fl_threads_unblock_agent_signals(void) {
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+    sigset_t set;
+    sigemptyset(&set);
+    for (unsigned i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&set, sigs[i]);
+    if (g_signo) sigaddset(&set, g_signo);
+    pthread_sigmask(SIG_UNBLOCK, &set, 0);
+}
 
 struct linux_dirent64 {
     uint64_t d_ino;

@@ -17,6 +17,10 @@ int fl_threads_init(int signo);
 /// The sampling signal in use, or 0 before init.
 int fl_threads_signal(void);
 
+/// Unblocks the sample signal and the fatal signals in the calling thread
+/// (new threads inherit its mask). Not needed on the fault path.
+void fl_threads_unblock_agent_signals(void);
+
 /// Lists the process's threads (from /proc/self/task). Returns the count.
 int fl_threads_list(pid_t *tids, int max);
 
