@@ -139,14 +139,18 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     }
 
     // Candidates for the block: fault address, registers, stack words.
+    // Without a pattern only the fault address can make the case, so an
+    // ordinary crash costs the crash handler one lookup at most.
     static candidate cands[MAX_CANDIDATES];
     int nc = 0;
     uintptr_t lo, hi;
     shim_heap_range(&lo, &hi);
     if (fault >= lo && fault < hi) cands[nc++] = (candidate){fault, "fault address", -1};
-    for (int i = 0; i < nregs && nc < MAX_CANDIDATES; i++)
+    if (!evidence_name && nc == 0) return 0;
+    for (int i = 0; i < nregs && nc < MAX_CANDIDATES && evidence_name; i++)
         if (regs[i].value >= lo && regs[i].value < hi) cands[nc++] = (candidate){regs[i].value, regs[i].name, -1};
     static uint64_t words[STACK_WORDS];
+    if (!evidence_name) sp = 0;
     if (sp && shim_safe_read((void *)(uintptr_t)sp, words, sizeof words) == 0) {
         for (int i = 0; i < STACK_WORDS && nc < MAX_CANDIDATES; i++)
             if (words[i] >= lo && words[i] < hi) cands[nc++] = (candidate){words[i], "stack", (int64_t)i * 8};
@@ -174,7 +178,7 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
         break;
     }
     // Larger blocks than the scan window: look through the quarantine itself.
-    if (which < 0 && want == SHIM_QUARANTINED && (evidence_name || nc > 0)) {
+    if (which < 0 && want == SHIM_QUARANTINED && nc > 0) {
         scan_ctx ctx = {cands, nc, -1, 0};
         if (shim_quarantine_scan(visit, &ctx, 50000000ull) && ctx.found >= 0 &&
             shim_safe_read(ctx.header, &f.copy, sizeof f.copy) == 0) {

@@ -31,7 +31,13 @@ static size_t page_size(void) {
 
 static void pass_free(void *p) {
     uint32_t st = p ? shim_classify(p) : 0;
-    if (st == SHIM_LIVE) __libc_free(shim_block_real(shim_block_from_user(p)));
+    if (st == SHIM_LIVE) {
+        // Mark it first: a stale "live" tag left in memory the next
+        // allocator hands out could later pass for a block of ours.
+        shim_block *b = shim_block_from_user(p);
+        __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELAXED);
+        __libc_free(shim_block_real(b));
+    }
     else if (st == 0) shim_next_fns.free(p);
     // A quarantined block freed again stays where it is.
 }

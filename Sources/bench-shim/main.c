@@ -15,7 +15,9 @@
 // block.
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +154,9 @@ static int cmp_double(const void *a, const void *b) {
 
 // Runs the workload once under `s`; returns wall seconds (or -1), and the
 // child's CPU time and peak RSS from wait4.
+/// Wall-clock limit of one run, in seconds.
+#define RUN_TIMEOUT_S 120
+
 /// A real program to measure instead of the workload (after `--`).
 static char **g_command;
 
@@ -188,7 +193,16 @@ static double run_once(const setup *s, const char *self, const workload_opts *o,
     size_t got = 0;
     ssize_t r;
     uint64_t h = 0xcbf29ce484222325ull;
+    int timed_out = 0;
     for (;;) {
+        // Peers that would run for ever (DUMA on a long run) are stopped.
+        struct pollfd pfd = {out[0], POLLIN, 0};
+        double left = RUN_TIMEOUT_S - (double)(now_ns() - t0) / 1e9;
+        if (left <= 0 || poll(&pfd, 1, (int)(left * 1000) + 1) == 0) {
+            kill(pid, SIGKILL);
+            timed_out = 1;
+            break;
+        }
         char *at = got < sizeof buf - 1 ? buf + got : sink;
         r = read(out[0], at, got < sizeof buf - 1 ? sizeof buf - 1 - got : sizeof sink);
         if (r < 0 && errno == EINTR) continue;
@@ -204,6 +218,10 @@ static double run_once(const setup *s, const char *self, const workload_opts *o,
     double secs = (double)(now_ns() - t0) / 1e9;
     *rss_mb = (double)ru.ru_maxrss / 1024.0;
     *cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    if (timed_out) {
+        snprintf(note, note_cap, "stopped after %d s", RUN_TIMEOUT_S);
+        return -1;
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         snprintf(note, note_cap, "failed (%s %d)", WIFEXITED(status) ? "exit" : "signal",
                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
