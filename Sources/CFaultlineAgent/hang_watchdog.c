@@ -277,8 +277,8 @@ static void deadlock(watch_state *s, const fl_wait_chain *chain, const char *cau
     uint64_t det = 0;
     s->deadlock_reported = 1;
     int ok = fl_hang_report_deadlock(&s->ep, chain, cause, s->block_since_ns, abort_after ? "abort" : "continue", &det) == 0;
-    if (ok) atomic_fetch_add(&s_deadlock, 1);
     after_report(s, det, chain->count + 2);
+    if (ok) atomic_fetch_add(&s_deadlock, 1);  // after the figures: a reader polls this count
     if (abort_after) {
         note("faultline: aborting the deadlocked process (FAULTLINE_DEADLOCK_ABORT=0 keeps it running)\n");
         // The abort is the deadlock report's consequence, not a new crash.
@@ -414,8 +414,9 @@ static void tick(watch_state *s, uint64_t now) {
         if (suppressed_by_tracer(s)) return;
         uint64_t det = 0;
         s->reported = 1;
-        if (fl_hang_report_hang(&s->ep, &det) == 0) atomic_fetch_add(&s_hang, 1);
+        int ok = fl_hang_report_hang(&s->ep, &det) == 0;
         after_report(s, det, 3);
+        if (ok) atomic_fetch_add(&s_hang, 1);  // after the figures: a reader polls this count
         // The report took the stack of the current block (pending samples):
         // later samples of the same block reuse it.
         fl_hang_sample *last = fl_sample_ring_last(&g_ring);
