@@ -11,7 +11,7 @@
 //   4. the cost of one faultline_heartbeat() call.
 // Ping mode uses the toolchain's libdispatch (loaded with dlopen): the
 // pinger posts to the main queue and the program runs dispatch_main().
-// Usage: bench-hang [--runs N] [--threshold-ms MS] [--seconds S]
+// Usage: bench-hang [--runs N] [--threshold-ms MS] [--seconds S] [--only sample|cpu|latency|heartbeat]
 #include "faultline.h"
 #include "faultline_hang.h"
 #include "../CFaultlineAgent/thread_capture.h"
@@ -75,6 +75,7 @@ static void set_threshold(int ms) {
 /// Shared with the forked children: results come back through here.
 struct shared {
     uint64_t values[4096];
+    uint64_t values2[4096];
     int count;
     double figures[8];
     uint64_t counters[8];
@@ -137,8 +138,8 @@ static void *blocked_sampler(void *arg) {
         usleep(200);  // let it go back to sleep before reading its clock
         clock_gettime(cid, &b);
         if (k > 0) {
+            g_out->values2[g_out->count % 4096] = dt;
             g_out->values[g_out->count++ % 4096] = (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec));
-            g_out->counters[1 + (i % 2)] = dt;
         }
         if (i == 0) g_out->counters[0] = (uint64_t)k;
     }
@@ -341,16 +342,99 @@ static void remove_reports(void) {
     if (system(cmd) != 0) {}
 }
 
+// --- sections -----------------------------------------------------------------------------
+
+static void section_sample(void) {
+    char what[96];
+    clear_out();
+    run_child(measure_sample_direct);
+    snprintf(what, sizeof what, "one sample of a spinning main thread (%llu frames)", (unsigned long long)g_out->counters[0]);
+    print_stats(what, g_out->values, g_out->count < 4096 ? g_out->count : 4096, 1e3, "us", "(target: median <= 20 us)");
+
+    clear_out();
+    run_child(measure_sample_blocked);
+    int n = g_out->count < 4096 ? g_out->count : 4096;
+    snprintf(what, sizeof what, "one sample of a blocked main thread (%llu frames)", (unsigned long long)g_out->counters[0]);
+    print_stats(what, g_out->values2, n, 1e3, "us", "(target: median <= 20 us)");
+    print_stats("  CPU the sampled thread spends per sample", g_out->values, n, 1e3, "us", 0);
+}
+
+static void print_cpu(const char *name, const char *extra) {
+    printf("  %-52s %6.3f %% of a core  (ticks %llu, %s/proc probes %llu at %.1f us, samples %llu at %.1f us, reused %llu)\n",
+           name, g_out->figures[0], (unsigned long long)g_out->counters[0], extra,
+           (unsigned long long)g_out->counters[1], g_out->counters[2] / 1e3, (unsigned long long)g_out->counters[3],
+           g_out->counters[4] / 1e3, (unsigned long long)g_out->counters[5]);
+}
+
+static void section_cpu(void) {
+    static const struct { const char *name; void (*load)(uint64_t); } loads[] = {
+        {"inferred mode, main idle in poll", idle_load},
+        {"heartbeat mode, loop idle (heartbeat + poll 10 ms)", heartbeat_idle_load},
+        {"inferred mode, main busy (sampled every tick)", busy_load},
+        {"heartbeat mode, loop stuck busy (sampled)", heartbeat_busy_load},
+    };
+    printf("\nwatchdog CPU over %d s at a 50 ms interval (target: < 1%% of one core)\n", g_seconds);
+    for (unsigned i = 0; i < sizeof loads / sizeof loads[0]; i++) {
+        clear_out();
+        g_load = loads[i].load;
+        run_child(measure_cpu);
+        print_cpu(loads[i].name, "");
+    }
+    static const char *ping_names[] = {"ping mode (dispatch_main), main queue idle", "ping mode (dispatch_main), main queue busy"};
+    for (int busy = 0; busy < 2; busy++) {
+        clear_out();
+        g_ping_busy = busy;
+        run_child(measure_cpu_ping);
+        print_cpu(ping_names[busy], "a ping per answered tick, ");
+    }
+}
+
+static void section_latency(int runs) {
+    char what[96];
+    printf("\ndetection latency, threshold %d ms, %d runs per mode (bound: threshold + 50 ms + 100 ms = %d ms)\n",
+           g_threshold_ms, runs, g_threshold_ms + 150);
+    static const char *mode_names[] = {"inferred", "heartbeat", "ping"};
+    for (int mode = 0; mode < 3; mode++) {
+        g_latency_mode = mode;
+        static uint64_t real[1000], reported[1000];
+        int n = 0;
+        for (int r = 0; r < runs; r++) {
+            clear_out();
+            run_child(measure_latency);
+            remove_reports();
+            if (g_out->counters[0]) { real[n] = g_out->counters[0]; reported[n] = g_out->counters[1] * 1000000ull; n++; }
+        }
+        snprintf(what, sizeof what, "  %s: spin start -> report committed", mode_names[mode]);
+        print_stats(what, real, n, 1e6, "ms", 0);
+        snprintf(what, sizeof what, "  %s: the report's detection_ms", mode_names[mode]);
+        print_stats(what, reported, n, 1e6, "ms", 0);
+        if (n < runs) printf("  %d of %d runs gave no report\n", runs - n, runs);
+    }
+}
+
+static void section_heartbeat(void) {
+    clear_out();
+    run_child(measure_heartbeat);
+    printf("\n");
+    print_stats("one faultline_heartbeat() call (batches of 10 000)", g_out->values, g_out->count, 1e4, "ns", 0);
+}
+
 int main(int argc, char **argv) {
     int runs = 20;
+    const char *only = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--threshold-ms") == 0 && i + 1 < argc) g_threshold_ms = atoi(argv[++i]);
         else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) g_seconds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
         else {
-            fprintf(stderr, "bench-hang: unknown argument '%s'\nusage: bench-hang [--runs N] [--threshold-ms MS] [--seconds S]\n", argv[i]);
+            fprintf(stderr, "bench-hang: unknown argument '%s'\nusage: bench-hang [--runs N] [--threshold-ms MS] [--seconds S] [--only sample|cpu|latency|heartbeat]\n", argv[i]);
             return 2;
         }
+    }
+    if (only && strcmp(only, "sample") && strcmp(only, "cpu") && strcmp(only, "latency") && strcmp(only, "heartbeat")) {
+        fprintf(stderr, "bench-hang: --only %s is not one of sample, cpu, latency, heartbeat\n", only);
+        return 2;
     }
     if (runs < 1 || runs > 1000 || g_threshold_ms < 250 || g_seconds < 1) {
         fprintf(stderr, "bench-hang: --runs must be 1...1000, --threshold-ms at least 250, --seconds at least 1\n");
@@ -365,69 +449,10 @@ int main(int argc, char **argv) {
     printf("bench-hang: hang detector costs (%ld cores online, load average %.2f)\n", sysconf(_SC_NPROCESSORS_ONLN), load[0]);
     printf("Times are wall-clock: on a loaded machine a sample waits for the sampled thread to get a CPU.\n\n");
 
-    clear_out();
-    run_child(measure_sample_direct);
-    char what[96];
-    snprintf(what, sizeof what, "one main-thread sample (%llu frames), directed signal", (unsigned long long)g_out->counters[0]);
-    print_stats(what, g_out->values, g_out->count < 4096 ? g_out->count : 4096, 1e3, "us", "(target: median <= 20 us)");
-
-    clear_out();
-    run_child(measure_sample_blocked);
-    snprintf(what, sizeof what, "CPU the sampled thread spends per sample (%llu frames)", (unsigned long long)g_out->counters[0]);
-    print_stats(what, g_out->values, g_out->count < 4096 ? g_out->count : 4096, 1e3, "us", 0);
-
-    static const struct { const char *name; void (*load)(uint64_t); } loads[] = {
-        {"inferred mode, main idle in poll", idle_load},
-        {"heartbeat mode, loop idle (heartbeat + poll 10 ms)", heartbeat_idle_load},
-        {"inferred mode, main busy (sampled every tick)", busy_load},
-        {"heartbeat mode, loop stuck busy (sampled)", heartbeat_busy_load},
-    };
-    printf("\nwatchdog CPU over %d s at a 50 ms interval (target: < 1%% of one core)\n", g_seconds);
-    for (unsigned i = 0; i < sizeof loads / sizeof loads[0]; i++) {
-        clear_out();
-        g_load = loads[i].load;
-        run_child(measure_cpu);
-        printf("  %-52s %6.3f %% of a core  (ticks %llu, /proc probes %llu at %.1f us, samples %llu at %.1f us, reused %llu)\n",
-               loads[i].name, g_out->figures[0], (unsigned long long)g_out->counters[0],
-               (unsigned long long)g_out->counters[1], g_out->counters[2] / 1e3, (unsigned long long)g_out->counters[3],
-               g_out->counters[4] / 1e3, (unsigned long long)g_out->counters[5]);
-    }
-
-    static const char *ping_names[] = {"ping mode (dispatch_main), main queue idle", "ping mode (dispatch_main), main queue busy"};
-    for (int busy = 0; busy < 2; busy++) {
-        clear_out();
-        g_ping_busy = busy;
-        run_child(measure_cpu_ping);
-        printf("  %-52s %6.3f %% of a core  (ticks %llu, pings %s, /proc probes %llu at %.1f us, samples %llu at %.1f us)\n",
-               ping_names[busy], g_out->figures[0], (unsigned long long)g_out->counters[0], "every tick when answered",
-               (unsigned long long)g_out->counters[1], g_out->counters[2] / 1e3, (unsigned long long)g_out->counters[3],
-               g_out->counters[4] / 1e3);
-    }
-
-    printf("\ndetection latency, threshold %d ms, %d runs per mode (bound: threshold + 50 ms + 100 ms = %d ms)\n",
-           g_threshold_ms, runs, g_threshold_ms + 150);
-    static const char *mode_names[] = {"inferred", "heartbeat", "ping"};
-    for (int mode = 0; mode < 3; mode++) {
-        g_latency_mode = mode;
-        uint64_t real[1000], reported[1000];
-        int n = 0;
-        for (int r = 0; r < runs; r++) {
-            clear_out();
-            run_child(measure_latency);
-            remove_reports();
-            if (g_out->counters[0]) { real[n] = g_out->counters[0]; reported[n] = g_out->counters[1] * 1000000ull; n++; }
-        }
-        snprintf(what, sizeof what, "  %s: spin start -> report committed", mode_names[mode]);
-        print_stats(what, real, n, 1e6, "ms", 0);
-        snprintf(what, sizeof what, "  %s: the report's detection_ms", mode_names[mode]);
-        print_stats(what, reported, n, 1e6, "ms", 0);
-        if (n < runs) printf("  %d of %d runs gave no report\n", runs - n, runs);
-    }
-
-    clear_out();
-    run_child(measure_heartbeat);
-    printf("\n");
-    print_stats("one faultline_heartbeat() call (batches of 10 000)", g_out->values, g_out->count, 1e4, "ns", 0);
+    if (!only || !strcmp(only, "sample")) section_sample();
+    if (!only || !strcmp(only, "cpu")) section_cpu();
+    if (!only || !strcmp(only, "latency")) section_latency(runs);
+    if (!only || !strcmp(only, "heartbeat")) section_heartbeat();
 
     remove_reports();
     rmdir(g_dir);
