@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,15 +114,25 @@ static void resolve_config(const faultline_options *o, fl_config *c) {
 
 static void after_fork_child(void) { fl_report_reseed(); }
 
-/// Set while an agent is installed in the process (value: its pid), so a
-/// second copy of the agent — a linked program run under `faultline exec` —
-/// steps aside instead of reporting every crash twice. Children inherit the
-/// variable but have another pid, so they install normally.
-#define FL_MARKER_ENV "FAULTLINE_AGENT_PID"
+/// Set while an agent is installed in the process image, so a second copy
+/// of the agent — a linked program run under `faultline exec` — steps aside
+/// instead of reporting every crash twice. The value names the image: the
+/// pid and the kernel's AT_RANDOM bytes, which are new at every exec (an
+/// exec'd program keeps the pid and the environment but must install).
+#define FL_MARKER_ENV "FAULTLINE_AGENT_IMAGE"
+
+static void image_marker(char *buf, size_t cap) {
+    const unsigned char *r = (const unsigned char *)getauxval(AT_RANDOM);
+    unsigned long long bits = 0;
+    for (int i = 0; r && i < 8; i++) bits = bits << 8 | r[i];
+    snprintf(buf, cap, "%ld:%016llx", (long)getpid(), bits);
+}
 
 static int other_copy_installed(void) {
+    char mine[64];
+    image_marker(mine, sizeof mine);
     const char *v = getenv(FL_MARKER_ENV);
-    return v && atol(v) == (long)getpid();
+    return v && strcmp(v, mine) == 0;
 }
 
 int faultline_install(const faultline_options *options) {
@@ -170,9 +181,9 @@ int faultline_install(const faultline_options *options) {
     if ((c->detectors & FL_DETECTOR_MEMORY) && fl_memory_monitor_install() < 0)
         fprintf(stderr, "faultline: memory monitor not installed: %s\n", strerror(errno));
     pthread_atfork(0, 0, after_fork_child);
-    char pid[24];
-    snprintf(pid, sizeof pid, "%ld", (long)getpid());
-    setenv(FL_MARKER_ENV, pid, 1);
+    char marker[64];
+    image_marker(marker, sizeof marker);
+    setenv(FL_MARKER_ENV, marker, 1);
     g_installed = 1;
     return 0;
 }

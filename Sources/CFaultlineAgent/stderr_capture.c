@@ -3,26 +3,34 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int g_active;
 static int g_orig_fd = 2;
 static int g_read_fd = -1;
+static int g_write_fd = -1;  // our own reference to the pipe's write end
 static char g_ring[FL_STDERR_RING];
 static atomic_size_t g_total;      // bytes ever appended
-static atomic_int g_appending;     // drain thread is mid-append
+// 1 from the moment the drain thread sees data until it has forwarded and
+// kept it: with the pipe's FIONREAD this tells a waiter when every byte
+// written so far has reached the real stderr (see wait_for_drain).
+static atomic_int g_busy;
 
 static void append(const char *p, size_t n) {
-    atomic_store(&g_appending, 1);
     size_t t = atomic_load(&g_total);
     for (size_t i = 0; i < n; i++) g_ring[(t + i) % FL_STDERR_RING] = p[i];
     atomic_store(&g_total, t + n);
-    atomic_store(&g_appending, 0);
 }
+
+static void after_fork_child(void);
 
 static void *drain(void *unused) {
     // Block every signal here: this thread must not be picked for
@@ -32,26 +40,57 @@ static void *drain(void *unused) {
     pthread_sigmask(SIG_BLOCK, &all, 0);
     char buf[4096];
     for (;;) {
+        // poll first, then mark busy, then read: data is always either still
+        // in the pipe or covered by g_busy, never in between.
+        struct pollfd p = { .fd = g_read_fd, .events = POLLIN };
+        if (poll(&p, 1, -1) < 0) { if (errno == EINTR) continue; break; }
+        atomic_store(&g_busy, 1);
         ssize_t r = read(g_read_fd, buf, sizeof buf);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        fl_write_all(g_orig_fd, buf, (size_t)r);
-        append(buf, (size_t)r);
+        if (r > 0) {
+            fl_write_all(g_orig_fd, buf, (size_t)r);
+            append(buf, (size_t)r);
+        }
+        atomic_store(&g_busy, 0);
+        if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) break;
     }
     return 0;
 }
 
+// After exec the drain thread is gone but fd 2 is still our pipe, now with
+// no reader: the next write would raise SIGPIPE. The pre-exec image left the
+// pipe's inode and the real stderr's fd (kept open across exec for exactly
+// this) in the environment; if fd 2 is that pipe, put the real stderr back.
+#define FL_PIPE_ENV "FAULTLINE_STDERR_PIPE"
+#define FL_ORIG_ENV "FAULTLINE_STDERR_FD"
+
+static void undo_inherited_capture(void) {
+    const char *ino = getenv(FL_PIPE_ENV), *fd = getenv(FL_ORIG_ENV);
+    if (!ino || !fd) return;
+    struct stat st;
+    int orig = atoi(fd);
+    if (fstat(2, &st) == 0 && S_ISFIFO(st.st_mode) && (unsigned long long)st.st_ino == strtoull(ino, 0, 10) &&
+        orig > 2 && fcntl(orig, F_GETFD) >= 0) {
+        dup2(orig, 2);
+        close(orig);
+    }
+    unsetenv(FL_PIPE_ENV);
+    unsetenv(FL_ORIG_ENV);
+}
+
 int fl_stderr_capture_start(void) {
     if (g_active) return 0;
+    undo_inherited_capture();
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return -1;
-    int orig = fcntl(2, F_DUPFD_CLOEXEC, 3);
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);  // only the drain thread reads, after poll
+    // Not close-on-exec: an exec'd image needs it to restore stderr (above).
+    int orig = fcntl(2, F_DUPFD, 3);
     if (orig < 0) { close(fds[0]); close(fds[1]); return -1; }
     g_orig_fd = orig;
     g_read_fd = fds[0];
     // dup2 clears FD_CLOEXEC on fd 2, so children still inherit a stderr.
     if (dup2(fds[1], 2) < 0) { close(fds[0]); close(fds[1]); g_orig_fd = 2; return -1; }
-    close(fds[1]);
+    g_write_fd = fds[1];  // close-on-exec; kept for fl_stderr_resume
     pthread_t t;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -60,6 +99,15 @@ int fl_stderr_capture_start(void) {
     pthread_attr_destroy(&attr);
     if (rc != 0) { dup2(orig, 2); g_orig_fd = 2; return -1; }
     pthread_setname_np(t, "faultline-err");  // 15 characters at most
+    pthread_atfork(0, 0, after_fork_child);
+    struct stat st;
+    char buf[32];
+    if (fstat(2, &st) == 0) {
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)st.st_ino);
+        setenv(FL_PIPE_ENV, buf, 1);
+        snprintf(buf, sizeof buf, "%d", orig);
+        setenv(FL_ORIG_ENV, buf, 1);
+    }
     g_active = 1;
     return 0;
 }
@@ -74,7 +122,7 @@ static void wait_for_drain(void) {
     for (;;) {
         int pending = 0;
         if (ioctl(g_read_fd, FIONREAD, &pending) != 0) pending = 0;
-        if ((pending == 0 && !atomic_load(&g_appending)) || fl_monotonic_ns() > deadline) break;
+        if ((pending == 0 && !atomic_load(&g_busy)) || fl_monotonic_ns() > deadline) break;
         fl_sleep_ns(1000000);
     }
 }
@@ -83,6 +131,20 @@ void fl_stderr_release(void) {
     if (!g_active) return;
     wait_for_drain();
     dup2(g_orig_fd, 2);
+}
+
+// A forked child has no drain thread and may outlive us (a daemon, a shell's
+// background job): writing into our pipe then would raise SIGPIPE. Capture
+// is per process image, so the child gets the real stderr back at once (and
+// its own capture if it execs a preloaded program).
+static void after_fork_child(void) {
+    if (!g_active) return;
+    dup2(g_orig_fd, 2);
+    g_active = 0;
+}
+
+void fl_stderr_resume(void) {
+    if (g_active && g_write_fd >= 0) dup2(g_write_fd, 2);
 }
 
 size_t fl_stderr_tail(char *out, size_t cap) {
@@ -94,3 +156,7 @@ size_t fl_stderr_tail(char *out, size_t cap) {
     for (size_t i = 0; i < n; i++) out[i] = g_ring[(total - n + i) % FL_STDERR_RING];
     return n;
 }
+
+// At a normal exit the drain thread dies with the process: whatever the
+// program wrote last (a shell's final line) would be lost in the pipe.
+__attribute__((destructor)) static void release_at_exit(void) { fl_stderr_release(); }

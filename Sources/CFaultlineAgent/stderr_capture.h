@@ -26,5 +26,8 @@ size_t fl_stderr_tail(char *out, size_t cap);
 /// whatever is written from here on (a chained handler's message) is not
 /// lost with the pipe. Async-signal-safe.
 void fl_stderr_release(void);
+/// Routes fd 2 through the capture pipe again after a release (an exec that
+/// failed). Async-signal-safe.
+void fl_stderr_resume(void);
 
 #endif

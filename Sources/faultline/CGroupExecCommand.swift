@@ -32,9 +32,6 @@ struct CGroupExecCommand: ParsableCommand {
         } catch {
             fail("cannot join \(cgroup): \(error)", 125)
         }
-        // A preloaded agent marked this pid as instrumented; the program we
-        // become keeps the pid and must install its own agent.
-        unsetenv("FAULTLINE_AGENT_PID")
         for entry in environment {
             guard let eq = entry.firstIndex(of: "="), eq != entry.startIndex else { fail("--env '\(entry)' is not NAME=VALUE", 125) }
             setenv(String(entry[..<eq]), String(entry[entry.index(after: eq)...]), 1)

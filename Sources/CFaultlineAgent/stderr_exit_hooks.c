@@ -1,0 +1,117 @@
+// Keeps the stderr capture from eating a program's last words. The drain
+// thread dies with the process image, so bytes still in the pipe when the
+// image ends are lost: at exit() our destructor waits for the drain, but
+// programs that end with _exit (dash does) or replace themselves with exec
+// bypass destructors. These wrappers release the capture (wait for the
+// drain, fd 2 back to the real stderr) first. Injected (LD_PRELOAD) they
+// interpose the libc functions; linked into a program, its own calls reach
+// them too.
+#include "stderr_capture.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <unistd.h>
+
+#define FL_EXPORT __attribute__((visibility("default")))
+
+typedef void (*exit_fn)(int);
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+
+static void *real(const char *name) { return dlsym(RTLD_NEXT, name); }
+
+FL_EXPORT void _exit(int status) {
+    fl_stderr_release();
+    ((exit_fn)real("_exit"))(status);
+    __builtin_unreachable();
+}
+
+FL_EXPORT void _Exit(int status) {
+    fl_stderr_release();
+    ((exit_fn)real("_Exit"))(status);
+    __builtin_unreachable();
+}
+
+FL_EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
+    fl_stderr_release();
+    int rc = ((execve_fn)real("execve"))(path, argv, envp);
+    fl_stderr_resume();  // exec failed: this image goes on, captured again
+    return rc;
+}
+
+FL_EXPORT int execv(const char *path, char *const argv[]) {
+    fl_stderr_release();
+    int rc = ((execv_fn)real("execv"))(path, argv);
+    fl_stderr_resume();
+    return rc;
+}
+
+FL_EXPORT int execvp(const char *file, char *const argv[]) {
+    fl_stderr_release();
+    int rc = ((execv_fn)real("execvp"))(file, argv);
+    fl_stderr_resume();
+    return rc;
+}
+
+FL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
+    fl_stderr_release();
+    int rc = ((execvpe_fn)real("execvpe"))(file, argv, envp);
+    fl_stderr_resume();
+    return rc;
+}
+
+FL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
+    fl_stderr_release();
+    int rc = ((fexecve_fn)real("fexecve"))(fd, argv, envp);
+    fl_stderr_resume();
+    return rc;
+}
+
+FL_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
+    fl_stderr_release();
+    int rc = ((execveat_fn)real("execveat"))(dirfd, path, argv, envp, flags);
+    fl_stderr_resume();
+    return rc;
+}
+
+// execl, execlp, execle: collect the variadic arguments into an argv on the
+// stack and go through the vector forms above.
+static int count_args(const char *arg0, va_list ap) {
+    int n = arg0 ? 1 : 0;
+    while (arg0 && va_arg(ap, const char *)) n++;
+    return n;
+}
+
+#define COLLECT_ARGV(arg0, last, argv_name)                       \
+    va_list ap, ap2;                                              \
+    va_start(ap, last);                                           \
+    va_copy(ap2, ap);                                             \
+    int n_ = count_args(arg0, ap2);                               \
+    va_end(ap2);                                                  \
+    char *argv_name[n_ + 1];                                      \
+    argv_name[0] = (char *)(arg0);                                \
+    for (int i_ = 1; i_ < n_; i_++) argv_name[i_] = va_arg(ap, char *); \
+    argv_name[n_] = NULL;
+
+FL_EXPORT int execl(const char *path, const char *arg0, ...) {
+    COLLECT_ARGV(arg0, arg0, argv)
+    va_end(ap);
+    return execv(path, argv);
+}
+
+FL_EXPORT int execlp(const char *file, const char *arg0, ...) {
+    COLLECT_ARGV(arg0, arg0, argv)
+    va_end(ap);
+    return execvp(file, argv);
+}
+
+FL_EXPORT int execle(const char *path, const char *arg0, ...) {
+    COLLECT_ARGV(arg0, arg0, argv)
+    char *const *envp = va_arg(ap, char *const *);  // after the NULL
+    va_end(ap);
+    return execve(path, argv, envp);
+}
