@@ -34,10 +34,28 @@ import Testing
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var report = try ReportStore.load(path: try Victims.crashC("crash-with-threads", in: dir).path)
-        report.threads![0].captured = false
-        report.threads![0].frames = []
+        // One of the program's own threads (the agent's are listed as such).
+        let i = try #require(report.threads!.firstIndex { $0.name?.hasPrefix("idler-") == true })
+        report.threads![i].captured = false
+        report.threads![i].frames = []
         let text = ReportFormatter().format(report)
-        #expect(text.contains("thread \(report.threads![0].tid) \"\(report.threads![0].name!)\":\n  (did not answer the stack request in time; no stack)"))
+        #expect(text.contains("thread \(report.threads![i].tid) \"\(report.threads![i].name!)\":\n  (did not answer the stack request in time; no stack)"))
+    }
+
+    @Test func agentThreadsAreListedButNotSampled() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let report = try ReportStore.load(path: try Victims.crashC("crash-with-threads", in: dir).path)
+        // Every detector is on by default: the hang watchdog thread exists.
+        let agentThreads = (report.threads ?? []).filter { $0.name?.hasPrefix("faultline-") == true }
+        #expect(!agentThreads.isEmpty)
+        for t in agentThreads {
+            #expect(t.agent == true)
+            #expect(t.frames.isEmpty)
+        }
+        #expect(report.threads?.allSatisfy { ($0.main == true) == ($0.tid == report.process.pid) } == true)
+        let text = ReportFormatter().format(report)
+        #expect(text.contains("\"\(agentThreads[0].name!)\":\n  (Faultline's own thread; not sampled)"))
     }
 
     @Test func deepRecursionIsCollapsed() throws {
