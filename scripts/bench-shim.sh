@@ -68,5 +68,8 @@ echo "== 2. python3: json, re, hashlib and threads over 30000 records"
 "$bench" compare --shim "$shim" --repeat "$repeat" $real_peers -- "$python" "$work/work.py"
 echo
 
-echo "== 3. git: log --stat and diff over this repository"
-"$bench" compare --shim "$shim" --repeat "$repeat" $real_peers -- git -C "$PWD" log --stat -p -n 40 --format=%H%n%s
+# Pinned to today's HEAD: other people commit while this runs, and every
+# setup must print the same history.
+head="$(git rev-parse HEAD)"
+echo "== 3. git: log --stat -p of 40 commits of this repository (up to ${head%"${head#???????}"})"
+"$bench" compare --shim "$shim" --repeat "$repeat" $real_peers -- git -C "$PWD" log --stat -p -n 40 --format=%H%n%s "$head"
