@@ -30,6 +30,8 @@ swift build -c release --scratch-path "$scratch" --product bench-shim >/dev/null
 bin="$(swift build -c release --scratch-path "$scratch" --show-bin-path)"
 shim="$bin/libFaultlineMallocShim.so"
 bench="$bin/bench-shim"
+# As scripts/build does: the preloaded library must not pull in the Swift runtime.
+scripts/drop-swift-runtime-dependency "$shim" >/dev/null
 
 echo "== machine: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
