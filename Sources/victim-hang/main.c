@@ -321,13 +321,9 @@ static int cmd_under_gdb(int argc, char **argv) {
     self[n] = 0;
     const char *ms = argc > 2 ? argv[2] : "3000";
     say("running 'spin-recover %s' under gdb", ms);
-    // A child rather than exec: this process's stderr may be the agent's
-    // capture pipe, whose draining thread would not survive an exec.
+    // gdb runs as a child and its exit status becomes ours.
     pid_t child = fork();
     if (child == 0) {
-        // gdb and its inferior write straight into our stderr (a second
-        // capture pipe under ptrace loses the inferior's output).
-        unsetenv("FAULTLINE_CAPTURE_STDERR");
         execlp("gdb", "gdb", "-nx", "-batch", "-ex", "run", "--args", self, "spin-recover", ms, (char *)0);
         say("cannot run gdb: %s", strerror(errno));
         _exit(77);
