@@ -31,6 +31,15 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
             fl_json_end_object(w);
             continue;
         }
+        // A thread that blocks the sample signal (libdispatch workers do)
+        // would only cost a timeout.
+        if (fl_thread_blocks_signal(tids[i], fl_threads_signal())) {
+            fl_json_bool(w, "captured", 0);
+            fl_json_string(w, "capture_skipped", "blocks the sample signal");
+            fl_report_frames(w, "frames", pcs, 0, images);
+            fl_json_end_object(w);
+            continue;
+        }
         int k = fl_capture_thread(tids[i], pcs, max_frames, timeout_ns);
         fl_json_bool(w, "captured", k >= 0);
         fl_report_frames(w, "frames", pcs, k > 0 ? k : 0, images);

@@ -35,24 +35,6 @@ void fl_hang_write_activity(fl_json *w, const fl_thread_probe *p) {
     }
 }
 
-int fl_thread_blocks_signal(pid_t tid, int sig) {
-    char path[64], buf[2048];
-    size_t l = fl_strlcpy(path, "/proc/self/task/", sizeof path);
-    l += fl_fmt_u64(path + l, (uint64_t)tid);
-    fl_strlcpy(path + l, "/status", sizeof path - l);
-    if (fl_read_file(path, buf, sizeof buf) <= 0 || sig < 1 || sig > 64) return 0;
-    static const char key[] = "\nSigBlk:";
-    for (const char *s = buf; *s; s++) {
-        int match = 1;
-        for (size_t i = 0; i < sizeof key - 1; i++) if (s[i] != key[i]) { match = 0; break; }
-        if (!match) continue;
-        s += sizeof key - 1;
-        while (*s == ' ' || *s == '\t') s++;
-        return (int)((fl_parse_hex(s, 0) >> (sig - 1)) & 1);
-    }
-    return 0;
-}
-
 void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *images, int max_frames,
                            int max_threads, uint64_t timeout_ns) {
     static pid_t tids[1024];

@@ -14,8 +14,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/// 1 when thread `tid` has signal `sig` blocked (SigBlk in its status).
-int fl_thread_blocks_signal(pid_t tid, int sig);
 
 /// Writes "state", "syscall", "syscall_nr" and, for a futex wait,
 /// "waits_for" (the lock, its owner) of one observation.

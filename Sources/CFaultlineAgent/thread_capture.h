@@ -27,6 +27,9 @@ int fl_threads_list(pid_t *tids, int max);
 /// Reads a thread's name (comm) into `buf`. Returns its length, 0 if unknown.
 int fl_thread_name(pid_t tid, char *buf, int cap);
 
+/// 1 when thread `tid` has signal `sig` blocked (SigBlk in its status).
+int fl_thread_blocks_signal(pid_t tid, int sig);
+
 /// Captures thread `tid`'s stack into `pcs`. Returns the frame count, or -1
 /// when the thread did not answer within `timeout_ns` (or is gone).
 /// Async-signal-safe; callers are serialised internally.

@@ -37,6 +37,20 @@ static void make_id(char *out) {
     out[16] = 0;
 }
 
+// The detector that writes each kind of report, where it is not the kind.
+static const char *detector_of(const char *kind) {
+    static const struct { const char *kind, *detector; } table[] = {
+        {"hang_recovered", "hang"}, {"deadlock", "hang"},
+        {"memory_warning", "memory"}, {"oom_kill", "memory"},
+        {"use_after_free", "malloc_shim"}, {"write_after_free", "malloc_shim"},
+        {"double_free", "malloc_shim"}, {"invalid_free", "malloc_shim"},
+        {"leak", "leaks"}, {"leak_growth", "leaks"},
+    };
+    for (unsigned i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (fl_streq(table[i].kind, kind)) return table[i].detector;
+    return kind;
+}
+
 void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind) {
     fl_json *w = &r->json;
     fl_json_init(w, buf, cap);
@@ -50,7 +64,7 @@ void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind) {
     fl_json_int(w, "schema_version", FL_SCHEMA_VERSION);
     fl_json_string(w, "id", r->id);
     fl_json_string(w, "kind", kind);
-    fl_json_string(w, "detector", kind);
+    fl_json_string(w, "detector", detector_of(kind));
     fl_json_string(w, "time", iso);
     fl_json_uint(w, "time_unix_ms", r->time_ns / 1000000ull);
 

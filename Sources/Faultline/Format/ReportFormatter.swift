@@ -153,6 +153,7 @@ public struct ReportFormatter: Sendable {
 
     private func threadBody(_ t: Report.ThreadInfo, stacks: StackFormatter) -> [String] {
         if t.agent == true { return ["  (Faultline's own thread; not sampled)"] }
+        if t.captured == false, let why = t.captureSkipped { return ["  (not sampled: \(why))"] }
         if t.captured == false { return ["  (did not answer the stack request in time; no stack)"] }
         if t.frames.isEmpty { return ["  (no frames)"] }
         return stacks.lines(t, indent: "  ")

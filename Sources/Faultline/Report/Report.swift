@@ -71,6 +71,9 @@ public struct Report: Codable, Sendable {
         public var main: Bool?
         /// False when the thread did not answer the directed signal in time.
         public var captured: Bool?
+        /// Why the thread's stack was not taken (it blocks the sample
+        /// signal, say), when the agent did not even ask.
+        public var captureSkipped: String?
         /// True for the agent's own threads (`faultline-*`), listed but not
         /// sampled: they block signals by design.
         public var agent: Bool?
