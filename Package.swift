@@ -7,7 +7,9 @@ import PackageDescription
 let agentCSettings: [CSetting] = [
     // Hidden by default: the agent and the shim each link their own copy of
     // CFaultlineCore, and neither copy may interpose the other's.
-    .unsafeFlags(["-O2", "-fno-omit-frame-pointer", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"]),
+    // DWARF 4: valgrind 3.19 (Debian 12) cannot read DWARF 5 and gives up
+    // before the shim can step aside for it.
+    .unsafeFlags(["-O2", "-gdwarf-4", "-fno-omit-frame-pointer", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"]),
     .define("_GNU_SOURCE"),
 ]
 
@@ -38,7 +40,7 @@ let package = Package(
         // Only in the LD_PRELOAD libraries: resolves swiftrt.o's runtime
         // references so scripts/drop-swift-runtime-dependency can drop
         // libswiftCore.so from them.
-        .target(name: "CFaultlineDylibStubs", cSettings: [.unsafeFlags(["-O2"])]),
+        .target(name: "CFaultlineDylibStubs", cSettings: [.unsafeFlags(["-O2", "-gdwarf-4"])]),
         // Agent core: async-signal-safe crash capture, linked or preloaded.
         .target(
             name: "CFaultlineAgent",
@@ -46,7 +48,7 @@ let package = Package(
             cSettings: agentCSettings,
             // The C++ exception detector (cxx_*.cpp): same flags as the C files.
             cxxSettings: [
-                .unsafeFlags(["-O2", "-fno-omit-frame-pointer", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"]),
+                .unsafeFlags(["-O2", "-gdwarf-4", "-fno-omit-frame-pointer", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"]),
                 .define("_GNU_SOURCE"),
             ],
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("stdc++")]

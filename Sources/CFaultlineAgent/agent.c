@@ -164,7 +164,6 @@ int faultline_install(const faultline_options *options) {
     // A parent (Foundation.Process does this) may have started us with most
     // signals blocked; the crash and sample signals must get through.
     fl_threads_unblock_agent_signals();
-    if (c->capture_stderr) fl_stderr_capture_start();
     if (c->detectors & FL_DETECTOR_CRASH) {
         if (fl_crash_install() != 0) {
             snprintf(g_error, sizeof g_error, "cannot install crash handlers: %s", strerror(errno));
@@ -174,6 +173,10 @@ int faultline_install(const faultline_options *options) {
         fl_altstack_enable_for_new_threads();
         fl_altstack_install_existing();
     }
+    // After the crash detector: its thread then starts with an alternate
+    // stack like any new thread, and is not one of the "existing" threads
+    // asked for one (it blocks signals and would only cost a timeout).
+    if (c->capture_stderr) fl_stderr_capture_start();
     if ((c->detectors & FL_DETECTOR_CXX_EXCEPTION) && fl_cxx_exception_install() != 0)
         fprintf(stderr, "faultline: C++ exception detector not installed: %s\n", strerror(errno));
     if ((c->detectors & FL_DETECTOR_HANG) && fl_hang_install() != 0)

@@ -115,7 +115,9 @@ int fl_altstack_install_existing(void) {
     pid_t me = fl_gettid();
     int asked = 0;
     for (int i = 0; i < n; i++) {
-        if (tids[i] == me) continue;
+        // A thread that blocks the signal would never answer: skip it
+        // rather than wait out the deadline (it has no alternate stack).
+        if (tids[i] == me || fl_thread_blocks_signal(tids[i], SIGURG)) continue;
         void *sp = map_stack();
         if (!sp) break;
         g_pending_stack[asked] = sp;
