@@ -116,6 +116,11 @@ let package = Package(
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
         .executableTarget(
+            name: "victim-leak",
+            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
+        ),
+        .executableTarget(
             name: "victim-oom",
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")]
         ),
@@ -132,6 +137,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "bench-shim",
+            cSettings: [.unsafeFlags(["-O2", "-g"]), .define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("pthread")]
+        ),
+        .executableTarget(
+            name: "bench-leaks",
             cSettings: [.unsafeFlags(["-O2", "-g"]), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("pthread")]
         ),
