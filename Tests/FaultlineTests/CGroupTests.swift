@@ -303,11 +303,16 @@ struct LimitedVictim {
         let pid = try ChildProcess.spawn(faultline, arguments: [faultline, "run", "--scenarios", dir + "/Scenarios", "--build-dir", build,
                                                                 "--artifacts", dir + "/artifacts"],
                                          environment: ProcessInfo.processInfo.environment, stdout: devnull.fileDescriptor, directory: dir)
-        // Wait until the victim sleeps inside its cgroup.
+        // Wait until the victim sleeps inside its cgroup, alone: on v1 the
+        // runner's spawning thread joins the cgroup for the spawn and leaves
+        // right after, and cgroup.procs lists the runner while it is there.
         var cgroups: [String] = []
         for _ in 0..<1000 {
             cgroups = leftoverCgroups(prefix: "faultline-interrupt-me-\(pid)-")
-            if let c = cgroups.first, !CGroupDirectory(path: c, version: .v1).processes().isEmpty { break }
+            if let c = cgroups.first {
+                let procs = CGroupDirectory(path: c, version: .v1).processes()
+                if procs.count == 1 && procs[0] != pid { break }
+            }
             usleep(10_000)
         }
         try #require(cgroups.count == 1)
