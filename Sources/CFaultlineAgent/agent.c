@@ -2,6 +2,7 @@
 // then defaults), opens the report directory, preallocates, and installs
 // the detectors. The constructor installs it automatically when the agent is
 // preloaded and FAULTLINE_REPORT_DIR is set.
+#include "env_option.h"
 #include "include/faultline.h"
 #include "agent_config.h"
 #include "altstack.h"
@@ -69,18 +70,6 @@ long fl_parse_detectors(const char *list, char *bad, int cap) {
     return bits;
 }
 
-static int env_int(const char *name, int fallback, int lo, int hi) {
-    const char *v = getenv(name);
-    if (!v || !*v) return fallback;
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (*end || n < lo || n > hi) {
-        fprintf(stderr, "faultline: %s=%s is not a number in %d...%d; using %d\n", name, v, lo, hi, fallback);
-        return fallback;
-    }
-    return (int)n;
-}
-
 static int mkdir_p(const char *path) {
     char tmp[PATH_MAX];
     fl_strlcpy(tmp, path, sizeof tmp);
@@ -97,12 +86,12 @@ static int mkdir_p(const char *path) {
 static void resolve_config(const faultline_options *o, fl_config *c) {
     const char *dir = o && o->report_dir ? o->report_dir : getenv("FAULTLINE_REPORT_DIR");
     fl_strlcpy(c->report_dir, dir && *dir ? dir : "faultline-reports", sizeof c->report_dir);
-    c->max_frames = o && o->max_frames ? o->max_frames : env_int("FAULTLINE_MAX_FRAMES", 128, 1, FL_MAX_FRAMES);
+    c->max_frames = o && o->max_frames ? o->max_frames : fl_env_int("FAULTLINE_MAX_FRAMES", 128, 1, FL_MAX_FRAMES);
     if (c->max_frames > FL_MAX_FRAMES) c->max_frames = FL_MAX_FRAMES;
-    c->thread_timeout_ms = o && o->thread_timeout_ms ? o->thread_timeout_ms : env_int("FAULTLINE_THREAD_TIMEOUT_MS", 50, 1, 10000);
-    c->max_threads = o && o->max_threads ? o->max_threads : env_int("FAULTLINE_MAX_THREADS", 256, 1, 1024);
-    c->capture_stderr = o && o->capture_stderr ? 1 : env_int("FAULTLINE_CAPTURE_STDERR", 0, 0, 1);
-    c->sample_signal = o && o->sample_signal ? o->sample_signal : env_int("FAULTLINE_SAMPLE_SIGNAL", SIGRTMIN + 8, SIGRTMIN, SIGRTMAX);
+    c->thread_timeout_ms = o && o->thread_timeout_ms ? o->thread_timeout_ms : fl_env_int("FAULTLINE_THREAD_TIMEOUT_MS", 50, 1, 10000);
+    c->max_threads = o && o->max_threads ? o->max_threads : fl_env_int("FAULTLINE_MAX_THREADS", 256, 1, 1024);
+    c->capture_stderr = o && o->capture_stderr ? 1 : fl_env_int("FAULTLINE_CAPTURE_STDERR", 0, 0, 1);
+    c->sample_signal = o && o->sample_signal ? o->sample_signal : fl_env_int("FAULTLINE_SAMPLE_SIGNAL", SIGRTMIN + 8, SIGRTMIN, SIGRTMAX);
     char bad[64];
     long d = fl_parse_detectors(getenv("FAULTLINE_DETECTORS"), bad, sizeof bad);
     if (d < 0) {

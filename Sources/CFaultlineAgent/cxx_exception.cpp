@@ -1,4 +1,5 @@
 // The terminate handler and its installation.
+#include "env_option.h"
 #include "cxx_exception.h"
 #include "cxx_exception_info.h"
 #include "cxx_throw_hooks.h"
@@ -18,19 +19,6 @@ std::atomic<int> g_reporting{0};
 int g_installed;
 int g_frames = FL_CXX_THROW_FRAMES_DEFAULT;
 int g_demangle = 1;
-
-// Reads an integer option; a bad value is named on stderr and ignored.
-int env_option(const char *name, int fallback, int lo, int hi) {
-    const char *v = getenv(name);
-    if (!v || !*v) return fallback;
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (*end || n < lo || n > hi) {
-        fprintf(stderr, "faultline: %s=%s is not a number in %d...%d; using %d\n", name, v, lo, hi, fallback);
-        return fallback;
-    }
-    return (int)n;
-}
 
 void terminate_handler(void) {
     // One report per process: a second thread reaching std::terminate, or a
@@ -55,8 +43,8 @@ void terminate_handler(void) {
 
 extern "C" int fl_cxx_exception_install(void) {
     if (g_installed) return 0;
-    g_frames = env_option("FAULTLINE_CXX_THROW_FRAMES", FL_CXX_THROW_FRAMES_DEFAULT, 0, FL_CXX_THROW_FRAMES_MAX);
-    g_demangle = env_option("FAULTLINE_CXX_DEMANGLE", 1, 0, 1);
+    g_frames = fl_env_int("FAULTLINE_CXX_THROW_FRAMES", FL_CXX_THROW_FRAMES_DEFAULT, 0, FL_CXX_THROW_FRAMES_MAX);
+    g_demangle = fl_env_int("FAULTLINE_CXX_DEMANGLE", 1, 0, 1);
     if (fl_cxx_report_prepare() != 0) return -1;
     fl_cxx_hooks_enable(g_frames);
     if (fl_cxx_take_terminate(terminate_handler) != 0) {

@@ -1,3 +1,4 @@
+#include "env_option.h"
 #include "hang_options.h"
 
 #include <stdatomic.h>
@@ -24,28 +25,16 @@ static atomic_int g_abort = 1;
 static atomic_int g_set_by_api;
 enum { SET_THRESHOLD = 1, SET_SAMPLE = 2, SET_DEADLOCK = 4, SET_ABORT = 8 };
 
-static int env_int(const char *name, int fallback, int lo, int hi) {
-    const char *v = getenv(name);
-    if (!v || !*v) return fallback;
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (*end || n < lo || n > hi) {
-        fprintf(stderr, "faultline: %s=%s is not a number in %d...%d; using %d\n", name, v, lo, hi, fallback);
-        return fallback;
-    }
-    return (int)n;
-}
-
 void fl_hang_options_load_env(void) {
     int api = atomic_load(&g_set_by_api);
     if (!(api & SET_THRESHOLD))
-        atomic_store(&g_threshold_ms, env_int("FAULTLINE_HANG_THRESHOLD_MS", DEFAULT_THRESHOLD_MS, MIN_THRESHOLD_MS, MAX_THRESHOLD_MS));
+        atomic_store(&g_threshold_ms, fl_env_int("FAULTLINE_HANG_THRESHOLD_MS", DEFAULT_THRESHOLD_MS, MIN_THRESHOLD_MS, MAX_THRESHOLD_MS));
     if (!(api & SET_SAMPLE))
-        atomic_store(&g_sample_ms, env_int("FAULTLINE_HANG_SAMPLE_MS", DEFAULT_SAMPLE_MS, MIN_SAMPLE_MS, MAX_SAMPLE_MS));
-    atomic_store(&g_ring, env_int("FAULTLINE_HANG_SAMPLES", DEFAULT_RING, 1, FL_HANG_RING_MAX));
+        atomic_store(&g_sample_ms, fl_env_int("FAULTLINE_HANG_SAMPLE_MS", DEFAULT_SAMPLE_MS, MIN_SAMPLE_MS, MAX_SAMPLE_MS));
+    atomic_store(&g_ring, fl_env_int("FAULTLINE_HANG_SAMPLES", DEFAULT_RING, 1, FL_HANG_RING_MAX));
     if (!(api & SET_DEADLOCK))
-        atomic_store(&g_deadlock_ms, env_int("FAULTLINE_DEADLOCK_THRESHOLD_MS", DEFAULT_DEADLOCK_MS, 0, MAX_THRESHOLD_MS));
-    if (!(api & SET_ABORT)) atomic_store(&g_abort, env_int("FAULTLINE_DEADLOCK_ABORT", 1, 0, 1));
+        atomic_store(&g_deadlock_ms, fl_env_int("FAULTLINE_DEADLOCK_THRESHOLD_MS", DEFAULT_DEADLOCK_MS, 0, MAX_THRESHOLD_MS));
+    if (!(api & SET_ABORT)) atomic_store(&g_abort, fl_env_int("FAULTLINE_DEADLOCK_ABORT", 1, 0, 1));
 }
 
 void fl_hang_options_get(fl_hang_options *out) {

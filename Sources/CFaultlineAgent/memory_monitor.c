@@ -1,3 +1,4 @@
+#include "env_option.h"
 #include "memory_monitor.h"
 #include "memory_cgroup.h"
 #include "memory_pressure.h"
@@ -29,18 +30,6 @@ static uint64_t g_last_warning_ns;
 static char g_crumb[FL_BREADCRUMB_SLOT - 16];
 static char g_report[256u << 10];
 
-static int env_int(const char *name, int def, int lo, int hi) {
-    const char *v = getenv(name);
-    if (!v || !*v) return def;
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (*end || n < lo || n > hi) {
-        fprintf(stderr, "faultline: %s=%s is not a number in %d...%d; using %d\n", name, v, lo, hi, def);
-        return def;
-    }
-    return (int)n;
-}
-
 static void env_word(const char *name, const char *def, const char *const *allowed, char *out, size_t cap) {
     const char *v = getenv(name);
     fl_strlcpy(out, def, cap);
@@ -67,7 +56,7 @@ static int parse_thresholds(const char *text, int *out, int cap) {
 
 void fl_memory_options_load(fl_memory_options *o) {
     static const char *const levels[] = {"low", "medium", "critical", "off", 0};
-    o->interval_ms = env_int("FAULTLINE_MEMORY_INTERVAL_MS", 100, 5, 60000);
+    o->interval_ms = fl_env_int("FAULTLINE_MEMORY_INTERVAL_MS", 100, 5, 60000);
     const char *t = getenv("FAULTLINE_MEMORY_THRESHOLDS");
     o->threshold_count = t && *t ? parse_thresholds(t, o->thresholds, FL_BREADCRUMB_SLOTS) : -1;
     if (o->threshold_count <= 0) {
@@ -78,12 +67,12 @@ void fl_memory_options_load(fl_memory_options *o) {
         memcpy(o->thresholds, def, sizeof def);
         o->threshold_count = 4;
     }
-    o->top_stacks = env_int("FAULTLINE_MEMORY_TOP_STACKS", 5, 0, FL_TOP_STACKS_MAX);
+    o->top_stacks = fl_env_int("FAULTLINE_MEMORY_TOP_STACKS", 5, 0, FL_TOP_STACKS_MAX);
     env_word("FAULTLINE_MEMORY_PRESSURE", "medium", levels, o->pressure_level, sizeof o->pressure_level);
     const char *psi = getenv("FAULTLINE_MEMORY_PSI");
     fl_strlcpy(o->psi_trigger, psi && *psi ? psi : "some 150000 2000000", sizeof o->psi_trigger);
-    o->warnings_max = env_int("FAULTLINE_MEMORY_WARNINGS", 3, 0, 100);
-    o->follow_fork = env_int("FAULTLINE_MEMORY_FOLLOW_FORK", 1, 0, 1);
+    o->warnings_max = fl_env_int("FAULTLINE_MEMORY_WARNINGS", 3, 0, 100);
+    o->follow_fork = fl_env_int("FAULTLINE_MEMORY_FOLLOW_FORK", 1, 0, 1);
 }
 
 const char *fl_memory_monitor_status(void) { return g_status; }
