@@ -3,6 +3,12 @@
 //      <= 5 ms). Each run forks a child that faults; the agent is linked in.
 //   2. capturing one other thread's stack by directed signal (target:
 //      median <= 20 us).
+//
+//   bench-crash [RUNS] [--runs N] [--config agent|none] [--json]
+//
+// --config none measures the baseline: the same fault without the agent
+// (fault -> process reaped only). --json prints one JSON line per
+// measurement (docs/benchmarks.md, "The contract") instead of the table.
 #include "faultline.h"
 #include "../CFaultlineAgent/thread_capture.h"
 
@@ -15,6 +21,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +45,19 @@ static void print_stats(const char *what, uint64_t *v, int n, double target_us) 
            v[n / 2] / 1e3, v[n / 10] / 1e3, v[n * 9 / 10] / 1e3, n);
     if (target_us > 0) printf(", target <= %.0f us)%s\n", target_us, v[n / 2] / 1e3 <= target_us ? "" : "  ** over target **");
     else printf(")\n");
+}
+
+/// --json: JSON lines instead of the table.
+static int g_json;
+/// --config: "agent" or "none".
+static const char *g_config = "agent";
+
+/// One JSON line: metric, config, unit and the samples (ns scaled to us).
+static void emit_json(const char *metric, uint64_t *v, int n) {
+    printf("{\"metric\":\"%s\",\"config\":\"%s\",\"unit\":\"us\",\"samples\":[", metric, g_config);
+    for (int i = 0; i < n; i++) printf("%s%.3f", i ? "," : "", v[i] / 1e3);
+    printf("]}\n");
+    fflush(stdout);
 }
 
 static volatile uint64_t *g_fault_time;
@@ -78,6 +98,8 @@ static void bench_fault_to_report(const char *dir, int runs, int threads) {
     for (int i = 0; i < runs; i++) {
         pid_t pid = fork();
         if (pid == 0) {
+            struct rlimit no_core = {0, 0};  // a core dump would be timed too
+            setrlimit(RLIMIT_CORE, &no_core);
             for (int t = 0; t < threads; t++) { pthread_t th; pthread_create(&th, 0, idle, 0); }
             if (threads) usleep(2000);
             int devnull = open("/dev/null", 1);
@@ -86,11 +108,24 @@ static void bench_fault_to_report(const char *dir, int runs, int threads) {
             _exit(0);
         }
         char ev[4096];
-        if (read(in, ev, sizeof ev) > 0) closed[nclosed++] = now_ns() - *g_fault_time;
+        // Without the agent no report is written: nothing to wait for.
+        if (!strcmp(g_config, "agent") && read(in, ev, sizeof ev) > 0) closed[nclosed++] = now_ns() - *g_fault_time;
         int status;
         waitpid(pid, &status, 0);
         uint64_t end = now_ns();
         if (WIFSIGNALED(status) && WTERMSIG(status) == 11) total[ok++] = end - *g_fault_time;
+    }
+    if (g_json) {
+        char metric[64];
+        snprintf(metric, sizeof metric, "crash.fault_to_report_%dthreads", threads);
+        if (nclosed) emit_json(metric, closed, nclosed);
+        snprintf(metric, sizeof metric, "crash.fault_to_reaped_%dthreads", threads);
+        if (ok) emit_json(metric, total, ok);
+        clear_dir(dir);
+        close(in);
+        free(total);
+        free(closed);
+        return;
     }
     char what[96];
     snprintf(what, sizeof what, "fault -> report closed, 30 frames, %d other thr", threads);
@@ -132,6 +167,7 @@ static void bench_thread_capture(int runs) {
         uint64_t t1 = now_ns();
         if (k > 0) { v[ok++] = t1 - t0; frames = k; }
     }
+    if (g_json) { if (ok) emit_json("crash.capture_other_thread", v, ok); free(v); return; }
     char what[96];
     snprintf(what, sizeof what, "capture one other thread (%d frames)", frames);
     if (ok) print_stats(what, v, ok, 20);
@@ -145,16 +181,29 @@ int main(int argc, char **argv) {
         setenv("SWIFT_BACKTRACE", "enable=no", 1);
         execv("/proc/self/exe", argv);
     }
-    int runs = argc > 1 ? atoi(argv[1]) : 50;
+    int runs = 50;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) g_json = 1;
+        else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--config") && i + 1 < argc) g_config = argv[++i];
+        else if (argv[i][0] >= '0' && argv[i][0] <= '9') runs = atoi(argv[i]);
+        else {
+            fprintf(stderr, "bench-crash: unknown argument '%s'\nusage: bench-crash [RUNS] [--runs N] [--config agent|none] [--json]\n", argv[i]);
+            return 2;
+        }
+    }
+    int agent = !strcmp(g_config, "agent");
+    if (!agent && strcmp(g_config, "none")) { fprintf(stderr, "bench-crash: --config %s is not agent or none\n", g_config); return 2; }
+    if (runs < 1) { fprintf(stderr, "bench-crash: runs must be at least 1\n"); return 2; }
     char dir[] = "/tmp/faultline-bench-crash-XXXXXX";
     if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
     faultline_options o = {0};
     o.report_dir = dir;
-    if (faultline_install(&o) != 0) { fprintf(stderr, "install failed: %s\n", faultline_last_error()); return 1; }
-    printf("bench-crash (%d runs each)\n", runs);
+    if (agent && faultline_install(&o) != 0) { fprintf(stderr, "install failed: %s\n", faultline_last_error()); return 1; }
+    if (!g_json) printf("bench-crash (%d runs each, %s)\n", runs, agent ? "agent installed" : "no agent: baseline");
     bench_fault_to_report(dir, runs, 0);
     bench_fault_to_report(dir, runs, 4);
-    bench_thread_capture(runs * 20);
+    if (agent) bench_thread_capture(runs * 20);
     rmdir(dir);
     return 0;
 }

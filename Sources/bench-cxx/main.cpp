@@ -16,6 +16,13 @@
 // Target: under 1 µs median extra per throw.
 //
 //   bench-cxx [--rounds N] [--agent PATH]
+//   bench-cxx --json --single CONFIG [--depth D] [--agent PATH]
+//
+// --single runs one child of configuration CONFIG (none, agent_off,
+// detector_32, detector_8) and prints JSON lines (docs/benchmarks.md, "The
+// contract"): the median ns per throw-and-catch through the PLT (A) and the
+// median extra over the direct throw (A-B). `faultline bench` alternates the
+// configurations by calling this once per configuration and round.
 //
 // The agent defaults to libFaultlineAgentPreload.so next to this program.
 #include <algorithm>
@@ -133,6 +140,7 @@ int run_child(int depth) {
 }
 
 struct config {
+    const char *id;  // for --single and JSON
     const char *name;
     bool preload;
     const char *detectors;  // FAULTLINE_DETECTORS
@@ -140,10 +148,10 @@ struct config {
 };
 
 const config kConfigs[] = {
-    {"no agent (control)", false, nullptr, nullptr},
-    {"agent, detector off", true, "crash", nullptr},
-    {"detector on, 32 frames", true, "crash,cxx_exception", nullptr},
-    {"detector on, 8 frames", true, "crash,cxx_exception", "8"},
+    {"none", "no agent (control)", false, nullptr, nullptr},
+    {"agent_off", "agent, detector off", true, "crash", nullptr},
+    {"detector_32", "detector on, 32 frames", true, "crash,cxx_exception", nullptr},
+    {"detector_8", "detector on, 8 frames", true, "crash,cxx_exception", "8"},
 };
 constexpr int kNConfigs = sizeof kConfigs / sizeof kConfigs[0];
 constexpr int kDefaultConfig = 2;
@@ -211,13 +219,18 @@ int count_reports(const std::string &dir) {
 
 int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "--child")) return run_child(atoi(argv[2]));
-    int rounds = 5;
+    int rounds = 5, single_depth = 24;
+    bool json = false;
+    const char *single = nullptr;
     std::string agent;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--json")) json = true;
+        else if (!strcmp(argv[i], "--single") && i + 1 < argc) single = argv[++i];
+        else if (!strcmp(argv[i], "--depth") && i + 1 < argc) single_depth = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--agent") && i + 1 < argc) agent = argv[++i];
         else {
-            fprintf(stderr, "usage: bench-cxx [--rounds N] [--agent PATH]\nbench-cxx: unknown argument '%s'\n", argv[i]);
+            fprintf(stderr, "usage: bench-cxx [--rounds N] [--agent PATH]\n       bench-cxx --json --single none|agent_off|detector_32|detector_8 [--depth D] [--agent PATH]\nbench-cxx: unknown argument '%s'\n", argv[i]);
             return 2;
         }
     }
@@ -237,6 +250,25 @@ int main(int argc, char **argv) {
     }
     char dir[] = "/tmp/bench-cxx-XXXXXX";
     if (!mkdtemp(dir)) { perror("bench-cxx: mkdtemp"); return 1; }
+    if (single || json) {
+        const config *c = nullptr;
+        for (const config &k : kConfigs) if (single && !strcmp(single, k.id)) c = &k;
+        if (!c || !json) {
+            fprintf(stderr, "bench-cxx: --json needs --single none|agent_off|detector_32|detector_8 (found '%s')\n", single ? single : "nothing");
+            return 2;
+        }
+        sample s;
+        bool ok = spawn_child(self, *c, single_depth, agent, dir, &s);
+        if (ok) {
+            printf("{\"metric\":\"cxx.throw_catch_depth%d\",\"config\":\"%s\",\"unit\":\"ns\",\"value\":%.1f}\n", single_depth, c->id, s.hooked);
+            printf("{\"metric\":\"cxx.extra_per_throw_depth%d\",\"config\":\"%s\",\"unit\":\"ns\",\"value\":%.1f}\n", single_depth, c->id, s.extra);
+        }
+        int reports = count_reports(dir);
+        std::string rm = "rm -rf '" + std::string(dir) + "'";
+        if (system(rm.c_str()) != 0) {}
+        if (reports) { fprintf(stderr, "bench-cxx: %d report(s) written by caught exceptions\n", reports); return 1; }
+        return ok ? 0 : 1;
+    }
 
     printf("bench-cxx: throw-and-catch of std::runtime_error; per child %d pairs of batches of %d throws; %d rounds\n",
            kPairs, kPerBatch, rounds);

@@ -11,7 +11,9 @@
 //   4. the cost of one faultline_heartbeat() call.
 // Ping mode uses the toolchain's libdispatch (loaded with dlopen): the
 // pinger posts to the main queue and the program runs dispatch_main().
-// Usage: bench-hang [--runs N] [--threshold-ms MS] [--seconds S] [--only sample|cpu|latency|heartbeat]
+// Usage: bench-hang [--runs N] [--threshold-ms MS] [--seconds S] [--only sample|cpu|latency|heartbeat] [--json]
+// --json prints one JSON line per measurement (docs/benchmarks.md, "The
+// contract") for the sample and cpu sections instead of the tables.
 #include "faultline.h"
 #include "faultline_hang.h"
 #include "../CFaultlineAgent/thread_capture.h"
@@ -49,6 +51,17 @@ static void print_stats(const char *what, uint64_t *v, int n, double unit_ns, co
 }
 
 static char g_dir[] = "/tmp/bench-hang-XXXXXX";
+
+/// --json: JSON lines instead of the tables.
+static int g_json;
+
+/// One JSON line of samples (ns divided by `unit_ns`).
+static void emit_samples(const char *metric, const char *config, const char *unit, uint64_t *v, int n, double unit_ns) {
+    if (n <= 0) return;
+    printf("{\"metric\":\"%s\",\"config\":\"%s\",\"unit\":\"%s\",\"samples\":[", metric, config, unit);
+    for (int i = 0; i < n; i++) printf("%s%.3f", i ? "," : "", v[i] / unit_ns);
+    printf("]}\n");
+}
 
 static void install(const char *detectors) {
     setenv("FAULTLINE_DETECTORS", detectors, 1);
@@ -348,6 +361,15 @@ static void section_sample(void) {
     char what[96];
     clear_out();
     run_child(measure_sample_direct);
+    if (g_json) {
+        emit_samples("hang.sample_spinning_main", "agent", "us", g_out->values, g_out->count < 4096 ? g_out->count : 4096, 1e3);
+        clear_out();
+        run_child(measure_sample_blocked);
+        int n = g_out->count < 4096 ? g_out->count : 4096;
+        emit_samples("hang.sample_blocked_main", "agent", "us", g_out->values2, n, 1e3);
+        emit_samples("hang.sampled_thread_cpu", "agent", "us", g_out->values, n, 1e3);
+        return;
+    }
     snprintf(what, sizeof what, "one sample of a spinning main thread (%llu frames)", (unsigned long long)g_out->counters[0]);
     print_stats(what, g_out->values, g_out->count < 4096 ? g_out->count : 4096, 1e3, "us", "(target: median <= 20 us)");
 
@@ -367,12 +389,28 @@ static void print_cpu(const char *name, const char *extra) {
 }
 
 static void section_cpu(void) {
-    static const struct { const char *name; void (*load)(uint64_t); } loads[] = {
-        {"inferred mode, main idle in poll", idle_load},
-        {"heartbeat mode, loop idle (heartbeat + poll 10 ms)", heartbeat_idle_load},
-        {"inferred mode, main busy (sampled every tick)", busy_load},
-        {"heartbeat mode, loop stuck busy (sampled)", heartbeat_busy_load},
+    static const struct { const char *name; void (*load)(uint64_t); const char *id; } loads[] = {
+        {"inferred mode, main idle in poll", idle_load, "inferred_idle"},
+        {"heartbeat mode, loop idle (heartbeat + poll 10 ms)", heartbeat_idle_load, "heartbeat_idle"},
+        {"inferred mode, main busy (sampled every tick)", busy_load, "inferred_busy"},
+        {"heartbeat mode, loop stuck busy (sampled)", heartbeat_busy_load, "heartbeat_busy"},
     };
+    static const char *ping_ids[] = {"ping_idle", "ping_busy"};
+    if (g_json) {
+        for (unsigned i = 0; i < sizeof loads / sizeof loads[0]; i++) {
+            clear_out();
+            g_load = loads[i].load;
+            run_child(measure_cpu);
+            printf("{\"metric\":\"hang.watchdog_cpu\",\"config\":\"%s\",\"unit\":\"%%core\",\"value\":%.4f}\n", loads[i].id, g_out->figures[0]);
+        }
+        for (int busy = 0; busy < 2; busy++) {
+            clear_out();
+            g_ping_busy = busy;
+            run_child(measure_cpu_ping);
+            printf("{\"metric\":\"hang.watchdog_cpu\",\"config\":\"%s\",\"unit\":\"%%core\",\"value\":%.4f}\n", ping_ids[busy], g_out->figures[0]);
+        }
+        return;
+    }
     printf("\nwatchdog CPU over %d s at a 50 ms interval (target: < 1%% of one core)\n", g_seconds);
     for (unsigned i = 0; i < sizeof loads / sizeof loads[0]; i++) {
         clear_out();
@@ -427,8 +465,9 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--threshold-ms") == 0 && i + 1 < argc) g_threshold_ms = atoi(argv[++i]);
         else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) g_seconds = atoi(argv[++i]);
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
+        else if (strcmp(argv[i], "--json") == 0) g_json = 1;
         else {
-            fprintf(stderr, "bench-hang: unknown argument '%s'\nusage: bench-hang [--runs N] [--threshold-ms MS] [--seconds S] [--only sample|cpu|latency|heartbeat]\n", argv[i]);
+            fprintf(stderr, "bench-hang: unknown argument '%s'\nusage: bench-hang [--runs N] [--threshold-ms MS] [--seconds S] [--only sample|cpu|latency|heartbeat] [--json]\n", argv[i]);
             return 2;
         }
     }
@@ -446,6 +485,14 @@ int main(int argc, char **argv) {
     setvbuf(stdout, 0, _IOLBF, 0);
     double load[1] = {0};
     getloadavg(load, 1);
+    if (g_json) {
+        // Only the sections with a machine-readable form.
+        if (!only || !strcmp(only, "sample")) section_sample();
+        if (!only || !strcmp(only, "cpu")) section_cpu();
+        remove_reports();
+        rmdir(g_dir);
+        return 0;
+    }
     printf("bench-hang: hang detector costs (%ld cores online, load average %.2f)\n", sysconf(_SC_NPROCESSORS_ONLN), load[0]);
     printf("Times are wall-clock: on a loaded machine a sample waits for the sampled thread to get a CPU.\n\n");
 

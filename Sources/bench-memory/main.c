@@ -10,7 +10,9 @@
 //      (inotify IN_MOVED_TO). Needs root for the connector; without it the
 //      report's own time_unix_ms (when the runner saw the OOM counter rise)
 //      is the start.
-// Usage: bench-memory [RUNS=10] [SECONDS=5]
+// Usage: bench-memory [RUNS=10] [SECONDS=5] [--only monitor|kill] [--json]
+// --json prints one JSON line per measurement (docs/benchmarks.md, "The
+// contract") instead of the tables.
 #include "faultline.h"
 
 #include <dirent.h>
@@ -48,6 +50,11 @@ static void print_stats(const char *what, uint64_t *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_u64);
     printf("%-44s median %8.2f ms   min %8.2f   max %8.2f   (n=%d)\n", what, v[n / 2] / 1e6, v[0] / 1e6, v[n - 1] / 1e6, n);
 }
+
+/// --json: JSON lines instead of the tables.
+static int g_json;
+/// Why the monitor ran without a limit (JSON "note"), or "".
+static const char *g_note = "";
 
 static char g_bin[4096];  // directory of this executable (victims and faultline are built there)
 
@@ -127,6 +134,14 @@ static void measure_monitor(int interval_ms, int seconds, const char *report_dir
     sleep((unsigned)seconds);
     uint64_t c1 = thread_cpu_ns(tid), t1 = now_ns(CLOCK_MONOTONIC);
     double ticks = (double)(t1 - t0) / (interval_ms * 1e6);
+    if (g_json) {
+        printf("{\"metric\":\"memory.monitor_cpu\",\"config\":\"%dms\",\"unit\":\"%%core\",\"value\":%.5f,\"note\":\"%s\"}\n",
+               interval_ms, 100.0 * (c1 - c0) / (t1 - t0), g_note);
+        printf("{\"metric\":\"memory.monitor_tick\",\"config\":\"%dms\",\"unit\":\"us\",\"value\":%.3f,\"note\":\"%s\"}\n",
+               interval_ms, (c1 - c0) / 1e3 / ticks, g_note);
+        fflush(stdout);
+        _exit(0);
+    }
     printf("monitor at %3d ms%-10s %8.2f us CPU per tick   %7.4f %% of one core   (%.0f ticks)\n", interval_ms,
            interval_ms == 100 ? " (default)" : "", (c1 - c0) / 1e3 / ticks, 100.0 * (c1 - c0) / (t1 - t0), ticks);
     fflush(stdout);
@@ -147,7 +162,8 @@ static void part_monitor(int seconds) {
         snprintf(procs, sizeof procs, "%s/cgroup.procs", mine);
         if (mkdir(mine, 0755) == 0 && write_file(path, "268435456") == 0 && write_file(procs, pid) == 0) limited = 1;
     }
-    printf("1. memory monitor thread (%s)\n", limited ? "in a memory cgroup limited to 256 MiB" : "SKIP limit: no memory cgroup could be made; measured without one");
+    if (!limited) g_note = "no memory cgroup could be made: measured without a limit";
+    if (!g_json) printf("1. memory monitor thread (%s)\n", limited ? "in a memory cgroup limited to 256 MiB" : "SKIP limit: no memory cgroup could be made; measured without one");
     int intervals[] = {100, 20, 10};
     for (int i = 0; i < 3; i++) {
         pid_t p = fork();
@@ -240,11 +256,12 @@ static void part_kill_to_report(int runs) {
     snprintf(faultline, sizeof faultline, "%s/faultline", g_bin);
     snprintf(victim, sizeof victim, "%s/victim-oom", g_bin);
     if (access(faultline, X_OK) != 0 || access(victim, X_OK) != 0) {
+        if (g_json) return;
         printf("2. kill -> report: SKIP: build faultline and victim-oom next to bench-memory first\n");
         return;
     }
     int conn = connector_open();
-    printf("2. kill -> oom_kill report (faultline exec --memory-limit 32M, victim-oom malloc-grow; start = %s)\n",
+    if (!g_json) printf("2. kill -> oom_kill report (faultline exec --memory-limit 32M, victim-oom malloc-grow; start = %s)\n",
            conn >= 0 ? "victim exit, kernel timestamp" : "report's time_unix_ms (no process-events connector: not root?)");
     uint64_t delays[64];
     int n = 0;
@@ -305,18 +322,38 @@ static void part_kill_to_report(int runs) {
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         if (system(cmd) != 0) {}
     }
-    print_stats("kill -> report renamed into place", delays, n);
+    if (g_json) {
+        if (n) {
+            printf("{\"metric\":\"memory.kill_to_report\",\"config\":\"faultline_exec\",\"unit\":\"ms\",\"samples\":[");
+            for (int i = 0; i < n; i++) printf("%s%.3f", i ? "," : "", delays[i] / 1e6);
+            printf("]}\n");
+        }
+    } else print_stats("kill -> report renamed into place", delays, n);
     if (conn >= 0) close(conn);
 }
 
 int main(int argc, char **argv) {
-    int runs = argc > 1 ? atoi(argv[1]) : 10, seconds = argc > 2 ? atoi(argv[2]) : 5;
+    int runs = 10, seconds = 5, positional = 0;
+    const char *only = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) g_json = 1;
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+        else if (argv[i][0] >= '0' && argv[i][0] <= '9' && positional < 2) { if (positional++ == 0) runs = atoi(argv[i]); else seconds = atoi(argv[i]); }
+        else {
+            fprintf(stderr, "bench-memory: unknown argument '%s'\nusage: bench-memory [RUNS=10] [SECONDS=5] [--only monitor|kill] [--json]\n", argv[i]);
+            return 2;
+        }
+    }
+    if (only && strcmp(only, "monitor") && strcmp(only, "kill")) {
+        fprintf(stderr, "bench-memory: --only %s is not monitor or kill\n", only);
+        return 2;
+    }
     if (runs < 1) runs = 10;
     if (seconds < 1) seconds = 5;
     ssize_t n = readlink("/proc/self/exe", g_bin, sizeof g_bin - 1);
     if (n > 0) { g_bin[n] = 0; char *s = strrchr(g_bin, '/'); if (s) *s = 0; }
     setvbuf(stdout, 0, _IOLBF, 0);
-    part_monitor(seconds);
-    part_kill_to_report(runs);
+    if (!only || !strcmp(only, "monitor")) part_monitor(seconds);
+    if (!only || !strcmp(only, "kill")) part_kill_to_report(runs);
     return 0;
 }

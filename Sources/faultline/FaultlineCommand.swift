@@ -14,7 +14,7 @@ struct FaultlineCommand: AsyncParsableCommand {
             faultline doctor              what this machine supports (cgroups, unwinder, …)
             """,
         subcommands: [
-            RunCommand.self, ListCommand.self, ExecCommand.self, ReportCommand.self, DoctorCommand.self, CGroupExecCommand.self,
+            RunCommand.self, ListCommand.self, ExecCommand.self, ReportCommand.self, DoctorCommand.self, CGroupExecCommand.self, BenchCommand.self,
         ]
     )
 }

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Finding the peer tools and building the AddressSanitizer workload.
+enum BenchMachineTools {
+    /// `name` on PATH, or nil.
+    static func onPath(_ name: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let p = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return nil
+    }
+
+    /// The first existing file of `paths`, or nil.
+    static func firstExisting(_ paths: [String]) -> String? {
+        paths.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// clang from the Swift toolchain (it ships the ASan runtime), else PATH.
+    static func clang() -> String? {
+        firstExisting(["/opt/swift/usr/bin/clang"]) ?? onPath("clang")
+    }
+
+    /// Compiles the synthetic workload (bench-shim's source) with
+    /// `-fsanitize=address` into `dir`; the path, or the reason it failed.
+    static func buildASanWorkload(source: String, into dir: String) -> Result<String, BenchError> {
+        guard FileManager.default.fileExists(atPath: source) else {
+            return .failure(BenchError("\(source) not found: run from the package checkout to rebuild the workload with ASan"))
+        }
+        guard let clang = clang() else { return .failure(BenchError("clang not found (the Swift toolchain ships it at /opt/swift/usr/bin/clang)")) }
+        let out = "\(dir)/bench-shim-asan"
+        let args = [clang, "-O2", "-g", "-fsanitize=address", "-fno-omit-frame-pointer", "-D_GNU_SOURCE", "-pthread", source, "-o", out]
+        guard let o = try? BenchProcess(arguments: args, timeLimit: 120).run(), o.succeeded else {
+            return .failure(BenchError("compiling the workload with clang -fsanitize=address failed"))
+        }
+        return .success(out)
+    }
+
+    /// True when the shim at `path` has leak tracking: it reads the
+    /// FAULTLINE_LEAK_* options. (The bare word "leaks" is no sign: the
+    /// shared report code maps report kinds to detector names.)
+    static func shimKnowsLeaks(_ path: String) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else { return false }
+        return data.range(of: Data("FAULTLINE_LEAK".utf8)) != nil
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import FaultlineHarness
+import Foundation
+
+/// `faultline bench`: what every detector costs on this machine, side by
+/// side with glibc alone and the peer tools; console table, results JSON,
+/// HTML report, and comparison with an earlier results file.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure what every detector costs, against glibc alone and the peer tools (valgrind, heaptrack, efence, DUMA, ASan).",
+        discussion: """
+            Sections: \(BenchSuite.sections.joined(separator: ", ")). A FILTER names a section (or a prefix of one), or a metric-name prefix such as crash.capture.
+            Configurations alternate run by run (A B, B A, …) after warm-up runs that are discarded; figures are medians with p10/p90,
+            and ratios are against the baseline measured in the same run. See docs/benchmarks.md.
+            """
+    )
+
+    @Flag(help: "The short run (about 2 minutes on 2 cores) instead of the full one (about 15).")
+    var quick = false
+
+    @Option(name: .customLong("json"), help: ArgumentHelp("Write the results here (keep it for --compare).", valueName: "file"))
+    var jsonPath: String?
+
+    @Option(name: .customLong("html"), help: ArgumentHelp("Write the HTML report here.", valueName: "file"))
+    var htmlPath: String?
+
+    @Option(name: .customLong("compare"), help: ArgumentHelp("Print what regressed (and improved) since this results file.", valueName: "old.json"))
+    var comparePath: String?
+
+    @Option(help: ArgumentHelp("Relative threshold for --compare: a figure regressed when its median grew by more than this and beyond the old p90.", valueName: "fraction"))
+    var threshold: Double = BenchComparison.defaultThreshold
+
+    @Option(name: .customLong("build-dir"), help: ArgumentHelp("Where the bench programs, agent and shim are built (default: next to faultline).", valueName: "dir"))
+    var buildDirectory: String?
+
+    @Argument(help: "Run only these sections or metrics.")
+    var filters: [String] = []
+
+    func validate() throws {
+        let unknown = BenchSuite.unknownFilters(filters)
+        if !unknown.isEmpty {
+            throw ValidationError("no bench section matches '\(unknown[0])'; sections are \(BenchSuite.sections.joined(separator: ", "))")
+        }
+        if !(threshold > 0 && threshold < 10) { throw ValidationError("--threshold \(threshold) must be a fraction above 0, e.g. 0.1 for 10 %") }
+    }
+
+    func run() throws {
+        // Read the old results first: a bad file should fail before a 15-minute run.
+        let old = try comparePath.map { path in
+            do { return try BenchReport.load(path: path) } catch { throw ValidationError("\(error)") }
+        }
+        let build = buildDirectory.map(BuildDirectory.init(path:)) ?? BuildDirectory.ofRunningExecutable()
+        let started = Date()
+        var machine = BenchMachine.current()
+        let stderr = FileHandle.standardError
+        let suite = BenchSuite(
+            options: BenchOptions(quick: quick, filters: filters, build: build, packageRoot: build.packageRoot()),
+            progress: { line in FileHandle.standardError.write(Data("bench: \(line)\n".utf8)) })
+        stderr.write(Data("bench: \(quick ? "quick" : "full") run on \(machine.cpus) CPUs (\(machine.cpuModel)), load \(machine.loadAtStart.map { String($0) }.joined(separator: " "))\n".utf8))
+        let metrics = suite.run()
+        machine.loadAtEnd = BenchMachine.currentLoad()
+        let elapsed = Date().timeIntervalSince(started)
+        let iso = ISO8601DateFormatter().string(from: started)
+        let report = BenchReport(startedAt: iso, elapsedSeconds: elapsed, quick: quick, filters: filters,
+                                 build: build.path.hasSuffix("/release") ? "release" : build.path.hasSuffix("/debug") ? "debug" : build.path,
+                                 machine: machine, metrics: metrics)
+        print(BenchConsole.render(metrics))
+        if let jsonPath {
+            do { try report.jsonData().write(to: URL(fileURLWithPath: jsonPath)) } catch {
+                throw ValidationError("--json \(jsonPath): cannot write the results: \(error.localizedDescription)")
+            }
+            print("results: \(jsonPath)")
+        }
+        if let htmlPath {
+            do { try Data(BenchHTML.render(report).utf8).write(to: URL(fileURLWithPath: htmlPath)) } catch {
+                throw ValidationError("--html \(htmlPath): cannot write the report: \(error.localizedDescription)")
+            }
+            print("HTML report: \(htmlPath)")
+        }
+        if let old, let comparePath {
+            let changes = BenchComparison.compare(old: old, new: report, threshold: threshold)
+            let regressed = changes.filter { $0.kind == .regressed }
+            print("\ncompared with \(comparePath) (threshold \(String(format: "%.0f", threshold * 100)) % and beyond the old p90/p10):")
+            if changes.isEmpty { print("  no figure moved beyond the threshold") }
+            for c in changes { print("  \(c.kind == .regressed ? "REGRESSED" : "improved "): \(c.text)") }
+            print("  \(regressed.count) regression(s)")
+        }
+        print(String(format: "\nbench finished in %.1f s (%@ run, %@ build, load %@ at the end)", elapsed, quick ? "quick" : "full", report.build,
+                     machine.loadAtEnd.map { String($0) }.joined(separator: " ")))
+    }
+}
