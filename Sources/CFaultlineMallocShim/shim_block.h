@@ -1,7 +1,7 @@
 // The header the shim puts in front of every block it hands out, and the
 // state tag that tells live, quarantined and released blocks apart.
 //
-//   real allocation (glibc)  [align padding][ header 32 B ][ user bytes … ]
+//   real allocation (glibc)  [align padding][ header 48 B ][ user bytes … ]
 //                                           ^ header       ^ pointer returned
 //
 // The magic word is the last word before the user bytes and is bound to the
@@ -14,7 +14,8 @@
 #include <stdint.h>
 
 /// Bytes of metadata in front of each block; keeps user pointers 16-aligned.
-#define SHIM_HEADER_SIZE 32u
+/// 48 since the leak work: 16 of them link live blocks (shim_live.c).
+#define SHIM_HEADER_SIZE 48u
 
 /// Block states, stored xor-ed with the address hash in `magic`.
 enum {
@@ -25,6 +26,8 @@ enum {
 
 /// Metadata in front of a block. Written only by the shim.
 typedef struct shim_block {
+    struct shim_block *live_prev;  ///< live-block list of the stripe (shim_live.c), while live
+    struct shim_block *live_next;  ///< next in that list
     uint32_t alloc_tid;    ///< thread that allocated it
     uint32_t free_tid;     ///< thread that freed it (0 while live)
     uint64_t size;         ///< size the program asked for

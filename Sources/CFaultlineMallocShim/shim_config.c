@@ -1,4 +1,7 @@
 #include "shim_config.h"
+
+#include <signal.h>
+#include <string.h>
 #include "sigsafe.h"
 
 #include <stdint.h>
@@ -20,6 +23,16 @@ shim_config shim_cfg = {
     .check_at_exit = 1,
     .max_frames = 128,
     .stats = 0,
+    .leak_tracking = 1,
+    .leak_check_at_exit = 0,
+    .leak_show_reachable = 0,
+    .leak_signal = 0,       // SIGRTMIN + 11, set in shim_config_load
+    .leak_stop_signal = 0,  // SIGRTMIN + 10
+    .leak_stop_timeout_ms = 500,
+    .leak_max_groups = 50,
+    .leak_growth_ms = 0,
+    .leak_growth_snapshots = 5,
+    .leak_growth_min_bytes = 1024,
 };
 
 // One line on stderr, without stdio (this runs before and inside malloc).
@@ -76,7 +89,23 @@ static void env_int(const char *name, int *field, int lo, int hi) {
 
 // Detection is on when FAULTLINE_DETECTORS is unset, "all", or names
 // use_after_free or shim; the agent reads the same list for its detectors.
+static int detectors_include(const char *list, const char *a, const char *b, const char *c) {
+    if (!list || !*list || fl_streq(list, "all")) return 1;
+    const char *p = list;
+    while (*p) {
+        const char *e = p;
+        while (*e && *e != ',') e++;
+        size_t len = (size_t)(e - p);
+        const char *names[3] = {a, b, c};
+        for (int i = 0; i < 3; i++)
+            if (names[i] && len == strlen(names[i]) && strncmp(p, names[i], len) == 0) return 1;
+        p = *e ? e + 1 : e;
+    }
+    return 0;
+}
+
 static int detectors_include_shim(const char *list) {
+    if (detectors_include(list, "leaks", 0, 0)) return 1;
     if (!list || !*list || fl_streq(list, "all")) return 1;
     const char *p = list;
     while (*p) {
@@ -105,6 +134,23 @@ void shim_config_load(void) {
     env_int("FAULTLINE_CHECK_AT_EXIT", &c->check_at_exit, 0, 1);
     env_int("FAULTLINE_MAX_FRAMES", &c->max_frames, 1, SHIM_MAX_REPORT_FRAMES);
     env_int("FAULTLINE_SHIM_STATS", &c->stats, 0, 1);
+    c->leak_check_at_exit = detectors_include(getenv("FAULTLINE_DETECTORS"), "leaks", 0, 0);
+    c->leak_signal = SIGRTMIN + 11;
+    c->leak_stop_signal = SIGRTMIN + 10;
+    env_int("FAULTLINE_LEAK_TRACKING", &c->leak_tracking, 0, 1);
+    env_int("FAULTLINE_LEAK_CHECK_AT_EXIT", &c->leak_check_at_exit, 0, 1);
+    env_int("FAULTLINE_LEAK_SHOW_REACHABLE", &c->leak_show_reachable, 0, 1);
+    // 0 turns the on-demand signal off; otherwise any signal number is allowed.
+    env_int("FAULTLINE_LEAK_SIGNAL", &c->leak_signal, 0, SIGRTMAX);
+    env_int("FAULTLINE_LEAK_STOP_SIGNAL", &c->leak_stop_signal, 1, SIGRTMAX);
+    env_int("FAULTLINE_LEAK_STOP_TIMEOUT_MS", &c->leak_stop_timeout_ms, 1, 60000);
+    env_int("FAULTLINE_LEAK_MAX_GROUPS", &c->leak_max_groups, 1, 100000);
+    env_int("FAULTLINE_LEAK_GROWTH_MS", &c->leak_growth_ms, 0, 86400000);
+    env_int("FAULTLINE_LEAK_GROWTH_SNAPSHOTS", &c->leak_growth_snapshots, 2, 1000);
+    env_size("FAULTLINE_LEAK_GROWTH_MIN_BYTES", &c->leak_growth_min_bytes, 0, 1ull << 40);
+    if (!c->leak_tracking) { c->leak_check_at_exit = 0; c->leak_growth_ms = 0; }
+    const char *sup = getenv("FAULTLINE_LEAK_SUPPRESSIONS");
+    if (sup && *sup) fl_strlcpy(c->leak_suppressions, sup, sizeof c->leak_suppressions);
     const char *u = getenv("FAULTLINE_MALLOC_UNWINDER");
     if (u && *u) {
         if (fl_streq(u, "fp")) c->unwinder = SHIM_UNWIND_FP;

@@ -25,6 +25,17 @@ typedef struct shim_config {
     int check_at_exit;          ///< FAULTLINE_CHECK_AT_EXIT
     int max_frames;             ///< FAULTLINE_MAX_FRAMES (report stacks)
     int stats;                  ///< FAULTLINE_SHIM_STATS: one line of figures at exit
+    int leak_tracking;          ///< FAULTLINE_LEAK_TRACKING: keep live-block records
+    int leak_check_at_exit;     ///< FAULTLINE_LEAK_CHECK_AT_EXIT (default: FAULTLINE_DETECTORS names leaks, or is unset/all)
+    int leak_show_reachable;    ///< FAULTLINE_LEAK_SHOW_REACHABLE: list still-reachable groups too
+    int leak_signal;            ///< FAULTLINE_LEAK_SIGNAL: on-demand check (0: none)
+    int leak_stop_signal;       ///< FAULTLINE_LEAK_STOP_SIGNAL: parks the other threads during a scan
+    int leak_stop_timeout_ms;   ///< FAULTLINE_LEAK_STOP_TIMEOUT_MS: wait for threads to park
+    int leak_max_groups;        ///< FAULTLINE_LEAK_MAX_GROUPS: groups listed per report
+    int leak_growth_ms;         ///< FAULTLINE_LEAK_GROWTH_MS: snapshot interval (0: growth mode off)
+    int leak_growth_snapshots;  ///< FAULTLINE_LEAK_GROWTH_SNAPSHOTS: consecutive growing snapshots
+    size_t leak_growth_min_bytes;  ///< FAULTLINE_LEAK_GROWTH_MIN_BYTES: growth over the window to report
+    char leak_suppressions[4096];  ///< FAULTLINE_LEAK_SUPPRESSIONS: file of patterns ("" none)
 } shim_config;
 
 /// Hard upper bound of FAULTLINE_MALLOC_STACK_DEPTH.

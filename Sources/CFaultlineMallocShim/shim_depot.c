@@ -10,6 +10,8 @@ typedef struct depot_entry {
     uint32_t hash;
     uint32_t count;
     uint32_t pad;
+    _Atomic uint64_t live_bytes;   ///< bytes of live blocks allocated here (leak tracking)
+    _Atomic uint64_t live_blocks;  ///< live blocks allocated here
     uintptr_t pcs[];
 } depot_entry;
 
@@ -70,8 +72,9 @@ uint32_t shim_depot_put(const uintptr_t *pcs, int n) {
     uint32_t id = (uint32_t)(off / 8);
     depot_entry *e = entry(id);
     e->hash = h;
-    e->count = (uint32_t)n;
     memcpy(e->pcs, pcs, (size_t)n * sizeof *pcs);
+    // count last: a walk (shim_depot_next) stops at an entry without one.
+    __atomic_store_n(&e->count, (uint32_t)n, __ATOMIC_RELEASE);
     // Publish; a racing insert of the same stack may leave a duplicate,
     // which only costs a few bytes.
     do { e->next = head; } while (!atomic_compare_exchange_weak_explicit(bucket, &head, id, memory_order_release, memory_order_acquire));
@@ -95,3 +98,54 @@ size_t shim_depot_used(void) {
 }
 
 uint64_t shim_depot_dropped(void) { return atomic_load(&g_dropped); }
+
+// Live bytes and blocks of allocations without a recorded stack (id 0).
+static _Atomic uint64_t g_unknown_bytes, g_unknown_blocks;
+
+void shim_depot_account(uint32_t id, int64_t bytes, int64_t blocks) {
+    _Atomic uint64_t *b = &g_unknown_bytes, *k = &g_unknown_blocks;
+    if (id && g_arena) {
+        depot_entry *e = entry(id);
+        b = &e->live_bytes;
+        k = &e->live_blocks;
+    }
+    atomic_fetch_add_explicit(b, (uint64_t)bytes, memory_order_relaxed);
+    atomic_fetch_add_explicit(k, (uint64_t)blocks, memory_order_relaxed);
+}
+
+void shim_depot_live(uint32_t id, uint64_t *bytes, uint64_t *blocks) {
+    if (id == 0 || !g_arena) {
+        *bytes = atomic_load_explicit(&g_unknown_bytes, memory_order_relaxed);
+        *blocks = atomic_load_explicit(&g_unknown_blocks, memory_order_relaxed);
+        return;
+    }
+    depot_entry *e = entry(id);
+    *bytes = atomic_load_explicit(&e->live_bytes, memory_order_relaxed);
+    *blocks = atomic_load_explicit(&e->live_blocks, memory_order_relaxed);
+}
+
+uint32_t shim_depot_next(uint32_t id) {
+    if (!g_arena) return 0;
+    size_t used = atomic_load_explicit(&g_cursor, memory_order_acquire);
+    if (used > g_cap) used = g_cap;
+    size_t off;
+    if (id == 0) {
+        off = 8;
+    } else {
+        depot_entry *e = entry(id);
+        uint32_t n = __atomic_load_n(&e->count, __ATOMIC_ACQUIRE);
+        if (n == 0 || n > 256) return 0;
+        off = (size_t)id * 8 + sizeof(depot_entry) + (size_t)n * sizeof(uintptr_t);
+    }
+    if (off + sizeof(depot_entry) > used) return 0;
+    // An entry whose space is reserved but not written yet ends the walk.
+    if (__atomic_load_n(&entry((uint32_t)(off / 8))->count, __ATOMIC_ACQUIRE) == 0) return 0;
+    return (uint32_t)(off / 8);
+}
+
+void shim_depot_range(uintptr_t *lo, uintptr_t *hi) {
+    *lo = (uintptr_t)g_arena;
+    *hi = (uintptr_t)g_arena + (g_arena ? g_cap : 0);
+}
+
+uint32_t shim_depot_id_limit(void) { return (uint32_t)(shim_depot_used() / 8); }

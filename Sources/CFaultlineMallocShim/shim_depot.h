@@ -19,4 +19,17 @@ int shim_depot_get(uint32_t id, const uintptr_t **pcs);
 size_t shim_depot_used(void);
 uint64_t shim_depot_dropped(void);
 
+/// Adds to the live bytes and blocks of stack `id` (0: no stack recorded).
+/// Lock-free; called on every allocation and free while leak tracking is on.
+void shim_depot_account(uint32_t id, int64_t bytes, int64_t blocks);
+/// Live bytes and blocks of stack `id` (0: the allocations without a stack).
+void shim_depot_live(uint32_t id, uint64_t *bytes, uint64_t *blocks);
+/// The stack stored after `id` (0 starts the walk), or 0 at the end. Never
+/// allocates; stacks stored while walking may or may not be seen.
+uint32_t shim_depot_next(uint32_t id);
+/// The arena's address range (the leak scan does not read it).
+void shim_depot_range(uintptr_t *lo, uintptr_t *hi);
+/// One past the highest id handed out so far.
+uint32_t shim_depot_id_limit(void);
+
 #endif

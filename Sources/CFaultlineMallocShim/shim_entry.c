@@ -2,6 +2,7 @@
 // down so stacks start at the caller; tail calls are disabled so that
 // frame is still there when the stack is walked.
 #include "shim_heap.h"
+#include "shim_live.h"
 #include "shim_real.h"
 
 #include <errno.h>
@@ -36,6 +37,7 @@ static void pass_free(void *p) {
         // allocator hands out could later pass for a block of ours.
         shim_block *b = shim_block_from_user(p);
         __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELAXED);
+        shim_live_remove(b);
         __libc_free(shim_block_real(b));
     }
     else if (st == 0) shim_next_fns.free(p);

@@ -1,4 +1,5 @@
 #include "shim_heap.h"
+#include "shim_live.h"
 #include "shim_config.h"
 #include "shim_depot.h"
 #include "shim_quarantine.h"
@@ -67,6 +68,7 @@ static void *alloc_block(size_t size, size_t align, int zero, uint32_t stack, si
         size_t end = min_size(size, shim_cfg.fill_limit);
         if (end > fill_from) memset((char *)user + fill_from, SHIM_FILL_BYTE, end - fill_from);
     }
+    shim_live_insert(b);
     __atomic_store_n(&b->magic, shim_magic(b, SHIM_LIVE), __ATOMIC_RELEASE);
     return (void *)user;
 }
@@ -103,6 +105,7 @@ static uint32_t quarantine(void *p, uint32_t stack) {
     uint32_t magic = __atomic_load_n(&b->magic, __ATOMIC_RELAXED);
     if (magic != shim_magic(b, SHIM_LIVE)) return shim_state_of(b, magic);
     __atomic_store_n(&b->magic, shim_magic(b, SHIM_QUARANTINED), __ATOMIC_RELAXED);
+    shim_live_remove(b);
     b->free_stack = stack;
     b->free_tid = shim_tid();
     size_t n = min_size(b->size, shim_cfg.scribble_limit);

@@ -4,6 +4,8 @@
 #include "shim_depot.h"
 #include "shim_describe.h"
 #include "shim_heap.h"
+#include "shim_live.h"
+#include "shim_leak.h"
 #include "shim_quarantine.h"
 #include "shim_real.h"
 #include "shim_report.h"
@@ -75,14 +77,17 @@ static void say(const char *a, const char *b) {
 static void before_fork(void) {
     shim_report_lock();
     shim_quarantine_lock();
+    shim_live_lock_all();
 }
 
 static void after_fork_parent(void) {
+    shim_live_unlock_all();
     shim_quarantine_unlock();
     shim_report_unlock();
 }
 
 static void after_fork_child(void) {
+    shim_live_unlock_all();
     shim_quarantine_unlock();
     shim_report_unlock();
     shim_thread_after_fork();
@@ -138,7 +143,9 @@ __attribute__((constructor)) static void shim_init(void) {
         shim_report_init();
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
         if (pthread_key_create(&g_exit_key, thread_exiting) != 0) shim_self.batch_off = 1;
+        shim_live_on = shim_cfg.leak_tracking;
         shim_ready = 1;
+        shim_leak_init();
     }
     shim_self.depth--;
 }
@@ -169,5 +176,6 @@ __attribute__((destructor)) static void shim_fini(void) {
     shim_self.batch_off = 1;
     shim_quarantine_flush_thread();
     if (shim_cfg.check_at_exit) shim_quarantine_check_all();
+    if (shim_cfg.leak_check_at_exit) shim_leak_check("exit");
     if (shim_cfg.stats) print_stats();
 }

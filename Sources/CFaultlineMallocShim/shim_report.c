@@ -185,6 +185,8 @@ static void halt(int at_exit) {
     _exit(shim_cfg.exit_code);
 }
 
+static int g_no_halt;  // set while a leak report is finished: those never halt
+
 static void finish(fl_json *w, line *summary, int at_exit) {
     fl_json_begin_object(w, "shim");
     fl_json_uint(w, "quarantine_bytes", shim_cfg.quarantine_bytes);
@@ -215,8 +217,25 @@ static void finish(fl_json *w, line *summary, int at_exit) {
     }
     shim_self.depth--;
     pthread_mutex_unlock(&g_lock);
-    if (shim_cfg.halt_on_error) halt(at_exit);
+    if (shim_cfg.halt_on_error && !g_no_halt) halt(at_exit);
 }
+
+fl_json *shim_report_open(const char *kind, const fl_image_list **images) {
+    if (!shim_ready) return 0;
+    fl_json *w = begin(kind);
+    if (w) *images = g_images;
+    return w;
+}
+
+void shim_report_close(fl_json *w, const char *summary) {
+    line l = {.len = 0};
+    add(&l, summary);
+    g_no_halt = 1;
+    finish(w, &l, 0);
+    g_no_halt = 0;
+}
+
+void shim_report_stack(fl_json *w, const char *key, uint32_t id) { write_stack(w, key, id, g_images); }
 
 // Before the constructor ran there is no report machinery: one line only.
 static int early(const char *what, const void *p) {

@@ -33,4 +33,13 @@ void shim_write_block(fl_json *w, const shim_block *copy, const void *user, uint
 /// Name of a block state for reports.
 const char *shim_state_name(uint32_t state);
 
+/// Starts a report of `kind` (takes the report lock); NULL when reports are
+/// unavailable. `images` receives the image list the frames refer to.
+fl_json *shim_report_open(const char *kind, const fl_image_list **images);
+/// Adds the common trailer, commits, prints `summary` (one line) and
+/// releases the lock. Never halts the process (leak reports).
+void shim_report_close(fl_json *w, const char *summary);
+/// Writes the frames of depot stack `id` under `key` (nothing for id 0).
+void shim_report_stack(fl_json *w, const char *key, uint32_t id);
+
 #endif

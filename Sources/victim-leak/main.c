@@ -1,2 +1,152 @@
-// Placeholder: filled by issue 5.
-int main(void) { return 0; }
+// victim-leak: programs with known leaks for the leak scenarios
+// (Scenarios/leaks/). Each command prints what it did on stdout.
+//   list            a 10-node linked list whose head pointer is dropped
+//   cache           100 blocks held by a global cache, plus one 77-byte leak
+//   thread-stack    a block held only in a thread's stack during an on-demand check
+//   suppressed      a leak from suppressed_allocator() (and one that is not)
+//   suppressed-file writes leaks.supp (with one malformed line) into the
+//                   working directory and re-runs itself as `suppressed` with
+//                   FAULTLINE_LEAK_SUPPRESSIONS pointing at it
+//   signal          a 222-byte leak, then raises FAULTLINE_LEAK_SIGNAL (default SIGRTMIN+11)
+//   growth MS N     leaks 4 KiB every MS ms, N times, from grow_slowly()
+#include <dlfcn.h>
+#include <limits.h>
+#include <signal.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct node { struct node *next; char payload[40]; } node;
+
+// Overwrites dead stack below the caller so stale copies of pointers left
+// there by earlier calls are gone (a conservative scan would see them).
+__attribute__((noinline)) static void clear_stack(void) {
+    volatile char junk[16384];
+    memset((char *)junk, 0, sizeof junk);
+}
+
+__attribute__((noinline)) static node *make_list(int n) {
+    node *head = 0;
+    for (int i = 0; i < n; i++) {
+        node *x = malloc(sizeof *x);
+        x->next = head;
+        snprintf(x->payload, sizeof x->payload, "node %d", i);
+        head = x;
+    }
+    return head;
+}
+
+__attribute__((noinline)) static void lose_list(void) {
+    node *head = make_list(10);
+    printf("victim: built a 10-node list at %p and dropped it\n", (void *)head);
+    head = 0;
+}
+
+static void *g_cache[100];
+
+__attribute__((noinline)) static void fill_cache(void) {
+    for (int i = 0; i < 100; i++) g_cache[i] = malloc(64);
+}
+
+__attribute__((noinline)) static void leak_77(void) {
+    volatile char *p = malloc(77);
+    p[0] = 1;
+    p = 0;
+}
+
+static long (*leak_check(void))(void) { return (long (*)(void))dlsym(RTLD_DEFAULT, "faultline_leak_check"); }
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
+static int g_held, g_checked;
+
+__attribute__((noinline)) static void *thread_holder(void *unused) {
+    void *volatile held = malloc(333);  // only this frame knows it
+    pthread_mutex_lock(&g_lock);
+    g_held = 1;
+    pthread_cond_signal(&g_cond);
+    while (!g_checked) pthread_cond_wait(&g_cond, &g_lock);
+    pthread_mutex_unlock(&g_lock);
+    free(held);
+    return 0;
+}
+
+__attribute__((noinline)) static void *suppressed_allocator(size_t n) { return malloc(n); }
+
+__attribute__((noinline)) static void lose_suppressed(void) {
+    volatile char *a = suppressed_allocator(500);
+    a[0] = 1;
+    volatile char *b = malloc(91);
+    b[0] = 1;
+    a = b = 0;
+}
+
+__attribute__((noinline)) static void *grow_slowly(void) { return malloc(4096); }
+
+int main(int argc, char **argv) {
+    setvbuf(stdout, 0, _IOLBF, 0);
+    const char *cmd = argc > 1 ? argv[1] : "";
+    if (!strcmp(cmd, "list")) {
+        lose_list();
+        clear_stack();
+    } else if (!strcmp(cmd, "cache")) {
+        fill_cache();
+        leak_77();
+        clear_stack();
+        printf("victim: cache of 100 blocks held by a global, one 77-byte block lost\n");
+    } else if (!strcmp(cmd, "thread-stack")) {
+        long (*check)(void) = leak_check();
+        if (!check) { printf("victim: faultline_leak_check not found (shim not preloaded)\n"); return 2; }
+        pthread_t t;
+        pthread_create(&t, 0, thread_holder, 0);
+        pthread_mutex_lock(&g_lock);
+        while (!g_held) pthread_cond_wait(&g_cond, &g_lock);
+        pthread_mutex_unlock(&g_lock);
+        long lost = check();
+        printf("victim: on-demand check while the thread holds its block: %ld lost\n", lost);
+        pthread_mutex_lock(&g_lock);
+        g_checked = 1;
+        pthread_cond_broadcast(&g_cond);
+        pthread_mutex_unlock(&g_lock);
+        pthread_join(t, 0);
+    } else if (!strcmp(cmd, "suppressed")) {
+        lose_suppressed();
+        clear_stack();
+        printf("victim: lost 500 bytes from suppressed_allocator and 91 bytes from lose_suppressed\n");
+    } else if (!strcmp(cmd, "suppressed-file")) {
+        FILE *f = fopen("leaks.supp", "w");
+        if (!f) { perror("victim: leaks.supp"); return 2; }
+        fputs("# leaks from this helper are expected\nleak:suppressed_allocator\n\nthis line is malformed\n", f);
+        fclose(f);
+        char path[PATH_MAX];
+        if (!getcwd(path, sizeof path - 16)) return 2;
+        strcat(path, "/leaks.supp");
+        setenv("FAULTLINE_LEAK_SUPPRESSIONS", path, 1);
+        execl("/proc/self/exe", argv[0], "suppressed", (char *)0);
+        perror("victim: exec");
+        return 2;
+    } else if (!strcmp(cmd, "signal")) {
+        leak_77();
+        clear_stack();
+        const char *s = getenv("FAULTLINE_LEAK_SIGNAL");
+        int sig = s && *s ? atoi(s) : SIGRTMIN + 11;
+        printf("victim: raising signal %d for an on-demand leak check\n", sig);
+        raise(sig);
+        usleep(500000);  // the check runs on the shim's helper thread
+        printf("victim: done\n");
+    } else if (!strcmp(cmd, "growth")) {
+        int ms = argc > 2 ? atoi(argv[2]) : 50, n = argc > 3 ? atoi(argv[3]) : 20;
+        for (int i = 0; i < n; i++) {
+            volatile char *p = grow_slowly();
+            p[0] = 1;
+            usleep((useconds_t)ms * 1000);
+        }
+        printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
+    } else {
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|growth [MS N]\n");
+        return 2;
+    }
+    return 0;
+}

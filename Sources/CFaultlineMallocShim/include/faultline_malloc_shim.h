@@ -4,6 +4,8 @@
 #ifndef FAULTLINE_MALLOC_SHIM_H
 #define FAULTLINE_MALLOC_SHIM_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -15,6 +17,21 @@ extern "C" {
 /// come from freed or uninitialised heap memory. `siginfo` is a siginfo_t,
 /// `ucontext` a ucontext_t. Async-signal-safe.
 unsigned long faultline_shim_describe_fault(const void *siginfo, const void *ucontext, char *buf, unsigned long cap);
+
+/// Runs a leak check now (docs/leaks.md): stops the other threads, scans
+/// from the roots, writes a `leak` report (trigger `api`) and returns the
+/// number of lost blocks not suppressed, or -1 when leak tracking is off or
+/// the shim stepped aside. Call it from a normal thread, never from a
+/// signal handler; look it up with dlsym(RTLD_DEFAULT, "faultline_leak_check").
+long faultline_leak_check(void);
+
+/// Fills up to max_stacks allocation stacks with the most live bytes, most
+/// first: stack i has live_bytes[i] bytes in live_blocks[i] blocks and
+/// depths[i] frames at pcs[i * max_depth ...] (frame 0 is the caller of
+/// malloc). Returns the number filled, 0 when allocation records are off.
+/// Lock-free and allocation-free (the memory monitor calls it from its
+/// thread); totals are exact to within allocations racing with it.
+int faultline_shim_top_stacks(uint64_t *live_bytes, uint64_t *live_blocks, uintptr_t *pcs, int *depths, int max_stacks, int max_depth);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,77 @@
+// Leak detection: the reachability scan (shim_leak_scan.c), stopping the
+// other threads for it (shim_leak_world.c), the `leak` report with
+// suppressions (shim_leak_report.c, shim_leak_suppress.c), growth mode
+// (shim_leak_growth.c) and the exported entry points (shim_leak_export.c).
+// docs/leaks.md describes what a user sees.
+#ifndef SHIM_LEAK_H
+#define SHIM_LEAK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Classes of a live block after a scan.
+enum { LEAK_UNVISITED = 0, LEAK_REACHABLE = 1, LEAK_INDIRECT = 2, LEAK_DIRECT = 3 };
+
+/// One live block as the scan sees it.
+typedef struct leak_block {
+    uintptr_t user;   ///< first byte
+    uint64_t size;    ///< bytes asked for
+    uint32_t stack;   ///< allocation stack id
+    uint32_t tid;     ///< allocating thread
+    uint8_t cls;      ///< LEAK_*
+    uint8_t scanned;  ///< contents read already
+    uint8_t pad[6];
+} leak_block;
+
+/// What a scan found; memory is mmap'd and released by shim_leak_scan_free.
+typedef struct leak_scan {
+    leak_block *blocks;
+    uint64_t count;
+    uint64_t mapped;           ///< blocks the array has room for
+    uint64_t root_bytes;       ///< bytes of roots read
+    uint32_t threads_parked;   ///< other threads stopped and scanned from their sp
+    uint32_t threads_missed;   ///< threads that did not park in time (whole stack mapping scanned)
+    uint64_t stop_ns, scan_ns; ///< time to park the threads, time of the scan
+} leak_scan;
+
+/// Stops the other threads, scans and classifies every live block. Never
+/// allocates through malloc. Returns 0, or -1 when tracking is off.
+int shim_leak_scan_run(leak_scan *s);
+/// Releases a scan's memory.
+void shim_leak_scan_free(leak_scan *s);
+/// Static TLS size from glibc (0 when unknown), set by shim_leak_init.
+extern size_t shim_leak_static_tls;
+
+/// Parks every other thread; fills `sp`/registers per thread (world.c).
+typedef struct leak_thread {
+    uint32_t tid;
+    uint32_t nregs;
+    uintptr_t sp;
+    uintptr_t tp;          ///< thread pointer (static TLS sits next to it)
+    uintptr_t regs[32];
+} leak_thread;
+/// Stops the other threads; returns how many parked, sets *missed.
+int shim_leak_world_stop(leak_thread **threads, uint32_t *missed);
+/// Lets them go.
+void shim_leak_world_resume(void);
+
+/// Scan, report (`trigger`: exit, api, signal). Returns the unsuppressed
+/// lost blocks, or -1 when no scan ran.
+long shim_leak_check(const char *trigger);
+
+/// Reads FAULTLINE_LEAK_SUPPRESSIONS (one line on stderr per bad line).
+void shim_leak_suppress_load(const char *path);
+/// Index of the first pattern that one of the frames matches, or -1.
+int shim_leak_suppress_match(const uintptr_t *pcs, int n);
+/// Number of patterns and pattern `i`.
+int shim_leak_suppress_count(void);
+const char *shim_leak_suppress_pattern(int i);
+
+/// Function name (or "") and image path (or "") for `pc` (a return address).
+void shim_leak_symbolize(uintptr_t pc, const char **function, const char **image);
+
+/// Installs the on-demand signal and starts the helper thread (signal
+/// checks and growth snapshots). Called from the shim's constructor.
+void shim_leak_init(void);
+
+#endif

@@ -1,0 +1,177 @@
+// The leak helper thread: runs on-demand checks asked for by
+// FAULTLINE_LEAK_SIGNAL (the handler only posts a semaphore) and, with
+// FAULTLINE_LEAK_GROWTH_MS set, takes a snapshot of the live bytes of every
+// allocation stack each interval. A stack whose live bytes rose in each of
+// FAULTLINE_LEAK_GROWTH_SNAPSHOTS consecutive snapshots (by at least
+// FAULTLINE_LEAK_GROWTH_MIN_BYTES over the window) is reported once, while
+// the program runs, as a `leak_growth` report (after OOMDetector).
+#include "shim_leak.h"
+#include "shim_config.h"
+#include "shim_depot.h"
+#include "shim_report.h"
+#include "shim_thread.h"
+#include "sigsafe.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define TRACKED_STACKS 16384
+
+typedef struct tracked {
+    uint32_t id;        // depot id, 0 = free slot
+    uint32_t rising;    // consecutive snapshots with more live bytes than the one before
+    uint32_t reported;
+    uint32_t filled;    // snapshots in the ring
+    uint64_t last;
+} tracked;
+
+static sem_t g_wake;
+static int g_signal_pending;
+static tracked *g_tracked;
+static uint64_t *g_series;  // TRACKED_STACKS x snapshots ring
+static uint64_t g_snapshot;
+static uint64_t g_untracked;
+
+static void on_signal(int sig) {
+    int saved = errno;
+    __atomic_store_n(&g_signal_pending, 1, __ATOMIC_RELEASE);
+    sem_post(&g_wake);  // async-signal-safe
+    errno = saved;
+}
+
+static tracked *slot_for(uint32_t id) {
+    uint32_t h = (id * 2654435761u) & (TRACKED_STACKS - 1);
+    for (uint32_t k = 0; k < TRACKED_STACKS; k++) {
+        tracked *t = &g_tracked[(h + k) & (TRACKED_STACKS - 1)];
+        if (t->id == id) return t;
+        if (t->id == 0) { t->id = id; return t; }
+    }
+    return 0;
+}
+
+static void report_growth(tracked *t, uint64_t live_blocks) {
+    int n = shim_cfg.leak_growth_snapshots;
+    uint64_t *ring = &g_series[(size_t)(t - g_tracked) * (size_t)n];
+    const fl_image_list *images;
+    fl_json *w = shim_report_open("leak_growth", &images);
+    if (!w) return;
+    uint64_t first = ring[(g_snapshot + 1) % (uint64_t)n], last = t->last;
+    fl_json_begin_object(w, "leak_growth");
+    fl_json_uint(w, "interval_ms", (uint64_t)shim_cfg.leak_growth_ms);
+    fl_json_uint(w, "snapshots", (uint64_t)n);
+    fl_json_uint(w, "live_bytes", last);
+    fl_json_uint(w, "live_blocks", live_blocks);
+    fl_json_uint(w, "growth_bytes", last - first);
+    fl_json_begin_array(w, "series");
+    for (int i = 1; i <= n; i++) {
+        fl_json_begin_object(w, 0);
+        fl_json_uint(w, "live_bytes", ring[(g_snapshot + (uint64_t)i) % (uint64_t)n]);
+        fl_json_end_object(w);
+    }
+    fl_json_end_array(w);
+    fl_json_end_object(w);
+    shim_report_stack(w, "allocation_stack", t->id);
+    char line[256];
+    size_t l = fl_strlcpy(line, "faultline: leak_growth: an allocation stack grew by ", sizeof line);
+    l += fl_fmt_u64(line + l, last - first);
+    l += fl_strlcpy(line + l, " bytes over ", sizeof line - l);
+    l += fl_fmt_u64(line + l, (uint64_t)n);
+    l += fl_strlcpy(line + l, " snapshots, now ", sizeof line - l);
+    l += fl_fmt_u64(line + l, last);
+    fl_strlcpy(line + l, " live bytes", sizeof line - l);
+    shim_report_close(w, line);
+}
+
+static void snapshot(void) {
+    int n = shim_cfg.leak_growth_snapshots;
+    g_snapshot++;
+    for (uint32_t id = shim_depot_next(0); id; id = shim_depot_next(id)) {
+        uint64_t bytes, blocks;
+        shim_depot_live(id, &bytes, &blocks);
+        tracked *t = 0;
+        if (bytes == 0) continue;
+        t = slot_for(id);
+        if (!t) { g_untracked++; continue; }
+        uint64_t *ring = &g_series[(size_t)(t - g_tracked) * (size_t)n];
+        t->rising = (t->filled && bytes > t->last) ? t->rising + 1 : 0;
+        t->last = bytes;
+        ring[g_snapshot % (uint64_t)n] = bytes;
+        if (t->filled < (uint32_t)n) t->filled++;
+        // n snapshots, each above the one before: n - 1 rises in a row.
+        if (!t->reported && t->rising + 1 >= (uint32_t)n && t->filled >= (uint32_t)n &&
+            bytes - ring[(g_snapshot + 1) % (uint64_t)n] >= shim_cfg.leak_growth_min_bytes) {
+            t->reported = 1;
+            report_growth(t, blocks);
+        }
+    }
+}
+
+static void *helper(void *unused) {
+    shim_self.depth++;  // the helper's own allocations (none expected) are not tracked
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, 0);  // signals go to the program's threads
+    uint64_t interval = (uint64_t)shim_cfg.leak_growth_ms * 1000000ull;
+    for (;;) {
+        int r;
+        if (interval) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            uint64_t ns = (uint64_t)ts.tv_nsec + interval;
+            ts.tv_sec += (time_t)(ns / 1000000000ull);
+            ts.tv_nsec = (long)(ns % 1000000000ull);
+            r = sem_timedwait(&g_wake, &ts);
+        } else {
+            r = sem_wait(&g_wake);
+        }
+        if (__atomic_exchange_n(&g_signal_pending, 0, __ATOMIC_ACQ_REL)) {
+            shim_self.depth--;
+            shim_leak_check("signal");
+            shim_self.depth++;
+        } else if (r != 0 && errno == ETIMEDOUT && g_tracked) {
+            snapshot();
+        }
+    }
+    return 0;
+}
+
+void shim_leak_init(void) {
+    void (*get)(size_t *, size_t *) = (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
+    size_t align = 0;
+    if (get) get(&shim_leak_static_tls, &align);
+    if (!shim_cfg.leak_tracking) return;
+    shim_leak_suppress_load(shim_cfg.leak_suppressions);
+    int want_signal = shim_cfg.leak_signal > 0 && (shim_cfg.leak_check_at_exit || getenv("FAULTLINE_LEAK_SIGNAL"));
+    if (!want_signal && !shim_cfg.leak_growth_ms) return;
+    if (sem_init(&g_wake, 0, 0) != 0) return;
+    if (shim_cfg.leak_growth_ms) {
+        size_t n = (size_t)shim_cfg.leak_growth_snapshots;
+        void *a = mmap(0, TRACKED_STACKS * (sizeof(tracked) + n * sizeof(uint64_t)), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (a != MAP_FAILED) {
+            g_tracked = a;
+            g_series = (uint64_t *)(g_tracked + TRACKED_STACKS);
+        }
+    }
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t t;
+    if (pthread_create(&t, &attr, helper, 0) != 0) return;
+    pthread_attr_destroy(&attr);
+    pthread_setname_np(t, "faultline-leaks");
+    if (want_signal) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESTART;
+        sigaction(shim_cfg.leak_signal, &sa, 0);
+    }
+}

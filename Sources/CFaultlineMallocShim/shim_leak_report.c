@@ -1,0 +1,186 @@
+// The `leak` report: lost blocks grouped by (class, allocation stack),
+// ordered by bytes, with totals per class; still-reachable blocks counted
+// (and grouped only with FAULTLINE_LEAK_SHOW_REACHABLE=1); suppressed
+// groups counted per pattern.
+#include "shim_leak.h"
+#include "report_file.h"
+#include "shim_config.h"
+#include "shim_depot.h"
+#include "shim_report.h"
+#include "shim_thread.h"
+#include "sigsafe.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+
+typedef struct group {
+    uint32_t stack;
+    uint8_t cls;
+    int16_t suppressed;  // pattern index, -1 none
+    uint64_t count, bytes;
+} group;
+
+typedef struct totals { uint64_t blocks, bytes; } totals;
+
+static const char *class_name(int c) {
+    switch (c) {
+    case LEAK_DIRECT: return "definitely_lost";
+    case LEAK_INDIRECT: return "indirectly_lost";
+    default: return "still_reachable";
+    }
+}
+
+static void gsift(group *a, uint64_t i, uint64_t n) {
+    for (;;) {
+        uint64_t c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && a[c + 1].bytes < a[c].bytes) c++;
+        if (a[i].bytes <= a[c].bytes) return;
+        group t = a[i]; a[i] = a[c]; a[c] = t;
+        i = c;
+    }
+}
+
+// Most bytes first (a min-heap sort leaves the array in descending order).
+static void sort_groups(group *a, uint64_t n) {
+    if (n < 2) return;
+    for (uint64_t i = n / 2; i-- > 0;) gsift(a, i, n);
+    for (uint64_t e = n - 1; e > 0; e--) {
+        group t = a[0]; a[0] = a[e]; a[e] = t;
+        gsift(a, 0, e);
+    }
+}
+
+static pthread_mutex_t g_check_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void put_totals(fl_json *w, const char *key, totals t) {
+    fl_json_begin_object(w, key);
+    fl_json_uint(w, "blocks", t.blocks);
+    fl_json_uint(w, "bytes", t.bytes);
+    fl_json_end_object(w);
+}
+
+long shim_leak_check(const char *trigger) {
+    pthread_mutex_lock(&g_check_lock);  // one scan at a time
+    leak_scan s;
+    if (shim_leak_scan_run(&s) != 0) {
+        pthread_mutex_unlock(&g_check_lock);
+        return -1;
+    }
+    shim_self.depth++;
+    // Group by (class, stack) in an open-addressing table.
+    uint64_t slots = 64;
+    while (slots < 2 * s.count + 2) slots <<= 1;
+    group *table = mmap(0, slots * sizeof(group), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    totals tot[4] = {{0, 0}};
+    for (uint64_t i = 0; i < s.count && table != MAP_FAILED; i++) {
+        const leak_block *b = &s.blocks[i];
+        tot[b->cls].blocks++;
+        tot[b->cls].bytes += b->size;
+        if (b->cls == LEAK_REACHABLE && !shim_cfg.leak_show_reachable) continue;
+        uint64_t h = (((uint64_t)b->stack << 2) | b->cls) * 0x9E3779B97F4A7C15ull;
+        for (uint64_t k = h >> 20;; k++) {
+            group *g = &table[k & (slots - 1)];
+            if (g->count == 0) { g->stack = b->stack; g->cls = b->cls; g->suppressed = -1; }
+            else if (g->stack != b->stack || g->cls != b->cls) continue;
+            g->count++;
+            g->bytes += b->size;
+            break;
+        }
+    }
+    shim_leak_scan_free(&s);
+    // Compact, suppress, sort.
+    uint64_t n = 0;
+    for (uint64_t k = 0; k < slots && table != MAP_FAILED; k++) if (table[k].count) table[n++] = table[k];
+    totals suppressed = {0, 0}, shown_lost = {0, 0};
+    uint64_t pattern_blocks[256] = {0}, pattern_bytes[256] = {0};
+    for (uint64_t i = 0; i < n; i++) {
+        if (table[i].cls == LEAK_REACHABLE) continue;
+        const uintptr_t *pcs;
+        int depth = shim_depot_get(table[i].stack, &pcs);
+        int m = depth > 0 ? shim_leak_suppress_match(pcs, depth) : -1;
+        if (m >= 0) {
+            table[i].suppressed = (int16_t)m;
+            suppressed.blocks += table[i].count;
+            suppressed.bytes += table[i].bytes;
+            pattern_blocks[m] += table[i].count;
+            pattern_bytes[m] += table[i].bytes;
+        } else {
+            shown_lost.blocks += table[i].count;
+            shown_lost.bytes += table[i].bytes;
+        }
+    }
+    uint64_t kept = 0;
+    for (uint64_t i = 0; i < n; i++) if (table[i].suppressed < 0) table[kept++] = table[i];
+    sort_groups(table, kept);
+    // At exit a report is written only when something unsuppressed is lost.
+    int write = !fl_streq(trigger, "exit") || shown_lost.blocks > 0;
+    const fl_image_list *images;
+    fl_json *w = write ? shim_report_open("leak", &images) : 0;
+    if (w) {
+        fl_json_begin_object(w, "leak");
+        fl_json_string(w, "trigger", trigger);
+        fl_json_begin_object(w, "totals");
+        put_totals(w, "definitely_lost", (totals){tot[LEAK_DIRECT].blocks, tot[LEAK_DIRECT].bytes});
+        put_totals(w, "indirectly_lost", (totals){tot[LEAK_INDIRECT].blocks, tot[LEAK_INDIRECT].bytes});
+        put_totals(w, "still_reachable", (totals){tot[LEAK_REACHABLE].blocks, tot[LEAK_REACHABLE].bytes});
+        put_totals(w, "suppressed", suppressed);
+        put_totals(w, "reported_lost", shown_lost);
+        fl_json_end_object(w);
+        fl_json_uint(w, "groups_total", kept);
+        fl_json_uint(w, "groups_listed", kept < (uint64_t)shim_cfg.leak_max_groups ? kept : (uint64_t)shim_cfg.leak_max_groups);
+        fl_json_begin_object(w, "scan");
+        fl_json_uint(w, "live_blocks", s.count);
+        fl_json_uint(w, "root_bytes", s.root_bytes);
+        fl_json_uint(w, "threads_stopped", s.threads_parked);
+        fl_json_uint(w, "threads_not_stopped", s.threads_missed);
+        fl_json_uint(w, "stop_us", s.stop_ns / 1000);
+        fl_json_uint(w, "scan_us", s.scan_ns / 1000);
+        fl_json_end_object(w);
+        fl_json_end_object(w);
+        fl_json_begin_array(w, "groups");
+        for (uint64_t i = 0; i < kept && i < (uint64_t)shim_cfg.leak_max_groups; i++) {
+            fl_json_begin_object(w, 0);
+            fl_json_string(w, "class", class_name(table[i].cls));
+            fl_json_uint(w, "count", table[i].count);
+            fl_json_uint(w, "bytes", table[i].bytes);
+            if (table[i].stack) shim_report_stack(w, "allocation_stack", table[i].stack);
+            else fl_json_string(w, "allocation_stack_missing", "not recorded (FAULTLINE_MALLOC_STACKS=0, start-up, or the depot was full)");
+            fl_json_end_object(w);
+        }
+        fl_json_end_array(w);
+        if (shim_leak_suppress_count()) {
+            fl_json_begin_array(w, "suppressions");
+            for (int i = 0; i < shim_leak_suppress_count() && i < 256; i++) {
+                fl_json_begin_object(w, 0);
+                fl_json_string(w, "pattern", shim_leak_suppress_pattern(i));
+                fl_json_uint(w, "blocks", pattern_blocks[i]);
+                fl_json_uint(w, "bytes", pattern_bytes[i]);
+                fl_json_end_object(w);
+            }
+            fl_json_end_array(w);
+        }
+        char line[512];
+        size_t l = fl_strlcpy(line, "faultline: leak: ", sizeof line);
+        l += fl_fmt_u64(line + l, tot[LEAK_DIRECT].blocks);
+        l += fl_strlcpy(line + l, " blocks definitely lost (", sizeof line - l);
+        l += fl_fmt_u64(line + l, tot[LEAK_DIRECT].bytes);
+        l += fl_strlcpy(line + l, " bytes), ", sizeof line - l);
+        l += fl_fmt_u64(line + l, tot[LEAK_INDIRECT].blocks);
+        l += fl_strlcpy(line + l, " indirectly (", sizeof line - l);
+        l += fl_fmt_u64(line + l, tot[LEAK_INDIRECT].bytes);
+        l += fl_strlcpy(line + l, " bytes), ", sizeof line - l);
+        l += fl_fmt_u64(line + l, suppressed.blocks);
+        l += fl_strlcpy(line + l, " suppressed, ", sizeof line - l);
+        l += fl_fmt_u64(line + l, tot[LEAK_REACHABLE].blocks);
+        l += fl_strlcpy(line + l, " still reachable (", sizeof line - l);
+        l += fl_fmt_u64(line + l, tot[LEAK_REACHABLE].bytes);
+        fl_strlcpy(line + l, " bytes)", sizeof line - l);
+        shim_report_close(w, line);
+    }
+    if (table != MAP_FAILED) munmap(table, slots * sizeof(group));
+    shim_self.depth--;
+    pthread_mutex_unlock(&g_check_lock);
+    return (long)shown_lost.blocks;
+}

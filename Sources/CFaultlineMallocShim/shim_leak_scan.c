@@ -1,0 +1,326 @@
+// The reachability scan. Roots: every readable, writable, private mapping
+// in /proc/self/maps (image data and bss, anonymous memory the program
+// mapped itself, other threads' alternate stacks, the main thread's static
+// TLS) minus the live blocks inside them and the shim's own memory; each
+// thread's stack from its stack pointer up (not the dead frames below);
+// each parked thread's registers; the static TLS next to each thread
+// pointer. Then through the heap, conservatively: every aligned word that
+// points into a live block's bytes (interior pointers included) marks it.
+#include "shim_leak.h"
+#include "shim_config.h"
+#include "shim_depot.h"
+#include "shim_live.h"
+#include "shim_saferead.h"
+#include "shim_thread.h"
+#include "sigsafe.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define CHUNK (64u << 10)
+#define MAPS_CAP (8u << 20)
+#define MAX_EXCLUDE 16
+// Blocks at least this big are read through the kernel (a program may have
+// mprotect-ed part of one); smaller ones directly.
+#define DIRECT_READ_LIMIT 4096
+
+typedef struct range { uintptr_t lo, hi; } range;
+
+typedef struct scanner {
+    leak_block *b;
+    uint64_t n;
+    uint32_t *work;
+    uint64_t top;
+    uintptr_t lo, hi;    // envelope of the live blocks
+    char *chunk;         // CHUNK bytes
+    range ex[MAX_EXCLUDE];
+    int nex;
+    uint64_t root_bytes;
+    uint8_t mark_as;     // LEAK_REACHABLE, then LEAK_INDIRECT
+    int64_t self;        // block being scanned in the lost phase (not marked by itself)
+} scanner;
+
+static void *map(size_t n) {
+    void *p = mmap(0, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? 0 : p;
+}
+
+// --- collecting and sorting the live blocks ----------------------------------
+
+typedef struct fill_ctx { leak_block *b; uint64_t n, cap; } fill_ctx;
+
+static void fill(const shim_block *h, void *vctx) {
+    fill_ctx *c = vctx;
+    if (c->n >= c->cap) return;
+    leak_block *e = &c->b[c->n++];
+    e->user = (uintptr_t)shim_block_user(h);
+    e->size = h->size;
+    e->stack = h->alloc_stack;
+    e->tid = h->alloc_tid;
+    e->cls = LEAK_UNVISITED;
+    e->scanned = 0;
+}
+
+static void sift(leak_block *a, uint64_t i, uint64_t n) {
+    for (;;) {
+        uint64_t c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && a[c + 1].user > a[c].user) c++;
+        if (a[i].user >= a[c].user) return;
+        leak_block t = a[i]; a[i] = a[c]; a[c] = t;
+        i = c;
+    }
+}
+
+// Heapsort by address: no malloc (glibc's qsort may allocate).
+static void sort_blocks(leak_block *a, uint64_t n) {
+    if (n < 2) return;
+    for (uint64_t i = n / 2; i-- > 0;) sift(a, i, n);
+    for (uint64_t e = n - 1; e > 0; e--) {
+        leak_block t = a[0]; a[0] = a[e]; a[e] = t;
+        sift(a, 0, e);
+    }
+}
+
+// Index of the block whose bytes contain `p`, or -1.
+static inline int64_t find(const scanner *s, uintptr_t p) {
+    uint64_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        uint64_t mid = (lo + hi) / 2;
+        if (s->b[mid].user <= p) lo = mid + 1; else hi = mid;
+    }
+    if (lo == 0) return -1;
+    const leak_block *e = &s->b[lo - 1];
+    uint64_t len = e->size ? e->size : 1;
+    return p - e->user < len ? (int64_t)(lo - 1) : -1;
+}
+
+// --- marking -----------------------------------------------------------------
+
+static inline void consider(scanner *s, uintptr_t w) {
+    if (w < s->lo || w >= s->hi) return;
+    int64_t i = find(s, w);
+    if (i < 0 || i == s->self) return;
+    leak_block *e = &s->b[i];
+    if (e->cls == LEAK_REACHABLE || e->cls == s->mark_as) return;
+    e->cls = s->mark_as;
+    s->work[s->top++] = (uint32_t)i;
+}
+
+static void scan_words(scanner *s, const void *p, size_t n) {
+    const uintptr_t *w = p;
+    for (size_t i = 0; i < n / sizeof(uintptr_t); i++) consider(s, w[i]);
+}
+
+// Reads [lo, hi) through the kernel in chunks; unreadable pages are skipped.
+static void scan_safely(scanner *s, uintptr_t lo, uintptr_t hi) {
+    lo = (lo + 7) & ~(uintptr_t)7;
+    pid_t pid = getpid();
+    while (lo < hi) {
+        size_t n = hi - lo < CHUNK ? hi - lo : CHUNK;
+        struct iovec local = {s->chunk, n}, remote = {(void *)lo, n};
+        ssize_t got = syscall(SYS_process_vm_readv, pid, &local, 1, &remote, 1, 0);
+        if (got > 0) {
+            scan_words(s, s->chunk, (size_t)got);
+            s->root_bytes += (uint64_t)got;
+            lo += (uintptr_t)got;
+            if ((size_t)got == n) continue;
+        }
+        // Unreadable (or partly): skip to the next page.
+        lo = (lo + 4096) & ~(uintptr_t)4095;
+    }
+}
+
+// A root range minus the shim's own memory and the live blocks inside it.
+static void scan_root(scanner *s, uintptr_t lo, uintptr_t hi) {
+    for (int i = 0; i < s->nex; i++) {
+        const range *x = &s->ex[i];
+        if (x->lo < hi && x->hi > lo) {
+            if (x->lo > lo) scan_root(s, lo, x->lo);
+            if (x->hi < hi) scan_root(s, x->hi, hi);
+            return;
+        }
+    }
+    // First block ending after lo.
+    uint64_t a = 0, b = s->n;
+    while (a < b) {
+        uint64_t mid = (a + b) / 2;
+        if (s->b[mid].user + s->b[mid].size <= lo) a = mid + 1; else b = mid;
+    }
+    uintptr_t cur = lo;
+    for (uint64_t i = a; i < s->n && cur < hi; i++) {
+        uintptr_t start = s->b[i].user - SHIM_HEADER_SIZE, end = s->b[i].user + s->b[i].size;
+        if (start >= hi) break;
+        if (start > cur) scan_safely(s, cur, start);
+        if (end > cur) cur = end;
+    }
+    if (cur < hi) scan_safely(s, cur, hi);
+}
+
+static void scan_block(scanner *s, uint64_t i) {
+    leak_block *e = &s->b[i];
+    if (e->scanned) return;
+    e->scanned = 1;
+    if (e->size < DIRECT_READ_LIMIT) scan_words(s, (const void *)e->user, e->size);
+    else scan_safely(s, e->user, e->user + e->size);
+}
+
+static void drain(scanner *s) {
+    while (s->top) scan_block(s, s->work[--s->top]);
+}
+
+// --- roots -------------------------------------------------------------------
+
+// Static TLS size (glibc's _dl_get_tls_static_info), looked up at start-up.
+size_t shim_leak_static_tls;
+
+static void scan_tls(scanner *s, uintptr_t tp) {
+    if (!tp) return;
+#if defined(__x86_64__)
+    size_t tls = shim_leak_static_tls;
+    scan_safely(s, tp - (tls ? tls : 4096), tp + 2560);  // TLS blocks, then the TCB/struct pthread
+#else
+    scan_safely(s, tp - 2560, tp + shim_leak_static_tls + 4096);
+#endif
+}
+
+static const char *field(const char *p, const char *end) {
+    while (p < end && *p != ' ') p++;
+    while (p < end && *p == ' ') p++;
+    return p;
+}
+
+// Walks /proc/self/maps: roots are r w p mappings except the kernel's
+// [vvar]/[vdso]/[vsyscall]; a mapping holding a thread's stack pointer is
+// read from that pointer up.
+static void scan_maps(scanner *s, const char *maps, size_t len, const uintptr_t *sps, int nsp) {
+    const char *p = maps, *end = maps + len;
+    while (p < end) {
+        const char *nl = p;
+        while (nl < end && *nl != '\n') nl++;
+        const char *q;
+        uintptr_t lo = fl_parse_hex(p, &q);
+        uintptr_t hi = (q < nl && *q == '-') ? fl_parse_hex(q + 1, &q) : 0;
+        const char *perms = field(p, nl);
+        const char *path = field(field(field(field(perms, nl), nl), nl), nl);
+        int root = hi > lo && perms + 4 <= nl && perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p' &&
+                   !(path < nl && fl_startswith(path, "[v"));
+        if (root) {
+            uintptr_t from = lo;
+            for (int i = 0; i < nsp; i++)
+                if (sps[i] >= lo && sps[i] < hi) from = sps[i] - 128 > lo ? sps[i] - 128 : lo;  // red zone
+            scan_root(s, from, hi);
+        }
+        p = nl + 1;
+    }
+}
+
+static size_t read_maps(char *buf, size_t cap) {
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    size_t n = 0;
+    while (n < cap) {
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r <= 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    return n;
+}
+
+static void exclude(scanner *s, uintptr_t lo, uintptr_t hi) {
+    if (s->nex < MAX_EXCLUDE && hi > lo) s->ex[s->nex++] = (range){lo, hi};
+}
+
+__attribute__((noinline)) static void scan_everything(scanner *s, leak_thread *threads, int nthreads, char *maps, size_t maps_cap) {
+    // The caller's callee-saved registers are spilled into this frame's
+    // jmp_buf, which the scan of our own stack (from here up) covers.
+    jmp_buf regs;
+    setjmp(regs);
+    uintptr_t sps[1 + 8192];
+    int nsp = 0;
+    sps[nsp++] = (uintptr_t)__builtin_frame_address(0);
+    for (int i = 0; i < nthreads && nsp < 8193; i++) sps[nsp++] = threads[i].sp;
+    size_t len = read_maps(maps, maps_cap);
+    scan_maps(s, maps, len, sps, nsp);
+    for (int i = 0; i < nthreads; i++) {
+        for (uint32_t r = 0; r < threads[i].nregs; r++) consider(s, threads[i].regs[r]);
+        scan_tls(s, threads[i].tp);
+    }
+    scan_tls(s, (uintptr_t)pthread_self());
+    drain(s);
+}
+
+int shim_leak_scan_run(leak_scan *out) {
+    memset(out, 0, sizeof *out);
+    if (!shim_cfg.leak_tracking) return -1;
+    shim_self.depth++;
+    scanner s;
+    memset(&s, 0, sizeof s);
+    s.chunk = map(CHUNK);
+    char *maps = map(MAPS_CAP);
+    uint64_t t0 = fl_monotonic_ns();
+    // Lists first: no thread can be parked halfway through a list change.
+    shim_live_lock_all();
+    leak_thread *threads;
+    uint32_t missed;
+    int parked = shim_leak_world_stop(&threads, &missed);
+    uint64_t t1 = fl_monotonic_ns();
+    uint64_t cap = shim_live_count();
+    s.b = map(cap * sizeof(leak_block));
+    s.work = map(cap * sizeof(uint32_t));
+    if (s.chunk && maps && s.b && s.work) {
+        fill_ctx fc = {s.b, 0, cap};
+        shim_live_each(fill, &fc);
+        s.n = fc.n;
+        sort_blocks(s.b, s.n);
+        if (s.n) { s.lo = s.b[0].user; s.hi = s.b[s.n - 1].user + s.b[s.n - 1].size + 1; }
+        exclude(&s, (uintptr_t)s.b, (uintptr_t)s.b + cap * sizeof(leak_block));
+        exclude(&s, (uintptr_t)s.work, (uintptr_t)s.work + cap * sizeof(uint32_t));
+        exclude(&s, (uintptr_t)s.chunk, (uintptr_t)s.chunk + CHUNK);
+        exclude(&s, (uintptr_t)maps, (uintptr_t)maps + MAPS_CAP);
+        uintptr_t dlo, dhi;
+        shim_depot_range(&dlo, &dhi);
+        exclude(&s, dlo, dhi);
+        s.mark_as = LEAK_REACHABLE;
+        s.self = -1;
+        scan_everything(&s, threads, parked, maps, MAPS_CAP);
+    }
+    // Lost blocks: whatever another lost block points to is indirectly lost.
+    // Still stopped: nothing may free a block while it is read.
+    s.mark_as = LEAK_INDIRECT;
+    for (uint64_t i = 0; i < s.n; i++) {
+        if (s.b[i].cls == LEAK_REACHABLE || s.b[i].scanned) continue;
+        s.self = (int64_t)i;
+        scan_block(&s, i);
+        s.self = -1;
+        drain(&s);
+    }
+    for (uint64_t i = 0; i < s.n; i++) if (s.b[i].cls == LEAK_UNVISITED) s.b[i].cls = LEAK_DIRECT;
+    shim_leak_world_resume();
+    shim_live_unlock_all();
+    out->blocks = s.b;
+    out->count = s.n;
+    out->mapped = cap;
+    out->root_bytes = s.root_bytes;
+    out->threads_parked = (uint32_t)parked;
+    out->threads_missed = missed;
+    out->stop_ns = t1 - t0;
+    out->scan_ns = fl_monotonic_ns() - t1;
+    if (s.work) munmap(s.work, cap * sizeof(uint32_t));
+    if (s.chunk) munmap(s.chunk, CHUNK);
+    if (maps) munmap(maps, MAPS_CAP);
+    shim_self.depth--;
+    return s.b ? 0 : -1;
+}
+
+void shim_leak_scan_free(leak_scan *s) {
+    if (s->blocks) munmap(s->blocks, (s->mapped ? s->mapped : 1) * sizeof(leak_block));
+    s->blocks = 0;
+}

@@ -1,0 +1,141 @@
+// Stopping the world for a scan without ptrace: every other thread gets a
+// directed real-time signal (FAULTLINE_LEAK_STOP_SIGNAL) whose handler saves
+// its stack pointer, registers and thread pointer and waits on a futex until
+// the scan is done. A thread that blocks the signal never parks: the scan
+// then reads its whole stack mapping instead (conservative).
+#include "shim_leak.h"
+#include "shim_config.h"
+#include "sigsafe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define MAX_THREADS 8192
+
+static leak_thread *g_slots;        // MAX_THREADS, mmap'd once, never unmapped
+static uint32_t *g_sent;            // tids signalled this round
+static _Atomic int g_stopping, g_release, g_slot, g_arrived, g_departed;
+static struct sigaction g_old;
+static int g_installed;
+
+static void park(int sig, siginfo_t *info, void *vuc) {
+    if (!atomic_load(&g_stopping)) {
+        // Not ours: pass it on to a handler the program had installed.
+        if ((g_old.sa_flags & SA_SIGINFO) && g_old.sa_sigaction) g_old.sa_sigaction(sig, info, vuc);
+        else if (!(g_old.sa_flags & SA_SIGINFO) && g_old.sa_handler != SIG_DFL && g_old.sa_handler != SIG_IGN) g_old.sa_handler(sig);
+        return;
+    }
+    int saved = errno;
+    ucontext_t *uc = vuc;
+    int i = atomic_fetch_add(&g_slot, 1);
+    if (i < MAX_THREADS) {
+        leak_thread *t = &g_slots[i];
+        t->tid = (uint32_t)syscall(SYS_gettid);
+        t->tp = (uintptr_t)pthread_self();
+#if defined(__x86_64__)
+        t->sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+        t->nregs = NGREG < 32 ? NGREG : 32;
+        for (uint32_t r = 0; r < t->nregs; r++) t->regs[r] = (uintptr_t)uc->uc_mcontext.gregs[r];
+#elif defined(__aarch64__)
+        t->sp = (uintptr_t)uc->uc_mcontext.sp;
+        t->nregs = 31;
+        for (uint32_t r = 0; r < 31; r++) t->regs[r] = (uintptr_t)uc->uc_mcontext.regs[r];
+#endif
+    }
+    atomic_fetch_add(&g_arrived, 1);
+    while (!atomic_load(&g_release)) syscall(SYS_futex, &g_release, FUTEX_WAIT_PRIVATE, 0, 0, 0, 0);
+    atomic_fetch_add(&g_departed, 1);
+    errno = saved;
+}
+
+static int install(void) {
+    if (g_installed) return 0;
+    if (!g_slots) {
+        void *a = mmap(0, MAX_THREADS * (sizeof(leak_thread) + sizeof(uint32_t)), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (a == MAP_FAILED) return -1;
+        g_slots = a;
+        g_sent = (uint32_t *)(g_slots + MAX_THREADS);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = park;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    // Kept installed for good: a thread that had the signal blocked may take
+    // it long after the scan, and the default action would kill the process.
+    if (sigaction(shim_cfg.leak_stop_signal, &sa, &g_old) != 0) return -1;
+    g_installed = 1;
+    return 0;
+}
+
+static int already_sent(uint32_t tid, int n) {
+    for (int i = 0; i < n; i++) if (g_sent[i] == tid) return 1;
+    return 0;
+}
+
+// One pass over /proc/self/task: signals threads not signalled yet.
+static int signal_new(int *sent, uint32_t self) {
+    int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buf[8192];
+    int added = 0;
+    pid_t pid = getpid();
+    for (;;) {
+        long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+        if (n <= 0) break;
+        for (long off = 0; off < n;) {
+            struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d = (void *)(buf + off);
+            off += d->reclen;
+            if (d->name[0] < '0' || d->name[0] > '9') continue;
+            uint32_t tid = (uint32_t)fl_parse_dec(d->name, 0);
+            if (tid == self || *sent >= MAX_THREADS || already_sent(tid, *sent)) continue;
+            if (syscall(SYS_tgkill, pid, tid, shim_cfg.leak_stop_signal) == 0) {
+                g_sent[(*sent)++] = tid;
+                added++;
+            }
+        }
+    }
+    close(fd);
+    return added;
+}
+
+int shim_leak_world_stop(leak_thread **threads, uint32_t *missed) {
+    *threads = 0;
+    *missed = 0;
+    if (install() != 0) return 0;
+    atomic_store(&g_release, 0);
+    atomic_store(&g_slot, 0);
+    atomic_store(&g_arrived, 0);
+    atomic_store(&g_departed, 0);
+    atomic_store(&g_stopping, 1);
+    int sent = 0;
+    uint32_t self = (uint32_t)syscall(SYS_gettid);
+    // Threads started meanwhile are caught by the next pass.
+    for (int pass = 0; pass < 8 && signal_new(&sent, self) > 0; pass++) {}
+    uint64_t deadline = fl_monotonic_ns() + (uint64_t)shim_cfg.leak_stop_timeout_ms * 1000000ull;
+    while (atomic_load(&g_arrived) < sent && fl_monotonic_ns() < deadline) fl_sleep_ns(100000);
+    int arrived = atomic_load(&g_arrived);
+    *missed = (uint32_t)(sent - arrived);
+    *threads = g_slots;
+    return arrived < MAX_THREADS ? arrived : MAX_THREADS;
+}
+
+void shim_leak_world_resume(void) {
+    if (!g_installed) return;
+    int arrived = atomic_load(&g_arrived);
+    atomic_store(&g_stopping, 0);
+    atomic_store(&g_release, 1);
+    syscall(SYS_futex, &g_release, FUTEX_WAKE_PRIVATE, 0x7fffffff, 0, 0, 0);
+    // The slots are reused by the next scan: wait until they have all left.
+    uint64_t deadline = fl_monotonic_ns() + 1000000000ull;
+    while (atomic_load(&g_departed) < arrived && fl_monotonic_ns() < deadline) fl_sleep_ns(50000);
+}

@@ -1,0 +1,32 @@
+// Live-block records for leak detection: every live block is linked into
+// one of SHIM_LIVE_STRIPES doubly-linked lists through its header (chosen by
+// the allocating thread, so a thread mostly takes its own lock), and its
+// size is added to its allocation stack's live bytes in the stack depot.
+#ifndef SHIM_LIVE_H
+#define SHIM_LIVE_H
+
+#include "shim_block.h"
+
+#include <stdint.h>
+
+/// Number of lists (and spinlocks).
+#define SHIM_LIVE_STRIPES 64
+
+/// 1 while live blocks are recorded (FAULTLINE_LEAK_TRACKING, default on).
+extern int shim_live_on;
+
+/// Links a new block (header filled, alloc_tid set) and counts it.
+void shim_live_insert(shim_block *b);
+/// Unlinks a block that is being freed and uncounts it.
+void shim_live_remove(shim_block *b);
+
+/// Takes every stripe lock (leak scan, fork). No list changes until unlock.
+void shim_live_lock_all(void);
+/// Releases them.
+void shim_live_unlock_all(void);
+/// Live blocks recorded (exact only under shim_live_lock_all).
+uint64_t shim_live_count(void);
+/// Calls `fn(header, ctx)` for every live block; requires shim_live_lock_all.
+void shim_live_each(void (*fn)(const shim_block *b, void *ctx), void *ctx);
+
+#endif
