@@ -117,7 +117,10 @@ static void *helper(void *unused) {
     shim_self.depth++;  // the helper's own allocations (none expected) are not tracked
     sigset_t all;
     sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, 0);  // signals go to the program's threads
+    // Signals go to the program's threads, except the scan's stop signal,
+    // so that a scan run elsewhere parks this thread instead of waiting.
+    sigdelset(&all, shim_cfg.leak_stop_signal);
+    pthread_sigmask(SIG_BLOCK, &all, 0);
     uint64_t interval = (uint64_t)shim_cfg.leak_growth_ms * 1000000ull;
     for (;;) {
         int r;

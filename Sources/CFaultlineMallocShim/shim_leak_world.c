@@ -82,6 +82,26 @@ static int already_sent(uint32_t tid, int n) {
     return 0;
 }
 
+// 1 when thread `tid` blocks `sig` (SigBlk in its status): it would never
+// park, so the scan does not wait for it.
+static int blocks_signal(uint32_t tid, int sig) {
+    char path[64] = "/proc/self/task/", buf[4096];
+    size_t l = fl_strlen(path);
+    l += fl_fmt_u64(path + l, tid);
+    fl_strlcpy(path + l, "/status", sizeof path - l);
+    ssize_t n = fl_read_file(path, buf, sizeof buf - 1);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    const char *p = strstr(buf, "SigBlk:");
+    if (!p) return 0;
+    p += 7;
+    while (*p == ' ' || *p == '\t') p++;
+    uint64_t mask = fl_parse_hex(p, 0);
+    return (mask >> (sig - 1)) & 1;
+}
+
+static uint32_t g_blocked;
+
 // One pass over /proc/self/task: signals threads not signalled yet.
 static int signal_new(int *sent, uint32_t self) {
     int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -98,6 +118,12 @@ static int signal_new(int *sent, uint32_t self) {
             if (d->name[0] < '0' || d->name[0] > '9') continue;
             uint32_t tid = (uint32_t)fl_parse_dec(d->name, 0);
             if (tid == self || *sent >= MAX_THREADS || already_sent(tid, *sent)) continue;
+            if (blocks_signal(tid, shim_cfg.leak_stop_signal)) {
+                g_sent[(*sent)++] = tid;  // remembered, not waited for
+                g_blocked++;
+                added++;
+                continue;
+            }
             if (syscall(SYS_tgkill, pid, tid, shim_cfg.leak_stop_signal) == 0) {
                 g_sent[(*sent)++] = tid;
                 added++;
@@ -118,11 +144,13 @@ int shim_leak_world_stop(leak_thread **threads, uint32_t *missed) {
     atomic_store(&g_departed, 0);
     atomic_store(&g_stopping, 1);
     int sent = 0;
+    g_blocked = 0;
     uint32_t self = (uint32_t)syscall(SYS_gettid);
     // Threads started meanwhile are caught by the next pass.
     for (int pass = 0; pass < 8 && signal_new(&sent, self) > 0; pass++) {}
     uint64_t deadline = fl_monotonic_ns() + (uint64_t)shim_cfg.leak_stop_timeout_ms * 1000000ull;
-    while (atomic_load(&g_arrived) < sent && fl_monotonic_ns() < deadline) fl_sleep_ns(100000);
+    int expected = sent - (int)g_blocked;
+    while (atomic_load(&g_arrived) < expected && fl_monotonic_ns() < deadline) fl_sleep_ns(100000);
     int arrived = atomic_load(&g_arrived);
     *missed = (uint32_t)(sent - arrived);
     *threads = g_slots;

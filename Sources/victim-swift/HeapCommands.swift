@@ -37,6 +37,22 @@ func readClosedSession(_ raw: UnsafeMutableRawPointer) -> Int {
     return buffer.pointee
 }
 
+/// Allocates a 200-byte buffer with `UnsafeMutablePointer.allocate`, writes
+/// into it and forgets it: the memory is never deallocated (a leak).
+@inline(never)
+func leakScratchBuffer() -> Int {
+    let buffer = UnsafeMutablePointer<Int>.allocate(capacity: 25)
+    buffer.initialize(repeating: 7, count: 25)
+    return buffer[3]
+}
+
+/// Overwrites dead stack below the caller, so no stale copy of the lost
+/// pointer is left where a conservative scan would see it.
+@inline(never)
+func scrubStack() {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16384) { $0.initialize(repeating: 0) }
+}
+
 /// Heap faults in Swift code.
 let heapCommands: [VictimCommand] = [
     VictimCommand(name: "use-after-free-object", help: "SIGSEGV: read a freed class instance through an unsafe pointer") { _ in
@@ -44,5 +60,10 @@ let heapCommands: [VictimCommand] = [
         closeSession(raw)
         fputs("victim: reading a freed Session through its old address\n", stderr)
         print(readClosedSession(raw))
+    },
+    VictimCommand(name: "leak-allocate", help: "leak a 200-byte UnsafeMutablePointer<Int>.allocate buffer (reported at exit by the shim's leak check)") { _ in
+        let value = leakScratchBuffer()
+        scrubStack()
+        print("victim: leaked a 200-byte buffer (value \(value))")
     },
 ]
