@@ -145,7 +145,9 @@ static void *helper(void *unused) {
     return 0;
 }
 
+extern int shim_leak_debug_roots;
 void shim_leak_init(void) {
+    shim_leak_debug_roots = getenv("FAULTLINE_LEAK_DEBUG_ROOTS") != 0;
     void (*get)(size_t *, size_t *) = (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
     size_t align = 0;
     if (get) get(&shim_leak_static_tls, &align);

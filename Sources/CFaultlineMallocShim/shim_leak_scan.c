@@ -14,6 +14,7 @@
 #include "shim_thread.h"
 #include "sigsafe.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -119,18 +120,31 @@ static void scan_words(scanner *s, const void *p, size_t n) {
 }
 
 // Reads [lo, hi) through the kernel in chunks; unreadable pages are skipped.
+int shim_leak_debug_roots;
 static void scan_safely(scanner *s, uintptr_t lo, uintptr_t hi) {
     lo = (lo + 7) & ~(uintptr_t)7;
+    if (shim_leak_debug_roots && hi - lo >= 4096) {
+        char l[128]; size_t n = fl_strlcpy(l, "root ", sizeof l);
+        n += fl_fmt_hex(l + n, lo); l[n++] = ' '; n += fl_fmt_hex(l + n, hi); l[n++] = '\n';
+        fl_write_all(2, l, n);
+    }
     pid_t pid = getpid();
     while (lo < hi) {
         size_t n = hi - lo < CHUNK ? hi - lo : CHUNK;
         struct iovec local = {s->chunk, n}, remote = {(void *)lo, n};
-        ssize_t got = syscall(SYS_process_vm_readv, pid, &local, 1, &remote, 1, 0);
+        // Counts and flags as unsigned long: syscall() is variadic and an int
+        // leaves the upper half of the register undefined (EINVAL at random).
+        ssize_t got = syscall(SYS_process_vm_readv, (long)pid, &local, 1ul, &remote, 1ul, 0ul);
         if (got > 0) {
             scan_words(s, s->chunk, (size_t)got);
             s->root_bytes += (uint64_t)got;
             lo += (uintptr_t)got;
             if ((size_t)got == n) continue;
+        }
+        if (shim_leak_debug_roots) {
+            char l[128]; size_t k = fl_strlcpy(l, "short ", sizeof l);
+            k += fl_fmt_hex(l + k, lo); l[k++] = ' '; k += fl_fmt_i64(l + k, got); l[k++] = ' '; k += fl_fmt_i64(l + k, errno); l[k++] = '\n';
+            fl_write_all(2, l, k);
         }
         // Unreadable (or partly): skip to the next page.
         lo = (lo + 4096) & ~(uintptr_t)4095;

@@ -52,7 +52,7 @@ static void park(int sig, siginfo_t *info, void *vuc) {
 #endif
     }
     atomic_fetch_add(&g_arrived, 1);
-    while (!atomic_load(&g_release)) syscall(SYS_futex, &g_release, FUTEX_WAIT_PRIVATE, 0, 0, 0, 0);
+    while (!atomic_load(&g_release)) syscall(SYS_futex, &g_release, (long)FUTEX_WAIT_PRIVATE, 0L, (void *)0, (void *)0, 0L);
     atomic_fetch_add(&g_departed, 1);
     errno = saved;
 }
@@ -110,7 +110,7 @@ static int signal_new(int *sent, uint32_t self) {
     int added = 0;
     pid_t pid = getpid();
     for (;;) {
-        long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+        long n = syscall(SYS_getdents64, (long)fd, buf, (unsigned long)sizeof buf);
         if (n <= 0) break;
         for (long off = 0; off < n;) {
             struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d = (void *)(buf + off);
@@ -124,7 +124,7 @@ static int signal_new(int *sent, uint32_t self) {
                 added++;
                 continue;
             }
-            if (syscall(SYS_tgkill, pid, tid, shim_cfg.leak_stop_signal) == 0) {
+            if (syscall(SYS_tgkill, (long)pid, (long)tid, (long)shim_cfg.leak_stop_signal) == 0) {
                 g_sent[(*sent)++] = tid;
                 added++;
             }
@@ -162,7 +162,7 @@ void shim_leak_world_resume(void) {
     int arrived = atomic_load(&g_arrived);
     atomic_store(&g_stopping, 0);
     atomic_store(&g_release, 1);
-    syscall(SYS_futex, &g_release, FUTEX_WAKE_PRIVATE, 0x7fffffff, 0, 0, 0);
+    syscall(SYS_futex, &g_release, (long)FUTEX_WAKE_PRIVATE, 0x7fffffffL, (void *)0, (void *)0, 0L);
     // The slots are reused by the next scan: wait until they have all left.
     uint64_t deadline = fl_monotonic_ns() + 1000000000ull;
     while (atomic_load(&g_departed) < arrived && fl_monotonic_ns() < deadline) fl_sleep_ns(50000);
