@@ -41,6 +41,9 @@ struct ExecCommand: AsyncParsableCommand {
     @Flag(help: "Print the reports without running the symbolizer.")
     var noSymbolicate = false
 
+    @Flag(help: "Turn the leak check on (adds leaks to --detectors) and print a leak summary after the program exits (docs/leaks.md).")
+    var leaks = false
+
     @Option(name: .customLong("memory-limit"), help: ArgumentHelp(
         "Run the program in a fresh memory cgroup with this limit (64M, 1G); an OOM kill leaves an oom_kill report.",
         valueName: "size"))
@@ -69,6 +72,9 @@ struct ExecCommand: AsyncParsableCommand {
             do throws(DetectorSelectionError) { selection = try DetectorSelection(parsing: detectors) } catch {
                 fail("\(error)", Self.usageStatus)
             }
+        }
+        if leaks, let chosen = selection, !chosen.names.contains("leaks"), !chosen.names.contains("all") {
+            selection = try? DetectorSelection(parsing: (chosen.names + ["leaks"]).joined(separator: ","))
         }
         let environment = ProcessInfo.processInfo.environment
         let executable: String
@@ -108,7 +114,8 @@ struct ExecCommand: AsyncParsableCommand {
         limit?.finish(termination)
 
         let (finalDirectory, reports) = directory.finish(command: program, pid: pid)
-        printReports(reports)
+        let loaded = printReports(reports)
+        if leaks { FileHandle.standardError.write(Data(("\n" + LeakSummary().render(loaded)).utf8)) }
         if let finalDirectory {
             ReportCommand.stderr("faultline: \(reports.count) report(s) in \(Self.relative(finalDirectory))")
         } else {
@@ -117,7 +124,10 @@ struct ExecCommand: AsyncParsableCommand {
         throw ExitCode(termination.shellStatus)
     }
 
-    private func printReports(_ paths: [String]) {
+    /// Prints each report; returns the ones that loaded (symbolicated).
+    @discardableResult
+    private func printReports(_ paths: [String]) -> [Report] {
+        var loaded: [Report] = []
         let symbolicator = noSymbolicate ? nil : Symbolicator()
         let formatter = ReportFormatter()
         for (n, path) in paths.enumerated() {
@@ -127,10 +137,12 @@ struct ExecCommand: AsyncParsableCommand {
                 let report = try ReportStore.load(path: path)
                 let result = symbolicator?.symbolicateWithWarnings(report) ?? Symbolicator.Result(report: report, warnings: [], tool: nil)
                 FileHandle.standardError.write(Data(formatter.format(result).utf8))
+                loaded.append(result.report)
             } catch {
                 ReportCommand.stderr("faultline: \(error)")
             }
         }
+        return loaded
     }
 
     private func fail(_ message: String, _ status: Int32) -> Never {

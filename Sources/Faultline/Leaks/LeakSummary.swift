@@ -1,0 +1,84 @@
+import Foundation
+
+/// The leak summary `faultline exec --leaks` prints after the program exits:
+/// per `leak` report one line of totals and its largest groups, each named by
+/// the first frame of its allocation stack that is not an allocator; per
+/// `leak_growth` report the growing stack.
+public struct LeakSummary: Sendable {
+    /// Groups listed per report (the report itself may list more).
+    public var maxGroups: Int
+
+    /// Functions that only pass an allocation on; a group is named after the
+    /// first frame that is none of these.
+    public static let allocatorFunctions: Set<String> = [
+        "malloc", "calloc", "realloc", "reallocarray", "posix_memalign", "aligned_alloc", "memalign", "valloc",
+        "strdup", "strndup", "swift_slowAlloc", "swift_allocObject", "operator new(unsigned long)",
+        "operator new[](unsigned long)", "xmalloc", "xcalloc", "xrealloc", "xstrdup",
+    ]
+
+    /// A summary listing at most `maxGroups` groups per report.
+    public init(maxGroups: Int = 5) { self.maxGroups = maxGroups }
+
+    /// The summary of the `leak` and `leak_growth` reports among `reports`
+    /// (symbolicated ones give names; others give image+offset).
+    public func render(_ reports: [Report]) -> String {
+        let leaks = reports.filter { $0.kind == "leak" }
+        let growth = reports.filter { $0.kind == "leak_growth" }
+        var out = "leak summary:\n"
+        if leaks.isEmpty && growth.isEmpty {
+            out += "  no leak reports: nothing lost at exit (or the leak check was off: FAULTLINE_LEAK_CHECK_AT_EXIT)\n"
+            return out
+        }
+        for r in leaks { out += renderLeak(r) }
+        for r in growth { out += renderGrowth(r) }
+        return out
+    }
+
+    private func renderLeak(_ r: Report) -> String {
+        let leak = r.sections["leak"]
+        let totals = leak?["totals"]
+        func pair(_ key: String) -> (Int, Int) {
+            (Int(totals?[key]?["blocks"]?.numberValue ?? 0), Int(totals?[key]?["bytes"]?.numberValue ?? 0))
+        }
+        let (db, dB) = pair("definitely_lost"), (ib, iB) = pair("indirectly_lost")
+        let (rb, rB) = pair("still_reachable"), (sb, _) = pair("suppressed")
+        let trigger = leak?["trigger"]?.stringValue ?? "?"
+        var out = "  \(r.process.name ?? "?") (pid \(r.process.pid), \(trigger)): \(db) block(s) definitely lost (\(dB) bytes), "
+            + "\(ib) indirectly (\(iB) bytes), \(sb) suppressed, \(rb) still reachable (\(rB) bytes)\n"
+        let groups = r.sections["groups"]?.arrayValue ?? []
+        for g in groups.prefix(maxGroups) {
+            let cls = g["class"]?.stringValue ?? "?"
+            let count = Int(g["count"]?.numberValue ?? 0), bytes = Int(g["bytes"]?.numberValue ?? 0)
+            out += "    \(bytes) bytes in \(count) block(s) \(cls.replacingOccurrences(of: "_", with: " ")) at \(origin(g["allocation_stack"]))\n"
+        }
+        if groups.count > maxGroups { out += "    … \(groups.count - maxGroups) more group(s) in the report\n" }
+        return out
+    }
+
+    private func renderGrowth(_ r: Report) -> String {
+        let g = r.sections["leak_growth"]
+        let growth = Int(g?["growth_bytes"]?.numberValue ?? 0), live = Int(g?["live_bytes"]?.numberValue ?? 0)
+        let n = Int(g?["snapshots"]?.numberValue ?? 0)
+        return "  \(r.process.name ?? "?") (pid \(r.process.pid)): growing by \(growth) bytes over \(n) snapshots (now \(live) live bytes) at "
+            + "\(origin(r.sections["allocation_stack"]))\n"
+    }
+
+    /// "function (file:line)" of the first frame that is not an allocator,
+    /// else the first frame's image+offset.
+    func origin(_ stack: JSONValue?) -> String {
+        guard let frames = stack?.arrayValue, !frames.isEmpty else { return "(stack not recorded)" }
+        for f in frames {
+            guard let name = f["symbol"]?["function"]?.stringValue else { continue }
+            if Self.allocatorFunctions.contains(name) { continue }
+            var text = name
+            if let file = f["symbol"]?["file"]?.stringValue {
+                text += " (\((file as NSString).lastPathComponent)"
+                if let line = f["symbol"]?["line"]?.numberValue { text += ":\(Int(line))" }
+                text += ")"
+            }
+            return text
+        }
+        let f = frames[0]
+        return "\(f["pc"]?.stringValue ?? "?") (image \(Int(f["image"]?.numberValue ?? -1)) + \(f["offset"]?.stringValue ?? "?"))"
+    }
+}
