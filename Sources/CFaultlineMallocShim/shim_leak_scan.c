@@ -45,6 +45,7 @@ typedef struct scanner {
     uint64_t root_bytes;
     uint8_t mark_as;     // LEAK_REACHABLE, then LEAK_INDIRECT
     int64_t self;        // block being scanned in the lost phase (not marked by itself)
+    pid_t pid;
 } scanner;
 
 static void *map(size_t n) {
@@ -171,7 +172,10 @@ static void scan_root(scanner *s, uintptr_t lo, uintptr_t hi) {
     for (uint64_t i = a; i < s->n && cur < hi; i++) {
         uintptr_t start = s->b[i].user - SHIM_HEADER_SIZE, end = s->b[i].user + s->b[i].size;
         if (start >= hi) break;
-        if (start > cur) scan_safely(s, cur, start);
+        // Gaps under 64 bytes between blocks hold only glibc's chunk size
+        // word and the tail padding of the block before: nothing to read
+        // (and one read each would cost a syscall per block in a dense heap).
+        if (start > cur && start - cur >= 64) scan_safely(s, cur, start);
         if (end > cur) cur = end;
     }
     if (cur < hi) scan_safely(s, cur, hi);
@@ -277,6 +281,7 @@ int shim_leak_scan_run(leak_scan *out) {
     shim_self.depth++;
     scanner s;
     memset(&s, 0, sizeof s);
+    s.pid = getpid();
     s.chunk = map(CHUNK);
     char *maps = map(MAPS_CAP);
     uint64_t t0 = fl_monotonic_ns();
