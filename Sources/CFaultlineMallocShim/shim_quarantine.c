@@ -89,7 +89,7 @@ int shim_scribble_changed(const shim_block *b, size_t limit, size_t *offset, siz
 static void release_batch(shim_block **batch, int n) {
     for (int i = 0; i < n; i++) {
         // The blocks are cold after their stay: start the next loads early
-        // (header and first bytes; the header is 32 bytes before them).
+        // (header and first bytes; the header is 48 bytes before them).
         if (i + 4 < n) {
             __builtin_prefetch(batch[i + 4]);
             __builtin_prefetch((char *)batch[i + 4] + 64);
