@@ -50,8 +50,10 @@ public enum BenchHTML {
         let ok = metric.entries.compactMap { e in e.status == .ok ? e.summary : nil }
         let top = max(ok.map { max($0.p90, $0.median) }.max() ?? 1, 1e-12)
         let positive = ok.map { min($0.p10, $0.median) }.filter { $0 > 0 }
-        // A log scale when the figures span more than 50x (peers vs the shim).
-        let log = (positive.min().map { top / $0 > 50 } ?? false)
+        // A log scale when the medians span more than 50x (peers vs the
+        // shim); a long p90 tail alone keeps the linear scale.
+        let medians = ok.map(\.median).filter { $0 > 0 }
+        let log = medians.count > 1 && medians.max()! / medians.min()! > 50
         let floor = (positive.min() ?? top) / 2
         func x(_ v: Double) -> Double {
             if log { return barWidth * max(0, Foundation.log10(max(v, floor) / floor) / Foundation.log10(top / floor)) }

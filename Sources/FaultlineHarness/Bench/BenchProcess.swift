@@ -36,9 +36,11 @@ public struct BenchProcess: Sendable {
             return "exit status \(exitStatus ?? -1)" + lastStderrLine
         }
 
+        /// The first stderr line that names an error, else the last line.
         private var lastStderrLine: String {
-            let last = stderrTail.split(separator: "\n").last.map(String.init) ?? ""
-            return last.isEmpty ? "" : ": " + String(last.prefix(160))
+            let lines = stderrTail.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let line = lines.first { $0.localizedCaseInsensitiveContains("error") } ?? lines.last ?? ""
+            return line.isEmpty ? "" : ": " + String(line.prefix(160))
         }
     }
 
