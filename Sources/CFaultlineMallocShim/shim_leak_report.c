@@ -171,8 +171,11 @@ long shim_leak_check(const char *trigger) {
         l += fl_strlcpy(line + l, " indirectly (", sizeof line - l);
         l += fl_fmt_u64(line + l, tot[LEAK_INDIRECT].bytes);
         l += fl_strlcpy(line + l, " bytes), ", sizeof line - l);
+        l += fl_strlcpy(line + l, "of them ", sizeof line - l);
         l += fl_fmt_u64(line + l, suppressed.blocks);
-        l += fl_strlcpy(line + l, " suppressed, ", sizeof line - l);
+        l += fl_strlcpy(line + l, " suppressed (", sizeof line - l);
+        l += fl_fmt_u64(line + l, suppressed.bytes);
+        l += fl_strlcpy(line + l, " bytes); ", sizeof line - l);
         l += fl_fmt_u64(line + l, tot[LEAK_REACHABLE].blocks);
         l += fl_strlcpy(line + l, " still reachable (", sizeof line - l);
         l += fl_fmt_u64(line + l, tot[LEAK_REACHABLE].bytes);
