@@ -9,7 +9,13 @@
 //                   FAULTLINE_LEAK_SUPPRESSIONS pointing at it
 //   signal          a 222-byte leak, then raises FAULTLINE_LEAK_SIGNAL (default SIGRTMIN+11)
 //   growth MS N     leaks 4 KiB every MS ms, N times, from grow_slowly()
+//   unreadable-root a writable private mapping of a 100-byte file, 3 pages
+//                   long: its first page holds the only pointer to a 555-byte
+//                   block, the pages past the end of the file raise SIGBUS
+//                   when touched; plus a 77-byte leak
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <limits.h>
 #include <signal.h>
 #include <pthread.h>
@@ -136,6 +142,18 @@ int main(int argc, char **argv) {
         raise(sig);
         usleep(500000);  // the check runs on the shim's helper thread
         printf("victim: done\n");
+    } else if (!strcmp(cmd, "unreadable-root")) {
+        int fd = open("short-file", O_RDWR | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0 || write(fd, "0123456789", 10) != 10) { perror("victim: short-file"); return 2; }
+        long page = sysconf(_SC_PAGESIZE);
+        char *m = mmap(0, (size_t)page * 3, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) { perror("victim: mmap"); return 2; }
+        void *kept = malloc(555);
+        memcpy(m + 64, &kept, sizeof kept);  // the block's only pointer
+        kept = 0;
+        leak_77();
+        clear_stack();
+        printf("victim: the pointer to the 555-byte block lives only in a file mapping whose last 2 pages raise SIGBUS\n");
     } else if (!strcmp(cmd, "growth")) {
         int ms = argc > 2 ? atoi(argv[2]) : 50, n = argc > 3 ? atoi(argv[3]) : 20;
         for (int i = 0; i < n; i++) {
