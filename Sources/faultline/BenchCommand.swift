@@ -10,8 +10,8 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Measure what every detector costs, against glibc alone and the peer tools (valgrind, heaptrack, efence, DUMA, ASan).",
         discussion: """
-            Sections: \(BenchSuite.sections.joined(separator: ", ")). A FILTER names a section (or a prefix of one), or a metric-name prefix such as crash.capture.
-            Configurations alternate run by run (A B, B A, …) after warm-up runs that are discarded; figures are medians with p10/p90,
+            Sections: \(BenchSuite.sections.joined(separator: ", ")). A FILTER names a section (or a prefix of one), or a metric-name prefix such as crash.capture. \
+            Configurations alternate run by run (A B, B A, …) after warm-up runs that are discarded; figures are medians with p10/p90, \
             and ratios are against the baseline measured in the same run. See docs/benchmarks.md.
             """
     )
@@ -28,7 +28,7 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("compare"), help: ArgumentHelp("Print what regressed (and improved) since this results file.", valueName: "old.json"))
     var comparePath: String?
 
-    @Option(help: ArgumentHelp("Relative threshold for --compare: a figure regressed when its median grew by more than this and beyond the old p90.", valueName: "fraction"))
+    @Option(help: ArgumentHelp("Relative threshold for --compare: a figure regressed when its median grew by more than this and its p10 passed the old p90.", valueName: "fraction"))
     var threshold: Double = BenchComparison.defaultThreshold
 
     @Option(name: .customLong("build-dir"), help: ArgumentHelp("Where the bench programs, agent and shim are built (default: next to faultline).", valueName: "dir"))
@@ -51,6 +51,10 @@ struct BenchCommand: ParsableCommand {
             do { return try BenchReport.load(path: path) } catch { throw ValidationError("\(error)") }
         }
         let build = buildDirectory.map(BuildDirectory.init(path:)) ?? BuildDirectory.ofRunningExecutable()
+        let heavy = BenchBuildCheck.librariesLoadingSwiftRuntime(in: build)
+        for lib in heavy {
+            FileHandle.standardError.write(Data("bench: warning: \(lib) loads the Swift runtime (built without scripts/build): every preloaded process pays ~2 ms and ~4 MB more; run scripts/drop-swift-runtime-dependency \(lib)\n".utf8))
+        }
         let started = Date()
         var machine = BenchMachine.current()
         let stderr = FileHandle.standardError
@@ -63,7 +67,8 @@ struct BenchCommand: ParsableCommand {
         let elapsed = Date().timeIntervalSince(started)
         let iso = ISO8601DateFormatter().string(from: started)
         let report = BenchReport(startedAt: iso, elapsedSeconds: elapsed, quick: quick, filters: filters,
-                                 build: build.path.hasSuffix("/release") ? "release" : build.path.hasSuffix("/debug") ? "debug" : build.path,
+                                 build: (build.path.hasSuffix("/release") ? "release" : build.path.hasSuffix("/debug") ? "debug" : build.path)
+                                     + (heavy.isEmpty ? "" : " (preload libraries load the Swift runtime)"),
                                  machine: machine, metrics: metrics)
         print(BenchConsole.render(metrics))
         if let jsonPath {
@@ -81,9 +86,13 @@ struct BenchCommand: ParsableCommand {
         if let old, let comparePath {
             let changes = BenchComparison.compare(old: old, new: report, threshold: threshold)
             let regressed = changes.filter { $0.kind == .regressed }
-            print("\ncompared with \(comparePath) (threshold \(String(format: "%.0f", threshold * 100)) % and beyond the old p90/p10):")
-            if changes.isEmpty { print("  no figure moved beyond the threshold") }
-            for c in changes { print("  \(c.kind == .regressed ? "REGRESSED" : "improved "): \(c.text)") }
+            let skipped = changes.filter { $0.kind == .notCompared }
+            print("\ncompared with \(comparePath) (beyond \(String(format: "%.0f", threshold * 100)) % with non-overlapping p10..p90 spreads):")
+            if regressed.isEmpty && changes.allSatisfy({ $0.kind == .notCompared }) { print("  no figure moved beyond the threshold") }
+            for c in changes where c.kind != .notCompared { print("  \(c.kind == .regressed ? "REGRESSED" : "improved "): \(c.text)") }
+            let differently = skipped.filter { $0.config.isEmpty }
+            for c in differently { print("  not compared: \(c.text)") }
+            if skipped.count > differently.count { print("  not compared: \(skipped.count - differently.count) figure(s) with fewer than \(BenchComparison.minimumSamples) samples (single peer runs)") }
             print("  \(regressed.count) regression(s)")
         }
         print(String(format: "\nbench finished in %.1f s (%@ run, %@ build, load %@ at the end)", elapsed, quick ? "quick" : "full", report.build,

@@ -32,6 +32,7 @@ private func report(shim: [Double], watchdog: [Double], shimStatus: BenchStatus 
         #expect(changes.first?.metric == "shim.synthetic_cpu" && changes.first?.config == "quarantine")
         #expect(changes.first?.basis == "ratio")
         #expect(changes.first?.text.contains("1.25x -> 1.85x") == true)
+        #expect(changes.first?.text.contains("old p90 1.29x") == true)
     }
 
     @Test func movesWithinTheThresholdOrTheOldSpreadAreNoise() {
@@ -51,18 +52,37 @@ private func report(shim: [Double], watchdog: [Double], shimStatus: BenchStatus 
     }
 
     @Test func aConfigurationThatNowFailsRegressed() {
-        let old = report(shim: [1.2, 1.25, 1.3], watchdog: [0.2])
-        let new = report(shim: [], watchdog: [0.2], shimStatus: .failed)
+        let old = report(shim: [1.2, 1.25, 1.3], watchdog: [0.2, 0.2, 0.2])
+        let new = report(shim: [], watchdog: [0.2, 0.2, 0.2], shimStatus: .failed)
         let changes = BenchComparison.compare(old: old, new: new)
         #expect(changes.count == 1 && changes[0].kind == .regressed && changes[0].new == nil)
         #expect(changes[0].text.contains("now failed"))
     }
 
     @Test func theThresholdIsAnOption() {
-        let old = report(shim: [1.2, 1.25, 1.3], watchdog: [0.2])
-        let new = report(shim: [1.5, 1.55, 1.6], watchdog: [0.2])
+        let old = report(shim: [1.2, 1.25, 1.3], watchdog: [0.2, 0.2, 0.2])
+        let new = report(shim: [1.4, 1.45, 1.5], watchdog: [0.2, 0.2, 0.2])
+        // +16 %: flagged at 10 %, not at the default 25 %.
         #expect(BenchComparison.compare(old: old, new: new, threshold: 0.10).count == 1)
-        #expect(BenchComparison.compare(old: old, new: new, threshold: 0.50).isEmpty)
+        #expect(BenchComparison.compare(old: old, new: new).isEmpty)
+    }
+
+    @Test func overlappingSpreadsAreNoiseEvenBeyondTheThreshold() {
+        let old = report(shim: [1.0, 1.25, 1.9], watchdog: [0.2, 0.2, 0.2])
+        let new = report(shim: [1.5, 1.7, 2.0], watchdog: [0.2, 0.2, 0.2])
+        #expect(BenchComparison.compare(old: old, new: new).isEmpty)
+    }
+
+    @Test func figuresWithoutSpreadOrMeasuredDifferentlyAreNotCompared() {
+        let old = report(shim: [1.2, 1.25, 1.3], watchdog: [0.2])
+        var new = report(shim: [1.2, 1.25, 1.3], watchdog: [0.9])
+        var changes = BenchComparison.compare(old: old, new: new)
+        #expect(changes.map(\.kind) == [.notCompared])
+        #expect(changes[0].metric == "hang.watchdog_cpu" && changes[0].text.contains("fewer than 3 samples"))
+        new = report(shim: [3, 3, 3], watchdog: [0.2])
+        new.metrics[0].title = "Synthetic workload, 4x the operations"
+        changes = BenchComparison.compare(old: old, new: new).filter { $0.metric == "shim.synthetic_cpu" }
+        #expect(changes.count == 1 && changes[0].kind == .notCompared && changes[0].config.isEmpty)
     }
 }
 

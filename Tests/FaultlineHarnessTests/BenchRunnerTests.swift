@@ -115,6 +115,18 @@ import Testing
         #expect(report.entries.map(\.config) == ["agent"])
     }
 
+    @Test func aPreloadLibraryThatLoadsTheSwiftRuntimeIsNamed() throws {
+        // Real ldd over stand-ins: a toolchain library that needs libswiftCore
+        // as the agent, zlib (which does not) as the shim.
+        let swiftLib = "/opt/swift/usr/lib/swift/linux/libswift_Concurrency.so", plain = "/lib/x86_64-linux-gnu/libz.so.1"
+        try #require(FileManager.default.fileExists(atPath: swiftLib) && FileManager.default.fileExists(atPath: plain))
+        let dir = try TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: swiftLib, toPath: dir.path + "/" + BuildDirectory.agentLibrary)
+        try FileManager.default.copyItem(atPath: plain, toPath: dir.path + "/" + BuildDirectory.mallocShimLibrary)
+        let heavy = BenchBuildCheck.librariesLoadingSwiftRuntime(in: BuildDirectory(path: dir.path))
+        #expect(heavy == [dir.path + "/" + BuildDirectory.agentLibrary])
+    }
+
     @Test func filtersSelectSectionsAndMetricsAndUnknownOnesAreNamed() {
         #expect(BenchSuite.selects([], section: "crash"))
         #expect(BenchSuite.selects(["sh"], section: "shim") && !BenchSuite.selects(["sh"], section: "crash"))
