@@ -16,7 +16,7 @@ struct BenchCommand: ParsableCommand {
             """
     )
 
-    @Flag(help: "The short run (about 2 minutes on 2 cores) instead of the full one (about 15).")
+    @Flag(help: "The short run (about 1 minute on 2 cores) instead of the full one (about 5).")
     var quick = false
 
     @Option(name: .customLong("json"), help: ArgumentHelp("Write the results here (keep it for --compare).", valueName: "file"))
@@ -92,7 +92,7 @@ struct BenchCommand: ParsableCommand {
             for c in changes where c.kind != .notCompared { print("  \(c.kind == .regressed ? "REGRESSED" : "improved "): \(c.text)") }
             let differently = skipped.filter { $0.config.isEmpty }
             for c in differently { print("  not compared: \(c.text)") }
-            if skipped.count > differently.count { print("  not compared: \(skipped.count - differently.count) figure(s) with fewer than \(BenchComparison.minimumSamples) samples (single peer runs)") }
+            if skipped.count > differently.count { print("  not compared: \(skipped.count - differently.count) figure(s) with fewer than \(BenchComparison.minimumSamples) samples (too few runs for a spread: peers, and most figures of a --quick run)") }
             print("  \(regressed.count) regression(s)")
         }
         print(String(format: "\nbench finished in %.1f s (%@ run, %@ build, load %@ at the end)", elapsed, quick ? "quick" : "full", report.build,

@@ -14,9 +14,12 @@ import Foundation
 /// An improvement is the mirror image. A configuration that was measured
 /// before and now fails or times out is a regression.
 ///
-/// The default comes from two back-to-back full runs of the same build on
-/// the 2-core development machine at load ~2: at 10 % with "above the old
-/// p90" 18 figures were flagged, at 25 % with non-overlapping spreads none.
+/// The default comes from back-to-back full runs of the same build on the
+/// 2-core development machine, shared with other work: at 10 % with "above
+/// the old p90" one pair flagged 18 figures; at 25 % with non-overlapping
+/// spreads the same pair flagged none and a second pair (load falling from
+/// 2 to 0.6 during the run) two. A regression is a reason to re-run, not
+/// proof.
 public struct BenchComparison: Sendable {
     /// The default relative threshold (25 %).
     public static let defaultThreshold = 0.25

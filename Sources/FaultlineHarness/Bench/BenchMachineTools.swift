@@ -11,6 +11,19 @@ enum BenchMachineTools {
         return nil
     }
 
+    /// The python3 interpreter itself: `sys.executable` of the python3 on
+    /// PATH. A version manager's shim (pyenv's is a bash script) would
+    /// otherwise be what valgrind runs — without following the exec into
+    /// python — and its start-up would be charged to every setup.
+    static func pythonInterpreter() -> String? {
+        guard let onPath = onPath("python3") else { return nil }
+        guard let o = try? BenchProcess(arguments: [onPath, "-c", "import sys; print(sys.executable)"], timeLimit: 30).run(), o.succeeded else {
+            return onPath
+        }
+        let real = o.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return FileManager.default.isExecutableFile(atPath: real) ? real : onPath
+    }
+
     /// The first existing file of `paths`, or nil.
     static func firstExisting(_ paths: [String]) -> String? {
         paths.first { FileManager.default.fileExists(atPath: $0) }

@@ -218,7 +218,7 @@ public struct BenchSuite {
 
     private func python() -> [BenchMetric] {
         guard let c = shimContext() else { return missing("python", BuildDirectory.mallocShimLibrary) }
-        guard let python = BenchMachineTools.onPath("python3") else {
+        guard let python = BenchMachineTools.pythonInterpreter() else {
             return [BenchMetric(group: "python", name: "python.program", title: "python3", unit: "",
                                 entries: [BenchEntry(config: "python3", label: "python3", status: .unavailable, note: "python3 not on PATH: scripts/setup installs it")])]
         }
@@ -228,6 +228,7 @@ public struct BenchSuite {
         _ = FileManager.default.createFile(atPath: script, contents: Data(BenchPythonWorkload.source.utf8))
         let records = quick ? "5000" : "30000"
         let argv = [python, script, records]
+        progress("python: interpreter \(python)")
         return BenchProgramComparison(
             group: "python", prefix: "python.stdlib", what: "python3: json, re, hashlib, threads over \(records) records",
             setups: shimSetups(c, argv, libunwind: false) + peerSetups(argv, heaptrackOut: dir + "/heaptrack"),
