@@ -121,28 +121,38 @@ public struct BenchSuite {
     private struct ShimContext {
         var shim: String
         var leaks: Bool
+        /// Where a leak check at exit would write its reports.
+        var reports: String
     }
 
-    private func shimContext() -> ShimContext? {
+    /// The shim, and `dir`/reports for the reports of the leak setup.
+    private func shimContext(reportsUnder dir: String) -> ShimContext? {
         guard let shim = options.build.product(BuildDirectory.mallocShimLibrary) else { return nil }
-        return ShimContext(shim: shim, leaks: BenchMachineTools.shimKnowsLeaks(shim))
+        let reports = dir + "/reports"
+        try? FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: true)
+        return ShimContext(shim: shim, leaks: BenchMachineTools.shimKnowsLeaks(shim), reports: reports)
     }
 
-    /// Faultline's own shim setups around `argv`.
+    /// Faultline's own shim setups around `argv`. Leak tracking is on by
+    /// default in the shim, so the first modes turn it off explicitly; the
+    /// leak setup is what `FAULTLINE_DETECTORS=use_after_free,leaks` gives a
+    /// user: stacks, tracking and the leak check at exit.
     private func shimSetups(_ c: ShimContext, _ argv: [String], libunwind: Bool) -> [BenchProgramComparison.Setup] {
+        let off = ["LD_PRELOAD": c.shim, "FAULTLINE_DETECTORS": "use_after_free", "FAULTLINE_LEAK_TRACKING": "0", "FAULTLINE_REPORT_DIR": c.reports]
         var s: [BenchProgramComparison.Setup] = [
             .init(id: "glibc", label: "glibc alone", arguments: argv),
             .init(id: "quarantine", label: "shim: quarantine + scribble", arguments: argv,
-                  environment: ["LD_PRELOAD": c.shim, "FAULTLINE_DETECTORS": "use_after_free", "FAULTLINE_MALLOC_STACKS": "0"]),
+                  environment: off.merging(["FAULTLINE_MALLOC_STACKS": "0"]) { $1 }),
             .init(id: "stacks_fp", label: "shim: + allocation stacks (frame pointers)", arguments: argv,
-                  environment: ["LD_PRELOAD": c.shim, "FAULTLINE_DETECTORS": "use_after_free", "FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_MALLOC_UNWINDER": "fp"]),
+                  environment: off.merging(["FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_MALLOC_UNWINDER": "fp"]) { $1 }),
         ]
         if libunwind {
             s.append(.init(id: "stacks_libunwind", label: "shim: + allocation stacks (libunwind)", arguments: argv,
-                           environment: ["LD_PRELOAD": c.shim, "FAULTLINE_DETECTORS": "use_after_free", "FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_MALLOC_UNWINDER": "libunwind"]))
+                           environment: off.merging(["FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_MALLOC_UNWINDER": "libunwind"]) { $1 }))
         }
-        s.append(.init(id: "leaks", label: "shim: + leak tracking", arguments: argv,
-                       environment: ["LD_PRELOAD": c.shim, "FAULTLINE_DETECTORS": "use_after_free,leaks", "FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_MALLOC_UNWINDER": "fp"],
+        s.append(.init(id: "leaks", label: "shim: + leak tracking (+ check at exit)", arguments: argv,
+                       environment: ["LD_PRELOAD": c.shim, "FAULTLINE_DETECTORS": "use_after_free,leaks", "FAULTLINE_LEAK_TRACKING": "1",
+                                     "FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_MALLOC_UNWINDER": "fp", "FAULTLINE_REPORT_DIR": c.reports],
                        unavailable: c.leaks ? nil : "not available: the shim has no leak tracking yet (issue 5)"))
         return s
     }
@@ -176,7 +186,9 @@ public struct BenchSuite {
 
     private func shimSynthetic() -> [BenchMetric] {
         guard let bench = options.build.product("bench-shim") else { return missing("shim", "bench-shim") }
-        guard let c = shimContext() else { return missing("shim", BuildDirectory.mallocShimLibrary) }
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        guard let c = shimContext(reportsUnder: dir) else { return missing("shim", BuildDirectory.mallocShimLibrary) }
         let ops = quick ? "500000" : "2000000"
         let argv = [bench, "workload", "--ops", ops, "--live", "20000", "--threads", "1"]
         return BenchProgramComparison(
@@ -194,13 +206,13 @@ public struct BenchSuite {
 
     private func peers() -> [BenchMetric] {
         guard let bench = options.build.product("bench-shim") else { return missing("peers", "bench-shim") }
-        guard let c = shimContext() else { return missing("peers", BuildDirectory.mallocShimLibrary) }
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        guard let c = shimContext(reportsUnder: dir) else { return missing("peers", BuildDirectory.mallocShimLibrary) }
         // DUMA's cost grows faster than linearly: 50 000 ops take it 12 s,
         // 200 000 more than 120 s.
         let ops = quick ? "50000" : "100000"
         let tail = ["workload", "--ops", ops, "--live", "5000", "--threads", "1"]
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         var setups = shimSetups(c, [bench] + tail, libunwind: false) + peerSetups([bench] + tail, heaptrackOut: dir + "/heaptrack")
         let source = (options.packageRoot ?? ".") + "/Sources/bench-shim/main.c"
         switch BenchMachineTools.buildASanWorkload(source: source, into: dir) {
@@ -217,13 +229,13 @@ public struct BenchSuite {
     }
 
     private func python() -> [BenchMetric] {
-        guard let c = shimContext() else { return missing("python", BuildDirectory.mallocShimLibrary) }
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        guard let c = shimContext(reportsUnder: dir) else { return missing("python", BuildDirectory.mallocShimLibrary) }
         guard let python = BenchMachineTools.pythonInterpreter() else {
             return [BenchMetric(group: "python", name: "python.program", title: "python3", unit: "",
                                 entries: [BenchEntry(config: "python3", label: "python3", status: .unavailable, note: "python3 not on PATH: scripts/setup installs it")])]
         }
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         let script = dir + "/workload.py"
         _ = FileManager.default.createFile(atPath: script, contents: Data(BenchPythonWorkload.source.utf8))
         let records = quick ? "5000" : "30000"
@@ -277,30 +289,28 @@ public struct BenchSuite {
 
     private func leaks() -> [BenchMetric] {
         guard let p = options.build.product("bench-leaks") else { return missing("leaks", "bench-leaks") }
-        let notReadable = [BenchMetric(group: "leaks", name: "leaks.program", title: "Leak tracking cost (bench-leaks)", unit: "",
-                                       entries: [BenchEntry(config: "bench-leaks", label: "bench-leaks", status: .unavailable,
-                                                            note: "not yet machine-readable: `bench-leaks --json` printed no JSON lines")])]
-        // One probe run: a program that ignores --json prints no JSON lines.
-        progress("leaks: bench-leaks --json")
-        guard let probe = try? BenchProcess(arguments: [p, "--json"] + (quick ? ["--quick"] : []), timeLimit: quick ? 30 : 180).run(),
-              probe.succeeded, let lines = try? BenchSampleLine.parse(probe.stdout, program: "bench-leaks"), !lines.isEmpty else {
-            return notReadable
+        let labels = [
+            "glibc": "glibc alone", "shim_no_tracking": "shim, leak tracking off", "shim_leaks": "shim + leak tracking",
+            "valgrind": "valgrind --leak-check=full", "heaptrack": "heaptrack",
+        ]
+        let titles = [
+            "leaks.ns_per_pair": "Leak tracking: one malloc(32) + free pair",
+            "leaks.metadata_bytes_per_block": "Leak tracking: RSS per live 32-byte block beyond glibc's",
+            "leaks.live_workload_wall": "Leak tracking: 100 000 live blocks, including the tool's leak analysis (wall)",
+            "leaks.scan_ms": "Leak tracking: faultline_leak_check() over 100 000 live blocks",
+        ]
+        // bench-leaks runs its setups in one invocation (its own order); the
+        // rounds here repeat that invocation.
+        let metrics = BenchLineRunner(
+            group: "leaks", program: p, invocations: [.init(id: "all", arguments: ["--json"] + (quick ? ["--quick"] : []))],
+            rounds: quick ? 1 : 3, warmup: 0, timeLimit: quick ? 60 : 300,
+            describe: { (titles[$0] ?? $0, "glibc") }, label: { labels[$0] ?? $0 }, progress: progress
+        ).run()
+        if metrics.map(\.name) == ["leaks.output"] {
+            return [BenchMetric(group: "leaks", name: "leaks.program", title: "Leak tracking cost (bench-leaks)", unit: "",
+                                entries: [BenchEntry(config: "bench-leaks", label: "bench-leaks", status: .unavailable,
+                                                     note: "not yet machine-readable: `bench-leaks --json` printed no JSON lines")])]
         }
-        var order: [String] = []
-        var byMetric: [String: BenchMetric] = [:]
-        for l in lines {
-            if byMetric[l.metric] == nil {
-                order.append(l.metric)
-                byMetric[l.metric] = BenchMetric(group: "leaks", name: l.metric, title: l.metric, unit: l.unit,
-                                                 baseline: lines.contains { $0.metric == l.metric && ["glibc", "none", "baseline"].contains($0.config) }
-                                                     ? lines.first { $0.metric == l.metric && ["glibc", "none", "baseline"].contains($0.config) }!.config : nil)
-            }
-            if let i = byMetric[l.metric]!.entries.firstIndex(where: { $0.config == l.config }) {
-                byMetric[l.metric]!.entries[i].samples += l.allValues
-            } else {
-                byMetric[l.metric]!.entries.append(BenchEntry(config: l.config, label: l.config, samples: l.allValues, note: l.note))
-            }
-        }
-        return order.map { var m = byMetric[$0]!; m.computeRatios(); return m }
+        return metrics
     }
 }
