@@ -4,7 +4,9 @@
 # (python3 and git), CPU time, wall time and peak RSS under glibc alone, the
 # shim (quarantine + scribble, then with allocation stacks) and the peers
 # that are installed (valgrind memcheck, Electric Fence, DUMA, heaptrack).
-# Figures only: nothing here passes or fails.
+# Figures only: nothing here passes or fails. `faultline bench` runs these
+# comparisons (and every other detector's) alternately with spreads and
+# ratios, as JSON and HTML: see docs/benchmarks.md.
 #
 #   scripts/bench-shim.sh [--quick] [--no-peers]
 #
