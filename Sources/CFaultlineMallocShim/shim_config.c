@@ -137,6 +137,10 @@ void shim_config_load(void) {
     c->leak_check_at_exit = detectors_include(getenv("FAULTLINE_DETECTORS"), "leaks", 0, 0);
     c->leak_signal = SIGRTMIN + 11;
     c->leak_stop_signal = SIGRTMIN + 10;
+    // Live-block records cost two list updates and a depot update per
+    // malloc/free pair: keep them only for the detectors that read them
+    // (leaks, and the memory monitor's top allocation stacks).
+    c->leak_tracking = detectors_include(getenv("FAULTLINE_DETECTORS"), "leaks", "memory", 0);
     env_int("FAULTLINE_LEAK_TRACKING", &c->leak_tracking, 0, 1);
     env_int("FAULTLINE_LEAK_CHECK_AT_EXIT", &c->leak_check_at_exit, 0, 1);
     env_int("FAULTLINE_LEAK_SHOW_REACHABLE", &c->leak_show_reachable, 0, 1);
