@@ -127,6 +127,21 @@ import Testing
         #expect(heavy == [dir.path + "/" + BuildDirectory.agentLibrary])
     }
 
+    @Test func leaksSectionTakesBenchLeaksLinesWithTheirSizesInTheTitles() throws {
+        _ = try Products.require("bench-leaks")
+        _ = try Products.require(BuildDirectory.mallocShimLibrary)
+        let suite = BenchSuite(options: BenchOptions(quick: true, filters: ["leaks"], build: Products.build, packageRoot: Products.build.packageRoot()),
+                               progress: { _ in })
+        let metrics = suite.run()
+        #expect(metrics.allSatisfy { $0.group == "leaks" })
+        let pair = try #require(metrics.first { $0.name == "leaks.ns_per_pair" })
+        #expect(pair.title.hasPrefix("Leak tracking: one malloc(32) + free pair (") && pair.title.contains("pairs"))
+        #expect(pair.baseline == "glibc")
+        let tracked = try #require(pair.entries.first { $0.config == "shim_leaks" })
+        #expect(tracked.label == "shim + leak tracking" && tracked.status == .ok && tracked.ratio != nil)
+        #expect(tracked.note == nil)  // the size moved into the title
+    }
+
     @Test func filtersSelectSectionsAndMetricsAndUnknownOnesAreNamed() {
         #expect(BenchSuite.selects([], section: "crash"))
         #expect(BenchSuite.selects(["sh"], section: "shim") && !BenchSuite.selects(["sh"], section: "crash"))
