@@ -89,6 +89,8 @@ public struct BenchSuite {
             "crash.fault_to_reaped_0threads": ("Fault -> process reaped by its parent, no other threads", "none"),
             "crash.fault_to_reaped_4threads": ("Fault -> process reaped by its parent, 4 other threads", "none"),
             "crash.capture_other_thread": ("Capture one other thread's stack (directed signal)", nil),
+            "crash.reports_missing_0threads": ("Faults with no committed report within 5 s, no other threads (per invocation)", nil),
+            "crash.reports_missing_4threads": ("Faults with no committed report within 5 s, 4 other threads (per invocation)", nil),
         ]
         return BenchLineRunner(
             group: "crash", program: p,
