@@ -31,16 +31,13 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
             fl_json_end_object(w);
             continue;
         }
-        // A thread that blocks the sample signal (libdispatch workers do)
-        // would only cost a timeout.
-        if (fl_thread_blocks_signal(tids[i], fl_threads_signal())) {
-            fl_json_bool(w, "captured", 0);
-            fl_json_string(w, "capture_skipped", "blocks the sample signal");
-            fl_report_frames(w, "frames", pcs, 0, images);
-            fl_json_end_object(w);
-            continue;
-        }
-        int k = fl_capture_thread(tids[i], pcs, max_frames, timeout_ns);
+        // A thread that blocks the sample signal may do so for good
+        // (libdispatch workers) or for an instant (glibc's pthread_create
+        // blocks everything while it clones): ask anyway, but wait briefly.
+        int blocked = fl_thread_blocks_signal(tids[i], fl_threads_signal());
+        uint64_t wait_ns = blocked && timeout_ns > 10000000ull ? 10000000ull : timeout_ns;
+        int k = fl_capture_thread(tids[i], pcs, max_frames, wait_ns);
+        if (k < 0 && blocked) fl_json_string(w, "capture_skipped", "blocks the sample signal");
         fl_json_bool(w, "captured", k >= 0);
         fl_report_frames(w, "frames", pcs, k > 0 ? k : 0, images);
         fl_json_end_object(w);
