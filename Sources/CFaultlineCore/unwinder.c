@@ -20,7 +20,6 @@ static backtrace_fn p_backtrace;
 static step_fn p_step;
 static get_reg_fn p_get_reg;
 static int g_have_libunwind;
-int fl_unwind_fast_allowed = 1;
 // Set once this thread's libunwind trace cache exists. initial-exec: our own
 // TLS must live in the static block so reading it never allocates.
 static __thread int t_warm __attribute__((tls_model("initial-exec")));
@@ -141,7 +140,7 @@ static int unwind_slow(const ucontext_t *uc, uintptr_t *pcs, int max);
 
 int fl_unwind_context_deep(const ucontext_t *uc, uintptr_t *pcs, int cap) {
     if (!g_have_libunwind) return unwind_frame_pointers(uc, pcs, cap);
-    if (p_backtrace && fl_unwind_fast_allowed && t_warm) {
+    if (p_backtrace && t_warm) {
         int n = unwind_fast_into(uc, pcs, cap);
         if (n > 0) return n;
     }
@@ -151,7 +150,7 @@ int fl_unwind_context_deep(const ucontext_t *uc, uintptr_t *pcs, int cap) {
 int fl_unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max) {
     if (!g_have_libunwind) return unwind_frame_pointers(uc, pcs, max);
     // Only on threads whose libunwind TLS already exists (see warm_thread).
-    if (p_backtrace && fl_unwind_fast_allowed && t_warm) {
+    if (p_backtrace && t_warm) {
         int n = unwind_fast(uc, pcs, max);
         if (n > 0) return n;
     }

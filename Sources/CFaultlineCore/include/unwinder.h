@@ -25,9 +25,6 @@ const char *fl_unwinder_method(void);
 /// Most frames `fl_unwind_context` returns.
 #define FL_UNWIND_MAX 256
 
-/// Set to 0 to force the slower cursor-stepping unwinder (for comparison).
-extern int fl_unwind_fast_allowed;
-
 /// Unwinds from `uc` (a signal handler's context) into `pcs`; returns the
 /// number of frames. Frame 0 is the interrupted instruction; the rest are
 /// return addresses. Must be called on the thread `uc` belongs to, from its
