@@ -105,18 +105,7 @@ static int detectors_include(const char *list, const char *a, const char *b, con
 }
 
 static int detectors_include_shim(const char *list) {
-    if (detectors_include(list, "leaks", 0, 0)) return 1;
-    if (!list || !*list || fl_streq(list, "all")) return 1;
-    const char *p = list;
-    while (*p) {
-        const char *e = p;
-        while (*e && *e != ',') e++;
-        size_t len = (size_t)(e - p);
-        if ((len == 14 && strncmp(p, "use_after_free", 14) == 0) || (len == 4 && strncmp(p, "shim", 4) == 0))
-            return 1;
-        p = *e ? e + 1 : e;
-    }
-    return 0;
+    return detectors_include(list, "leaks", "use_after_free", "shim");
 }
 
 void shim_config_load(void) {
