@@ -105,30 +105,29 @@ static void write_memory(fl_json *w, uint64_t usage, uint64_t limit) {
     fl_json_int(w, "cgroup_version", g_cg.version);
 }
 
+// Opens a breadcrumb object with the fields every breadcrumb carries.
+static void begin_breadcrumb(fl_json *w, int slot, uint64_t usage, uint64_t limit, uint64_t now) {
+    char iso[32];
+    fl_fmt_iso8601(iso, now);
+    fl_json_init(w, g_crumb, sizeof g_crumb);
+    fl_json_begin_object(w, 0);
+    fl_json_int(w, "threshold_percent", g_opt.thresholds[slot]);
+    write_memory(w, usage, limit);
+    fl_json_string(w, "time", iso);
+    fl_json_uint(w, "time_unix_ms", now / 1000000ull);
+    fl_json_int(w, "pid", getpid());
+}
+
 static void write_breadcrumb(int slot, uint64_t usage, uint64_t limit) {
     if (fl_breadcrumb_open() != 0) return;
     fl_json w;
-    fl_json_init(&w, g_crumb, sizeof g_crumb);
     uint64_t now = fl_realtime_ns();
-    char iso[32];
-    fl_fmt_iso8601(iso, now);
-    fl_json_begin_object(&w, 0);
-    fl_json_int(&w, "threshold_percent", g_opt.thresholds[slot]);
-    write_memory(&w, usage, limit);
-    fl_json_string(&w, "time", iso);
-    fl_json_uint(&w, "time_unix_ms", now / 1000000ull);
-    fl_json_int(&w, "pid", getpid());
+    begin_breadcrumb(&w, slot, usage, limit, now);
     if (g_opt.top_stacks > 0) fl_memory_stacks_write(&w, g_opt.top_stacks);
     fl_json_end_object(&w);
     if (w.overflowed) {
         // Too many stacks or images for a slot: keep the numbers.
-        fl_json_init(&w, g_crumb, sizeof g_crumb);
-        fl_json_begin_object(&w, 0);
-        fl_json_int(&w, "threshold_percent", g_opt.thresholds[slot]);
-        write_memory(&w, usage, limit);
-        fl_json_string(&w, "time", iso);
-        fl_json_uint(&w, "time_unix_ms", now / 1000000ull);
-        fl_json_int(&w, "pid", getpid());
+        begin_breadcrumb(&w, slot, usage, limit, now);
         fl_json_string(&w, "top_stacks_unavailable", "the stacks did not fit into a breadcrumb slot");
         fl_json_end_object(&w);
     }
