@@ -177,15 +177,9 @@ static void write_report(const char *kind, int sig, const siginfo_t *info, const
                             fl_agent_config.max_threads, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull);
     g_stage = "writing images";
     fl_report_images(w, &g_images);
-    if (fl_stderr_capture_active()) {
-        static char tail[FL_STDERR_TAIL];
-        size_t n = fl_stderr_tail(tail, sizeof tail);
-        fl_json_string_n(w, "stderr_tail", tail, n);
-    }
-    fl_json_begin_object(w, "capture");
-    fl_json_string(w, "unwinder", fl_unwinder_method());
-    fl_json_uint(w, "duration_ns", fl_monotonic_ns() - t0);
-    fl_json_end_object(w);
+    static char tail[FL_STDERR_TAIL];
+    fl_stderr_write_tail(w, tail, sizeof tail);
+    fl_report_capture(w, t0);
     g_stage = "writing the file";
     char name[128];
     if (fl_report_commit(r, name, sizeof name) == 0) notify("faultline: report written: ", name);

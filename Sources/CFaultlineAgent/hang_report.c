@@ -5,7 +5,6 @@
 #include "sigsafe.h"
 #include "stderr_capture.h"
 #include "thread_capture.h"
-#include "unwinder.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -108,15 +107,9 @@ static void write_tail(fl_json *w, uint64_t t0, int with_threads) {
         fl_hang_write_threads(w, fl_gettid(), g_images, fl_agent_config.max_frames, fl_agent_config.max_threads,
                               (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull);
     fl_report_images(w, g_images);
-    if (with_threads && fl_stderr_capture_active()) {
-        static char tail[FL_STDERR_TAIL];
-        size_t n = fl_stderr_tail(tail, sizeof tail);
-        fl_json_string_n(w, "stderr_tail", tail, n);
-    }
-    fl_json_begin_object(w, "capture");
-    fl_json_string(w, "unwinder", fl_unwinder_method());
-    fl_json_uint(w, "duration_ns", fl_monotonic_ns() - t0);
-    fl_json_end_object(w);
+    static char tail[FL_STDERR_TAIL];
+    if (with_threads) fl_stderr_write_tail(w, tail, sizeof tail);
+    fl_report_capture(w, t0);
 }
 
 static int commit(fl_report *r, const char *what) {

@@ -1,4 +1,5 @@
 #include "stderr_capture.h"
+#include "json_writer.h"
 #include "sigsafe.h"
 
 #include <errno.h>
@@ -125,6 +126,12 @@ static void wait_for_drain(void) {
         if ((pending == 0 && !atomic_load(&g_busy)) || fl_monotonic_ns() > deadline) break;
         fl_sleep_ns(1000000);
     }
+}
+
+void fl_stderr_write_tail(fl_json *w, char *buf, size_t cap) {
+    if (!g_active) return;
+    size_t n = fl_stderr_tail(buf, cap);
+    fl_json_string_n(w, "stderr_tail", buf, n);
 }
 
 void fl_stderr_release(void) {

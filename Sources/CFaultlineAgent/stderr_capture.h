@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+struct fl_json;
+
 #define FL_STDERR_RING 16384
 /// Bytes of the tail put into a report.
 #define FL_STDERR_TAIL 4096
@@ -21,6 +23,10 @@ int fl_stderr_original_fd(void);
 /// drain thread a moment to forward what is still in the pipe. Returns the
 /// count. Async-signal-safe.
 size_t fl_stderr_tail(char *out, size_t cap);
+/// Writes `"stderr_tail"` (the last FL_STDERR_TAIL bytes, via `buf`, which
+/// each caller owns so two detectors never share it) when capture is on.
+/// Async-signal-safe.
+void fl_stderr_write_tail(struct fl_json *w, char *buf, size_t cap);
 /// Before the process dies: lets the drain thread forward what is still in
 /// the pipe (bounded, 50 ms), then points fd 2 back at the real stderr so
 /// whatever is written from here on (a chained handler's message) is not

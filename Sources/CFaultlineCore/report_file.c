@@ -1,5 +1,6 @@
 #include "report_file.h"
 #include "sigsafe.h"
+#include "unwinder.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -173,3 +174,10 @@ void fl_report_images(fl_json *w, const fl_image_list *images) {
     fl_json_end_array(w);
 }
 
+
+void fl_report_capture(fl_json *w, uint64_t started_ns) {
+    fl_json_begin_object(w, "capture");
+    fl_json_string(w, "unwinder", fl_unwinder_method());
+    fl_json_uint(w, "duration_ns", fl_monotonic_ns() - started_ns);
+    fl_json_end_object(w);
+}

@@ -41,6 +41,9 @@ void fl_report_frames(fl_json *w, const char *key, const uintptr_t *pcs, int n, 
 /// and the outermost of a stack too deep to keep whole).
 void fl_report_frames_split(fl_json *w, const char *key, const uintptr_t *a, int na,
                             const uintptr_t *b, int nb, const fl_image_list *images);
+/// Writes the `"capture"` section: the unwinder in use and the time since
+/// `started_ns` (CLOCK_MONOTONIC), i.e. how long taking the report took.
+void fl_report_capture(fl_json *w, uint64_t started_ns);
 /// Writes `"images": [...]`.
 void fl_report_images(fl_json *w, const fl_image_list *images);
 #endif
