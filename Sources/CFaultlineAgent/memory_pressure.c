@@ -36,7 +36,10 @@ static int open_v1_level(fl_pressure *p, const fl_memcg *m, const char *level, c
     snprintf(path, sizeof path, "%s/cgroup.event_control", m->dir);
     int cfd = open(path, O_WRONLY | O_CLOEXEC);
     if (pfd < 0 || efd < 0 || cfd < 0) goto fail;
-    int n = snprintf(line, sizeof line, "%d %d %s", efd, pfd, level);
+    // "local": only reclaim in this cgroup itself. The default mode also
+    // passes up pressure from descendant cgroups that have no listener (a
+    // runner's limited child cgroups), which is not pressure on us.
+    int n = snprintf(line, sizeof line, "%d %d %s,local", efd, pfd, level);
     if (write(cfd, line, (size_t)n) != n) goto fail;
     close(cfd);
     add(p, efd, POLLIN, KIND_V1_LEVEL, pfd);
