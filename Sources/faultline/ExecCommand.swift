@@ -102,6 +102,9 @@ struct ExecCommand: AsyncParsableCommand {
         let limit = ExecMemoryLimit(memoryLimit, program: program)
         let spawn = limit?.spawnCommand(executable, argv, environment: childEnvironment) ?? (executable, argv, childEnvironment)
         let pid: pid_t
+        // Before the spawn: a SIGTERM between spawn and forwarding would kill
+        // us and leave the program running unwatched.
+        ChildProcess.armSignalForwarding()
         do throws(ChildProcess.LaunchError) {
             pid = try ChildProcess.spawn(spawn.0, arguments: spawn.1, environment: spawn.2)
         } catch {

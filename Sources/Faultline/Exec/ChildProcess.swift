@@ -8,6 +8,9 @@ import Glibc
 /// The child the signal forwarder sends to (0: none). A global because a
 /// signal handler can capture nothing.
 private let forwardTarget = Atomic<Int32>(0)
+/// A forwarded signal that arrived after the handlers were armed but before
+/// the child existed (0: none); it is sent as soon as the child has a pid.
+private let pendingSignal = Atomic<Int32>(0)
 
 /// Runs one program the way a shell would (`posix_spawn`, stdin, stdout and
 /// stderr inherited), forwards termination signals to it, and waits for it.
@@ -124,18 +127,19 @@ public enum ChildProcess {
         return unsafeBitCast(sym, to: AddChdir.self)
     }()
 
-    /// Forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to `pid` until `wait`
-    /// returns (this replaces their handlers; `wait` restores the default
-    /// actions). Call it from the thread that then calls `wait`. A signal the kernel sent (a terminal key, which reaches the
-    /// child through its process group already) is not sent twice.
-    public static func forwardSignals(to pid: pid_t) {
-        forwardTarget.store(pid, ordering: .sequentiallyConsistent)
+    /// Takes over SIGINT, SIGTERM, SIGHUP and SIGQUIT before the child is
+    /// spawned: one that arrives before `forwardSignals(to:)` names the child
+    /// is held and then sent to it, instead of killing us and orphaning it.
+    /// Call it from the thread that then calls `wait`.
+    public static func armSignalForwarding() {
         for s in forwardedSignals {
             var sa = sigaction()
             sa.__sigaction_handler.sa_sigaction = { sig, info, _ in
                 let target = forwardTarget.load(ordering: .sequentiallyConsistent)
-                // SI_KERNEL (0x80): from the tty driver or the kernel itself.
-                if target > 0, info?.pointee.si_code != 0x80 { kill(target, sig) }
+                // SI_KERNEL (0x80): from the tty driver or the kernel itself,
+                // which reaches a running child through its process group.
+                if target > 0 { if info?.pointee.si_code != 0x80 { kill(target, sig) } }
+                else { _ = pendingSignal.compareExchange(expected: 0, desired: sig, ordering: .sequentiallyConsistent) }
             }
             sa.sa_flags = SA_SIGINFO | SA_RESTART
             sigemptyset(&sa.sa_mask)
@@ -147,6 +151,20 @@ public enum ChildProcess {
         sigemptyset(&set)
         for s in forwardedSignals { sigaddset(&set, s) }
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// Forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to `pid` until `wait`
+    /// returns (`wait` restores the default actions), first sending one that
+    /// arrived since `armSignalForwarding` (which this arms if nobody did).
+    /// A signal the kernel sent to the running child's process group (a
+    /// terminal key) is not sent twice.
+    public static func forwardSignals(to pid: pid_t) {
+        var current = sigaction()
+        sigaction(forwardedSignals[0], nil, &current)
+        if current.sa_flags & SA_SIGINFO == 0 { armSignalForwarding() }
+        forwardTarget.store(pid, ordering: .sequentiallyConsistent)
+        let held = pendingSignal.exchange(0, ordering: .sequentiallyConsistent)
+        if held != 0 { kill(pid, held) }
     }
 
     /// Puts the forwarded signals back to their default action, so this
