@@ -1,8 +1,13 @@
 // The header the shim puts in front of every block it hands out, and the
 // state tag that tells live, quarantined and released blocks apart.
 //
-//   real allocation (glibc)  [align padding][ header 48 B ][ user bytes … ]
-//                                           ^ header       ^ pointer returned
+//   real allocation  [live link 16 B][align padding][ header 32 B ][ user bytes … ]
+//                                                     ^ header       ^ pointer returned
+//
+// The real allocation is an arena block (shim_arena.h) or, for big and
+// over-aligned blocks, a glibc one. The live link exists only for blocks
+// allocated while leak tracking was on (shim_live.c), which is decided
+// once, before the first allocation that matters, and only ever turns off.
 //
 // The magic word is the last word before the user bytes and is bound to the
 // header's address, so a copy of a header elsewhere (or user data that
@@ -14,8 +19,7 @@
 #include <stdint.h>
 
 /// Bytes of metadata in front of each block; keeps user pointers 16-aligned.
-/// 48 since the leak work: 16 of them link live blocks (shim_live.c).
-#define SHIM_HEADER_SIZE 48u
+#define SHIM_HEADER_SIZE 32u
 
 /// Block states, stored xor-ed with the address hash in `magic`.
 enum {
@@ -26,18 +30,29 @@ enum {
 
 /// Metadata in front of a block. Written only by the shim.
 typedef struct shim_block {
-    struct shim_block *live_prev;  ///< live-block list of the stripe (shim_live.c), while live
-    struct shim_block *live_next;  ///< next in that list
     uint32_t alloc_tid;    ///< thread that allocated it
     uint32_t free_tid;     ///< thread that freed it (0 while live)
     uint64_t size;         ///< size the program asked for
     uint32_t alloc_stack;  ///< stack depot id, 0 when not recorded
     uint32_t free_stack;   ///< stack depot id, 0 while live or not recorded
-    uint32_t align_off;    ///< bytes from the real allocation to this header
+    uint32_t align_off;    ///< bytes from the real allocation to this header (live link included)
     uint32_t magic;        ///< shim_magic(header, state); accessed atomically
 } shim_block;
 
 _Static_assert(sizeof(shim_block) == SHIM_HEADER_SIZE, "header size");
+
+/// Links a live block into its stripe's list (shim_live.c); sits right in
+/// front of the header of blocks allocated while leak tracking is on.
+typedef struct shim_link {
+    struct shim_block *prev;
+    struct shim_block *next;
+} shim_link;
+
+/// Bytes of a live link (a multiple of 16, so user pointers stay aligned).
+#define SHIM_LINK_SIZE 16u
+_Static_assert(sizeof(shim_link) == SHIM_LINK_SIZE, "link size");
+
+static inline shim_link *shim_block_link(const shim_block *b) { return (shim_link *)((uintptr_t)b - SHIM_LINK_SIZE); }
 
 /// The address-bound tag for `state` at header `b`.
 static inline uint32_t shim_magic(const void *b, uint32_t state) {
@@ -52,14 +67,6 @@ static inline uint32_t shim_state_of(const void *b, uint32_t magic) { return mag
 static inline shim_block *shim_block_from_user(const void *p) { return (shim_block *)((uintptr_t)p - SHIM_HEADER_SIZE); }
 static inline void *shim_block_user(const shim_block *b) { return (void *)((uintptr_t)b + SHIM_HEADER_SIZE); }
 static inline void *shim_block_real(const shim_block *b) { return (void *)((uintptr_t)b - b->align_off); }
-
-/// Bytes a quarantined block is charged against the quarantine budget: its
-/// real size in glibc (request plus glibc's 8-byte chunk header, rounded to
-/// 16, at least 32).
-static inline uint64_t shim_block_cost(const shim_block *b) {
-    uint64_t chunk = (b->size + SHIM_HEADER_SIZE + b->align_off + 8 + 15) & ~(uint64_t)15;
-    return chunk < 32 ? 32 : chunk;
-}
 
 /// One past the highest user-space address (47-bit x86-64, 48-bit arm64).
 #if defined(__x86_64__)

@@ -38,7 +38,7 @@ static void pass_free(void *p) {
         shim_block *b = shim_block_from_user(p);
         __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELAXED);
         shim_live_remove(b);
-        __libc_free(shim_block_real(b));
+        shim_real_free_block(b);
     }
     else if (st == 0) shim_next_fns.free(p);
     // A quarantined block freed again stays where it is.

@@ -1,4 +1,5 @@
 #include "shim_heap.h"
+#include "shim_arena.h"
 #include "shim_live.h"
 #include "shim_config.h"
 #include "shim_depot.h"
@@ -24,6 +25,10 @@ static _Atomic uintptr_t g_hi;
 void shim_heap_range(uintptr_t *lo, uintptr_t *hi) {
     *lo = atomic_load_explicit(&g_lo, memory_order_relaxed);
     *hi = atomic_load_explicit(&g_hi, memory_order_relaxed);
+    uintptr_t alo, ahi;
+    shim_arena_range(&alo, &ahi);
+    if (alo && alo < *lo) *lo = alo;
+    if (ahi > *hi) *hi = ahi;
 }
 
 static inline void note_range(uintptr_t start, uintptr_t end) {
@@ -47,14 +52,32 @@ static inline uint32_t capture(uintptr_t fp) {
 
 static inline size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
+// The real allocation for `total` bytes: an arena block when it fits (16
+// alignment), else glibc's. Zeroed when `zero`.
+static void *real_alloc(size_t total, int small, int zero) {
+    int fresh;
+    void *real = small ? shim_arena_alloc(total, &fresh) : 0;
+    if (real) {
+        // Fresh arena pages read as zeros; a reused block has old patterns.
+        if (zero && !fresh) memset(real, 0, total);
+        return real;
+    }
+    real = zero ? __libc_calloc(1, total) : __libc_malloc(total);
+    if (real) note_range((uintptr_t)real, (uintptr_t)real + total);
+    return real;
+}
+
 // Allocates with a known stack id; `fill_from` is where the 0xAA fill starts.
 static void *alloc_block(size_t size, size_t align, int zero, uint32_t stack, size_t fill_from) {
     size_t pad = align > 16 ? align : 0;
-    if (size > SIZE_MAX - SHIM_HEADER_SIZE - pad || pad > (1ull << 31)) { errno = ENOMEM; return 0; }
-    size_t total = size + SHIM_HEADER_SIZE + pad;
-    void *real = zero ? __libc_calloc(1, total) : __libc_malloc(total);
+    // Read once: the link must exist exactly when shim_live_insert links it.
+    int linked = shim_live_on;
+    size_t link = linked ? SHIM_LINK_SIZE : 0;
+    if (size > SIZE_MAX - SHIM_HEADER_SIZE - SHIM_LINK_SIZE - pad || pad > (1ull << 31)) { errno = ENOMEM; return 0; }
+    size_t total = size + SHIM_HEADER_SIZE + link + pad;
+    void *real = real_alloc(total, pad == 0, zero);
     if (!real) return 0;
-    uintptr_t user = (uintptr_t)real + SHIM_HEADER_SIZE;
+    uintptr_t user = (uintptr_t)real + link + SHIM_HEADER_SIZE;
     if (pad) user = (user + align - 1) & ~(uintptr_t)(align - 1);
     shim_block *b = shim_block_from_user((void *)user);
     b->alloc_tid = shim_tid();
@@ -63,12 +86,11 @@ static void *alloc_block(size_t size, size_t align, int zero, uint32_t stack, si
     b->alloc_stack = stack;
     b->free_stack = 0;
     b->align_off = (uint32_t)((uintptr_t)b - (uintptr_t)real);
-    note_range((uintptr_t)real, (uintptr_t)real + total);
     if (!zero) {
         size_t end = min_size(size, shim_cfg.fill_limit);
         if (end > fill_from) memset((char *)user + fill_from, SHIM_FILL_BYTE, end - fill_from);
     }
-    shim_live_insert(b);
+    if (linked) shim_live_insert(b);
     __atomic_store_n(&b->magic, shim_magic(b, SHIM_LIVE), __ATOMIC_RELEASE);
     return (void *)user;
 }
@@ -79,14 +101,19 @@ void *shim_alloc(size_t size, size_t align, int zero, uintptr_t fp) {
 
 uint32_t shim_classify(const void *p) {
     uintptr_t a = (uintptr_t)p;
-    if ((a & 15) || a < atomic_load_explicit(&g_lo, memory_order_relaxed) + SHIM_HEADER_SIZE ||
-        a > atomic_load_explicit(&g_hi, memory_order_relaxed))
-        return 0;
+    if (a & 15) return 0;
     const shim_block *b = shim_block_from_user(p);
     uint32_t magic;
-    // The header may start on the previous page (glibc's mmapped chunks put
-    // the pointer 48 bytes into a fresh mapping): read it safely there.
-    if ((a & 4095) < 64) {
+    if (shim_arena_owns(p)) {
+        // Arena blocks are exact: the header must be in a writable part.
+        if (!shim_arena_readable_before(p, SHIM_HEADER_SIZE)) return 0;
+        magic = __atomic_load_n(&b->magic, __ATOMIC_ACQUIRE);
+    } else if (a < atomic_load_explicit(&g_lo, memory_order_relaxed) + SHIM_HEADER_SIZE ||
+               a > atomic_load_explicit(&g_hi, memory_order_relaxed)) {
+        return 0;
+    } else if ((a & 4095) < 64) {
+        // The header may start on the previous page (glibc's mmapped chunks
+        // put the pointer 32 bytes into a fresh mapping): read it safely there.
         if (shim_safe_read(&b->magic, &magic, sizeof magic) != 0) return 0;
     } else {
         magic = __atomic_load_n(&b->magic, __ATOMIC_ACQUIRE);

@@ -33,7 +33,8 @@ size_t shim_usable_size(const void *p);
 /// the range the shim has handed out.
 uint32_t shim_classify(const void *p);
 
-/// Lowest and highest address ever handed out (for the fault describer).
+/// Lowest and highest address a block can have (glibc blocks ever handed
+/// out and the arena's reserved range; for the fault describer).
 void shim_heap_range(uintptr_t *lo, uintptr_t *hi);
 
 #endif

@@ -1,5 +1,6 @@
 // Start-up and shut-down: options, stepping aside for another allocator,
 // preallocation, fork handlers, and the quarantine check at exit.
+#include "shim_arena.h"
 #include "shim_config.h"
 #include "shim_depot.h"
 #include "shim_describe.h"
@@ -78,15 +79,18 @@ static void before_fork(void) {
     shim_report_lock();
     shim_quarantine_lock();
     shim_live_lock_all();
+    shim_arena_lock_all();
 }
 
 static void after_fork_parent(void) {
+    shim_arena_unlock_all();
     shim_live_unlock_all();
     shim_quarantine_unlock();
     shim_report_unlock();
 }
 
 static void after_fork_child(void) {
+    shim_arena_unlock_all();
     shim_live_unlock_all();
     shim_quarantine_unlock();
     shim_report_unlock();
@@ -102,11 +106,13 @@ static pthread_key_t g_exit_key;
 static void thread_exiting(void *unused) {
     shim_self.batch_off = 1;
     shim_quarantine_flush_thread();
+    shim_arena_thread_exit();
 }
 
 /// Registers the calling thread for thread_exiting (once per thread).
 void shim_init_watch_thread(void) {
-    if (shim_self.exit_watched) return;
+    // Before the constructor there is no key yet: try again later.
+    if (shim_self.exit_watched || !__atomic_load_n(&shim_ready, __ATOMIC_ACQUIRE)) return;
     shim_self.exit_watched = 1;
     pthread_setspecific(g_exit_key, (void *)1);
 }
@@ -167,7 +173,9 @@ static void print_stats(void) {
     n += fl_fmt_u64(line + n, shim_depot_used());
     n += fl_strlcpy(line + n, " bytes, ", sizeof line - n);
     n += fl_fmt_u64(line + n, shim_depot_dropped());
-    n += fl_strlcpy(line + n, " stacks dropped\n", sizeof line - n);
+    n += fl_strlcpy(line + n, " stacks dropped; arena ", sizeof line - n);
+    n += fl_fmt_u64(line + n, shim_arena_committed());
+    n += fl_strlcpy(line + n, " bytes writable\n", sizeof line - n);
     fl_write_all(2, line, n);
 }
 

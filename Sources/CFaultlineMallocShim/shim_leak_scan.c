@@ -7,6 +7,7 @@
 // pointer. Then through the heap, conservatively: every aligned word that
 // points into a live block's bytes (interior pointers included) marks it.
 #include "shim_leak.h"
+#include "shim_arena.h"
 #include "shim_config.h"
 #include "shim_depot.h"
 #include "shim_live.h"
@@ -307,6 +308,10 @@ int shim_leak_scan_run(leak_scan *out) {
         uintptr_t dlo, dhi;
         shim_depot_range(&dlo, &dhi);
         exclude(&s, dlo, dhi);
+        // The arena outside live blocks holds only freed memory: no roots.
+        uintptr_t alo, ahi;
+        shim_arena_range(&alo, &ahi);
+        exclude(&s, alo, ahi);
         s.mark_as = LEAK_REACHABLE;
         s.self = -1;
         scan_everything(&s, threads, parked, maps, MAPS_CAP);

@@ -1,7 +1,8 @@
 #include "shim_live.h"
 #include "shim_depot.h"
 
-#include <sched.h>
+#include "shim_spin.h"
+
 #include <stdatomic.h>
 
 int shim_live_on = 1;
@@ -15,25 +16,10 @@ typedef struct stripe {
     char fill[40];
 } stripe;
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
-
 static stripe g_stripes[SHIM_LIVE_STRIPES];
 
-// A spinlock: sections are a few stores long. After a while it yields, so a
-// thread preempted inside one does not burn the others' time slices.
-static inline void lock(stripe *s) {
-    for (int spins = 0; atomic_exchange_explicit(&s->lock, 1, memory_order_acquire); spins++) {
-        if (spins > 64) sched_yield();
-        else cpu_relax();
-    }
-}
-static inline void unlock(stripe *s) { atomic_store_explicit(&s->lock, 0, memory_order_release); }
+static inline void lock(stripe *s) { shim_spin_lock(&s->lock); }
+static inline void unlock(stripe *s) { shim_spin_unlock(&s->lock); }
 
 static inline stripe *stripe_of(const shim_block *b) { return &g_stripes[b->alloc_tid % SHIM_LIVE_STRIPES]; }
 
@@ -41,9 +27,10 @@ void shim_live_insert(shim_block *b) {
     if (!shim_live_on) return;
     stripe *s = stripe_of(b);
     lock(s);
-    b->live_prev = 0;
-    b->live_next = s->first;
-    if (s->first) s->first->live_prev = b;
+    shim_link *l = shim_block_link(b);
+    l->prev = 0;
+    l->next = s->first;
+    if (s->first) shim_block_link(s->first)->prev = b;
     s->first = b;
     s->count++;
     unlock(s);
@@ -54,10 +41,11 @@ void shim_live_remove(shim_block *b) {
     if (!shim_live_on) return;
     stripe *s = stripe_of(b);
     lock(s);
-    if (b->live_prev) b->live_prev->live_next = b->live_next;
-    else if (s->first == b) s->first = b->live_next;
-    if (b->live_next) b->live_next->live_prev = b->live_prev;
-    b->live_prev = b->live_next = 0;
+    shim_link *l = shim_block_link(b);
+    if (l->prev) shim_block_link(l->prev)->next = l->next;
+    else if (s->first == b) s->first = l->next;
+    if (l->next) shim_block_link(l->next)->prev = l->prev;
+    l->prev = l->next = 0;
     s->count--;
     unlock(s);
     shim_depot_account(b->alloc_stack, -(int64_t)b->size, -1);
@@ -79,5 +67,5 @@ uint64_t shim_live_count(void) {
 
 void shim_live_each(void (*fn)(const shim_block *b, void *ctx), void *ctx) {
     for (int i = 0; i < SHIM_LIVE_STRIPES; i++)
-        for (const shim_block *b = g_stripes[i].first; b; b = b->live_next) fn(b, ctx);
+        for (const shim_block *b = g_stripes[i].first; b; b = shim_block_link(b)->next) fn(b, ctx);
 }

@@ -1,5 +1,6 @@
 // Live-block records for leak detection: every live block is linked into
-// one of SHIM_LIVE_STRIPES doubly-linked lists through its header (chosen by
+// one of SHIM_LIVE_STRIPES doubly-linked lists through the link in front of
+// its header (shim_block.h; the list is chosen by
 // the allocating thread, so a thread mostly takes its own lock), and its
 // size is added to its allocation stack's live bytes in the stack depot.
 #ifndef SHIM_LIVE_H

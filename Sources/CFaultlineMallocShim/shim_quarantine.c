@@ -86,19 +86,22 @@ int shim_scribble_changed(const shim_block *b, size_t limit, size_t *offset, siz
 }
 
 // Verifies and frees blocks that left the quarantine (no lock held).
-static void release_batch(shim_block **batch, int n) {
+static void release_batch(const ring_entry *batch, int n) {
+    // The blocks are cold after their stay: ask for all of their checked
+    // bytes at once (sizes from the ring, not from the cold headers), so the
+    // misses overlap instead of coming one by one.
+    size_t limit = shim_cfg.scribble_limit;
     for (int i = 0; i < n; i++) {
-        // The blocks are cold after their stay: start the next loads early
-        // (header and first bytes; the header is 48 bytes before them).
-        if (i + 4 < n) {
-            __builtin_prefetch(batch[i + 4]);
-            __builtin_prefetch((char *)batch[i + 4] + 64);
-        }
-        shim_block *b = batch[i];
+        const char *h = (const char *)batch[i].block;
+        size_t len = batch[i].cost < limit ? batch[i].cost : limit;
+        for (size_t at = 0; at < len; at += 64) __builtin_prefetch(h + at);
+    }
+    for (int i = 0; i < n; i++) {
+        shim_block *b = batch[i].block;
         // A block pushed twice by a racing double free is released once.
         if (__atomic_load_n(&b->magic, __ATOMIC_RELAXED) != shim_magic(b, SHIM_QUARANTINED)) continue;
         size_t off, len;
-        if (shim_cfg.scribble_limit && shim_scribble_changed(b, shim_cfg.scribble_limit, &off, &len))
+        if (limit && shim_scribble_changed(b, limit, &off, &len))
             shim_report_write_after_free(b, off, len, "quarantine_release");
         __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELEASE);
         shim_real_free_block(b);
@@ -107,7 +110,7 @@ static void release_batch(shim_block **batch, int n) {
 
 // Appends `n` blocks to the ring and releases the oldest when over a limit.
 static void push(shim_block *const *blocks, int n) {
-    shim_block *batch[RELEASE_BATCH];
+    ring_entry batch[RELEASE_BATCH];
     int k = 0, next = 0;
     pthread_mutex_lock(&g_lock);
     for (;;) {
@@ -123,15 +126,16 @@ static void push(shim_block *const *blocks, int n) {
         if (g_bytes > g_peak_bytes) g_peak_bytes = g_bytes;
         if (g_count > g_peak_count) g_peak_count = g_count;
         if (g_bytes > g_max_bytes || g_count > g_max_count) {
-            // Leave in a batch: down to 7/8 of each limit.
-            size_t low_bytes = g_max_bytes - g_max_bytes / 8;
-            size_t low_count = g_max_count - g_max_count / 8;
-            while (k < RELEASE_BATCH && g_count > 0 && (g_bytes > low_bytes || g_count > low_count)) {
+            // Just back under each limit: what leaves is reused at once
+            // (the arena's thread cache), still in cache from the check.
+            // Leaving down to a low-water mark released megabytes at a time,
+            // which were cold again before the program reused them.
+            while (k < RELEASE_BATCH && g_count > 0 && (g_bytes > g_max_bytes || g_count > g_max_count)) {
                 ring_entry old = g_ring[g_head];
                 g_head = g_head + 1 == g_ring_cap ? 0 : g_head + 1;
                 g_count--;
                 g_bytes -= old.cost;
-                batch[k++] = old.block;
+                batch[k++] = old;
             }
             g_total_released += (uint64_t)k;
         }
@@ -150,7 +154,8 @@ void shim_quarantine_put(shim_block *b) {
     // taken: a sanitizer starting up first may not have its pthread
     // interceptors ready.
     if (g_max_count == 0 || !__atomic_load_n(&g_ring, __ATOMIC_ACQUIRE)) {
-        release_batch(&b, 1);
+        ring_entry e = {b, 0};
+        release_batch(&e, 1);
         return;
     }
     // Small quarantines keep exact FIFO order; otherwise each thread hands

@@ -1,8 +1,8 @@
 // The quarantine: freed blocks, scribbled with 0x55, held in FIFO order in
 // a preallocated ring instead of being returned. When the bytes or the
-// count exceed their limits the oldest blocks leave in a batch (down to 7/8
-// of the limits); each leaving block's pattern is verified (a change is a
-// write after free) before it goes back to the underlying allocator.
+// count exceed their limits the oldest blocks leave, just enough to be back
+// under them; each leaving block's pattern is verified (a change is a write
+// after free) before it goes back to the underlying allocator.
 #ifndef SHIM_QUARANTINE_H
 #define SHIM_QUARANTINE_H
 

@@ -1,11 +1,13 @@
-// The allocators under the shim. Blocks with a header always come from
-// glibc's __libc_* entry points (exported for exactly this purpose; unlike
+// The allocators under the shim. Blocks with a header come from the shim's
+// arena (shim_arena.h) or, when too big or over-aligned for it, from glibc's
+// __libc_* entry points (exported for exactly this purpose; unlike
 // dlsym(RTLD_NEXT) they need no bootstrap allocation). When the shim steps
 // aside, plain calls go to the next definition in the link order instead
 // (another interposer, valgrind's redirection, or glibc).
 #ifndef SHIM_REAL_H
 #define SHIM_REAL_H
 
+#include "shim_arena.h"
 #include "shim_block.h"
 
 #include <stddef.h>
@@ -33,7 +35,21 @@ extern shim_next shim_next_fns;
 /// Resolves shim_next_fns with dlsym(RTLD_NEXT). Returns 0 or -1.
 int shim_next_resolve(void);
 
-/// Returns a block's real allocation to glibc.
-static inline void shim_real_free_block(shim_block *b) { __libc_free(shim_block_real(b)); }
+/// Returns a block's real allocation to the arena or glibc.
+static inline void shim_real_free_block(shim_block *b) {
+    void *real = shim_block_real(b);
+    if (shim_arena_owns(real)) shim_arena_free(real);
+    else __libc_free(real);
+}
+
+/// Bytes a block really occupies, as charged against the quarantine budget:
+/// its arena class size, or its glibc chunk (request plus glibc's 8-byte
+/// chunk header, rounded to 16, at least 32).
+static inline uint64_t shim_block_cost(const shim_block *b) {
+    const void *real = shim_block_real(b);
+    if (shim_arena_owns(real)) return shim_arena_block_size(real);
+    uint64_t chunk = (b->size + SHIM_HEADER_SIZE + b->align_off + 8 + 15) & ~(uint64_t)15;
+    return chunk < 32 ? 32 : chunk;
+}
 
 #endif

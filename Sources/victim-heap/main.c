@@ -354,6 +354,31 @@ static int api_checks(void) {
     int status = 0;
     waitpid(pid, &status, 0);
     EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    // Every size up to past the arena's largest class at once, each block
+    // filled with its own byte: a class that handed out overlapping blocks
+    // would show here as a changed byte (and as a write_after_free report).
+    enum { SIZES = 5000 };
+    static unsigned char *each[SIZES];
+    for (int i = 0; i < SIZES; i++) {
+        each[i] = malloc((size_t)i);
+        EXPECT(each[i] && ((uintptr_t)each[i] & 15) == 0 && malloc_usable_size(each[i]) == (size_t)i);
+        memset(each[i], i & 0xff, (size_t)i);
+    }
+    for (int i = 0; i < SIZES; i++) {
+        EXPECT(all_bytes(each[i], (unsigned char)(i & 0xff), (size_t)i));
+        free(each[i]);
+    }
+    // Reused memory: more frees than the quarantine holds, so blocks come
+    // back from it; calloc must still hand out zeros and malloc the fill.
+    for (int i = 0; i < 70000; i++) {
+        unsigned char *b = malloc(100);
+        memset(b, 0x11, 100);
+        free(b);
+    }
+    unsigned char *zeroed = calloc(1, 100), *filled = malloc(100);
+    EXPECT(all_bytes(zeroed, 0, 100) && all_bytes(filled, 0xAA, 100));
+    free(zeroed);
+    free(filled);
     printf("victim: api checks passed\n");
     return 0;
 }

@@ -1,0 +1,212 @@
+#include "shim_arena.h"
+#include "shim_spin.h"
+#include "shim_thread.h"
+
+#include <stdatomic.h>
+#include <sys/mman.h>
+
+// Classes: 16-byte steps up to 512 bytes (32 classes), then 8 per doubling
+// up to 64 KiB (56 classes): at most 1/8 of a block above 512 bytes is
+// rounding.
+#define CLASS_COUNT 88
+#define SMALL_CLASSES 32
+/// Address space per class; a class whose region is full falls back to glibc.
+#define REGION_SIZE (1ull << 30)
+/// Pages are made writable this many bytes at a time (at least one block).
+#define COMMIT_STEP (256u << 10)
+
+/// One size class, on its own cache line.
+typedef struct arena_class {
+    _Atomic int lock;
+    uint32_t size;        ///< block size
+    uintptr_t next;       ///< first never-used byte
+    uintptr_t committed;  ///< end of the readable, writable part
+    uintptr_t end;        ///< end of the region
+    void *free;           ///< released blocks, linked through their first word
+    char pad[24];
+} arena_class;
+
+_Static_assert(sizeof(arena_class) == 64, "one cache line per class");
+
+static arena_class g_classes[CLASS_COUNT] __attribute__((aligned(64)));
+static uintptr_t g_base;
+static _Atomic size_t g_committed;
+/// 0: not reserved yet, 1: being reserved, 2: ready, 3: reservation failed.
+static _Atomic int g_state;
+
+static inline unsigned class_of(size_t total) {
+    if (total <= 512) return total ? (unsigned)((total - 1) >> 4) : 0;
+    unsigned k = 63u - (unsigned)__builtin_clzll((unsigned long long)(total - 1));  // 2^k < total <= 2^(k+1)
+    unsigned sub = (unsigned)((total - (1ull << k) - 1) >> (k - 3));
+    return SMALL_CLASSES + (k - 9) * 8 + sub;
+}
+
+static inline size_t class_size(unsigned c) {
+    if (c < SMALL_CLASSES) return ((size_t)c + 1) << 4;
+    unsigned k = 9 + (c - SMALL_CLASSES) / 8, sub = (c - SMALL_CLASSES) % 8;
+    return ((size_t)1 << k) + (((size_t)sub + 1) << (k - 3));
+}
+
+// Reserves every region at once, inaccessible until a class grows into it
+// (so core dumps and /proc/self/maps stay small). Races are settled by the
+// state word: the loser waits for the winner's mmap.
+static int reserve(void) {
+    int st = atomic_load_explicit(&g_state, memory_order_acquire);
+    if (st == 2) return 1;
+    if (st == 3) return 0;
+    int expected = 0;
+    if (atomic_compare_exchange_strong_explicit(&g_state, &expected, 1, memory_order_acq_rel, memory_order_acquire)) {
+        void *p = mmap(0, CLASS_COUNT * REGION_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) {
+            atomic_store_explicit(&g_state, 3, memory_order_release);
+            return 0;
+        }
+        g_base = (uintptr_t)p;
+        for (unsigned c = 0; c < CLASS_COUNT; c++) {
+            g_classes[c].size = (uint32_t)class_size(c);
+            g_classes[c].next = g_classes[c].committed = g_base + c * REGION_SIZE;
+            g_classes[c].end = g_base + (c + 1) * REGION_SIZE;
+        }
+        atomic_store_explicit(&g_state, 2, memory_order_release);
+        return 1;
+    }
+    while ((st = atomic_load_explicit(&g_state, memory_order_acquire)) == 1) shim_cpu_relax();
+    return st == 2;
+}
+
+// Makes the next pages of the class writable; called with its lock held.
+static int grow(arena_class *k) {
+    size_t step = k->size > COMMIT_STEP ? k->size : COMMIT_STEP;
+    step = (step + 4095) & ~(size_t)4095;
+    if (k->committed + step > k->end) return 0;
+    if (mprotect((void *)k->committed, step, PROT_READ | PROT_WRITE) != 0) return 0;
+    __atomic_store_n(&k->committed, k->committed + step, __ATOMIC_RELEASE);
+    atomic_fetch_add_explicit(&g_committed, step, memory_order_relaxed);
+    return 1;
+}
+
+// Each thread keeps a few released blocks of each class to itself, so the
+// common allocation and release take no lock: an atomic exchange waits for
+// the thread's pending stores (the program's writes to cold memory), and
+// cost more than the rest of malloc. Initial-exec TLS: no allocation.
+typedef struct thread_cache {
+    void *head[CLASS_COUNT];
+    uint16_t count[CLASS_COUNT];
+    int off;  ///< 1 once the thread is exiting: blocks go straight to the classes
+} thread_cache;
+
+static __thread thread_cache t_cache __attribute__((tls_model("initial-exec")));
+
+/// Blocks a thread moves between its cache and a class at a time.
+static inline unsigned batch_of(const arena_class *k) {
+    unsigned n = (4u << 10) / k->size;
+    return n < 1 ? 1 : n > 32 ? 32 : n;
+}
+
+// Refills the thread's cache of class `c` from the class's list; when that
+// is empty, hands out one never-used block (fresh) instead.
+static void *refill(unsigned c, int *fresh) {
+    arena_class *k = &g_classes[c];
+    unsigned want = batch_of(k);
+    shim_spin_lock(&k->lock);
+    void *p = k->free;
+    if (p) {
+        // Take up to `want` blocks: the first is returned, the rest cached.
+        void *last = p;
+        unsigned n = 1;
+        while (n < want && *(void **)last) { last = *(void **)last; n++; }
+        k->free = *(void **)last;
+        shim_spin_unlock(&k->lock);
+        *(void **)last = t_cache.head[c];
+        t_cache.head[c] = *(void **)p;
+        t_cache.count[c] = (uint16_t)(t_cache.count[c] + n - 1);
+        *fresh = 0;
+        return p;
+    }
+    if (k->next + k->size > k->committed && !grow(k)) {
+        shim_spin_unlock(&k->lock);
+        return 0;
+    }
+    p = (void *)k->next;
+    k->next += k->size;
+    shim_spin_unlock(&k->lock);
+    *fresh = 1;
+    return p;
+}
+
+void *shim_arena_alloc(size_t total, int *fresh) {
+    if (total > SHIM_ARENA_MAX_BLOCK || !reserve()) return 0;
+    // The thread's cache is handed back when it exits (shim_init.c).
+    if (__builtin_expect(!shim_self.exit_watched, 0)) shim_init_watch_thread();
+    unsigned c = class_of(total);
+    void *p = t_cache.head[c];
+    if (__builtin_expect(p != 0, 1)) {
+        t_cache.head[c] = *(void **)p;
+        t_cache.count[c]--;
+        *fresh = 0;
+        return p;
+    }
+    return refill(c, fresh);
+}
+
+// Moves `n` blocks from the head of the thread's cache of `c` to the class.
+static void spill(unsigned c, unsigned n) {
+    void *first = t_cache.head[c], *last = first;
+    for (unsigned i = 1; i < n; i++) last = *(void **)last;
+    t_cache.head[c] = *(void **)last;
+    t_cache.count[c] = (uint16_t)(t_cache.count[c] - n);
+    arena_class *k = &g_classes[c];
+    shim_spin_lock(&k->lock);
+    *(void **)last = k->free;
+    k->free = first;
+    shim_spin_unlock(&k->lock);
+}
+
+void shim_arena_free(void *block) {
+    unsigned c = (unsigned)(((uintptr_t)block - g_base) / REGION_SIZE);
+    if (__builtin_expect(!shim_self.exit_watched, 0)) shim_init_watch_thread();
+    *(void **)block = t_cache.head[c];
+    t_cache.head[c] = block;
+    t_cache.count[c]++;
+    // Keep at most two batches; the older half goes back to the class.
+    unsigned b = batch_of(&g_classes[c]);
+    if (__builtin_expect(t_cache.count[c] > 2 * b || t_cache.off, 0)) spill(c, t_cache.off ? t_cache.count[c] : b);
+}
+
+void shim_arena_thread_exit(void) {
+    t_cache.off = 1;
+    for (unsigned c = 0; c < CLASS_COUNT; c++)
+        if (t_cache.count[c]) spill(c, t_cache.count[c]);
+}
+
+int shim_arena_owns(const void *p) {
+    // g_base is 0 until reserved: nothing is owned then.
+    return (uintptr_t)p - g_base < CLASS_COUNT * REGION_SIZE && g_base;
+}
+
+int shim_arena_readable_before(const void *p, size_t n) {
+    uintptr_t a = (uintptr_t)p;
+    if (!shim_arena_owns(p)) return 0;
+    const arena_class *k = &g_classes[(a - g_base) / REGION_SIZE];
+    return a - n >= k->end - REGION_SIZE && a <= __atomic_load_n(&k->committed, __ATOMIC_ACQUIRE);
+}
+
+size_t shim_arena_block_size(const void *block) {
+    return g_classes[((uintptr_t)block - g_base) / REGION_SIZE].size;
+}
+
+void shim_arena_range(uintptr_t *lo, uintptr_t *hi) {
+    *lo = atomic_load_explicit(&g_state, memory_order_acquire) == 2 ? g_base : 0;
+    *hi = *lo ? *lo + CLASS_COUNT * REGION_SIZE : 0;
+}
+
+size_t shim_arena_committed(void) { return atomic_load_explicit(&g_committed, memory_order_relaxed); }
+
+void shim_arena_lock_all(void) {
+    for (unsigned c = 0; c < CLASS_COUNT; c++) shim_spin_lock(&g_classes[c].lock);
+}
+
+void shim_arena_unlock_all(void) {
+    for (unsigned c = CLASS_COUNT; c-- > 0;) shim_spin_unlock(&g_classes[c].lock);
+}
+
