@@ -5,13 +5,12 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 
-// Classes: 16-byte steps up to 512 bytes (32 classes), then 8 per doubling
-// up to 64 KiB (56 classes): at most 1/8 of a block above 512 bytes is
-// rounding.
-#define CLASS_COUNT 88
+// Classes: 16-byte steps up to 512 bytes (32 classes), then 8 up to 1 KiB:
+// at most 1/8 of a block above 512 bytes is rounding.
+#define CLASS_COUNT SHIM_ARENA_CLASSES
 #define SMALL_CLASSES 32
-/// Address space per class; a class whose region is full falls back to glibc.
-#define REGION_SIZE (1ull << 30)
+/// A class whose region is full falls back to glibc.
+#define REGION_SIZE SHIM_ARENA_REGION_SIZE
 /// Pages are made writable this many bytes at a time (at least one block).
 #define COMMIT_STEP (256u << 10)
 
@@ -29,7 +28,9 @@ typedef struct arena_class {
 _Static_assert(sizeof(arena_class) == 64, "one cache line per class");
 
 static arena_class g_classes[CLASS_COUNT] __attribute__((aligned(64)));
-static uintptr_t g_base;
+uintptr_t shim_arena_base;
+uint32_t shim_arena_class_sizes[SHIM_ARENA_CLASSES];
+#define g_base shim_arena_base
 static _Atomic size_t g_committed;
 /// 0: not reserved yet, 1: being reserved, 2: ready, 3: reservation failed.
 static _Atomic int g_state;
@@ -40,6 +41,8 @@ static inline unsigned class_of(size_t total) {
     unsigned sub = (unsigned)((total - (1ull << k) - 1) >> (k - 3));
     return SMALL_CLASSES + (k - 9) * 8 + sub;
 }
+
+_Static_assert(32 + 8 * (__builtin_ctz(SHIM_ARENA_MAX_BLOCK) - 9) == CLASS_COUNT, "one class per step up to the largest block");
 
 static inline size_t class_size(unsigned c) {
     if (c < SMALL_CLASSES) return ((size_t)c + 1) << 4;
@@ -61,12 +64,14 @@ static int reserve(void) {
             atomic_store_explicit(&g_state, 3, memory_order_release);
             return 0;
         }
-        g_base = (uintptr_t)p;
+        uintptr_t base = (uintptr_t)p;
         for (unsigned c = 0; c < CLASS_COUNT; c++) {
-            g_classes[c].size = (uint32_t)class_size(c);
-            g_classes[c].next = g_classes[c].committed = g_base + c * REGION_SIZE;
-            g_classes[c].end = g_base + (c + 1) * REGION_SIZE;
+            g_classes[c].size = shim_arena_class_sizes[c] = (uint32_t)class_size(c);
+            g_classes[c].next = g_classes[c].committed = base + c * REGION_SIZE;
+            g_classes[c].end = base + (c + 1) * REGION_SIZE;
         }
+        // Published last: shim_arena_owns is true from here on.
+        __atomic_store_n(&g_base, base, __ATOMIC_RELEASE);
         atomic_store_explicit(&g_state, 2, memory_order_release);
         return 1;
     }
@@ -179,20 +184,11 @@ void shim_arena_thread_exit(void) {
         if (t_cache.count[c]) spill(c, t_cache.count[c]);
 }
 
-int shim_arena_owns(const void *p) {
-    // g_base is 0 until reserved: nothing is owned then.
-    return (uintptr_t)p - g_base < CLASS_COUNT * REGION_SIZE && g_base;
-}
-
 int shim_arena_readable_before(const void *p, size_t n) {
     uintptr_t a = (uintptr_t)p;
     if (!shim_arena_owns(p)) return 0;
     const arena_class *k = &g_classes[(a - g_base) / REGION_SIZE];
     return a - n >= k->end - REGION_SIZE && a <= __atomic_load_n(&k->committed, __ATOMIC_ACQUIRE);
-}
-
-size_t shim_arena_block_size(const void *block) {
-    return g_classes[((uintptr_t)block - g_base) / REGION_SIZE].size;
 }
 
 void shim_arena_range(uintptr_t *lo, uintptr_t *hi) {

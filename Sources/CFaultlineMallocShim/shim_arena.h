@@ -18,8 +18,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Largest block (header and user bytes) the arena serves.
-#define SHIM_ARENA_MAX_BLOCK (4u << 10)
+/// Largest block (header and user bytes) the arena serves. Bigger ones stay
+/// with glibc, which coalesces them: memory released to a class serves only
+/// that class, so bigger classes cost peak RSS when a program's sizes shift
+/// (python3 in bench-shim.sh: +15 MB with 4 KiB, none with 1 KiB; the
+/// synthetic benchmark: +6 MB with 64 KiB) for little speed.
+#define SHIM_ARENA_MAX_BLOCK (1u << 10)
 
 /// A block of at least `total` bytes, or NULL when `total` is too big or
 /// the arena cannot grow (the caller then uses glibc). `*fresh` is 1 for
@@ -28,13 +32,28 @@
 void *shim_arena_alloc(size_t total, int *fresh);
 /// Gives back a block shim_arena_alloc returned (owned by the arena).
 void shim_arena_free(void *block);
+/// Address space per class (the reserved range is SHIM_ARENA_CLASSES of them).
+#define SHIM_ARENA_REGION_SIZE (1ull << 30)
+/// Number of size classes.
+#define SHIM_ARENA_CLASSES 40
+
+/// Start of the reserved range, 0 until the first arena allocation. Read
+/// on every free, so it is a plain variable the inline functions use.
+extern uintptr_t shim_arena_base;
+/// Block size of each class, indexed by (address - base) / region size.
+extern uint32_t shim_arena_class_sizes[SHIM_ARENA_CLASSES];
+
 /// 1 when `p` lies in the arena's reserved range.
-int shim_arena_owns(const void *p);
+static inline int shim_arena_owns(const void *p) {
+    return (uintptr_t)p - shim_arena_base < SHIM_ARENA_CLASSES * SHIM_ARENA_REGION_SIZE && shim_arena_base;
+}
 /// 1 when the `n` bytes before `p` lie in a part of the arena that has
 /// been made readable (so a header there can be read without faulting).
 int shim_arena_readable_before(const void *p, size_t n);
 /// The size of the arena block at `block` (its class size).
-size_t shim_arena_block_size(const void *block);
+static inline size_t shim_arena_block_size(const void *block) {
+    return shim_arena_class_sizes[((uintptr_t)block - shim_arena_base) / SHIM_ARENA_REGION_SIZE];
+}
 /// The reserved range (lo == hi == 0 until the first arena allocation).
 void shim_arena_range(uintptr_t *lo, uintptr_t *hi);
 /// Bytes made readable and writable so far (all classes).
