@@ -1,4 +1,5 @@
 #include "shim_arena.h"
+#include "shim_arena_class.h"
 #include "shim_spin.h"
 #include "shim_thread.h"
 
@@ -11,29 +12,18 @@
 #define SMALL_CLASSES 32
 /// A class whose region is full falls back to glibc.
 #define REGION_SIZE SHIM_ARENA_REGION_SIZE
-/// Pages are made writable this many bytes at a time (at least one block).
-#define COMMIT_STEP (256u << 10)
+/// Pages are made writable this many bytes at a time (whole spans).
+#define COMMIT_STEP (4u * SHIM_SPAN_SIZE)
 
-/// One size class, on its own cache line.
-typedef struct arena_class {
-    _Atomic int lock;
-    uint32_t size;        ///< block size
-    uintptr_t next;       ///< first never-used byte
-    uintptr_t committed;  ///< end of the readable, writable part
-    uintptr_t end;        ///< end of the region
-    void *free;           ///< released blocks, linked through their first word
-    char pad[24];
-} arena_class;
-
-_Static_assert(sizeof(arena_class) == 64, "one cache line per class");
-
-static arena_class g_classes[CLASS_COUNT] __attribute__((aligned(64)));
+arena_class shim_arena_classes[CLASS_COUNT] __attribute__((aligned(64)));
+#define g_classes shim_arena_classes
 uintptr_t shim_arena_base;
 uint32_t shim_arena_class_sizes[SHIM_ARENA_CLASSES];
 #define g_base shim_arena_base
 static _Atomic size_t g_committed;
 /// 0: not reserved yet, 1: being reserved, 2: ready, 3: reservation failed.
 static _Atomic int g_state;
+_Atomic int shim_arena_scavenge_wanted;
 
 static inline unsigned class_of(size_t total) {
     if (total <= 512) return total ? (unsigned)((total - 1) >> 4) : 0;
@@ -64,11 +54,22 @@ static int reserve(void) {
             atomic_store_explicit(&g_state, 3, memory_order_release);
             return 0;
         }
+        // Each class's stack of reclaimed spans, touched only when used.
+        void *stacks = mmap(0, (size_t)CLASS_COUNT * SHIM_SPANS_PER_REGION * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (stacks == MAP_FAILED) {
+            munmap(p, CLASS_COUNT * REGION_SIZE);
+            atomic_store_explicit(&g_state, 3, memory_order_release);
+            return 0;
+        }
         uintptr_t base = (uintptr_t)p;
         for (unsigned c = 0; c < CLASS_COUNT; c++) {
-            g_classes[c].size = shim_arena_class_sizes[c] = (uint32_t)class_size(c);
-            g_classes[c].next = g_classes[c].committed = base + c * REGION_SIZE;
-            g_classes[c].end = base + (c + 1) * REGION_SIZE;
+            arena_class *k = &g_classes[c];
+            k->size = shim_arena_class_sizes[c] = (uint32_t)class_size(c);
+            k->per_span = SHIM_SPAN_SIZE / k->size;
+            k->start = k->frontier = k->committed = k->next = k->span_end = base + c * REGION_SIZE;
+            k->end = k->start + REGION_SIZE;
+            k->reclaimed = (uint32_t *)stacks + (size_t)c * SHIM_SPANS_PER_REGION;
         }
         // Published last: shim_arena_owns is true from here on.
         __atomic_store_n(&g_base, base, __ATOMIC_RELEASE);
@@ -79,14 +80,27 @@ static int reserve(void) {
     return st == 2;
 }
 
-// Makes the next pages of the class writable; called with its lock held.
-static int grow(arena_class *k) {
-    size_t step = k->size > COMMIT_STEP ? k->size : COMMIT_STEP;
-    step = (step + 4095) & ~(size_t)4095;
-    if (k->committed + step > k->end) return 0;
-    if (mprotect((void *)k->committed, step, PROT_READ | PROT_WRITE) != 0) return 0;
-    __atomic_store_n(&k->committed, k->committed + step, __ATOMIC_RELEASE);
-    atomic_fetch_add_explicit(&g_committed, step, memory_order_relaxed);
+// Moves the class to a new span: one given back to the kernel earlier
+// (zero pages again), else the next never-used one, made writable in steps.
+// Called with the class's lock held; 0 when the region is full.
+static int next_span(arena_class *k) {
+    uintptr_t span;
+    if (k->reclaimed_count) {
+        span = k->start + ((uintptr_t)k->reclaimed[--k->reclaimed_count] << SHIM_SPAN_SHIFT);
+    } else {
+        if (k->frontier + SHIM_SPAN_SIZE > k->committed) {
+            if (k->committed + COMMIT_STEP > k->end) return 0;
+            if (mprotect((void *)k->committed, COMMIT_STEP, PROT_READ | PROT_WRITE) != 0) return 0;
+            __atomic_store_n(&k->committed, k->committed + COMMIT_STEP, __ATOMIC_RELEASE);
+            atomic_fetch_add_explicit(&g_committed, COMMIT_STEP, memory_order_relaxed);
+        }
+        span = k->frontier;
+        k->frontier += SHIM_SPAN_SIZE;
+        // New memory: time to see whether other classes hold memory to give back.
+        atomic_store_explicit(&shim_arena_scavenge_wanted, 1, memory_order_relaxed);
+    }
+    k->next = span;
+    k->span_end = span + (uintptr_t)k->per_span * k->size;
     return 1;
 }
 
@@ -109,7 +123,8 @@ static inline unsigned batch_of(const arena_class *k) {
 }
 
 // Refills the thread's cache of class `c` from the class's list; when that
-// is empty, hands out one never-used block (fresh) instead.
+// is empty, hands out one block never used since its span was (re)taken,
+// which reads as zeros (fresh).
 static void *refill(unsigned c, int *fresh) {
     arena_class *k = &g_classes[c];
     unsigned want = batch_of(k);
@@ -121,6 +136,7 @@ static void *refill(unsigned c, int *fresh) {
         unsigned n = 1;
         while (n < want && *(void **)last) { last = *(void **)last; n++; }
         k->free = *(void **)last;
+        k->free_count -= n;
         shim_spin_unlock(&k->lock);
         *(void **)last = t_cache.head[c];
         t_cache.head[c] = *(void **)p;
@@ -128,13 +144,14 @@ static void *refill(unsigned c, int *fresh) {
         *fresh = 0;
         return p;
     }
-    if (k->next + k->size > k->committed && !grow(k)) {
+    if (k->next + k->size > k->span_end && !next_span(k)) {
         shim_spin_unlock(&k->lock);
         return 0;
     }
     p = (void *)k->next;
     k->next += k->size;
     shim_spin_unlock(&k->lock);
+    if (atomic_load_explicit(&shim_arena_scavenge_wanted, memory_order_relaxed)) shim_arena_scavenge();
     *fresh = 1;
     return p;
 }
@@ -164,6 +181,7 @@ static void spill(unsigned c, unsigned n) {
     shim_spin_lock(&k->lock);
     *(void **)last = k->free;
     k->free = first;
+    k->free_count += n;
     shim_spin_unlock(&k->lock);
 }
 
@@ -188,7 +206,7 @@ int shim_arena_readable_before(const void *p, size_t n) {
     uintptr_t a = (uintptr_t)p;
     if (!shim_arena_owns(p)) return 0;
     const arena_class *k = &g_classes[(a - g_base) / REGION_SIZE];
-    return a - n >= k->end - REGION_SIZE && a <= __atomic_load_n(&k->committed, __ATOMIC_ACQUIRE);
+    return a - n >= k->start && a <= __atomic_load_n(&k->committed, __ATOMIC_ACQUIRE);
 }
 
 void shim_arena_range(uintptr_t *lo, uintptr_t *hi) {
@@ -199,10 +217,12 @@ void shim_arena_range(uintptr_t *lo, uintptr_t *hi) {
 size_t shim_arena_committed(void) { return atomic_load_explicit(&g_committed, memory_order_relaxed); }
 
 void shim_arena_lock_all(void) {
+    shim_arena_scavenge_lock();
     for (unsigned c = 0; c < CLASS_COUNT; c++) shim_spin_lock(&g_classes[c].lock);
 }
 
 void shim_arena_unlock_all(void) {
     for (unsigned c = CLASS_COUNT; c-- > 0;) shim_spin_unlock(&g_classes[c].lock);
+    shim_arena_scavenge_unlock();
 }
 

@@ -1,6 +1,7 @@
 // Start-up and shut-down: options, stepping aside for another allocator,
 // preallocation, fork handlers, and the quarantine check at exit.
 #include "shim_arena.h"
+#include "shim_arena_class.h"
 #include "shim_config.h"
 #include "shim_depot.h"
 #include "shim_describe.h"
@@ -175,7 +176,9 @@ static void print_stats(void) {
     n += fl_fmt_u64(line + n, shim_depot_dropped());
     n += fl_strlcpy(line + n, " stacks dropped; arena ", sizeof line - n);
     n += fl_fmt_u64(line + n, shim_arena_committed());
-    n += fl_strlcpy(line + n, " bytes writable\n", sizeof line - n);
+    n += fl_strlcpy(line + n, " bytes writable, ", sizeof line - n);
+    n += fl_fmt_u64(line + n, shim_arena_reclaimed_bytes());
+    n += fl_strlcpy(line + n, " given back to the kernel\n", sizeof line - n);
     fl_write_all(2, line, n);
 }
 

@@ -218,6 +218,57 @@ static void *free_from_thread(void *arg) {
     return NULL;
 }
 
+static int all_bytes(const void *p, int byte, size_t n) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) if (c[i] != byte) return 0;
+    return 1;
+}
+
+// Resident memory now, in KiB.
+static long resident_kib(void) {
+    long size = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return -1;
+    int ok = fscanf(f, "%ld %ld", &size, &resident) == 2;
+    fclose(f);
+    return ok ? resident * (sysconf(_SC_PAGESIZE) / 1024) : -1;
+}
+
+// A program whose sizes shift: 300000 blocks of 200 bytes, all freed, then
+// 300000 of 400. The second phase must reuse (or the allocator give back)
+// the first phase's memory: growing by less than 80 % of its own bytes.
+static int phase_shift(void) {
+    enum { N = 300000, A = 200, B = 400 };
+    static void *blocks[N];
+    for (int i = 0; i < N; i++) { blocks[i] = malloc(A); memset(blocks[i], 1, A); }
+    long after_a = resident_kib();
+    for (int i = 0; i < N; i++) free(blocks[i]);
+    for (int i = 0; i < N; i++) { blocks[i] = malloc(B); memset(blocks[i], 2, B); }
+    long after_b = resident_kib();
+    // Blocks of the first size again, most from memory that was given back:
+    // calloc's are zeros, malloc's are filled.
+    static void *again[N / 2];
+    int fresh_ok = 1;
+    for (int i = 0; i < N / 2; i++) {
+        again[i] = i % 2 ? calloc(1, A) : malloc(A);
+        fresh_ok &= all_bytes(again[i], i % 2 ? 0 : 0xAA, A);
+    }
+    for (int i = 0; i < N / 2; i++) free(again[i]);
+    for (int i = 0; i < N; i++) free(blocks[i]);
+    if (!fresh_ok) {
+        printf("victim: a block from reused memory did not read as zeros (calloc) or the fill (malloc)\n");
+        return 1;
+    }
+    long grew = after_b - after_a, own = (long)N * B / 1024;
+    printf("victim: resident %ld KiB after the first phase, %ld KiB after the second (+%ld KiB for %ld KiB of blocks)\n", after_a, after_b, grew, own);
+    if (after_a < 0 || grew >= own * 8 / 10) {
+        printf("victim: the second phase kept the first phase's memory\n");
+        return 1;
+    }
+    printf("victim: the second phase reused the first phase's memory\n");
+    return 0;
+}
+
 static int clean_workload(void) {
     unsigned long sum = 0;
     void **blocks = malloc(1000 * sizeof *blocks);
@@ -265,11 +316,6 @@ static int clean_workload(void) {
 // Prints the first broken expectation and exits 1; run it with the shim.
 #define EXPECT(cond) do { if (!(cond)) { printf("victim: api check failed: %s (line %d)\n", #cond, __LINE__); return 1; } } while (0)
 
-static int all_bytes(const void *p, int byte, size_t n) {
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) if (c[i] != byte) return 0;
-    return 1;
-}
 
 static void *cross_free(void *arg) {
     void **blocks = arg;
@@ -396,6 +442,7 @@ static const struct command k_commands[] = {
     {"quarantine-overflow", quarantine_overflow, "SIGSEGV: read through the newest of more freed blocks than the quarantine holds"},
     {"uninitialized-pointer", uninitialized_pointer, "SIGSEGV: follow a pointer malloc never initialised"},
     {"clean", clean_workload, "a correct workload (no report expected)"},
+    {"phase-shift", phase_shift, "free 300000 blocks of 200 bytes, allocate 300000 of 400: the memory must be reused or given back"},
     {"api-checks", api_checks, "check the shim's contract from inside (patterns, alignment, errors, threads, fork)"},
 };
 
