@@ -269,6 +269,33 @@ static int phase_shift(void) {
     return 0;
 }
 
+static void *big_blocks(void *arg) {
+    for (int i = 0; i < 1000; i++) {
+        void *p = malloc(4096 + (size_t)i);
+        memset(p, 3, 4096);
+        free(p);
+    }
+    return arg;
+}
+
+// How many glibc arenas serve the process after 4 threads allocated blocks
+// too big for the shim's arena (malloc_info lists one <heap> per arena).
+static int glibc_arenas(void) {
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, big_blocks, NULL);
+    for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+    char *xml = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&xml, &len);
+    if (!f || malloc_info(0, f) != 0) return 2;
+    fclose(f);
+    int heaps = 0;
+    for (const char *p = xml; (p = strstr(p, "<heap nr=")); p++) heaps++;
+    free(xml);
+    printf("victim: glibc arenas: %d (%s)\n", heaps, heaps == 1 ? "one" : "several");
+    return 0;
+}
+
 static int clean_workload(void) {
     unsigned long sum = 0;
     void **blocks = malloc(1000 * sizeof *blocks);
@@ -442,6 +469,7 @@ static const struct command k_commands[] = {
     {"quarantine-overflow", quarantine_overflow, "SIGSEGV: read through the newest of more freed blocks than the quarantine holds"},
     {"uninitialized-pointer", uninitialized_pointer, "SIGSEGV: follow a pointer malloc never initialised"},
     {"clean", clean_workload, "a correct workload (no report expected)"},
+    {"glibc-arenas", glibc_arenas, "print how many glibc arenas serve 4 threads allocating 4 KiB blocks"},
     {"phase-shift", phase_shift, "free 300000 blocks of 200 bytes, allocate 300000 of 400: the memory must be reused or given back"},
     {"api-checks", api_checks, "check the shim's contract from inside (patterns, alignment, errors, threads, fork)"},
 };
