@@ -108,45 +108,53 @@ static void release_batch(const ring_entry *batch, int n) {
     }
 }
 
-// Appends `n` blocks to the ring and releases the oldest when over a limit.
+// Appends `n` blocks to the ring, first releasing the oldest until each
+// fits under both limits, so what the quarantine holds never exceeds its
+// budget (appending first and releasing after let one big block overshoot
+// it by its size, which showed in peak RSS). Only what leaves is released:
+// it is reused at once (the arena's thread cache), still in cache from the
+// check; leaving down to a low-water mark released megabytes at a time,
+// which were cold again before the program reused them.
 static void push(shim_block *const *blocks, int n) {
     ring_entry batch[RELEASE_BATCH];
     int k = 0, next = 0;
     pthread_mutex_lock(&g_lock);
-    for (;;) {
-        // Room is always there: the ring holds a batch more than the limit
-        // and every append past the limit is followed by a release below.
-        for (; next < n && g_count < g_ring_cap - 1; next++) {
-            uint64_t cost = shim_block_cost(blocks[next]);
-            g_ring[g_tail] = (ring_entry){blocks[next], cost};
-            g_tail = g_tail + 1 == g_ring_cap ? 0 : g_tail + 1;
-            g_count++;
-            g_bytes += cost;
+    while (next < n) {
+        uint64_t cost = shim_block_cost(blocks[next]);
+        // Bigger than the whole budget: it cannot be held, it leaves at once.
+        int too_big = cost > g_max_bytes;
+        while (k < RELEASE_BATCH && g_count > 0 && !too_big && (g_bytes + cost > g_max_bytes || g_count + 1 > g_max_count)) {
+            ring_entry old = g_ring[g_head];
+            g_head = g_head + 1 == g_ring_cap ? 0 : g_head + 1;
+            g_count--;
+            g_bytes -= old.cost;
+            batch[k++] = old;
         }
+        if (k == RELEASE_BATCH) {
+            // The batch is full: release it, then try this block again.
+            g_total_released += (uint64_t)k;
+            pthread_mutex_unlock(&g_lock);
+            release_batch(batch, k);
+            k = 0;
+            pthread_mutex_lock(&g_lock);
+            continue;
+        }
+        if (too_big) {
+            batch[k++] = (ring_entry){blocks[next++], cost};
+            continue;
+        }
+        // The ring holds a thread batch more than the count limit: room.
+        g_ring[g_tail] = (ring_entry){blocks[next], cost};
+        g_tail = g_tail + 1 == g_ring_cap ? 0 : g_tail + 1;
+        g_count++;
+        g_bytes += cost;
         if (g_bytes > g_peak_bytes) g_peak_bytes = g_bytes;
         if (g_count > g_peak_count) g_peak_count = g_count;
-        if (g_bytes > g_max_bytes || g_count > g_max_count) {
-            // Just back under each limit: what leaves is reused at once
-            // (the arena's thread cache), still in cache from the check.
-            // Leaving down to a low-water mark released megabytes at a time,
-            // which were cold again before the program reused them.
-            while (k < RELEASE_BATCH && g_count > 0 && (g_bytes > g_max_bytes || g_count > g_max_count)) {
-                ring_entry old = g_ring[g_head];
-                g_head = g_head + 1 == g_ring_cap ? 0 : g_head + 1;
-                g_count--;
-                g_bytes -= old.cost;
-                batch[k++] = old;
-            }
-            g_total_released += (uint64_t)k;
-        }
-        pthread_mutex_unlock(&g_lock);
-        if (k == 0 && next == n) return;
-        release_batch(batch, k);
-        if (k < RELEASE_BATCH && next == n) return;
-        // A full batch, or blocks still to append: go round again.
-        k = 0;
-        pthread_mutex_lock(&g_lock);
+        next++;
     }
+    g_total_released += (uint64_t)k;
+    pthread_mutex_unlock(&g_lock);
+    if (k) release_batch(batch, k);
 }
 
 void shim_quarantine_put(shim_block *b) {
