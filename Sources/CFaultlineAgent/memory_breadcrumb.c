@@ -71,10 +71,15 @@ int fl_breadcrumb_write(int slot, const char *json, size_t len) {
 }
 
 void fl_breadcrumb_remove(void) {
-    if (!g_map || g_owner != getpid()) return;
-    munmap(g_map, FILE_SIZE);
-    g_map = 0;
+    pid_t me = getpid();
+    if (!g_map || g_owner != me) return;
+    // Only the file goes, not the mapping: this runs at exit while the
+    // monitor thread still runs, and a breadcrumb it is writing at that
+    // moment would fault on an unmapped page (a SIGSEGV at exit, seen in
+    // memory-limits.child-oom under load). The mapping ends with the process;
+    // later writes see another owner and stop.
+    g_owner = 0;
     char name[64];
-    name_for(name, sizeof name, g_owner);
+    name_for(name, sizeof name, me);
     if (fl_report_dir() >= 0) unlinkat(fl_report_dir(), name, 0);
 }
