@@ -70,19 +70,6 @@ long fl_parse_detectors(const char *list, char *bad, int cap) {
     return bits;
 }
 
-static int mkdir_p(const char *path) {
-    char tmp[PATH_MAX];
-    fl_strlcpy(tmp, path, sizeof tmp);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(tmp, 0700) != 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    if (mkdir(tmp, 0700) != 0 && errno != EEXIST) return -1;
-    return 0;
-}
-
 static void resolve_config(const faultline_options *o, fl_config *c) {
     const char *dir = o && o->report_dir ? o->report_dir : getenv("FAULTLINE_REPORT_DIR");
     fl_strlcpy(c->report_dir, dir && *dir ? dir : "faultline-reports", sizeof c->report_dir);
@@ -129,7 +116,7 @@ int faultline_install(const faultline_options *options) {
     if (other_copy_installed()) return 0;
     fl_config *c = &fl_agent_config;
     resolve_config(options, c);
-    if (mkdir_p(c->report_dir) != 0) {
+    if (fl_mkdir_p(c->report_dir) != 0) {
         int e = errno;
         snprintf(g_error, sizeof g_error, "cannot create report directory %s: %s", c->report_dir, strerror(e));
         errno = e;

@@ -2,10 +2,13 @@
 #include "sigsafe.h"
 #include "unwinder.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -26,6 +29,18 @@ void fl_report_set_dir(int dirfd) {
 }
 
 int fl_report_dir(void) { return g_dirfd; }
+
+int fl_mkdir_p(const char *path) {
+    char tmp[PATH_MAX];
+    fl_strlcpy(tmp, path, sizeof tmp);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(tmp, 0700) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(tmp, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
 
 static void make_id(char *out) {
     static const char hex[] = "0123456789abcdef";

@@ -44,24 +44,12 @@ static void emit(line *l) {
     fl_write_all(2, l->text, l->len);
 }
 
-static int mkdir_p(const char *path) {
-    char tmp[PATH_MAX];
-    fl_strlcpy(tmp, path, sizeof tmp);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(tmp, 0700) != 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    return mkdir(tmp, 0700) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 void shim_report_init(void) {
     const char *dir = getenv("FAULTLINE_REPORT_DIR");
     int fd = -1;
     if (dir && *dir) {
         fl_strlcpy(g_dir, dir, sizeof g_dir);
-        if (mkdir_p(dir) == 0) fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fl_mkdir_p(dir) == 0) fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
             line l = {.len = 0};
             add(&l, "faultline: malloc shim cannot open FAULTLINE_REPORT_DIR=");

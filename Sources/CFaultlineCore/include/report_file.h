@@ -21,6 +21,9 @@ typedef struct fl_report {
     uint64_t time_ns;
 } fl_report;
 
+/// Creates `path` and its missing parents (mode 0700). Returns 0 or -1
+/// with errno set.
+int fl_mkdir_p(const char *path);
 /// Sets the directory reports go to (an open O_DIRECTORY fd) and seeds ids.
 void fl_report_set_dir(int dirfd);
 /// The report directory fd, or -1.
