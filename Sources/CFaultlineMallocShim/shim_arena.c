@@ -16,10 +16,8 @@
 #define COMMIT_STEP (4u * SHIM_SPAN_SIZE)
 
 arena_class shim_arena_classes[CLASS_COUNT] __attribute__((aligned(64)));
-#define g_classes shim_arena_classes
 uintptr_t shim_arena_base;
 uint32_t shim_arena_class_sizes[SHIM_ARENA_CLASSES];
-#define g_base shim_arena_base
 static _Atomic size_t g_committed;
 /// 0: not reserved yet, 1: being reserved, 2: ready, 3: reservation failed.
 static _Atomic int g_state;
@@ -64,15 +62,14 @@ static int reserve(void) {
         }
         uintptr_t base = (uintptr_t)p;
         for (unsigned c = 0; c < CLASS_COUNT; c++) {
-            arena_class *k = &g_classes[c];
+            arena_class *k = &shim_arena_classes[c];
             k->size = shim_arena_class_sizes[c] = (uint32_t)class_size(c);
             k->per_span = SHIM_SPAN_SIZE / k->size;
             k->start = k->frontier = k->committed = k->next = k->span_end = base + c * REGION_SIZE;
-            k->end = k->start + REGION_SIZE;
             k->reclaimed = (uint32_t *)stacks + (size_t)c * SHIM_SPANS_PER_REGION;
         }
         // Published last: shim_arena_owns is true from here on.
-        __atomic_store_n(&g_base, base, __ATOMIC_RELEASE);
+        __atomic_store_n(&shim_arena_base, base, __ATOMIC_RELEASE);
         atomic_store_explicit(&g_state, 2, memory_order_release);
         return 1;
     }
@@ -89,7 +86,7 @@ static int next_span(arena_class *k) {
         span = k->start + ((uintptr_t)k->reclaimed[--k->reclaimed_count] << SHIM_SPAN_SHIFT);
     } else {
         if (k->frontier + SHIM_SPAN_SIZE > k->committed) {
-            if (k->committed + COMMIT_STEP > k->end) return 0;
+            if (k->committed + COMMIT_STEP > k->start + REGION_SIZE) return 0;
             if (mprotect((void *)k->committed, COMMIT_STEP, PROT_READ | PROT_WRITE) != 0) return 0;
             __atomic_store_n(&k->committed, k->committed + COMMIT_STEP, __ATOMIC_RELEASE);
             atomic_fetch_add_explicit(&g_committed, COMMIT_STEP, memory_order_relaxed);
@@ -126,7 +123,7 @@ static inline unsigned batch_of(const arena_class *k) {
 // is empty, hands out one block never used since its span was (re)taken,
 // which reads as zeros (fresh).
 static void *refill(unsigned c, int *fresh) {
-    arena_class *k = &g_classes[c];
+    arena_class *k = &shim_arena_classes[c];
     unsigned want = batch_of(k);
     shim_spin_lock(&k->lock);
     void *p = k->free;
@@ -177,7 +174,7 @@ static void spill(unsigned c, unsigned n) {
     for (unsigned i = 1; i < n; i++) last = *(void **)last;
     t_cache.head[c] = *(void **)last;
     t_cache.count[c] = (uint16_t)(t_cache.count[c] - n);
-    arena_class *k = &g_classes[c];
+    arena_class *k = &shim_arena_classes[c];
     shim_spin_lock(&k->lock);
     *(void **)last = k->free;
     k->free = first;
@@ -186,13 +183,13 @@ static void spill(unsigned c, unsigned n) {
 }
 
 void shim_arena_free(void *block) {
-    unsigned c = (unsigned)(((uintptr_t)block - g_base) / REGION_SIZE);
+    unsigned c = shim_arena_class_at(block);
     if (__builtin_expect(!shim_self.exit_watched, 0)) shim_init_watch_thread();
     *(void **)block = t_cache.head[c];
     t_cache.head[c] = block;
     t_cache.count[c]++;
     // Keep at most two batches; the older half goes back to the class.
-    unsigned b = batch_of(&g_classes[c]);
+    unsigned b = batch_of(&shim_arena_classes[c]);
     if (__builtin_expect(t_cache.count[c] > 2 * b || t_cache.off, 0)) spill(c, t_cache.off ? t_cache.count[c] : b);
 }
 
@@ -205,12 +202,12 @@ void shim_arena_thread_exit(void) {
 int shim_arena_readable_before(const void *p, size_t n) {
     uintptr_t a = (uintptr_t)p;
     if (!shim_arena_owns(p)) return 0;
-    const arena_class *k = &g_classes[(a - g_base) / REGION_SIZE];
+    const arena_class *k = &shim_arena_classes[shim_arena_class_at(p)];
     return a - n >= k->start && a <= __atomic_load_n(&k->committed, __ATOMIC_ACQUIRE);
 }
 
 void shim_arena_range(uintptr_t *lo, uintptr_t *hi) {
-    *lo = atomic_load_explicit(&g_state, memory_order_acquire) == 2 ? g_base : 0;
+    *lo = atomic_load_explicit(&g_state, memory_order_acquire) == 2 ? shim_arena_base : 0;
     *hi = *lo ? *lo + CLASS_COUNT * REGION_SIZE : 0;
 }
 
@@ -218,11 +215,11 @@ size_t shim_arena_committed(void) { return atomic_load_explicit(&g_committed, me
 
 void shim_arena_lock_all(void) {
     shim_arena_scavenge_lock();
-    for (unsigned c = 0; c < CLASS_COUNT; c++) shim_spin_lock(&g_classes[c].lock);
+    for (unsigned c = 0; c < CLASS_COUNT; c++) shim_spin_lock(&shim_arena_classes[c].lock);
 }
 
 void shim_arena_unlock_all(void) {
-    for (unsigned c = CLASS_COUNT; c-- > 0;) shim_spin_unlock(&g_classes[c].lock);
+    for (unsigned c = CLASS_COUNT; c-- > 0;) shim_spin_unlock(&shim_arena_classes[c].lock);
     shim_arena_scavenge_unlock();
 }
 

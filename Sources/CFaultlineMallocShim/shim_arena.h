@@ -10,8 +10,9 @@
 // is still in cache from the pattern check, and the next allocation of that
 // class takes it. Bigger or over-aligned blocks still come from glibc.
 //
-// Memory released to a class stays with that class (it is not returned to
-// the kernel), like the primary allocator of AddressSanitizer.
+// Memory released to a class serves only that class until a whole span of
+// it is free; then the scavenger (shim_arena_scavenge.c) gives the span
+// back to the kernel.
 #ifndef SHIM_ARENA_H
 #define SHIM_ARENA_H
 
@@ -47,17 +48,21 @@ extern uint32_t shim_arena_class_sizes[SHIM_ARENA_CLASSES];
 static inline int shim_arena_owns(const void *p) {
     return (uintptr_t)p - shim_arena_base < SHIM_ARENA_CLASSES * SHIM_ARENA_REGION_SIZE && shim_arena_base;
 }
+/// The class whose region holds `p` (which the arena owns).
+static inline unsigned shim_arena_class_at(const void *p) {
+    return (unsigned)(((uintptr_t)p - shim_arena_base) / SHIM_ARENA_REGION_SIZE);
+}
 /// 1 when the `n` bytes before `p` lie in a part of the arena that has
 /// been made readable (so a header there can be read without faulting).
 int shim_arena_readable_before(const void *p, size_t n);
 /// The size of the arena block at `block` (its class size).
-static inline size_t shim_arena_block_size(const void *block) {
-    return shim_arena_class_sizes[((uintptr_t)block - shim_arena_base) / SHIM_ARENA_REGION_SIZE];
-}
+static inline size_t shim_arena_block_size(const void *block) { return shim_arena_class_sizes[shim_arena_class_at(block)]; }
 /// The reserved range (lo == hi == 0 until the first arena allocation).
 void shim_arena_range(uintptr_t *lo, uintptr_t *hi);
 /// Bytes made readable and writable so far (all classes).
 size_t shim_arena_committed(void);
+/// Bytes given back to the kernel so far (shim_arena_scavenge.c).
+uint64_t shim_arena_reclaimed_bytes(void);
 
 /// The calling thread is exiting: its cached blocks go back to their
 /// classes, and so do the blocks it frees from now on.

@@ -25,13 +25,12 @@ typedef struct arena_class {
     uintptr_t span_end;        ///< end of the current span's last whole block
     uintptr_t frontier;        ///< first span never handed to this class
     uintptr_t committed;       ///< end of the readable, writable part
-    uintptr_t start;           ///< start of the region
-    uintptr_t end;             ///< end of the region
+    uintptr_t start;           ///< start of the region (it is SHIM_ARENA_REGION_SIZE long)
     void *free;                ///< released blocks, linked through their first word
     uint64_t free_count;       ///< blocks on `free`
     uint64_t rescan_at;        ///< `free_count` at which a scavenge looks here again
     uint32_t *reclaimed;       ///< spans given back to the kernel (indexes), reused first
-    char pad[32];
+    char pad[40];
 } arena_class;
 
 _Static_assert(sizeof(arena_class) == 128, "two cache lines per class");
@@ -47,8 +46,6 @@ extern _Atomic int shim_arena_scavenge_wanted;
 /// takes never-used memory. Takes one class lock at a time; returns at once
 /// when another thread is scavenging. Allocation-free.
 void shim_arena_scavenge(void);
-/// Bytes given back to the kernel so far.
-uint64_t shim_arena_reclaimed_bytes(void);
 /// fork: the scavenger's own lock (taken last, released first).
 void shim_arena_scavenge_lock(void);
 void shim_arena_scavenge_unlock(void);

@@ -1,7 +1,6 @@
 // Start-up and shut-down: options, stepping aside for another allocator,
 // preallocation, fork handlers, and the quarantine check at exit.
 #include "shim_arena.h"
-#include "shim_arena_class.h"
 #include "shim_config.h"
 #include "shim_depot.h"
 #include "shim_describe.h"

@@ -1,8 +1,9 @@
 // The quarantine: freed blocks, scribbled with 0x55, held in FIFO order in
-// a preallocated ring instead of being returned. When the bytes or the
-// count exceed their limits the oldest blocks leave, just enough to be back
-// under them; each leaving block's pattern is verified (a change is a write
-// after free) before it goes back to the underlying allocator.
+// a preallocated ring instead of being returned. Before a block goes in,
+// the oldest leave, just enough for it to fit under both limits (one bigger
+// than the byte limit leaves at once); each leaving block's pattern is
+// verified (a change is a write after free) before it goes back to the
+// underlying allocator.
 #ifndef SHIM_QUARANTINE_H
 #define SHIM_QUARANTINE_H
 
