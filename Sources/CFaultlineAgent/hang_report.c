@@ -132,19 +132,30 @@ static void resolve_pending(fl_hang_episode *ep) {
     fl_sample_ring_resolve(ep->ring, g_pcs, n);
 }
 
+// Starts a hang or hang_recovered report: the culprit thread, then the
+// "hang" object (left open) with the fields both kinds carry. `count` and
+// the returned culprit are for write_samples.
+static fl_json *begin_hang(fl_report *r, const char *kind, fl_hang_episode *ep, uint64_t until_ns, int recovered,
+                           const fl_hang_sample **culprit, int *count) {
+    *count = 0;
+    *culprit = fl_sample_ring_culprit(ep->ring, count);
+    fl_report_begin(r, g_buf, FL_HANG_REPORT_BUF, kind);
+    fl_json *w = &r->json;
+    write_culprit_thread(w, ep, *culprit);
+    fl_json_begin_object(w, "hang");
+    write_common_hang_fields(w, ep, until_ns);
+    fl_json_bool(w, "recovered", recovered);
+    return w;
+}
+
 int fl_hang_report_hang(fl_hang_episode *ep, uint64_t *detection_ns) {
     uint64_t t0 = fl_monotonic_ns();
     fl_images_load(g_images);
     resolve_pending(ep);
-    int count = 0;
-    const fl_hang_sample *culprit = fl_sample_ring_culprit(ep->ring, &count);
     fl_report r;
-    fl_report_begin(&r, g_buf, FL_HANG_REPORT_BUF, "hang");
-    fl_json *w = &r.json;
-    write_culprit_thread(w, ep, culprit);
-    fl_json_begin_object(w, "hang");
-    write_common_hang_fields(w, ep, t0);
-    fl_json_bool(w, "recovered", 0);
+    const fl_hang_sample *culprit;
+    int count;
+    fl_json *w = begin_hang(&r, "hang", ep, t0, 0, &culprit, &count);
     if (ep->have_probe) {
         fl_json_begin_object(w, "thread");
         fl_hang_write_activity(w, &ep->probe);
@@ -165,15 +176,10 @@ int fl_hang_report_hang(fl_hang_episode *ep, uint64_t *detection_ns) {
 int fl_hang_report_recovered(fl_hang_episode *ep, uint64_t end_ns, const char *ended_by) {
     uint64_t t0 = fl_monotonic_ns();
     fl_images_load(g_images);
-    int count = 0;
-    const fl_hang_sample *culprit = fl_sample_ring_culprit(ep->ring, &count);
     fl_report r;
-    fl_report_begin(&r, g_buf, FL_HANG_REPORT_BUF, "hang_recovered");
-    fl_json *w = &r.json;
-    write_culprit_thread(w, ep, culprit);
-    fl_json_begin_object(w, "hang");
-    write_common_hang_fields(w, ep, end_ns);
-    fl_json_bool(w, "recovered", 1);
+    const fl_hang_sample *culprit;
+    int count;
+    fl_json *w = begin_hang(&r, "hang_recovered", ep, end_ns, 1, &culprit, &count);
     fl_json_string(w, "ended_by", ended_by);
     if (ep->hang_report_id[0]) fl_json_string(w, "hang_report_id", ep->hang_report_id);
     write_samples(w, ep, culprit, count);
