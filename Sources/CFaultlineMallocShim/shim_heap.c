@@ -8,6 +8,7 @@
 #include "shim_report.h"
 #include "shim_saferead.h"
 #include "shim_stack.h"
+#include "shim_stack_cache.h"
 #include "shim_thread.h"
 
 #include <errno.h>
@@ -42,10 +43,8 @@ static inline void note_range(uintptr_t start, uintptr_t end) {
 // before init, or inside the shim itself).
 static inline uint32_t capture(uintptr_t fp) {
     if (!shim_cfg.stacks || !shim_ready || shim_self.depth > 0) return 0;
-    uintptr_t pcs[SHIM_MAX_STACK_DEPTH];
     shim_self.depth++;
-    int n = shim_stack_capture(fp, pcs, shim_cfg.stack_depth);
-    uint32_t id = shim_depot_put(pcs, n);
+    uint32_t id = shim_stack_record(fp);
     shim_self.depth--;
     return id;
 }
@@ -90,7 +89,11 @@ static void *alloc_block(size_t size, size_t align, int zero, uint32_t stack, si
         size_t end = min_size(size, shim_cfg.fill_limit);
         if (end > fill_from) memset((char *)user + fill_from, SHIM_FILL_BYTE, end - fill_from);
     }
-    if (linked) shim_live_insert(b);
+    // Inside the guard after start-up, the shim's own machinery is
+    // allocating (libunwind's thread-local storage on a thread's first
+    // unwind, which the leak scan found unreferenced): not the program's.
+    if (linked && shim_self.depth > 0 && shim_ready) shim_live_leave_out(b);
+    else if (linked) shim_live_insert(b);
     __atomic_store_n(&b->magic, shim_magic(b, SHIM_LIVE), __ATOMIC_RELEASE);
     return (void *)user;
 }

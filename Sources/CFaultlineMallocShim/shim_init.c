@@ -12,6 +12,7 @@
 #include "shim_report.h"
 #include "shim_saferead.h"
 #include "shim_stack.h"
+#include "shim_stack_cache.h"
 #include "shim_thread.h"
 #include "report_file.h"
 #include "sigsafe.h"
@@ -109,6 +110,7 @@ static void thread_exiting(void *unused) {
     shim_self.batch_off = 1;
     shim_quarantine_flush_thread();
     shim_arena_thread_exit();
+    shim_stack_cache_thread_exit();
 }
 
 /// Registers the calling thread for thread_exiting (once per thread).
@@ -193,7 +195,17 @@ static void print_stats(void) {
     n += fl_fmt_u64(line + n, shim_arena_committed());
     n += fl_strlcpy(line + n, " bytes writable, ", sizeof line - n);
     n += fl_fmt_u64(line + n, shim_arena_reclaimed_bytes());
-    n += fl_strlcpy(line + n, " given back to the kernel\n", sizeof line - n);
+    n += fl_strlcpy(line + n, " given back to the kernel", sizeof line - n);
+    if (shim_stack_has_slots()) {
+        uint64_t hits, misses;
+        shim_stack_cache_counts(&hits, &misses);
+        n += fl_strlcpy(line + n, "; stack cache ", sizeof line - n);
+        n += fl_fmt_u64(line + n, hits);
+        n += fl_strlcpy(line + n, " hits, ", sizeof line - n);
+        n += fl_fmt_u64(line + n, misses);
+        n += fl_strlcpy(line + n, " unwound", sizeof line - n);
+    }
+    n += fl_strlcpy(line + n, "\n", sizeof line - n);
     fl_write_all(2, line, n);
 }
 

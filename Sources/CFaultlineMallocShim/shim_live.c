@@ -37,8 +37,13 @@ void shim_live_insert(shim_block *b) {
     shim_depot_account(b->alloc_stack, (int64_t)b->size, 1);
 }
 
+/// The `prev` of a block left off the lists (never a header's address).
+#define LEFT_OUT ((shim_block *)1)
+
+void shim_live_leave_out(shim_block *b) { shim_block_link(b)->prev = LEFT_OUT; }
+
 void shim_live_remove(shim_block *b) {
-    if (!shim_live_on) return;
+    if (!shim_live_on || shim_block_link(b)->prev == LEFT_OUT) return;
     stripe *s = stripe_of(b);
     lock(s);
     shim_link *l = shim_block_link(b);

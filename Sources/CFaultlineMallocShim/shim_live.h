@@ -18,6 +18,10 @@ extern int shim_live_on;
 
 /// Links a new block (header filled, alloc_tid set) and counts it.
 void shim_live_insert(shim_block *b);
+/// Marks a new block as kept off the lists: the shim's own machinery
+/// allocated it (libunwind's thread-local storage on a thread's first
+/// unwind), so it is not the program's and no leak check may report it.
+void shim_live_leave_out(shim_block *b);
 /// Unlinks a block that is being freed and uncounts it.
 void shim_live_remove(shim_block *b);
 

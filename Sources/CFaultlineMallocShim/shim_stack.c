@@ -3,13 +3,23 @@
 
 #include <dlfcn.h>
 
-typedef int (*backtrace_fn)(void **, int);
-static backtrace_fn g_unw_backtrace;
-
 #define SHIM_STR2(x) #x
 #define SHIM_STR(x) SHIM_STR2(x)
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+
+typedef int (*backtrace_fn)(void **, int);
+static backtrace_fn g_unw_backtrace;
+// libgcc's unwinder, which reports each frame's CFA: where the return
+// addresses lie (shim_stack_capture_slots). Lock-free with glibc 2.35+
+// (_dl_find_object); libunwind's cursor takes a lock and two sigprocmask
+// calls a frame. NULL when libgcc_s cannot be loaded.
+struct _Unwind_Context;
+typedef int (*gcc_trace_fn)(struct _Unwind_Context *, void *);
+static int (*g_gcc_backtrace)(gcc_trace_fn, void *);
+static uintptr_t (*g_gcc_get_ip)(struct _Unwind_Context *);
+static uintptr_t (*g_gcc_get_cfa)(struct _Unwind_Context *);
+enum { GCC_CONTINUE = 0, GCC_STOP = 4 };
 
 int shim_stack_init(int want_libunwind) {
     if (!want_libunwind) return 0;
@@ -19,10 +29,18 @@ int shim_stack_init(int want_libunwind) {
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (!h) return 0;
     g_unw_backtrace = (backtrace_fn)dlsym(h, SHIM_STR(unw_backtrace));
+    void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (gcc) {
+        g_gcc_get_ip = (uintptr_t (*)(struct _Unwind_Context *))dlsym(gcc, "_Unwind_GetIP");
+        g_gcc_get_cfa = (uintptr_t (*)(struct _Unwind_Context *))dlsym(gcc, "_Unwind_GetCFA");
+        if (g_gcc_get_ip && g_gcc_get_cfa) g_gcc_backtrace = (int (*)(gcc_trace_fn, void *))dlsym(gcc, "_Unwind_Backtrace");
+    }
     return g_unw_backtrace != 0;
 }
 
 const char *shim_stack_method(void) { return g_unw_backtrace ? "libunwind" : "frame_pointer"; }
+
+int shim_stack_has_slots(void) { return g_unw_backtrace && g_gcc_backtrace; }
 
 // Walks saved frame pointers from `fp`. Every frame read lies between the
 // current frame and the top of this thread's stack, which is mapped, so a
@@ -63,4 +81,42 @@ int shim_stack_capture(uintptr_t fp, uintptr_t *pcs, int max) {
     int k = 0;
     for (int i = start; i < n && k < max; i++) pcs[k++] = (uintptr_t)buf[i];
     return k;
+}
+
+typedef struct slot_walk {
+    uintptr_t ret0, sp0, hi;
+    uintptr_t *pcs;
+    uint32_t *slots;
+    int max, n, skipped;
+} slot_walk;
+
+// libgcc hands each frame over with the CFA of the frame below it (the one
+// returning into it): the return address into this frame lies just below
+// that CFA.
+static int slot_frame(struct _Unwind_Context *ctx, void *arg) {
+    slot_walk *w = arg;
+    uintptr_t ip = g_gcc_get_ip(ctx), slot = g_gcc_get_cfa(ctx) - 8;
+    if (ip == 0) return GCC_STOP;
+    if (w->n == 0) {
+        // Out of the shim first, to the program's frame, whose return
+        // address the exported function's frame holds at fp + 8.
+        if (ip != w->ret0) return ++w->skipped == 8 ? GCC_STOP : GCC_CONTINUE;
+        if (slot != w->sp0 - 8) return GCC_STOP;
+        w->pcs[0] = ip;
+        w->slots[0] = 0;
+    } else {
+        // Not where a call puts it (a signal frame): unknown.
+        int found = slot >= w->sp0 && slot < w->hi && w->hi - slot >= 8 && slot - w->sp0 < SHIM_STACK_SLOT_UNKNOWN &&
+                    *(const uintptr_t *)slot == ip;
+        w->pcs[w->n] = ip;
+        w->slots[w->n] = found ? (uint32_t)(slot - w->sp0) : SHIM_STACK_SLOT_UNKNOWN;
+    }
+    return ++w->n == w->max ? GCC_STOP : GCC_CONTINUE;
+}
+
+int shim_stack_capture_slots(uintptr_t fp, uintptr_t *pcs, uint32_t *slots, int max) {
+    if (max <= 0 || !g_gcc_backtrace || !shim_thread_bounds()) return 0;
+    slot_walk w = {((uintptr_t *)fp)[1], fp + 16, shim_self.stack_hi, pcs, slots, max, 0, 0};
+    g_gcc_backtrace(slot_frame, &w);
+    return w.n;
 }

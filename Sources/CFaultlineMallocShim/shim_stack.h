@@ -1,7 +1,8 @@
 // Fast stack capture for allocation and free stacks: a frame-pointer walk
 // kept inside the thread's stack, or libunwind's unw_backtrace (DWARF CFI
 // with its per-thread trace cache; right through code built without frame
-// pointers, several times slower). FAULTLINE_MALLOC_UNWINDER picks one.
+// pointers, several times slower, so shim_stack_cache.c caches its stacks
+// with the slots a libgcc walk finds). FAULTLINE_MALLOC_UNWINDER picks one.
 #ifndef SHIM_STACK_H
 #define SHIM_STACK_H
 
@@ -18,5 +19,18 @@ const char *shim_stack_method(void);
 /// address into the program. Returns the frame count (at least 1).
 /// The caller holds the guard.
 int shim_stack_capture(uintptr_t fp, uintptr_t *pcs, int max);
+
+/// A slot offset shim_stack_capture_slots could not find.
+#define SHIM_STACK_SLOT_UNKNOWN UINT32_MAX
+/// 1 when libunwind is in use and shim_stack_capture_slots can work.
+int shim_stack_has_slots(void);
+/// Walks the stack of the allocator call at `fp` with libgcc's unwinder,
+/// which also says where each return address lies: `slots[i]` is the
+/// offset from the program's stack pointer at the call (fp + 16) of the
+/// word holding `pcs[i]` (0 for the first), or SHIM_STACK_SLOT_UNKNOWN.
+/// Returns the frame count, 0 when the walk never reached `fp`'s caller.
+/// The frames may differ from libunwind's: callers compare them. The
+/// caller holds the guard.
+int shim_stack_capture_slots(uintptr_t fp, uintptr_t *pcs, uint32_t *slots, int max);
 
 #endif

@@ -22,6 +22,7 @@ typedef struct shim_thread {
     uintptr_t stack_hi;   ///< one past the highest
     int batch_off;        ///< 1 once the thread is exiting: frees go straight in
     int exit_watched;     ///< 1 once registered for the thread-exit flush
+    void *stack_cache;    ///< this thread's libunwind stack cache (shim_stack_cache.c), MAP_FAILED once gone
     int pending_count;    ///< blocks in `pending`
     uint64_t pending_bytes;  ///< their cost
     struct shim_block *pending[SHIM_THREAD_BATCH];  ///< freed, scribbled, not yet in the ring

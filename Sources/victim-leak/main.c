@@ -9,10 +9,14 @@
 //                   FAULTLINE_LEAK_SUPPRESSIONS pointing at it
 //   signal          a 222-byte leak, then raises FAULTLINE_LEAK_SIGNAL (default SIGRTMIN+11)
 //   growth MS N     leaks 4 KiB every MS ms, N times, from grow_slowly()
+//   two-paths       300 blocks of 24 bytes each lost through path_left and
+//                   path_right, which reach one allocation site at the same
+//                   stack depth, and 300 through path_alloca at varying depths
 //   unreadable-root a writable private mapping of a 100-byte file, 3 pages
 //                   long: its first page holds the only pointer to a 555-byte
 //                   block, the pages past the end of the file raise SIGBUS
 //                   when touched; plus a 77-byte leak
+#include <alloca.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -91,6 +95,26 @@ __attribute__((noinline)) static void lose_suppressed(void) {
 
 __attribute__((noinline)) static void *grow_slowly(void) { return malloc(4096); }
 
+// One allocation site reached through callers of the same frame shape, so
+// the site's return address and stack pointer repeat while the caller
+// changes: a stack cache keyed on them alone would merge the two paths.
+__attribute__((noinline)) static void *leak_site(size_t n) { return malloc(n); }
+__attribute__((noinline)) static void *path_left(size_t n) { return leak_site(n); }
+__attribute__((noinline)) static void *path_right(size_t n) { return leak_site(n); }
+// A frame whose size varies (alloca), so its caller's return address moves.
+__attribute__((noinline)) static void *path_alloca(size_t n, size_t pad) {
+    volatile char *scratch = alloca(pad);
+    scratch[0] = 1;
+    return leak_site(n);
+}
+
+__attribute__((noinline)) static void lose_through_two_paths(void) {
+    for (int i = 0; i < 300; i++) {
+        volatile char *a = path_left(24), *b = path_right(24), *c = path_alloca(40, 16 + (size_t)(i % 7) * 48);
+        a[0] = b[0] = c[0] = 1;
+    }
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, 0, _IOLBF, 0);
     const char *cmd = argc > 1 ? argv[1] : "";
@@ -154,6 +178,10 @@ int main(int argc, char **argv) {
         leak_77();
         clear_stack();
         printf("victim: the pointer to the 555-byte block lives only in a file mapping whose last 2 pages raise SIGBUS\n");
+    } else if (!strcmp(cmd, "two-paths")) {
+        lose_through_two_paths();
+        clear_stack();
+        printf("victim: lost 300 blocks through path_left, 300 through path_right, 300 through path_alloca\n");
     } else if (!strcmp(cmd, "growth")) {
         int ms = argc > 2 ? atoi(argv[2]) : 50, n = argc > 3 ? atoi(argv[3]) : 20;
         for (int i = 0; i < n; i++) {
@@ -163,7 +191,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|growth [MS N]\n");
         return 2;
     }
     return 0;

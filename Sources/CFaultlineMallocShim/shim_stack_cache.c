@@ -1,0 +1,162 @@
+#include "shim_stack_cache.h"
+#include "shim_config.h"
+#include "shim_depot.h"
+#include "shim_stack.h"
+#include "shim_thread.h"
+
+#include <stdatomic.h>
+#include <sys/mman.h>
+
+/// Entries per thread, in sets of CACHE_WAYS: a helper that allocates for
+/// several callers at one depth (the same key, different chains) keeps a
+/// stack for each of up to CACHE_WAYS of them.
+#define CACHE_ENTRIES 256
+#define CACHE_WAYS 4
+
+/// One cached stack; `pcs` and then `slots` (stack_depth of each) follow.
+typedef struct cache_entry {
+    uintptr_t ret0;  ///< the program's return address (0: empty)
+    uintptr_t sp0;   ///< its stack pointer at the call
+    uint32_t id;     ///< the depot id
+    uint16_t n;      ///< frames in pcs and slots
+    uint16_t learned;  ///< SEEN_ONCE, LEARNED (pcs and slots filled) or UNLEARNABLE
+} cache_entry;
+
+enum { SEEN_ONCE = 0, LEARNED = 1, UNLEARNABLE = 2 };
+
+/// A thread's cache: counts, then CACHE_ENTRIES entries of `stride` bytes.
+typedef struct stack_cache {
+    uint64_t hits, misses;
+    size_t stride;
+    size_t map_bytes;
+    uint8_t victim[CACHE_ENTRIES / CACHE_WAYS];  ///< per set, the way replaced next
+} stack_cache;
+
+static _Atomic uint64_t g_hits, g_misses;
+
+static inline size_t entry_stride(void) {
+    size_t d = (size_t)shim_cfg.stack_depth;
+    return (sizeof(cache_entry) + d * (sizeof(uintptr_t) + sizeof(uint32_t)) + 7) & ~(size_t)7;
+}
+
+// The thread's cache, mapped on first use (mmap: no allocation). NULL
+// while the thread exits or when the mapping fails (then it is not tried
+// again: the thread unwinds every stack).
+static stack_cache *thread_cache(void) {
+    stack_cache *c = shim_self.stack_cache;
+    if (__builtin_expect(c != 0, 1)) return c == (stack_cache *)MAP_FAILED ? 0 : c;
+    if (shim_self.batch_off) return 0;
+    if (__builtin_expect(!shim_self.exit_watched, 0)) shim_init_watch_thread();
+    if (!shim_self.exit_watched) return 0;  // before the constructor: no way to unmap it
+    size_t stride = entry_stride(), bytes = sizeof(stack_cache) + CACHE_ENTRIES * stride;
+    void *p = mmap(0, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    shim_self.stack_cache = p;
+    if (p == MAP_FAILED) return 0;
+    c = p;
+    c->stride = stride;
+    c->map_bytes = bytes;
+    return c;
+}
+
+static inline unsigned set_for(uintptr_t ret0, uintptr_t sp0) {
+    uint64_t h = ((uint64_t)ret0 ^ ((uint64_t)sp0 << 7)) * 0x9E3779B97F4A7C15ull;
+    return (unsigned)(h >> 58);  // 64 sets
+}
+_Static_assert(CACHE_ENTRIES / CACHE_WAYS == 64, "set_for picks one of 64 sets");
+
+static inline cache_entry *entry_at(stack_cache *c, unsigned set, unsigned way) {
+    return (cache_entry *)((char *)(c + 1) + (size_t)(set * CACHE_WAYS + way) * c->stride);
+}
+
+static inline uintptr_t *entry_pcs(cache_entry *e) { return (uintptr_t *)(e + 1); }
+static inline uint32_t *entry_slots(cache_entry *e) { return (uint32_t *)(entry_pcs(e) + shim_cfg.stack_depth); }
+
+// 1 when every return address of `e` is still where it was found.
+static inline int still_there(cache_entry *e, uintptr_t sp0) {
+    const uintptr_t *pcs = entry_pcs(e);
+    const uint32_t *slots = entry_slots(e);
+    for (uint32_t i = 1; i < e->n; i++)
+        if (*(const uintptr_t *)(sp0 + slots[i]) != pcs[i]) return 0;
+    return 1;
+}
+
+static uint32_t unwind_and_store(uintptr_t fp) {
+    uintptr_t pcs[SHIM_MAX_STACK_DEPTH];
+    int n = shim_stack_capture(fp, pcs, shim_cfg.stack_depth);
+    return shim_depot_put(pcs, n);
+}
+
+// Learns where the return addresses of the stack `id` lie (a second walk,
+// paid only for stacks seen twice) and keeps it in `e`; marks `e` as not
+// learnable when that walk does not find the very stack libunwind found.
+static void learn(cache_entry *e, uintptr_t fp, uint32_t id) {
+    uintptr_t pcs[SHIM_MAX_STACK_DEPTH];
+    uint32_t slots[SHIM_MAX_STACK_DEPTH];
+    int n = shim_stack_capture_slots(fp, pcs, slots, shim_cfg.stack_depth);
+    e->learned = UNLEARNABLE;
+    if (n == 0 || shim_depot_put(pcs, n) != id) return;
+    for (int i = 1; i < n; i++) if (slots[i] == SHIM_STACK_SLOT_UNKNOWN) return;
+    for (int i = 0; i < n; i++) {
+        entry_pcs(e)[i] = pcs[i];
+        entry_slots(e)[i] = slots[i];
+    }
+    e->n = (uint16_t)n;
+    e->learned = LEARNED;
+}
+
+uint32_t shim_stack_record(uintptr_t fp) {
+    if (!shim_stack_has_slots()) return unwind_and_store(fp);
+    uintptr_t ret0 = ((uintptr_t *)fp)[1], sp0 = fp + 16;
+    // Only on the thread's own stack (not a signal stack or a coroutine's),
+    // whose every word up to stack_hi can be read.
+    stack_cache *c = thread_cache();
+    if (!c || !shim_thread_bounds() || sp0 < shim_self.stack_lo || sp0 >= shim_self.stack_hi) return unwind_and_store(fp);
+    unsigned set = set_for(ret0, sp0);
+    cache_entry *seen[CACHE_WAYS];
+    int nseen = 0;
+    for (unsigned w = 0; w < CACHE_WAYS; w++) {
+        cache_entry *e = entry_at(c, set, w);
+        if (e->ret0 != ret0 || e->sp0 != sp0) continue;
+        if (e->learned == LEARNED && still_there(e, sp0)) {
+            c->hits++;
+            return e->id;
+        }
+        seen[nseen++] = e;
+    }
+    c->misses++;
+    uint32_t id = unwind_and_store(fp);
+    if (id == 0) return 0;
+    // Seen once before from here: worth learning. Else remember it.
+    for (int i = 0; i < nseen; i++) {
+        if (seen[i]->id != id) continue;
+        if (seen[i]->learned == SEEN_ONCE) learn(seen[i], fp, id);
+        return id;
+    }
+    cache_entry *e = entry_at(c, set, c->victim[set]);
+    c->victim[set] = (uint8_t)((c->victim[set] + 1) % CACHE_WAYS);
+    e->ret0 = ret0;
+    e->sp0 = sp0;
+    e->id = id;
+    e->n = 0;
+    e->learned = SEEN_ONCE;
+    return id;
+}
+
+void shim_stack_cache_thread_exit(void) {
+    stack_cache *c = shim_self.stack_cache;
+    shim_self.stack_cache = MAP_FAILED;  // no new cache while exiting
+    if (!c || c == (stack_cache *)MAP_FAILED) return;
+    atomic_fetch_add_explicit(&g_hits, c->hits, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_misses, c->misses, memory_order_relaxed);
+    munmap(c, c->map_bytes);
+}
+
+void shim_stack_cache_counts(uint64_t *hits, uint64_t *misses) {
+    *hits = atomic_load_explicit(&g_hits, memory_order_relaxed);
+    *misses = atomic_load_explicit(&g_misses, memory_order_relaxed);
+    stack_cache *c = shim_self.stack_cache;
+    if (c && c != (stack_cache *)MAP_FAILED) {
+        *hits += c->hits;
+        *misses += c->misses;
+    }
+}
