@@ -13,13 +13,13 @@
 #define CACHE_ENTRIES 256
 #define CACHE_WAYS 4
 
-/// One cached stack; `pcs` and then `slots` (stack_depth of each) follow.
+/// One cached stack; `slots` (stack_depth of them) follow. Its frames are
+/// the depot's (by `id`).
 typedef struct cache_entry {
-    uintptr_t ret0;  ///< the program's return address (0: empty)
-    uintptr_t sp0;   ///< its stack pointer at the call
-    uint32_t id;     ///< the depot id
-    uint16_t n;      ///< frames in pcs and slots
-    uint16_t learned;  ///< SEEN_ONCE, LEARNED (pcs and slots filled) or UNLEARNABLE
+    uintptr_t ret0;    ///< the program's return address (0: empty)
+    uintptr_t sp0;     ///< its stack pointer at the call
+    uint32_t id;       ///< the depot id
+    uint32_t learned;  ///< SEEN_ONCE, LEARNED (slots filled) or UNLEARNABLE
 } cache_entry;
 
 enum { SEEN_ONCE = 0, LEARNED = 1, UNLEARNABLE = 2 };
@@ -36,7 +36,7 @@ static _Atomic uint64_t g_hits, g_misses;
 
 static inline size_t entry_stride(void) {
     size_t d = (size_t)shim_cfg.stack_depth;
-    return (sizeof(cache_entry) + d * (sizeof(uintptr_t) + sizeof(uint32_t)) + 7) & ~(size_t)7;
+    return (sizeof(cache_entry) + d * sizeof(uint32_t) + 7) & ~(size_t)7;
 }
 
 // The thread's cache, mapped on first use (mmap: no allocation). NULL
@@ -68,16 +68,16 @@ static inline cache_entry *entry_at(stack_cache *c, unsigned set, unsigned way) 
     return (cache_entry *)((char *)(c + 1) + (size_t)(set * CACHE_WAYS + way) * c->stride);
 }
 
-static inline uintptr_t *entry_pcs(cache_entry *e) { return (uintptr_t *)(e + 1); }
-static inline uint32_t *entry_slots(cache_entry *e) { return (uint32_t *)(entry_pcs(e) + shim_cfg.stack_depth); }
+static inline uint32_t *entry_slots(cache_entry *e) { return (uint32_t *)(e + 1); }
 
-// 1 when every return address of `e` is still where it was found.
+// 1 when every return address of `e`'s stack is still where it was found.
 static inline int still_there(cache_entry *e, uintptr_t sp0) {
-    const uintptr_t *pcs = entry_pcs(e);
+    const uintptr_t *pcs;
+    int n = shim_depot_get(e->id, &pcs);
     const uint32_t *slots = entry_slots(e);
-    for (uint32_t i = 1; i < e->n; i++)
+    for (int i = 1; i < n; i++)
         if (*(const uintptr_t *)(sp0 + slots[i]) != pcs[i]) return 0;
-    return 1;
+    return n > 0;
 }
 
 static uint32_t unwind_and_store(uintptr_t fp) {
@@ -91,16 +91,14 @@ static uint32_t unwind_and_store(uintptr_t fp) {
 // learnable when that walk does not find the very stack libunwind found.
 static void learn(cache_entry *e, uintptr_t fp, uint32_t id) {
     uintptr_t pcs[SHIM_MAX_STACK_DEPTH];
-    uint32_t slots[SHIM_MAX_STACK_DEPTH];
+    uint32_t *slots = entry_slots(e);
     int n = shim_stack_capture_slots(fp, pcs, slots, shim_cfg.stack_depth);
     e->learned = UNLEARNABLE;
-    if (n == 0 || shim_depot_put(pcs, n) != id) return;
-    for (int i = 1; i < n; i++) if (slots[i] == SHIM_STACK_SLOT_UNKNOWN) return;
-    for (int i = 0; i < n; i++) {
-        entry_pcs(e)[i] = pcs[i];
-        entry_slots(e)[i] = slots[i];
-    }
-    e->n = (uint16_t)n;
+    // Compared with the depot's frames, not stored: a stack that differs
+    // would sit in the depot with no block referring to it.
+    const uintptr_t *found;
+    if (n == 0 || shim_depot_get(id, &found) != n) return;
+    for (int i = 0; i < n; i++) if (pcs[i] != found[i] || (i > 0 && slots[i] == SHIM_STACK_SLOT_UNKNOWN)) return;
     e->learned = LEARNED;
 }
 
@@ -137,7 +135,6 @@ uint32_t shim_stack_record(uintptr_t fp) {
     e->ret0 = ret0;
     e->sp0 = sp0;
     e->id = id;
-    e->n = 0;
     e->learned = SEEN_ONCE;
     return id;
 }
