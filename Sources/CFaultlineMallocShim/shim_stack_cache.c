@@ -9,9 +9,12 @@
 
 /// Entries per thread, in sets of CACHE_WAYS: a helper that allocates for
 /// several callers at one depth (the same key, different chains) keeps a
-/// stack for each of up to CACHE_WAYS of them.
-#define CACHE_ENTRIES 256
+/// stack for each of up to CACHE_WAYS of them. With 256 entries replaced
+/// round-robin, the Swift compiler's front end missed on 34 % of its stacks
+/// and git on 43 %; with 1024 and replaced_way, 26 % and 19 %.
+#define CACHE_ENTRIES 1024
 #define CACHE_WAYS 4
+#define CACHE_SET_BITS 8
 
 /// One cached stack; `slots` (stack_depth of them) follow. Its frames are
 /// the depot's (by `id`).
@@ -60,9 +63,9 @@ static stack_cache *thread_cache(void) {
 
 static inline unsigned set_for(uintptr_t ret0, uintptr_t sp0) {
     uint64_t h = ((uint64_t)ret0 ^ ((uint64_t)sp0 << 7)) * 0x9E3779B97F4A7C15ull;
-    return (unsigned)(h >> 58);  // 64 sets
+    return (unsigned)(h >> (64 - CACHE_SET_BITS));
 }
-_Static_assert(CACHE_ENTRIES / CACHE_WAYS == 64, "set_for picks one of 64 sets");
+_Static_assert(CACHE_ENTRIES / CACHE_WAYS == 1 << CACHE_SET_BITS, "set_for picks one of the sets");
 
 static inline cache_entry *entry_at(stack_cache *c, unsigned set, unsigned way) {
     return (cache_entry *)((char *)(c + 1) + (size_t)(set * CACHE_WAYS + way) * c->stride);
@@ -102,6 +105,21 @@ static void learn(cache_entry *e, uintptr_t fp, uint32_t id) {
     e->learned = LEARNED;
 }
 
+// The way a new stack takes: the next one round the set that holds no
+// learned stack, so that stacks seen once (most of a compiler's are) do
+// not push out the learned ones that hit; round-robin when all are learned.
+// (Round-robin alone had the Swift front end learn 105 000 stacks, 3x more;
+// a learning walk costs about six unwinds.)
+static unsigned replaced_way(stack_cache *c, unsigned set) {
+    unsigned way = c->victim[set];
+    for (unsigned k = 0; k < CACHE_WAYS; k++) {
+        unsigned w = (c->victim[set] + k) % CACHE_WAYS;
+        if (entry_at(c, set, w)->learned != LEARNED) { way = w; break; }
+    }
+    c->victim[set] = (uint8_t)((way + 1) % CACHE_WAYS);
+    return way;
+}
+
 uint32_t shim_stack_record(uintptr_t fp) {
     if (!shim_stack_has_slots()) return unwind_and_store(fp);
     uintptr_t ret0 = ((uintptr_t *)fp)[1], sp0 = fp + 16;
@@ -130,8 +148,7 @@ uint32_t shim_stack_record(uintptr_t fp) {
         if (seen[i]->learned == SEEN_ONCE) learn(seen[i], fp, id);
         return id;
     }
-    cache_entry *e = entry_at(c, set, c->victim[set]);
-    c->victim[set] = (uint8_t)((c->victim[set] + 1) % CACHE_WAYS);
+    cache_entry *e = entry_at(c, set, replaced_way(c, set));
     e->ret0 = ret0;
     e->sp0 = sp0;
     e->id = id;
