@@ -1,9 +1,10 @@
 #!/bin/sh
 # What the malloc shim costs: builds the shim and bench-shim (release) and
-# prints, for a malloc-heavy synthetic workload and for two real programs
-# (python3 and git), CPU time, wall time and peak RSS under glibc alone, the
-# shim (quarantine + scribble, then with allocation stacks) and the peers
-# that are installed (valgrind memcheck, Electric Fence, DUMA, heaptrack).
+# prints, for a malloc-heavy synthetic workload and for three real programs
+# (python3, git and swiftc), CPU time, wall time and peak RSS under glibc
+# alone, the shim (quarantine + scribble, then with allocation stacks) and
+# the peers that are installed (valgrind memcheck, Electric Fence, DUMA,
+# heaptrack; not for swiftc).
 # Figures only: nothing here passes or fails. `faultline bench` runs these
 # comparisons (and every other detector's) alternately with spreads and
 # ratios, as JSON and HTML: see docs/benchmarks.md.
@@ -77,3 +78,20 @@ echo
 head="$(git rev-parse HEAD)"
 echo "== 3. git: log --stat -p of 40 commits of this repository (up to ${head%"${head#???????}"})"
 "$bench" compare --shim "$shim" --repeat "$repeat" $real_peers -- git -C "$PWD" log --stat -p -n 40 --format=%H%n%s "$head"
+echo
+
+# The compiler is the biggest allocator here (the Swift front end makes over a
+# million allocations from many distinct stacks, which is where libunwind
+# stacks cost most). Peers are left out: valgrind alone would take minutes.
+cat > "$work/small.swift" <<'SWIFT'
+struct Point: Hashable { var x: Int; var y: Int }
+final class Grid {
+    var cells: [Point: String] = [:]
+    func fill(_ n: Int) { for i in 0..<n { cells[Point(x: i, y: i * 2)] = "cell \(i)" } }
+}
+let grid = Grid()
+grid.fill(1000)
+print(grid.cells.values.sorted().prefix(5).map { $0.uppercased() }.joined(separator: ","), grid.cells.count)
+SWIFT
+echo "== 4. swiftc -O: a small program, compiled and linked"
+"$bench" compare --shim "$shim" --repeat "$repeat" --no-peers -- "$(command -v swiftc)" -O "$work/small.swift" -o "$work/small"
