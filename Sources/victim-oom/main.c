@@ -117,28 +117,12 @@ NOINLINE static void victim_spike(size_t size, long hold_ms) {
 
 /// Forks a child named "oom-child" that grows until the OOM killer ends it;
 /// the parent stays small, waits, says how the child ended, and exits 0.
-/// Writes `value` to /proc/self/oom_score_adj; 0 on success.
-static int set_oom_score_adj(const char *value) {
-    int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    int ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
-    close(fd);
-    return ok ? 0 : -1;
-}
-
 NOINLINE static void victim_child_oom(size_t step) {
-    // The parent makes itself unkillable (as supervisors do; needs
-    // CAP_SYS_RESOURCE, best effort) and the child the first choice. Under
-    // load the kernel sometimes OOM-killed the parent as well, a second kill
-    // once the reaped child was skipped but its memory not yet uncharged.
-    // Unkillable, the parent is passed over (its charge waits or retries).
-    int protected = set_oom_score_adj("-1000") == 0;
     fflush(0);
     pid_t child = fork();
     if (child < 0) { perror("victim-oom: fork"); exit(2); }
     if (child == 0) {
         prctl(PR_SET_NAME, "oom-child", 0, 0, 0);
-        if (protected) set_oom_score_adj("1000");
         victim_malloc_grow(step);
         _exit(3);
     }
