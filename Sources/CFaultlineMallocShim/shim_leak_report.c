@@ -6,6 +6,7 @@
 #include "report_file.h"
 #include "shim_config.h"
 #include "shim_depot.h"
+#include "shim_heapsort.h"
 #include "shim_report.h"
 #include "shim_thread.h"
 #include "sigsafe.h"
@@ -31,26 +32,9 @@ static const char *class_name(int c) {
     }
 }
 
-static void gsift(group *a, uint64_t i, uint64_t n) {
-    for (;;) {
-        uint64_t c = 2 * i + 1;
-        if (c >= n) return;
-        if (c + 1 < n && a[c + 1].bytes < a[c].bytes) c++;
-        if (a[i].bytes <= a[c].bytes) return;
-        group t = a[i]; a[i] = a[c]; a[c] = t;
-        i = c;
-    }
-}
-
-// Most bytes first (a min-heap sort leaves the array in descending order).
-static void sort_groups(group *a, uint64_t n) {
-    if (n < 2) return;
-    for (uint64_t i = n / 2; i-- > 0;) gsift(a, i, n);
-    for (uint64_t e = n - 1; e > 0; e--) {
-        group t = a[0]; a[0] = a[e]; a[e] = t;
-        gsift(a, 0, e);
-    }
-}
+// Most bytes first.
+#define MORE_BYTES(x, y) ((x)->bytes > (y)->bytes)
+SHIM_DEFINE_HEAPSORT(sort_groups, group, MORE_BYTES)
 
 static pthread_mutex_t g_check_lock = PTHREAD_MUTEX_INITIALIZER;
 

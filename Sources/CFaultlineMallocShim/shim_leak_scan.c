@@ -10,6 +10,7 @@
 #include "shim_arena.h"
 #include "shim_config.h"
 #include "shim_depot.h"
+#include "shim_heapsort.h"
 #include "shim_live.h"
 #include "shim_saferead.h"
 #include "shim_thread.h"
@@ -70,26 +71,9 @@ static void fill(const shim_block *h, void *vctx) {
     e->scanned = 0;
 }
 
-static void sift(leak_block *a, uint64_t i, uint64_t n) {
-    for (;;) {
-        uint64_t c = 2 * i + 1;
-        if (c >= n) return;
-        if (c + 1 < n && a[c + 1].user > a[c].user) c++;
-        if (a[i].user >= a[c].user) return;
-        leak_block t = a[i]; a[i] = a[c]; a[c] = t;
-        i = c;
-    }
-}
-
-// Heapsort by address: no malloc (glibc's qsort may allocate).
-static void sort_blocks(leak_block *a, uint64_t n) {
-    if (n < 2) return;
-    for (uint64_t i = n / 2; i-- > 0;) sift(a, i, n);
-    for (uint64_t e = n - 1; e > 0; e--) {
-        leak_block t = a[0]; a[0] = a[e]; a[e] = t;
-        sift(a, 0, e);
-    }
-}
+// By address (for the binary search in `find`).
+#define LOWER_ADDRESS(x, y) ((x)->user < (y)->user)
+SHIM_DEFINE_HEAPSORT(sort_blocks, leak_block, LOWER_ADDRESS)
 
 // Index of the block whose bytes contain `p`, or -1.
 static inline int64_t find(const scanner *s, uintptr_t p) {
