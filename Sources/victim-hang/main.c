@@ -46,11 +46,11 @@ static void say(const char *fmt, ...) {
     fprintf(stderr, "victim: %s\n", line);
 }
 
-/// Waits for events the way an idle event loop does (poll, no fds).
-// Sleeps the whole time: the watchdog's sampling signal, sent just as a hang
-// ends, interrupts poll (EINTR whatever SA_RESTART says), which then cut the
-// idle time short and the process could exit before the watchdog saw it
-// responsive (hang.spin-recover once found ended_by "exit").
+/// Waits for events the way an idle event loop does (poll, no fds), for the
+/// whole time: the watchdog's sampling signal, sent just as a hang ends,
+/// interrupts poll (EINTR whatever SA_RESTART says), and a cut-short idle
+/// let the process exit before the watchdog saw it responsive
+/// (hang.spin-recover once found ended_by "exit").
 static void idle_ms(int ms) {
     uint64_t until = now_ms() + (uint64_t)ms;
     for (uint64_t t = now_ms(); t < until; t = now_ms()) poll(0, 0, (int)(until - t));
