@@ -175,5 +175,11 @@ int fl_memcg_open(fl_memcg *m, char *why, int why_cap) {
         *slash = 0;
     }
     m->version = version;
+    // The first read of each file allocates the kernel's read buffer, charged
+    // to this cgroup; made now, it cannot fall on a moment at the limit
+    // (a read at the limit makes the kernel OOM-kill the reader).
+    fl_memcg_usage(m);
+    fl_memcg_peak(m);
+    fl_memcg_limit(m);
     return 0;
 }

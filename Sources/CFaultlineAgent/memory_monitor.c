@@ -7,6 +7,7 @@
 #include "sigsafe.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ static unsigned char g_written[FL_BREADCRUMB_SLOTS];
 static int g_warnings;
 static uint64_t g_last_warning_ns;
 static char g_crumb[FL_BREADCRUMB_SLOT - 16];
+static int g_statm = -1;                        // this process's /proc/self/statm
 static char g_report[256u << 10];
 
 static void env_word(const char *name, const char *def, const char *const *allowed, char *out, size_t cap) {
@@ -83,10 +85,21 @@ static uint64_t peak_now(uint64_t usage) {
     return k ? k : g_max_seen;
 }
 
+/// Opens (again, in a forked child) and reads /proc/self/statm once, so a
+/// later read needs no new kernel buffer.
+static void open_statm(void) {
+    if (g_statm >= 0) close(g_statm);
+    g_statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    char buf[128];
+    if (g_statm >= 0) pread(g_statm, buf, sizeof buf, 0);
+}
+
 /// Resident set size from /proc/self/statm.
 static uint64_t rss_bytes(void) {
     char buf[128];
-    if (fl_read_file("/proc/self/statm", buf, sizeof buf) <= 0) return 0;
+    ssize_t n = g_statm >= 0 ? pread(g_statm, buf, sizeof buf - 1, 0) : -1;
+    if (n <= 0) return 0;
+    buf[n] = 0;
     const char *p = buf;
     fl_parse_dec(p, &p);
     return fl_parse_dec(p + 1, 0) * (uint64_t)sysconf(_SC_PAGESIZE);
@@ -171,11 +184,36 @@ static void warn(int source) {
     }
 }
 
+/// Bytes of its stack the monitor touches before its first tick.
+#define STACK_PREFAULT (64u << 10)
+
+/// Touches the first STACK_PREFAULT bytes of the calling thread's stack.
+__attribute__((noinline)) static void prefault_stack(void) {
+    volatile char area[STACK_PREFAULT];
+    for (size_t i = 0; i < sizeof area; i += 4096) area[i] = 0;
+}
+
+/// Makes every page a breadcrumb needs resident and charged now, while the
+/// cgroup is far from its limit. A page charged later, as the cgroup hits its
+/// limit, would make this process ask for memory just as another process in
+/// the cgroup is being OOM-killed; the kernel stops waiting for a victim once
+/// its address space is torn down, before the last of its pages are
+/// uncharged, and then kills the asker as a second victim (seen in
+/// memory-limits.child-oom: the parent killed 3 ms after its child).
+static void charge_up_front(void) {
+    uint64_t limit = fl_memcg_limit(&g_cg);
+    if (limit == UINT64_MAX || limit == 0) return;  // no thresholds, no breadcrumbs
+    fl_breadcrumb_open();
+    memset(g_crumb, 0, sizeof g_crumb);
+    fl_memory_stacks_prefault();
+}
+
 static void *monitor(void *unused) {
     // Never the target of the program's process-directed signals.
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, 0);
+    prefault_stack();
     for (;;) {
         int ready = poll(g_pressure.pfds, (nfds_t)g_pressure.count, g_opt.interval_ms);
         if (ready < 0 && errno != EINTR) fl_sleep_ns((uint64_t)g_opt.interval_ms * 1000000ull);
@@ -207,6 +245,8 @@ static void after_fork_child(void) {
     fl_pressure_close(&g_pressure);
     memset(g_written, 0, sizeof g_written);
     g_warnings = 0;
+    open_statm();
+    charge_up_front();
     start_thread();
 }
 
@@ -221,6 +261,8 @@ int fl_memory_monitor_install(void) {
     char why[256];
     fl_pressure_open(&g_pressure, &g_cg, g_opt.pressure_level, g_opt.psi_trigger, why, sizeof why);
     if (why[0]) fl_strlcpy(g_status, why, sizeof g_status);
+    open_statm();
+    charge_up_front();
     if (start_thread() != 0) return -1;
     pthread_atfork(0, 0, after_fork_child);
     g_installed = 1;

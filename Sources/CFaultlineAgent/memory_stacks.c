@@ -3,9 +3,11 @@
 #include "report_file.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 typedef int (*top_stacks_fn)(uint64_t *, uint64_t *, uintptr_t *, int *, int, int);
 
@@ -15,6 +17,7 @@ static fl_image_list *g_used;     // the images the frames point into
 static uint64_t g_bytes[FL_TOP_STACKS_MAX], g_blocks[FL_TOP_STACKS_MAX];
 static uintptr_t g_pcs[FL_TOP_STACKS_MAX * FL_TOP_STACK_DEPTH];
 static int g_depths[FL_TOP_STACKS_MAX];
+static int g_maps = -1;           // this process's /proc/self/maps, once prefaulted
 
 int fl_memory_stacks_init(void) {
     g_top = (top_stacks_fn)dlsym(RTLD_DEFAULT, "faultline_shim_top_stacks");
@@ -25,6 +28,17 @@ int fl_memory_stacks_init(void) {
         if (g_all == MAP_FAILED || g_used == MAP_FAILED) { g_all = g_used = 0; g_top = 0; return 0; }
     }
     return 1;
+}
+
+void fl_memory_stacks_prefault(void) {
+    if (!g_top) return;
+    // A forked child inherits its parent's maps, not its own.
+    if (g_maps >= 0) close(g_maps);
+    g_maps = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (g_maps < 0) return;
+    fl_images_load_fd(g_all, g_maps);
+    fl_images_load_fd(g_used, g_maps);  // as many pages as the fullest g_used can take
+    g_used->count = 0;
 }
 
 /// Index of `img` in g_used, adding it when new.
@@ -48,7 +62,8 @@ void fl_memory_stacks_write(fl_json *w, int n) {
         return;
     }
     if (count > n) count = n;
-    fl_images_load(g_all);
+    if (g_maps >= 0) fl_images_load_fd(g_all, g_maps);
+    else fl_images_load(g_all);
     g_used->count = 0;
     fl_json_begin_array(w, "top_stacks");
     for (int s = 0; s < count; s++) {

@@ -24,6 +24,10 @@
 /// Looks the shim's export up. Returns 1 when the shim is loaded.
 int fl_memory_stacks_init(void);
 
+/// With the shim loaded, fills the image lists once so that their pages are
+/// resident before the first breadcrumb needs them.
+void fl_memory_stacks_prefault(void);
+
 /// Writes `"top_stacks": [...]` (up to `n` stacks, each with `live_bytes`,
 /// `live_blocks` and `frames`) and `"images"` (only those the frames point
 /// into), or `"top_stacks_unavailable": "why"` without the shim.

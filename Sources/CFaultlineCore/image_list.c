@@ -81,6 +81,14 @@ int fl_images_load(fl_image_list *list) {
     list->count = 0;
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
+    fl_images_load_fd(list, fd);
+    close(fd);
+    return list->count;
+}
+
+int fl_images_load_fd(fl_image_list *list, int fd) {
+    list->count = 0;
+    if (lseek(fd, 0, SEEK_SET) != 0) return 0;
     char buf[4096];
     char line[FL_IMAGE_PATH_MAX + 128];
     size_t ll = 0;
@@ -99,7 +107,6 @@ int fl_images_load(fl_image_list *list) {
             }
         }
     }
-    close(fd);
     return list->count;
 }
 

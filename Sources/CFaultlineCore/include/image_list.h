@@ -30,6 +30,11 @@ typedef struct fl_image_list {
 /// Fills `list` from /proc/self/maps. Returns the number of images.
 int fl_images_load(fl_image_list *list);
 
+/// Fills `list` from an open /proc/self/maps, read again from its start.
+/// Keeping the file open keeps the kernel's read buffer too, so a load
+/// asks the kernel for no memory. Returns the number of images.
+int fl_images_load_fd(fl_image_list *list, int fd);
+
 /// Index of the image containing `addr`, or -1.
 int fl_images_find(const fl_image_list *list, uintptr_t addr);
 
