@@ -4,6 +4,8 @@
 // kernel's OOM killer with SIGKILL, which no handler can catch. Growth
 // happens in named, non-inlined functions so the malloc shim's allocation
 // stacks (in the memory monitor's breadcrumbs) name them.
+#include "stall_at_limit.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -179,7 +181,8 @@ static void usage(void) {
             "  spike SIZE [HOLD_MS=300]         allocate SIZE once, hold, free, exit 0\n"
             "  child-oom [STEP=64K]             a forked child (\"oom-child\") grows until OOM-killed\n"
             "  pressure SIZE FILE [MS=2000]     hold SIZE and cycle FILE bytes of page cache\n"
-            "  sleep-forever                    sleep until killed\n");
+            "  sleep-forever                    sleep until killed\n"
+            "  stall-at-limit                   OOM killer off, a child stalls at the limit; was a breadcrumb written?\n");
 }
 
 int main(int argc, char **argv) {
@@ -198,6 +201,7 @@ int main(int argc, char **argv) {
         if (!a || !b) { fprintf(stderr, "victim-oom: pressure needs SIZE and FILE sizes, e.g. pressure 40M 64M\n"); return 2; }
         victim_pressure(parse_size("SIZE", a), parse_size("FILE", b), c ? parse_ms("MS", c) : 2000);
     } else if (!strcmp(cmd, "sleep-forever")) victim_sleep_forever();
+    else if (!strcmp(cmd, "stall-at-limit")) victim_stall_at_limit("/proc/self/exe");
     else {
         fprintf(stderr, "victim-oom: unknown command '%s'\n", cmd);
         usage();

@@ -59,7 +59,7 @@ public struct RequirementRegistry: Sendable {
         return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 
-    /// root, cgroup-memory, python3, git, valgrind and program:NAME.
+    /// root, cgroup-memory, cgroup-v1-memory, python3, git, valgrind and program:NAME.
     public static let standard: RequirementRegistry = {
         var r = RequirementRegistry()
         r.register("root", help: "running as root") { _ in
@@ -67,6 +67,9 @@ public struct RequirementRegistry: Sendable {
             return uid == 0 ? nil : "needs root (running as uid \(uid)); run faultline as root"
         }
         r.register("cgroup-memory", help: "a memory cgroup can be created") { _ in MemoryCgroupProbe.problem() }
+        r.register("cgroup-v1-memory", help: "a cgroup v1 memory cgroup can be created (memory.oom_control)") { _ in
+            MemoryCgroupProbe.problem(version1Only: true)
+        }
         for tool in ["python3", "git", "valgrind"] {
             r.register(tool, help: "\(tool) runs") { _ in ProgramProbe.problem(tool, mustRun: true) }
         }
@@ -105,10 +108,11 @@ enum ProgramProbe {
 /// Checks whether a memory cgroup can be created here: cgroup v1's memory
 /// hierarchy, or a cgroup v2 mount whose controllers include memory.
 enum MemoryCgroupProbe {
-    /// nil when a probe cgroup with a memory limit file could be created and removed.
-    static func problem() -> String? {
+    /// nil when a probe cgroup with a memory limit file could be created and
+    /// removed; with `version1Only`, only cgroup v1's memory hierarchy counts.
+    static func problem(version1Only: Bool = false) -> String? {
         var tried: [String] = []
-        for (mount, limitFile) in candidates() {
+        for (mount, limitFile) in candidates() where !version1Only || limitFile == "memory.limit_in_bytes" {
             let probe = "\(mount)/faultline-probe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             if mkdir(probe, 0o755) != 0 {
                 tried.append("\(mount): \(String(cString: strerror(errno)))")
@@ -119,7 +123,11 @@ enum MemoryCgroupProbe {
             if usable { return nil }
             tried.append("\(mount): no \(limitFile) in a new cgroup")
         }
-        if tried.isEmpty { return "needs a memory cgroup, but no cgroup v1 memory or cgroup v2 mount with the memory controller was found" }
+        if tried.isEmpty {
+            return version1Only
+                ? "needs a cgroup v1 memory hierarchy (memory.oom_control), but none is mounted (cgroup v2 has no switch for the OOM killer)"
+                : "needs a memory cgroup, but no cgroup v1 memory or cgroup v2 mount with the memory controller was found"
+        }
         return "needs a memory cgroup, but none can be created (\(tried.joined(separator: "; "))); run as root with cgroups mounted"
     }
 
