@@ -70,6 +70,11 @@ const char *shim_leak_suppress_pattern(int i);
 /// Function name (or "") and image path (or "") for `pc` (a return address).
 void shim_leak_symbolize(uintptr_t pc, const char **function, const char **image);
 
+/// `name` demangled into `out` (C++ or Swift, when the program has loaded
+/// that runtime), or NULL when it is not mangled or cannot be demangled.
+/// Calls malloc: report time only.
+const char *shim_leak_demangle(const char *name, char *out, size_t cap);
+
 /// Installs the on-demand signal and starts the helper thread (signal
 /// checks and growth snapshots). Called from the shim's constructor.
 void shim_leak_init(void);

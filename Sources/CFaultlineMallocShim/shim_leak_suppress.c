@@ -1,7 +1,8 @@
 // FAULTLINE_LEAK_SUPPRESSIONS: one pattern a line, `leak:TEXT`; `#` starts
 // a comment line; blank lines are ignored. A group of lost blocks is
-// suppressed when TEXT is a substring of the function name or of the image
-// path of any frame of its allocation stack. A malformed line is reported
+// suppressed when TEXT is a substring of the function name (as in the
+// symbol table, or demangled) or of the image path of any frame of its
+// allocation stack. A malformed line is reported
 // once on stderr (file:line) and ignored; the program runs on.
 #include "shim_leak.h"
 #include "sigsafe.h"
@@ -77,11 +78,15 @@ const char *shim_leak_suppress_pattern(int i) { return g_patterns[i]; }
 
 int shim_leak_suppress_match(const uintptr_t *pcs, int n) {
     if (!g_count) return -1;
+    char readable[1024];
     for (int f = 0; f < n; f++) {
         const char *fn, *image;
         shim_leak_symbolize(pcs[f], &fn, &image);
+        const char *demangled = *fn ? shim_leak_demangle(fn, readable, sizeof readable) : 0;
         for (int i = 0; i < g_count; i++)
-            if ((*fn && strstr(fn, g_patterns[i])) || (*image && strstr(image, g_patterns[i]))) return i;
+            if ((*fn && strstr(fn, g_patterns[i])) || (demangled && strstr(demangled, g_patterns[i])) ||
+                (*image && strstr(image, g_patterns[i])))
+                return i;
     }
     return -1;
 }

@@ -46,6 +46,15 @@ func leakScratchBuffer() -> Int {
     return buffer[3]
 }
 
+/// Leaks a 120-byte buffer from a second function, so that suppressing
+/// leakScratchBuffer leaves one leak to report.
+@inline(never)
+func leakLedgerBuffer() -> Int {
+    let buffer = UnsafeMutablePointer<Int>.allocate(capacity: 15)
+    buffer.initialize(repeating: 5, count: 15)
+    return buffer[2]
+}
+
 /// Overwrites dead stack below the caller, so no stale copy of the lost
 /// pointer is left where a conservative scan would see it.
 @inline(never)
@@ -66,4 +75,29 @@ let heapCommands: [VictimCommand] = [
         scrubStack()
         print("victim: leaked a 200-byte buffer (value \(value))")
     },
+    VictimCommand(name: "leak-two", help: "leak a 200-byte buffer from leakScratchBuffer and a 120-byte one from leakLedgerBuffer") { _ in
+        let value = leakScratchBuffer() + leakLedgerBuffer()
+        scrubStack()
+        print("victim: leaked a 200-byte and a 120-byte buffer (value \(value))")
+    },
+    VictimCommand(name: "leak-two-suppressed", help: "leak-two, with a suppressions file naming leakScratchBuffer by its demangled Swift name") { _ in
+        rerunWithSuppressions("# a demangled Swift name: no symbol in the binary contains it\nleak:victim_swift.leakScratchBuffer() -> Swift.Int\n",
+                              command: "leak-two")
+    },
 ]
+
+/// Writes `text` to leaks.supp in the working directory and runs this
+/// program again as `command` with FAULTLINE_LEAK_SUPPRESSIONS naming it
+/// (the shim reads the file when it starts).
+func rerunWithSuppressions(_ text: String, command: String) -> Never {
+    guard let file = fopen("leaks.supp", "w") else { perror("victim: leaks.supp"); exit(2) }
+    fputs(text, file)
+    fclose(file)
+    var cwd = [CChar](repeating: 0, count: Int(PATH_MAX))
+    guard getcwd(&cwd, cwd.count) != nil else { perror("victim: getcwd"); exit(2) }
+    setenv("FAULTLINE_LEAK_SUPPRESSIONS", String(cString: cwd) + "/leaks.supp", 1)
+    let argv: [UnsafeMutablePointer<CChar>?] = [strdup(CommandLine.arguments[0]), strdup(command), nil]
+    execv("/proc/self/exe", argv)
+    perror("victim: exec")
+    exit(2)
+}
