@@ -26,7 +26,8 @@ int fl_breadcrumb_open(void);
 /// A JSON text longer than a slot is dropped (returns -1).
 int fl_breadcrumb_write(int slot, const char *json, size_t len);
 
-/// Removes this process's file (normal exit: nothing was killed).
+/// Removes this process's file (an exit, _exit or exec: nothing was killed).
+/// Async-signal-safe.
 void fl_breadcrumb_remove(void);
 
 #endif

@@ -166,6 +166,36 @@ NOINLINE static void victim_pressure(size_t size, size_t file_size, long ms) {
     exit(0);
 }
 
+/// Forks `n` children that end with _exit and `n` that exec /bin/true, then
+/// checks that none left a breadcrumb file in FAULTLINE_REPORT_DIR (the
+/// monitor creates one in each forked child; only a SIGKILL should leave it).
+NOINLINE static void victim_fork_exit(int n) {
+    const char *dir = getenv("FAULTLINE_REPORT_DIR");
+    if (!dir) { fprintf(stderr, "victim-oom: FAULTLINE_REPORT_DIR is not set\n"); exit(2); }
+    pid_t kids[2 * 64];
+    if (n > 64) n = 64;
+    for (int i = 0; i < 2 * n; i++) {
+        fflush(0);
+        pid_t p = fork();
+        if (p < 0) { perror("victim-oom: fork"); exit(2); }
+        if (p == 0) {
+            if (i % 2) execl("/bin/true", "true", (char *)0);
+            _exit(0);
+        }
+        kids[i] = p;
+        int status;
+        while (waitpid(p, &status, 0) < 0 && errno == EINTR) {}
+    }
+    int left = 0;
+    for (int i = 0; i < 2 * n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/memory-%d.breadcrumbs", dir, (int)kids[i]);
+        if (access(path, F_OK) == 0) { left++; fprintf(stderr, "victim-oom: left behind: %s\n", path); }
+    }
+    printf("victim-oom: %d children (_exit and exec), %d breadcrumb files left\n", 2 * n, left);
+    exit(left ? 1 : 0);
+}
+
 /// Sleeps until killed (for the runner-sends-SIGKILL case).
 NOINLINE static void victim_sleep_forever(void) {
     fprintf(stderr, "victim-oom: sleeping until killed\n");
@@ -182,6 +212,7 @@ static void usage(void) {
             "  child-oom [STEP=64K]             a forked child (\"oom-child\") grows until OOM-killed\n"
             "  pressure SIZE FILE [MS=2000]     hold SIZE and cycle FILE bytes of page cache\n"
             "  sleep-forever                    sleep until killed\n"
+            "  fork-exit [N=20]                 N children _exit, N exec /bin/true; none may leave a breadcrumb file\n"
             "  stall-at-limit                   OOM killer off, a child stalls at the limit; was a breadcrumb written?\n");
 }
 
@@ -201,6 +232,7 @@ int main(int argc, char **argv) {
         if (!a || !b) { fprintf(stderr, "victim-oom: pressure needs SIZE and FILE sizes, e.g. pressure 40M 64M\n"); return 2; }
         victim_pressure(parse_size("SIZE", a), parse_size("FILE", b), c ? parse_ms("MS", c) : 2000);
     } else if (!strcmp(cmd, "sleep-forever")) victim_sleep_forever();
+    else if (!strcmp(cmd, "fork-exit")) victim_fork_exit(a ? atoi(a) : 20);
     else if (!strcmp(cmd, "stall-at-limit")) victim_stall_at_limit("/proc/self/exe");
     else {
         fprintf(stderr, "victim-oom: unknown command '%s'\n", cmd);

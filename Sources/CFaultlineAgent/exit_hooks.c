@@ -1,11 +1,16 @@
-// Keeps the stderr capture from eating a program's last words. The drain
-// thread dies with the process image, so bytes still in the pipe when the
-// image ends are lost: at exit() our destructor waits for the drain, but
-// programs that end with _exit (dash does) or replace themselves with exec
-// bypass destructors. These wrappers release the capture (wait for the
-// drain, fd 2 back to the real stderr) first. Injected (LD_PRELOAD) they
-// interpose the libc functions; linked into a program, its own calls reach
-// them too.
+// What an image must do before it ends without running destructors: the
+// program calls _exit (dash does) or replaces itself with exec.
+// - The stderr capture's drain thread dies with the image, so bytes still in
+//   the pipe would be lost: the capture is released first (wait for the
+//   drain, fd 2 back to the real stderr), and resumed if exec fails.
+// - The memory monitor's breadcrumb file exists only for a SIGKILL to leave
+//   behind: it is removed, or every forked child that ends in _exit would
+//   leave one (the monitor creates it at the fork). An image that exec
+//   loads with the agent makes its own.
+// Injected (LD_PRELOAD) these wrappers interpose the libc functions; linked
+// into a program, its own calls reach them too. Both steps are
+// async-signal-safe (_exit may be called from a signal handler).
+#include "memory_breadcrumb.h"
 #include "stderr_capture.h"
 
 #include <dlfcn.h>
@@ -24,55 +29,60 @@ typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int)
 
 static void *real(const char *name) { return dlsym(RTLD_NEXT, name); }
 
-FL_EXPORT void _exit(int status) {
+static void image_ending(void) {
     fl_stderr_release();
+    fl_breadcrumb_remove();
+}
+
+FL_EXPORT void _exit(int status) {
+    image_ending();
     ((exit_fn)real("_exit"))(status);
     __builtin_unreachable();
 }
 
 FL_EXPORT void _Exit(int status) {
-    fl_stderr_release();
+    image_ending();
     ((exit_fn)real("_Exit"))(status);
     __builtin_unreachable();
 }
 
 FL_EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
-    fl_stderr_release();
+    image_ending();
     int rc = ((execve_fn)real("execve"))(path, argv, envp);
     fl_stderr_resume();  // exec failed: this image goes on, captured again
     return rc;
 }
 
 FL_EXPORT int execv(const char *path, char *const argv[]) {
-    fl_stderr_release();
+    image_ending();
     int rc = ((execv_fn)real("execv"))(path, argv);
     fl_stderr_resume();
     return rc;
 }
 
 FL_EXPORT int execvp(const char *file, char *const argv[]) {
-    fl_stderr_release();
+    image_ending();
     int rc = ((execv_fn)real("execvp"))(file, argv);
     fl_stderr_resume();
     return rc;
 }
 
 FL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
-    fl_stderr_release();
+    image_ending();
     int rc = ((execvpe_fn)real("execvpe"))(file, argv, envp);
     fl_stderr_resume();
     return rc;
 }
 
 FL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
-    fl_stderr_release();
+    image_ending();
     int rc = ((fexecve_fn)real("fexecve"))(fd, argv, envp);
     fl_stderr_resume();
     return rc;
 }
 
 FL_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
-    fl_stderr_release();
+    image_ending();
     int rc = ((execveat_fn)real("execveat"))(dirfd, path, argv, envp, flags);
     fl_stderr_resume();
     return rc;
