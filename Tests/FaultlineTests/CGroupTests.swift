@@ -273,8 +273,12 @@ struct LimitedVictim {
         #expect(run.status == 137 && !run.signaled)
         #expect(run.stderr.contains("faultline: memory limit 32.0 MiB: killed by the kernel's OOM killer"))
         let reports = try ReportStore.list(directory: dir).compactMap(\.report)
-        #expect(reports.map(\.kind) == ["oom_kill"])
-        #expect(reports.first?.sections["limit_bytes"]?.numberValue == Double(32 << 20))
+        // Anonymous memory at the limit with no swap raises a v1 `medium`
+        // pressure event just before the kill, in some runs: a true warning.
+        let kills = reports.filter { $0.kind == "oom_kill" }
+        #expect(kills.count == 1)
+        #expect(reports.allSatisfy { $0.kind == "oom_kill" || $0.kind == "memory_warning" })
+        #expect(kills.first?.sections["limit_bytes"]?.numberValue == Double(32 << 20))
         #expect(leftoverCgroups(prefix: "faultline-victim-oom-").isEmpty)
     }
 
