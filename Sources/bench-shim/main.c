@@ -2,7 +2,9 @@
 // the tools people use instead. Prints figures, never asserts.
 //
 //   bench-shim workload [--ops N] [--live N] [--threads N]
-//       the malloc-heavy workload itself (run by `compare` in each setup)
+//       the malloc-heavy workload itself (run by `compare` in each setup);
+//       with BENCH_SHIM_ALLOCATOR=model, over the idealised quarantine of
+//       quarantine_model.h instead of malloc (one thread)
 //   bench-shim compare --shim PATH [--ops N] [--live N] [--threads N]
 //                      [--repeat N] [--quick] [--no-peers] [-- CMD ARGS…]
 //       runs the workload (or CMD, a real program) under each setup as a
@@ -29,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "quarantine_model.h"
+
 static uint64_t now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -42,6 +46,17 @@ typedef struct workload_opts {
     long live;     ///< slots of live blocks per thread
     int threads;
 } workload_opts;
+
+/// The allocator the workload calls: the C library's (whatever LD_PRELOAD
+/// puts there), or the idealised quarantine of quarantine_model.c.
+typedef struct allocator {
+    void *(*malloc)(size_t);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    void (*free)(void *);
+} allocator;
+
+static allocator g_alloc = {malloc, calloc, realloc, free};
 
 typedef struct worker {
     const workload_opts *o;
@@ -76,7 +91,7 @@ static void *run_worker(void *arg) {
         uint32_t kind = next_rand(&w->seed) % 10;
         if (slot[i] && kind == 0) {
             size_t n = size[i] + size[i] / 2;
-            unsigned char *p = realloc(slot[i], n);
+            unsigned char *p = g_alloc.realloc(slot[i], n);
             memset(p + size[i], (int)(op & 0xff), n - size[i]);
             slot[i] = p;
             size[i] = n;
@@ -85,28 +100,39 @@ static void *run_worker(void *arg) {
         }
         if (slot[i]) {
             sum += slot[i][0] + slot[i][size[i] - 1];
-            free(slot[i]);
+            g_alloc.free(slot[i]);
         }
         size_t n = pick_size(&w->seed);
         unsigned char *p;
         if (kind == 1) {
-            p = calloc(1, n);
+            p = g_alloc.calloc(1, n);
             p[0] = (unsigned char)op;
         } else {
-            p = malloc(n);
+            p = g_alloc.malloc(n);
             memset(p, (int)(op & 0xff), n);
         }
         slot[i] = p;
         size[i] = n;
     }
-    for (long i = 0; i < live; i++) free(slot[i]);
+    for (long i = 0; i < live; i++) g_alloc.free(slot[i]);
     free(slot);
     free(size);
     w->checksum = sum;
     return NULL;
 }
 
+static size_t env_size(const char *name, size_t fallback);
+
 static int workload(const workload_opts *o) {
+    const char *which = getenv("BENCH_SHIM_ALLOCATOR");
+    if (which && !strcmp(which, "model")) {
+        if (o->threads != 1) { fprintf(stderr, "bench-shim: the quarantine model runs one thread only, not %d\n", o->threads); return 2; }
+        if (model_init(env_size("FAULTLINE_QUARANTINE_BYTES", 16u << 20)) != 0) return 1;
+        g_alloc = (allocator){model_malloc, model_calloc, model_realloc, model_free};
+    } else if (which && *which) {
+        fprintf(stderr, "bench-shim: BENCH_SHIM_ALLOCATOR=%s is not 'model'; unset it for the C library's\n", which);
+        return 2;
+    }
     pthread_t t[64];
     worker w[64];
     int n = o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads;
@@ -136,6 +162,7 @@ typedef struct setup {
     const char *env[6];       ///< extra NAME=VALUE
     const char *wrapper[8];   ///< argv prefix (valgrind …), NULL-terminated
     int peer;                 ///< 1 for other tools (skipped by --no-peers)
+    const char *note;         ///< printed in the notes column, or NULL
 } setup;
 
 typedef struct result {
@@ -333,6 +360,11 @@ static void table(const bench_ctx *c, const setup *setups, const int *which, int
         }
         if (k == 0) { base = r; base_net = ratio_cpu; }
         if (g_command) snprintf(r.note, sizeof r.note, "output %s", r.output_hash == base.output_hash ? "same as glibc's" : "DIFFERS from glibc's");
+        if (s->note) {
+            char was[sizeof r.note];
+            snprintf(was, sizeof was, "%s", r.note);
+            snprintf(r.note, sizeof r.note, "%s%s%s", was, *was ? "; " : "", s->note);
+        }
         printf("%-34s %8.3f %8.3f %7.1f %9.1f %7.2f  %s\n", s->name, r.seconds, r.cpu, net ? ratio_cpu / base_net : r.cpu / base.cpu,
                r.max_rss_mb, r.max_rss_mb / base.max_rss_mb, r.note);
         int shim_setup = which[k] >= 1 && which[k] <= 3;
@@ -376,6 +408,9 @@ static int compare(const char *shim, const workload_opts *o, const workload_opts
         // DUMA runs out of mappings (vm.max_map_count) on this workload.
         {"DUMA (16 MB of freed pages kept)", "/usr/lib/libduma.so.0", {"DUMA_ALLOW_MALLOC_0=1", "DUMA_DISABLE_BANNER=1", "DUMA_PROTECT_FREE=16384", NULL}, {NULL}, 1},
         {"heaptrack", NULL, {NULL}, {"heaptrack", "-o", heaptrack_out, NULL}, 1},
+        // How far the shim is from the cheapest form of the same idea.
+        {"model: idealised quarantine", NULL, {"BENCH_SHIM_ALLOCATOR=model", NULL}, {NULL}, 0,
+         "no stacks, states or locks; freed memory never given back (quarantine_model.h)"},
     };
     if (g_command) {
         printf("bench-shim: `");
@@ -389,8 +424,9 @@ static int compare(const char *shim, const workload_opts *o, const workload_opts
     if (c.fixed_mb >= 0)
         printf("loading the shim costs %.1f MB of RSS before any allocation (LD_PRELOAD of /bin/true); counted in the memory bound\n\n", c.fixed_mb);
     else c.fixed_mb = 0;
-    const int mine[] = {0, 1, 2, 3};
-    table(&c, setups, mine, 4, o, repeat, 1, 0);
+    // The model runs the synthetic workload only, on one thread.
+    const int mine[] = {0, 1, 2, 3, 8};
+    table(&c, setups, mine, g_command || o->threads != 1 ? 4 : 5, o, repeat, 1, 0);
     if (!peers) return 0;
     // Peers at a size they finish in: Electric Fence and DUMA make system
     // calls for every block, valgrind runs 20-50x slower.

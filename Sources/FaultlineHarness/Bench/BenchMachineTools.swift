@@ -34,15 +34,18 @@ enum BenchMachineTools {
         firstExisting(["/opt/swift/usr/bin/clang"]) ?? onPath("clang")
     }
 
-    /// Compiles the synthetic workload (bench-shim's source) with
-    /// `-fsanitize=address` into `dir`; the path, or the reason it failed.
-    static func buildASanWorkload(source: String, into dir: String) -> Result<String, BenchError> {
-        guard FileManager.default.fileExists(atPath: source) else {
-            return .failure(BenchError("\(source) not found: run from the package checkout to rebuild the workload with ASan"))
+    /// Compiles the synthetic workload (every C file of bench-shim's source
+    /// directory) with `-fsanitize=address` into `dir`; the path, or the
+    /// reason it failed.
+    static func buildASanWorkload(sourceDirectory: String, into dir: String) -> Result<String, BenchError> {
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: sourceDirectory)) ?? []).filter { $0.hasSuffix(".c") }.sorted()
+        guard !files.isEmpty else {
+            return .failure(BenchError("\(sourceDirectory): no C files found; run from the package checkout to rebuild the workload with ASan"))
         }
         guard let clang = clang() else { return .failure(BenchError("clang not found (the Swift toolchain ships it at /opt/swift/usr/bin/clang)")) }
         let out = "\(dir)/bench-shim-asan"
-        let args = [clang, "-O2", "-g", "-fsanitize=address", "-fno-omit-frame-pointer", "-D_GNU_SOURCE", "-pthread", source, "-o", out]
+        let args = [clang, "-O2", "-g", "-fsanitize=address", "-fno-omit-frame-pointer", "-D_GNU_SOURCE", "-pthread"]
+            + files.map { "\(sourceDirectory)/\($0)" } + ["-o", out]
         guard let o = try? BenchProcess(arguments: args, timeLimit: 120).run(), o.succeeded else {
             return .failure(BenchError("compiling the workload with clang -fsanitize=address failed"))
         }

@@ -193,9 +193,14 @@ public struct BenchSuite {
         guard let c = shimContext(reportsUnder: dir) else { return missing("shim", BuildDirectory.mallocShimLibrary) }
         let ops = quick ? "500000" : "2000000"
         let argv = [bench, "workload", "--ops", ops, "--live", "20000", "--threads", "1"]
+        // How far the shim is from the cheapest form of the same idea
+        // (bench-shim's quarantine_model.h: no stacks, states or locks, and
+        // freed memory never given back).
+        let model = BenchProgramComparison.Setup(id: "model", label: "model: idealised quarantine (no stacks or states)", arguments: argv,
+                                                 environment: ["BENCH_SHIM_ALLOCATOR": "model"])
         return BenchProgramComparison(
             group: "shim", prefix: "shim.synthetic", what: "Synthetic malloc workload (\(ops) ops, 20000 live)",
-            setups: shimSetups(c, argv, libunwind: true), rounds: quick ? 3 : 5, warmup: 1, peerRuns: 0, timeLimit: 120,
+            setups: shimSetups(c, argv, libunwind: true) + [model], rounds: quick ? 3 : 5, warmup: 1, peerRuns: 0, timeLimit: 120,
             outputKey: Self.checksum, progress: progress
         ).run()
     }
@@ -216,8 +221,8 @@ public struct BenchSuite {
         let ops = quick ? "50000" : "100000"
         let tail = ["workload", "--ops", ops, "--live", "5000", "--threads", "1"]
         var setups = shimSetups(c, [bench] + tail, libunwind: false) + peerSetups([bench] + tail, heaptrackOut: dir + "/heaptrack")
-        let source = (options.packageRoot ?? ".") + "/Sources/bench-shim/main.c"
-        switch BenchMachineTools.buildASanWorkload(source: source, into: dir) {
+        let source = (options.packageRoot ?? ".") + "/Sources/bench-shim"
+        switch BenchMachineTools.buildASanWorkload(sourceDirectory: source, into: dir) {
         case .success(let asan):
             setups.append(.init(id: "asan", label: "AddressSanitizer (workload rebuilt)", arguments: [asan] + tail, peer: true))
         case .failure(let why):
