@@ -4,7 +4,9 @@
 # (python3, git and swiftc), CPU time, wall time and peak RSS under glibc
 # alone, the shim (quarantine + scribble, then with allocation stacks) and
 # the peers that are installed (valgrind memcheck, Electric Fence, DUMA,
-# heaptrack; not for swiftc).
+# heaptrack; not for swiftc); for the synthetic workload also an idealised
+# quarantine model (the cheapest form of the same idea: see
+# docs/malloc-shim.md, Costs).
 # Figures only: nothing here passes or fails. `faultline bench` runs these
 # comparisons (and every other detector's) alternately with spreads and
 # ratios, as JSON and HTML: see docs/benchmarks.md.
