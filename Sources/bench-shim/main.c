@@ -360,11 +360,8 @@ static void table(const bench_ctx *c, const setup *setups, const int *which, int
         }
         if (k == 0) { base = r; base_net = ratio_cpu; }
         if (g_command) snprintf(r.note, sizeof r.note, "output %s", r.output_hash == base.output_hash ? "same as glibc's" : "DIFFERS from glibc's");
-        if (s->note) {
-            char was[sizeof r.note];
-            snprintf(was, sizeof was, "%s", r.note);
-            snprintf(r.note, sizeof r.note, "%s%s%s", was, *was ? "; " : "", s->note);
-        }
+        size_t used = strlen(r.note);
+        if (s->note) snprintf(r.note + used, sizeof r.note - used, "%s%s", used ? "; " : "", s->note);
         printf("%-34s %8.3f %8.3f %7.1f %9.1f %7.2f  %s\n", s->name, r.seconds, r.cpu, net ? ratio_cpu / base_net : r.cpu / base.cpu,
                r.max_rss_mb, r.max_rss_mb / base.max_rss_mb, r.note);
         int shim_setup = which[k] >= 1 && which[k] <= 3;

@@ -72,7 +72,7 @@ void *model_malloc(size_t n) {
 }
 
 void *model_calloc(size_t count, size_t n) {
-    if (n && count > SIZE_MAX / n - HEADER) return 0;
+    if (n && count > (SIZE_MAX - HEADER) / n) return 0;  // count * n + HEADER would overflow
     size_t total = count * n;
     char *b = take(total + HEADER);
     if (!b) return 0;
