@@ -10,10 +10,12 @@
 #include "shim_stack.h"
 #include "shim_stack_cache.h"
 #include "shim_thread.h"
+#include "shim_unmapped.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 int shim_mode = SHIM_MODE_DETECT;
 int shim_ready;
@@ -51,6 +53,39 @@ static inline uint32_t capture(uintptr_t fp) {
 
 static inline size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
+// The main heap's range as glibc has grown it ([g_brk_lo, g_brk_hi)): it
+// gives its top back to the kernel (sbrk with a negative increment) when
+// enough of it is free.
+static _Atomic uintptr_t g_brk_lo, g_brk_hi;
+
+static void note_brk(void) {
+    uintptr_t now = (uintptr_t)sbrk(0);
+    if (now == (uintptr_t)-1) return;
+    uintptr_t lo = 0;
+    atomic_compare_exchange_strong_explicit(&g_brk_lo, &lo, now, memory_order_relaxed, memory_order_relaxed);
+    uintptr_t hi = atomic_load_explicit(&g_brk_hi, memory_order_relaxed);
+    while (now > hi && !atomic_compare_exchange_weak_explicit(&g_brk_hi, &hi, now, memory_order_relaxed, memory_order_relaxed)) {}
+}
+
+// True when the header in front of `a` (not an arena pointer) may lie in
+// memory glibc has unmapped since, so it must be read without faulting:
+// - the header starts on the page before (glibc's mapped chunks put the
+//   pointer 48 or 64 bytes into a fresh mapping, an aligned one a page in);
+// - the offset into the page is one a mapped chunk's pointer has (64, or an
+//   alignment up to 2 KiB); glibc unmaps those chunks when they are freed;
+// - it lies above the main heap's current top, which glibc has lowered.
+// Any other pointer is read directly: free's fast path takes no syscall.
+static inline int may_be_unmapped(uintptr_t a) {
+    uintptr_t off = a & 4095;
+    if (off <= 64 || (off <= 2048 && (off & (off - 1)) == 0)) return 1;
+    return shim_heap_trimmed(a - SHIM_HEADER_SIZE);
+}
+
+int shim_heap_trimmed(uintptr_t a) {
+    return a >= atomic_load_explicit(&g_brk_lo, memory_order_relaxed) && a < atomic_load_explicit(&g_brk_hi, memory_order_relaxed) &&
+           a + SHIM_HEADER_SIZE > (uintptr_t)sbrk(0);
+}
+
 // The real allocation for `total` bytes: an arena block when it fits (16
 // alignment), else glibc's. Zeroed when `zero`.
 static void *real_alloc(size_t total, int small, int zero) {
@@ -61,8 +96,13 @@ static void *real_alloc(size_t total, int small, int zero) {
         if (zero && !fresh) memset(real, 0, total);
         return real;
     }
+    // The heap's start: the break before glibc's first growth of it.
+    if (__builtin_expect(!atomic_load_explicit(&g_brk_lo, memory_order_relaxed), 0)) note_brk();
     real = zero ? __libc_calloc(1, total) : __libc_malloc(total);
-    if (real) note_range((uintptr_t)real, (uintptr_t)real + total);
+    if (real) {
+        note_range((uintptr_t)real, (uintptr_t)real + total);
+        note_brk();
+    }
     return real;
 }
 
@@ -78,6 +118,8 @@ static void *alloc_block(size_t size, size_t align, int zero, uint32_t stack, si
     if (!real) return 0;
     uintptr_t user = (uintptr_t)real + link + SHIM_HEADER_SIZE;
     if (pad) user = (user + align - 1) & ~(uintptr_t)(align - 1);
+    // A block glibc unmapped earlier may have had this address.
+    if (!shim_arena_owns(real) && shim_glibc_chunk_is_mapped(real)) shim_unmapped_forget((void *)user);
     shim_block *b = shim_block_from_user((void *)user);
     b->alloc_tid = shim_tid();
     b->free_tid = 0;
@@ -114,10 +156,13 @@ uint32_t shim_classify(const void *p) {
     } else if (a < atomic_load_explicit(&g_lo, memory_order_relaxed) + SHIM_HEADER_SIZE ||
                a > atomic_load_explicit(&g_hi, memory_order_relaxed)) {
         return 0;
-    } else if ((a & 4095) < 64) {
-        // The header may start on the previous page (glibc's mmapped chunks
-        // put the pointer 32 bytes into a fresh mapping): read it safely there.
-        if (shim_safe_read(&b->magic, &magic, sizeof magic) != 0) return 0;
+    } else if (may_be_unmapped(a)) {
+        // Unreadable, or mapped again for something else: a block of ours
+        // only if glibc unmapped it when the quarantine released it.
+        if (shim_safe_read(&b->magic, &magic, sizeof magic) != 0) magic = 0;
+        uint32_t st = shim_state_of(b, magic);
+        if (st != SHIM_LIVE && st != SHIM_QUARANTINED && st != SHIM_RELEASED) return shim_unmapped_find(p, 0) ? SHIM_RELEASED : 0;
+        return st;
     } else {
         magic = __atomic_load_n(&b->magic, __ATOMIC_ACQUIRE);
     }

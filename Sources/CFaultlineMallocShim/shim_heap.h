@@ -32,6 +32,9 @@ size_t shim_usable_size(const void *p);
 /// does not look like a block of ours. Never faults on pointers outside
 /// the range the shim has handed out.
 uint32_t shim_classify(const void *p);
+/// 1 when the header at `a` would lie in the main heap above its current
+/// top: memory glibc has given back to the kernel since it held blocks.
+int shim_heap_trimmed(uintptr_t a);
 
 /// Lowest and highest address a block can have (glibc blocks ever handed
 /// out and the arena's reserved range; for the fault describer).

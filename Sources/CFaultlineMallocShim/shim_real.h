@@ -9,6 +9,7 @@
 
 #include "shim_arena.h"
 #include "shim_block.h"
+#include "shim_unmapped.h"
 
 #include <stddef.h>
 
@@ -35,11 +36,13 @@ extern shim_next shim_next_fns;
 /// Resolves shim_next_fns with dlsym(RTLD_NEXT). Returns 0 or -1.
 int shim_next_resolve(void);
 
-/// Returns a block's real allocation to the arena or glibc.
+/// Returns a block's real allocation to the arena or glibc (keeping a
+/// copy of its header when glibc is going to unmap it).
 static inline void shim_real_free_block(shim_block *b) {
     void *real = shim_block_real(b);
-    if (shim_arena_owns(real)) shim_arena_free(real);
-    else __libc_free(real);
+    if (shim_arena_owns(real)) { shim_arena_free(real); return; }
+    if (shim_glibc_chunk_is_mapped(real)) shim_unmapped_note(b);
+    __libc_free(real);
 }
 
 /// Bytes a block really occupies, as charged against the quarantine budget:

@@ -1,4 +1,6 @@
 #include "shim_report.h"
+#include "shim_saferead.h"
+#include "shim_unmapped.h"
 #include "report_file.h"
 #include "shim_config.h"
 #include "shim_depot.h"
@@ -244,8 +246,11 @@ void shim_report_double_free(const void *p, uint32_t state, const char *operatio
     if (shim_self.depth > 0) return;
     fl_json *w = begin("double_free");
     if (!w) return;
-    const shim_block *b = shim_block_from_user(p);
-    shim_block copy = *b;
+    // A released block's header may be gone with memory glibc unmapped (and
+    // the address mapped again since, even for this report's buffer).
+    shim_block copy;
+    if (!(state == SHIM_RELEASED && shim_unmapped_find(p, &copy)) && shim_safe_read(shim_block_from_user(p), &copy, sizeof copy) != 0)
+        __builtin_memset(&copy, 0, sizeof copy);
     int n = write_thread(w);
     fl_json_begin_object(w, "double_free");
     fl_json_string(w, "operation", operation);
@@ -271,7 +276,9 @@ void shim_report_invalid_free(const void *p, const char *operation) {
     shim_found f;
     int found = shim_find_block((uintptr_t)p, SHIM_FIND_WINDOW, &f);
     write_thread(w);
-    const char *reason = !found ? "not a pointer that malloc returned"
+    const char *reason = !found && shim_heap_trimmed((uintptr_t)p - SHIM_HEADER_SIZE)
+                           ? "points into heap memory given back to the system since (most likely a block freed before)"
+                       : !found ? "not a pointer that malloc returned"
                        : f.state == SHIM_LIVE ? "points inside a live block, not at its start"
                                               : "points inside a freed block, not at its start";
     fl_json_begin_object(w, "invalid_free");

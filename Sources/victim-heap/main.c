@@ -139,6 +139,37 @@ static int double_free_released(void) {
     return 1;
 }
 
+// A block bigger than the whole quarantine budget leaves it at once, and
+// glibc unmaps it (blocks of 128 KiB and more are mappings of their own):
+// the second free finds no header to read.
+static int double_free_unmapped(void) {
+    char *p = victim_alloc_buffer(32u << 20);
+    p[0] = 1;
+    victim_free_once(p);
+    fprintf(stderr, "victim: freeing a 32 MiB block again after glibc unmapped it\n");
+    victim_free_again(p);
+    return 1;
+}
+
+// Frees the top of the heap (last block first), pushes it all out of the
+// quarantine, and has glibc give the heap's top back to the kernel: the
+// second free points at memory that is no longer mapped.
+static int double_free_trimmed(void) {
+    enum { N = 4000 };
+    static char *blocks[N];
+    for (int i = 0; i < N; i++) blocks[i] = malloc(3000);
+    for (int i = N - 1; i >= 0; i--) free(blocks[i]);
+    for (int i = 0; i < 64; i++) free(malloc(100000));
+    malloc_trim(0);
+    if ((uintptr_t)sbrk(0) > (uintptr_t)blocks[N - 1]) {
+        fprintf(stderr, "victim: glibc did not give the heap's top back (break %p, block %p)\n", sbrk(0), (void *)blocks[N - 1]);
+        return 3;
+    }
+    fprintf(stderr, "victim: freeing a block again after its heap memory was given back\n");
+    victim_free_again(blocks[N - 1]);
+    return 1;
+}
+
 NOINLINE void *victim_grow(void *p) { return realloc(p, 4096); }
 NOINLINE void victim_free_stale(void *p) { free(p); }
 
@@ -463,6 +494,8 @@ static const struct command k_commands[] = {
     {"write-after-free-thread", write_after_free_thread, "write into a freed block from another thread"},
     {"double-free", double_free, "free the same block twice"},
     {"double-free-released", double_free_released, "free a block again after it left the quarantine"},
+    {"double-free-unmapped", double_free_unmapped, "free a 32 MiB block again after glibc unmapped it"},
+    {"double-free-trimmed", double_free_trimmed, "free a block again after glibc gave the heap's top back to the kernel"},
     {"realloc-double-free", realloc_double_free, "free the pointer realloc moved away from"},
     {"invalid-free-interior", invalid_free_interior, "free a pointer into the middle of a block"},
     {"invalid-free-global", invalid_free_global, "free the address of a global variable"},
