@@ -99,6 +99,7 @@ static void after_fork_child(void) {
     shim_report_unlock();
     shim_thread_after_fork();
     shim_saferead_after_fork();
+    shim_quarantine_after_fork_child();
     fl_report_reseed();
 }
 
@@ -109,6 +110,7 @@ static pthread_key_t g_exit_key;
 static void thread_exiting(void *unused) {
     shim_self.batch_off = 1;
     shim_quarantine_flush_thread();
+    shim_quarantine_thread_end();
     shim_arena_thread_exit();
     shim_stack_cache_thread_exit();
 }
@@ -119,6 +121,7 @@ void shim_init_watch_thread(void) {
     if (shim_self.exit_watched || !__atomic_load_n(&shim_ready, __ATOMIC_ACQUIRE)) return;
     shim_self.exit_watched = 1;
     pthread_setspecific(g_exit_key, (void *)1);
+    shim_quarantine_thread_start();
 }
 
 static void step_aside(const char *why) {
@@ -213,7 +216,10 @@ __attribute__((destructor)) static void shim_fini(void) {
     if (shim_mode != SHIM_MODE_DETECT || !shim_ready) return;
     shim_self.batch_off = 1;
     shim_quarantine_flush_thread();
+    // Every exit check reports before the process halts for any of them.
+    shim_report_hold_halt();
     if (shim_cfg.check_at_exit) shim_quarantine_check_all();
     if (shim_cfg.leak_check_at_exit) shim_leak_check("exit");
+    shim_report_release_halt();
     if (shim_cfg.stats) print_stats();
 }

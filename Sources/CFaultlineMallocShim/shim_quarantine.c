@@ -44,6 +44,31 @@ int shim_quarantine_init(size_t max_bytes, size_t max_count) {
     return 0;
 }
 
+// Threads that may hold collected frees, so the exit check can see them
+// too; guarded by g_lock. A thread past the limit is not seen.
+#define MAX_THREADS 1024
+static shim_thread *g_threads[MAX_THREADS];
+static int g_thread_count;
+
+void shim_quarantine_thread_start(void) {
+    pthread_mutex_lock(&g_lock);
+    if (g_thread_count < MAX_THREADS) g_threads[g_thread_count++] = &shim_self;
+    pthread_mutex_unlock(&g_lock);
+}
+
+void shim_quarantine_thread_end(void) {
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < g_thread_count; i++)
+        if (g_threads[i] == &shim_self) { g_threads[i] = g_threads[--g_thread_count]; break; }
+    pthread_mutex_unlock(&g_lock);
+}
+
+void shim_quarantine_after_fork_child(void) {
+    // Only the forking thread lives on in the child.
+    g_thread_count = 0;
+    if (shim_self.exit_watched) g_threads[g_thread_count++] = &shim_self;
+}
+
 void shim_quarantine_lock(void) { pthread_mutex_lock(&g_lock); }
 void shim_quarantine_unlock(void) { pthread_mutex_unlock(&g_lock); }
 
@@ -175,7 +200,11 @@ void shim_quarantine_put(shim_block *b) {
         return;
     }
     if (__builtin_expect(!shim_self.exit_watched, 0)) shim_init_watch_thread();
-    shim_self.pending[shim_self.pending_count++] = b;
+    // The entry before the count (a release store): the exit check reads
+    // other threads' batches up to their count.
+    int k = shim_self.pending_count;
+    shim_self.pending[k] = b;
+    __atomic_store_n(&shim_self.pending_count, k + 1, __ATOMIC_RELEASE);
     shim_self.pending_bytes += cost;
     if (shim_self.pending_count == SHIM_THREAD_BATCH || shim_self.pending_bytes >= SHIM_THREAD_BATCH_BYTES)
         shim_quarantine_flush_thread();
@@ -189,6 +218,27 @@ void shim_quarantine_flush_thread(void) {
     shim_self.pending_count = 0;
     shim_self.pending_bytes = 0;
     push(blocks, n);
+}
+
+// A changed block another thread has collected but not handed over yet
+// (g_lock held, so none of them can reach the ring and be released). It
+// is marked released, so its thread's later release skips it, and it is
+// not given back: the process is exiting.
+static shim_block *take_changed_pending(void) {
+    for (int t = 0; t < g_thread_count; t++) {
+        shim_thread *th = g_threads[t];
+        if (th == &shim_self) continue;
+        int n = __atomic_load_n(&th->pending_count, __ATOMIC_ACQUIRE);
+        for (int i = 0; i < n && i < SHIM_THREAD_BATCH; i++) {
+            shim_block *b = th->pending[i];
+            size_t off, len;
+            if (__atomic_load_n(&b->magic, __ATOMIC_RELAXED) != shim_magic(b, SHIM_QUARANTINED)) continue;
+            if (!shim_scribble_changed(b, shim_cfg.scribble_limit, &off, &len)) continue;
+            __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELEASE);
+            return b;
+        }
+    }
+    return 0;
 }
 
 int shim_quarantine_check_all(void) {
@@ -217,14 +267,18 @@ int shim_quarantine_check_all(void) {
             }
             i = i + 1 == g_ring_cap ? 0 : i + 1;
         }
+        shim_block *pending = bad || !shim_cfg.scribble_limit ? 0 : take_changed_pending();
         pthread_mutex_unlock(&g_lock);
-        if (!bad) return reported;
+        if (!bad && !pending) return reported;
         size_t off, len;
-        shim_scribble_changed(bad, shim_cfg.scribble_limit, &off, &len);
-        shim_report_write_after_free(bad, off, len, "exit_check");
+        shim_block *b = bad ? bad : pending;
+        shim_scribble_changed(b, shim_cfg.scribble_limit, &off, &len);
+        shim_report_write_after_free(b, off, len, "exit_check");
         reported++;
-        __atomic_store_n(&bad->magic, shim_magic(bad, SHIM_RELEASED), __ATOMIC_RELEASE);
-        shim_real_free_block(bad);
+        if (bad) {
+            __atomic_store_n(&bad->magic, shim_magic(bad, SHIM_RELEASED), __ATOMIC_RELEASE);
+            shim_real_free_block(bad);
+        }
     }
 }
 

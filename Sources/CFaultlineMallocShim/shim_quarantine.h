@@ -20,9 +20,16 @@ int shim_quarantine_init(size_t max_bytes, size_t max_count);
 void shim_quarantine_put(shim_block *b);
 /// Moves the calling thread's collected blocks into the quarantine.
 void shim_quarantine_flush_thread(void);
-/// Checks every block still held (at exit): reports and releases those
-/// whose pattern changed. Returns how many were reported.
+/// Checks every block still held (at exit), in the ring and in other
+/// threads' collected batches: reports those whose pattern changed.
+/// Returns how many were reported.
 int shim_quarantine_check_all(void);
+/// The calling thread may collect frees from now on (its batch is checked
+/// at exit); it stops when it exits. Take the quarantine lock.
+void shim_quarantine_thread_start(void);
+void shim_quarantine_thread_end(void);
+/// fork, in the child: forgets the other threads.
+void shim_quarantine_after_fork_child(void);
 
 /// For the fault describer: calls `visit` on held blocks, newest first,
 /// under a trylock bounded by `timeout_ns`; stops when it returns nonzero.

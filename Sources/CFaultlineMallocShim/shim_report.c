@@ -176,6 +176,14 @@ static void halt(int at_exit) {
 }
 
 static int g_no_halt;  // set while a leak report is finished: those never halt
+static int g_hold_halt, g_halt_held;  // exit checks: halt once all have reported
+
+void shim_report_hold_halt(void) { g_hold_halt = 1; }
+
+void shim_report_release_halt(void) {
+    g_hold_halt = 0;
+    if (g_halt_held) halt(1);
+}
 
 static void finish(fl_json *w, line *summary, int at_exit) {
     fl_json_begin_object(w, "shim");
@@ -207,7 +215,10 @@ static void finish(fl_json *w, line *summary, int at_exit) {
     }
     shim_self.depth--;
     pthread_mutex_unlock(&g_lock);
-    if (shim_cfg.halt_on_error && !g_no_halt) halt(at_exit);
+    if (shim_cfg.halt_on_error && !g_no_halt) {
+        if (g_hold_halt) g_halt_held = 1;
+        else halt(at_exit);
+    }
 }
 
 fl_json *shim_report_open(const char *kind, const fl_image_list **images) {

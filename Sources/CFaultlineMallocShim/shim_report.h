@@ -27,6 +27,11 @@ void shim_report_invalid_free(const void *p, const char *operation);
 /// it was seen ("quarantine_release" or "exit_check").
 void shim_report_write_after_free(const shim_block *b, size_t offset, size_t length, const char *detection);
 
+/// Exit checks: a report that would halt the process waits until
+/// shim_report_release_halt, which then halts (once).
+void shim_report_hold_halt(void);
+void shim_report_release_halt(void);
+
 /// Writes `"block"` and the block's stacks. `images` may be NULL.
 void shim_write_block(fl_json *w, const shim_block *copy, const void *user, uint32_t state,
                       uint64_t offset, int with_offset, const fl_image_list *images);

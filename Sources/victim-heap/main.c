@@ -115,6 +115,40 @@ static int write_after_free_thread(void) {
 }
 
 NOINLINE void *victim_alloc_buffer(size_t n) { return malloc(n); }
+// A worker frees a record and stays alive, so the block is still in the
+// worker's collected batch (not yet in the quarantine ring) when main
+// writes into it and returns; a second record, freed by main, is written
+// too: the exit check must report both before the process halts.
+static pthread_mutex_t g_freed_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_freed_cond = PTHREAD_COND_INITIALIZER;
+static int g_freed;
+
+NOINLINE void *victim_free_and_stay(void *arg) {
+    victim_release_record(arg);
+    pthread_mutex_lock(&g_freed_lock);
+    g_freed = 1;
+    pthread_cond_signal(&g_freed_cond);
+    pthread_mutex_unlock(&g_freed_lock);
+    for (;;) pause();
+    return NULL;
+}
+
+NOINLINE void victim_write_stale(struct record *r, long value) { r->counter = value; }
+
+static int write_after_free_pending(void) {
+    struct record *mine = victim_alloc_record(), *theirs = victim_alloc_record();
+    pthread_t t;
+    pthread_create(&t, NULL, victim_free_and_stay, theirs);
+    pthread_mutex_lock(&g_freed_lock);
+    while (!g_freed) pthread_cond_wait(&g_freed_cond, &g_freed_lock);
+    pthread_mutex_unlock(&g_freed_lock);
+    victim_release_record(mine);
+    victim_write_stale(theirs, 0x1122334455667788);
+    victim_write_stale(mine, 0x0102030405060708);
+    printf("victim: exiting with a worker still alive\n");
+    return 0;
+}
+
 NOINLINE void victim_free_once(void *p) { free(p); }
 NOINLINE void victim_free_again(void *p) { free(p); }
 
@@ -492,6 +526,7 @@ struct command { const char *name; int (*run)(void); const char *help; };
 static const struct command k_commands[] = {
     {"read-after-free-list", read_after_free_list, "SIGSEGV: walk a linked list after freeing it"},
     {"write-after-free-thread", write_after_free_thread, "write into a freed block from another thread"},
+    {"write-after-free-pending", write_after_free_pending, "write into a block a live worker freed, and one main freed, then exit"},
     {"double-free", double_free, "free the same block twice"},
     {"double-free-released", double_free_released, "free a block again after it left the quarantine"},
     {"double-free-unmapped", double_free_unmapped, "free a 32 MiB block again after glibc unmapped it"},
