@@ -156,8 +156,11 @@ __attribute__((constructor)) static void shim_init(void) {
         step_aside(why);
     }
     if (shim_mode == SHIM_MODE_DETECT) {
-        if (shim_quarantine_init(shim_cfg.quarantine_bytes, shim_cfg.quarantine_count) != 0)
-            say("faultline: malloc shim could not reserve its quarantine; ", "freed blocks are released at once");
+        int q = shim_quarantine_init(shim_cfg.quarantine_bytes, shim_cfg.quarantine_count);
+        if (q < 0) say("faultline: malloc shim could not reserve its quarantine; ", "freed blocks are released at once");
+        if (q > 0)
+            say("faultline: malloc shim: FAULTLINE_QUARANTINE_BYTES is smaller than the quarantine's own ring; ",
+                "freed blocks are released at once (give at least 4K to hold any, or 0 to say so)");
         if (shim_cfg.stacks && shim_depot_init(shim_cfg.depot_bytes) != 0) {
             say("faultline: malloc shim could not reserve its stack depot; ", "allocation stacks are off");
             shim_cfg.stacks = 0;

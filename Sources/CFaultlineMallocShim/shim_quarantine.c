@@ -31,7 +31,11 @@ static uint64_t g_total_released;
 
 int shim_quarantine_init(size_t max_bytes, size_t max_count) {
     if (g_ring) return 0;
-    size_t cap = max_count + SHIM_THREAD_BATCH + 1;
+    // No more slots than the budget can fill with blocks of 64 bytes, so
+    // the ring (charged to the budget) takes at most a quarter of a small
+    // budget instead of all of it.
+    size_t slots = max_count < max_bytes / 64 ? max_count : max_bytes / 64;
+    size_t cap = slots + SHIM_THREAD_BATCH + 1;
     void *p = mmap(0, cap * sizeof(ring_entry), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return -1;
@@ -39,9 +43,9 @@ int shim_quarantine_init(size_t max_bytes, size_t max_count) {
     // The ring itself is charged against the budget.
     size_t ring_bytes = cap * sizeof(ring_entry);
     g_max_bytes = max_bytes > ring_bytes ? max_bytes - ring_bytes : 0;
-    g_max_count = max_count;
+    g_max_count = slots;
     atomic_store_explicit((_Atomic(ring_entry *) *)&g_ring, (ring_entry *)p, memory_order_release);
-    return 0;
+    return g_max_bytes == 0 && max_bytes > 0 && max_count > 0 ? 1 : 0;
 }
 
 // Threads that may hold collected frees, so the exit check can see them
@@ -78,7 +82,7 @@ void shim_quarantine_usage(shim_quarantine_stats *out) {
     out->bytes = g_bytes;
     out->peak_count = g_peak_count;
     out->peak_bytes = g_peak_bytes;
-    out->released = g_total_released;
+    out->released = __atomic_load_n(&g_total_released, __ATOMIC_RELAXED);
     out->ring_bytes = g_ring_cap * sizeof(ring_entry);
     pthread_mutex_unlock(&g_lock);
 }
@@ -157,7 +161,7 @@ static void push(shim_block *const *blocks, int n) {
         }
         if (k == RELEASE_BATCH) {
             // The batch is full: release it, then try this block again.
-            g_total_released += (uint64_t)k;
+            __atomic_fetch_add(&g_total_released, (uint64_t)k, __ATOMIC_RELAXED);
             pthread_mutex_unlock(&g_lock);
             release_batch(batch, k);
             k = 0;
@@ -177,7 +181,7 @@ static void push(shim_block *const *blocks, int n) {
         if (g_count > g_peak_count) g_peak_count = g_count;
         next++;
     }
-    g_total_released += (uint64_t)k;
+    __atomic_fetch_add(&g_total_released, (uint64_t)k, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&g_lock);
     if (k) release_batch(batch, k);
 }
@@ -186,8 +190,9 @@ void shim_quarantine_put(shim_block *b) {
     // Before the constructor (no ring yet) nothing is held and no lock is
     // taken: a sanitizer starting up first may not have its pthread
     // interceptors ready.
-    if (g_max_count == 0 || !__atomic_load_n(&g_ring, __ATOMIC_ACQUIRE)) {
+    if (g_max_count == 0 || g_max_bytes == 0 || !__atomic_load_n(&g_ring, __ATOMIC_ACQUIRE)) {
         ring_entry e = {b, 0};
+        __atomic_fetch_add(&g_total_released, 1, __ATOMIC_RELAXED);
         release_batch(&e, 1);
         return;
     }

@@ -12,7 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Reserves the ring for `max_count` blocks. Returns 0 or -1.
+/// Reserves the ring for `max_count` blocks (fewer when `max_bytes` could
+/// not fill that many with 64-byte blocks), charged to `max_bytes`.
+/// Returns 0; 1 when the ring leaves none of `max_bytes` for blocks
+/// (nothing is held); -1 when it cannot be mapped.
 int shim_quarantine_init(size_t max_bytes, size_t max_count);
 /// Adds a block (already marked quarantined and scribbled); releases the
 /// oldest blocks when over a limit. With a quarantine of at least 512

@@ -135,6 +135,18 @@ NOINLINE void *victim_free_and_stay(void *arg) {
 
 NOINLINE void victim_write_stale(struct record *r, long value) { r->counter = value; }
 
+// Frees a record, then 100 small blocks, and only then writes into the
+// record: caught only if the quarantine still holds it (with a budget too
+// small for its ring it would have been released long before).
+static int write_after_free_late(void) {
+    struct record *r = victim_alloc_record();
+    victim_release_record(r);
+    victim_churn(100);
+    victim_stale_writer(r);
+    printf("victim: exiting normally\n");
+    return 0;
+}
+
 static int write_after_free_pending(void) {
     struct record *mine = victim_alloc_record(), *theirs = victim_alloc_record();
     pthread_t t;
@@ -527,6 +539,7 @@ static const struct command k_commands[] = {
     {"read-after-free-list", read_after_free_list, "SIGSEGV: walk a linked list after freeing it"},
     {"write-after-free-thread", write_after_free_thread, "write into a freed block from another thread"},
     {"write-after-free-pending", write_after_free_pending, "write into a block a live worker freed, and one main freed, then exit"},
+    {"write-after-free-late", write_after_free_late, "write into a freed block after 100 other frees, then exit"},
     {"double-free", double_free, "free the same block twice"},
     {"double-free-released", double_free_released, "free a block again after it left the quarantine"},
     {"double-free-unmapped", double_free_unmapped, "free a 32 MiB block again after glibc unmapped it"},
