@@ -94,15 +94,39 @@ static int visit(shim_block *b, void *vctx) {
 }
 
 // True when the block has the 8-byte `value` (its pattern part) at an
-// aligned offset within its first 4 KiB.
-static int block_holds(const shim_found *f, uint64_t value) {
+// aligned offset within its first 4 KiB (`size` bytes of it).
+static int block_holds(const shim_found *f, uint64_t value, uint64_t size) {
     static uint64_t words[512];
     uint64_t pattern = value & ~0xffffull;
-    size_t n = f->copy.size < sizeof words ? (size_t)f->copy.size : sizeof words;
+    size_t n = size < sizeof words ? (size_t)size : sizeof words;
     n &= ~(size_t)7;
     if (n == 0 || shim_safe_read(shim_block_user(f->header), words, n) != 0) return 0;
     for (size_t i = 0; i < n / 8; i++) if ((words[i] & ~0xffffull) == pattern) return 1;
     return 0;
+}
+
+// The first candidate (fault address, registers, then stack words nearest
+// the stack pointer first) that lies in a block in state `want` (for live
+// blocks: one still holding `evidence`). For freed blocks, a candidate in a
+// block that has already left the quarantine and still holds the scribble
+// stops the search too: it is the nearest explanation, and a later stack
+// word pointing at some other freed block would only be stale.
+static int find_candidate(const candidate *cands, int nc, uint32_t want, uint64_t evidence, shim_found *f) {
+    for (int i = 0; i < nc; i++) {
+        // Stack words are many and mostly pointers into live data: a short
+        // scan each keeps the handler fast (large blocks are found below).
+        size_t window = cands[i].slot >= 0 ? (64u << 10) : SHIM_FIND_WINDOW;
+        if (!shim_find_block(cands[i].value, window, f)) {
+            if (want == SHIM_QUARANTINED && f->state == SHIM_RELEASED && block_holds(f, 0x5555555555555555ull, 256)) return i;
+            continue;
+        }
+        if (f->state != want) continue;
+        // Live blocks are everywhere: one only counts when it still holds
+        // the pattern value that was loaded from it.
+        if (want == SHIM_LIVE && !block_holds(f, evidence, f->copy.size)) continue;
+        return i;
+    }
+    return -1;
 }
 
 static void write_via(fl_json *w, const candidate *c) {
@@ -165,17 +189,15 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     // The wanted state: freed blocks for the 0x55 pattern, live ones for 0xAA.
     uint32_t want = pattern == SHIM_FILL_BYTE ? SHIM_LIVE : SHIM_QUARANTINED;
     shim_found f;
-    int which = -1;
-    for (int i = 0; i < nc; i++) {
-        // Stack words are many and mostly pointers into live data: a short
-        // scan each keeps the handler fast (large blocks are found below).
-        size_t window = cands[i].slot >= 0 ? (64u << 10) : SHIM_FIND_WINDOW;
-        if (!shim_find_block(cands[i].value, window, &f) || f.state != want) continue;
-        // Live blocks are everywhere: one only counts when it still holds
-        // the pattern value that was loaded from it.
-        if (want == SHIM_LIVE && !block_holds(&f, evidence_value)) continue;
-        which = i;
-        break;
+    int which = find_candidate(cands, nc, want, evidence_value, &f);
+    // 0xAA… is also the 0x55 scribble times 2 or 8: a count or index read
+    // from a freed block and scaled by an element size (delete[] twice
+    // reads its array cookie so). With no live block holding the value, a
+    // freed block behind a candidate is the better explanation.
+    int scaled = 0;
+    if (which < 0 && want == SHIM_LIVE && nc > 0) {
+        which = find_candidate(cands, nc, SHIM_QUARANTINED, 0x5555555555555555ull, &f);
+        if (which >= 0) { want = SHIM_QUARANTINED; pattern = SHIM_SCRIBBLE_BYTE; scaled = 1; }
     }
     // Larger blocks than the scan window: look through the quarantine itself.
     if (which < 0 && want == SHIM_QUARANTINED && nc > 0) {
@@ -199,8 +221,9 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     int freed = pattern != SHIM_FILL_BYTE;
     fl_json_string(&w, "kind", freed ? "use_after_free" : "uninitialized_read");
     if (evidence_name) {
-        fl_json_string(&w, "evidence", freed ? "a value holds the 0x55 pattern freed blocks are scribbled with"
-                                              : "a value holds the 0xAA pattern new blocks are filled with");
+        fl_json_string(&w, "evidence", scaled  ? "a value holds 0xAA..., the 0x55 scribble of a freed block scaled by 2 or 8 (an element size), and no live block holds it"
+                                       : freed ? "a value holds the 0x55 pattern freed blocks are scribbled with"
+                                               : "a value holds the 0xAA pattern new blocks are filled with");
         fl_json_string(&w, "pattern_in", evidence_name);
         fl_json_hex(&w, "pattern_value", evidence_value);
     } else {

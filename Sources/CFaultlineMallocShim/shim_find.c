@@ -4,6 +4,7 @@
 #define CHUNK 4096u
 
 int shim_find_block(uintptr_t addr, size_t window, shim_found *out) {
+    out->state = 0;
     if (addr < 4096 + SHIM_HEADER_SIZE || addr >= SHIM_USER_ADDR_END) return 0;
     unsigned char buf[CHUNK];
     uintptr_t buf_lo = 1, buf_hi = 0;  // empty
@@ -31,7 +32,14 @@ int shim_find_block(uintptr_t addr, size_t window, shim_found *out) {
         uint32_t st = shim_state_of(h, magic);
         if (st != SHIM_LIVE && st != SHIM_QUARANTINED && st != SHIM_RELEASED) continue;
         // The nearest header decides: the address is inside it or in no block.
-        if (st == SHIM_RELEASED) return 0;
+        if (st == SHIM_RELEASED) {
+            // Not a block any more, but say whose memory it was.
+            out->header = h;
+            out->state = SHIM_RELEASED;
+            out->offset = addr - user;
+            if (shim_safe_read(h, &out->copy, sizeof out->copy) != 0) out->state = 0;
+            return 0;
+        }
         shim_block copy;
         if (shim_safe_read(h, &copy, sizeof copy) != 0) return 0;
         if (copy.magic != magic || addr >= user + copy.size) return 0;

@@ -13,7 +13,7 @@
 typedef struct shim_found {
     shim_block *header;  ///< where the header is
     shim_block copy;     ///< its contents when read
-    uint32_t state;      ///< SHIM_LIVE or SHIM_QUARANTINED
+    uint32_t state;      ///< SHIM_LIVE or SHIM_QUARANTINED (SHIM_RELEASED: see shim_find_block)
     uint64_t offset;     ///< address minus the block's first byte
 } shim_found;
 
@@ -22,7 +22,10 @@ typedef struct shim_found {
 #define SHIM_FIND_WINDOW (1u << 20)
 
 /// Looks for a live or quarantined block containing `addr`, scanning at
-/// most `window` bytes back. Returns 1 and fills `out`, else 0.
+/// most `window` bytes back. Returns 1 and fills `out`, else 0; when the
+/// nearest header is of a block already released, 0 with `out` filled and
+/// `out->state` SHIM_RELEASED (its size and thread ids may be overwritten
+/// by the allocator under the shim; its stacks are not).
 int shim_find_block(uintptr_t addr, size_t window, shim_found *out);
 
 #endif

@@ -147,6 +147,21 @@ static int write_after_free_late(void) {
     return 0;
 }
 
+// The list's first node leaves a 4-block quarantine (8 frees of another
+// size follow it) before it is walked: the crash must name that node, now
+// released, and not a still-quarantined block whose address is on the stack.
+NOINLINE void *victim_alloc_other(size_t n) { return malloc(n); }
+
+static int read_after_release(void) {
+    struct node *head = victim_build_list(2);
+    victim_free_node(head);
+    void *volatile others[8];
+    for (int i = 0; i < 8; i++) { others[i] = victim_alloc_other(200); memset(others[i], 1, 200); }
+    for (int i = 0; i < 8; i++) free(others[i]);
+    fprintf(stderr, "victim: walking a list whose first node left the quarantine\n");
+    return (int)victim_walk_list(head);
+}
+
 static int write_after_free_pending(void) {
     struct record *mine = victim_alloc_record(), *theirs = victim_alloc_record();
     pthread_t t;
@@ -540,6 +555,7 @@ static const struct command k_commands[] = {
     {"write-after-free-thread", write_after_free_thread, "write into a freed block from another thread"},
     {"write-after-free-pending", write_after_free_pending, "write into a block a live worker freed, and one main freed, then exit"},
     {"write-after-free-late", write_after_free_late, "write into a freed block after 100 other frees, then exit"},
+    {"read-after-release", read_after_release, "SIGSEGV: walk a list whose first node already left a 4-block quarantine"},
     {"double-free", double_free, "free the same block twice"},
     {"double-free-released", double_free_released, "free a block again after it left the quarantine"},
     {"double-free-unmapped", double_free_unmapped, "free a 32 MiB block again after glibc unmapped it"},
