@@ -7,19 +7,44 @@
 #include <link.h>
 #include <unistd.h>
 
-int fl_elf_build_id(uintptr_t base, size_t mapped, unsigned char *out, int cap, uintptr_t *load_bias) {
+// The program headers of the ELF image mapped at `base`, or 0 when the
+// `mapped` readable bytes there hold no ELF header and program headers.
+static const ElfW(Phdr) *elf_phdrs(uintptr_t base, size_t mapped, int *count) {
     const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
     if (mapped < sizeof(*eh)) return 0;
     if (eh->e_ident[EI_MAG0] != ELFMAG0 || eh->e_ident[EI_MAG1] != ELFMAG1 ||
         eh->e_ident[EI_MAG2] != ELFMAG2 || eh->e_ident[EI_MAG3] != ELFMAG3) return 0;
     if (eh->e_phoff + (size_t)eh->e_phnum * sizeof(ElfW(Phdr)) > mapped) return 0;
-    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
+    *count = eh->e_phnum;
+    return (const ElfW(Phdr) *)(base + eh->e_phoff);
+}
+
+// End of the address range the PT_LOAD segments of the image mapped at
+// `base` span (load_bias + highest p_vaddr + p_memsz), or 0 when unknown.
+static uintptr_t elf_load_end(uintptr_t base, size_t mapped, uintptr_t bias) {
+    int n = 0;
+    const ElfW(Phdr) *ph = elf_phdrs(base, mapped, &n);
+    uintptr_t top = 0;
+    for (int i = 0; ph && i < n; i++) {
+        if (ph[i].p_type != PT_LOAD) continue;
+        uintptr_t seg_end = (uintptr_t)ph[i].p_vaddr + (uintptr_t)ph[i].p_memsz;
+        if (seg_end < ph[i].p_vaddr) return 0;
+        if (seg_end > top) top = seg_end;
+    }
+    if (top == 0 || bias + top < bias) return 0;
+    return bias + top;
+}
+
+int fl_elf_build_id(uintptr_t base, size_t mapped, unsigned char *out, int cap, uintptr_t *load_bias) {
+    int phnum = 0;
+    const ElfW(Phdr) *ph = elf_phdrs(base, mapped, &phnum);
+    if (!ph) return 0;
     uintptr_t bias = base;
-    for (int i = 0; i < eh->e_phnum; i++) {
+    for (int i = 0; i < phnum; i++) {
         if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) { bias = base - (ph[i].p_vaddr & ~(uintptr_t)0xfff); break; }
     }
     if (load_bias) *load_bias = bias;
-    for (int i = 0; i < eh->e_phnum; i++) {
+    for (int i = 0; i < phnum; i++) {
         if (ph[i].p_type != PT_NOTE) continue;
         uintptr_t p = bias + ph[i].p_vaddr;
         uintptr_t end = p + ph[i].p_memsz;
@@ -43,8 +68,9 @@ int fl_elf_build_id(uintptr_t base, size_t mapped, unsigned char *out, int cap, 
     return 0;
 }
 
-// Parses one /proc/self/maps line into the list.
-static void add_line(fl_image_list *list, const char *line, uintptr_t *first_readable_end) {
+// Parses one /proc/self/maps line into the list. `*load_end` carries the
+// end of the last image's PT_LOAD span from line to line (0 when unknown).
+static void add_line(fl_image_list *list, const char *line, uintptr_t *load_end) {
     const char *p = line;
     uintptr_t start = fl_parse_hex(p, &p);
     if (*p++ != '-') return;
@@ -61,7 +87,14 @@ static void add_line(fl_image_list *list, const char *line, uintptr_t *first_rea
     while (*p == ' ') p++;
     if (*p != '/' && !fl_startswith(p, "[vdso]")) return;
     fl_image *last = list->count > 0 ? &list->images[list->count - 1] : 0;
-    if (last && fl_streq(last->path, p) && offset != 0) {
+    // A later mapping of the same file continues its image. Most start past
+    // file offset 0, but lld packs a small file's segments into its first
+    // page (and gold its relro page), so those map file offset 0 again: they
+    // continue the image when they start inside its PT_LOAD span. Otherwise
+    // the text would become an image of its own, its bias read from a header
+    // that is not at the link-time address 0.
+    if (last && fl_streq(last->path, p) &&
+        (offset != 0 || (start >= last->start && start < *load_end))) {
         if (end > last->end) last->end = end;
         return;
     }
@@ -72,9 +105,11 @@ static void add_line(fl_image_list *list, const char *line, uintptr_t *first_rea
     img->end = end;
     img->load_bias = start;
     img->build_id_len = 0;
-    *first_readable_end = perm_r == 'r' ? end : start;
-    if (perm_r == 'r')
+    *load_end = 0;
+    if (perm_r == 'r') {
         img->build_id_len = fl_elf_build_id(start, end - start, img->build_id, FL_BUILD_ID_MAX, &img->load_bias);
+        *load_end = elf_load_end(start, end - start, img->load_bias);
+    }
 }
 
 int fl_images_load(fl_image_list *list) {
@@ -92,7 +127,7 @@ int fl_images_load_fd(fl_image_list *list, int fd) {
     char buf[4096];
     char line[FL_IMAGE_PATH_MAX + 128];
     size_t ll = 0;
-    uintptr_t readable_end = 0;
+    uintptr_t load_end = 0;
     for (;;) {
         ssize_t r = read(fd, buf, sizeof buf);
         if (r < 0 && errno == EINTR) continue;
@@ -100,7 +135,7 @@ int fl_images_load_fd(fl_image_list *list, int fd) {
         for (ssize_t i = 0; i < r; i++) {
             if (buf[i] == '\n') {
                 line[ll] = 0;
-                add_line(list, line, &readable_end);
+                add_line(list, line, &load_end);
                 ll = 0;
             } else if (ll + 1 < sizeof line) {
                 line[ll++] = buf[i];
