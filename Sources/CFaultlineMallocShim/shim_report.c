@@ -6,6 +6,7 @@
 #include "shim_depot.h"
 #include "shim_find.h"
 #include "shim_heap.h"
+#include "shim_live.h"
 #include "shim_stack.h"
 #include "shim_thread.h"
 #include "sigsafe.h"
@@ -279,13 +280,38 @@ void shim_report_double_free(const void *p, uint32_t state, const char *operatio
     finish(w, &l, 0);
 }
 
+typedef struct containing { uintptr_t addr; const shim_block *found; } containing;
+
+static void find_containing(const shim_block *b, void *ctx) {
+    containing *c = ctx;
+    uintptr_t user = (uintptr_t)shim_block_user(b);
+    if (!c->found && c->addr > user && c->addr - user < b->size) c->found = b;
+}
+
+// A live block more than the scan window long that holds `addr`, from the
+// live lists (kept while leak tracking is on); 0 when none.
+static int find_big_live_block(uintptr_t addr, shim_found *out) {
+    if (!shim_live_on) return 0;
+    containing c = {addr, 0};
+    shim_live_lock_all();
+    shim_live_each(find_containing, &c);
+    if (c.found) {
+        out->header = (shim_block *)c.found;
+        out->copy = *c.found;
+        out->state = SHIM_LIVE;
+        out->offset = addr - (uintptr_t)shim_block_user(c.found);
+    }
+    shim_live_unlock_all();
+    return c.found != 0;
+}
+
 void shim_report_invalid_free(const void *p, const char *operation) {
     if (!shim_ready) { early("invalid free", p); return; }
     if (shim_self.depth > 0) return;
     fl_json *w = begin("invalid_free");
     if (!w) return;
     shim_found f;
-    int found = shim_find_block((uintptr_t)p, SHIM_FIND_WINDOW, &f);
+    int found = shim_find_block((uintptr_t)p, SHIM_FIND_WINDOW, &f) || find_big_live_block((uintptr_t)p, &f);
     write_thread(w);
     const char *reason = !found && shim_heap_trimmed((uintptr_t)p - SHIM_HEADER_SIZE)
                            ? "points into heap memory given back to the system since (most likely a block freed before)"

@@ -255,6 +255,16 @@ static int invalid_free_interior(void) {
     return 1;
 }
 
+NOINLINE void victim_free_deep_interior(char *p) { free(p + (2u << 20)); }
+
+// 2 MiB into a 4 MiB block: further than the backward header scan goes.
+static int invalid_free_deep(void) {
+    char *p = victim_alloc_buffer(4u << 20);
+    fprintf(stderr, "victim: freeing a pointer 2 MiB into a 4 MiB block\n");
+    victim_free_deep_interior(p);
+    return 1;
+}
+
 static long g_not_heap[8];
 
 NOINLINE void victim_free_global(void) { free(&g_not_heap[2]); }
@@ -562,6 +572,7 @@ static const struct command k_commands[] = {
     {"double-free-trimmed", double_free_trimmed, "free a block again after glibc gave the heap's top back to the kernel"},
     {"realloc-double-free", realloc_double_free, "free the pointer realloc moved away from"},
     {"invalid-free-interior", invalid_free_interior, "free a pointer into the middle of a block"},
+    {"invalid-free-deep", invalid_free_deep, "free a pointer 2 MiB into a live 4 MiB block"},
     {"invalid-free-global", invalid_free_global, "free the address of a global variable"},
     {"quarantine-overflow", quarantine_overflow, "SIGSEGV: read through the newest of more freed blocks than the quarantine holds"},
     {"uninitialized-pointer", uninitialized_pointer, "SIGSEGV: follow a pointer malloc never initialised"},
