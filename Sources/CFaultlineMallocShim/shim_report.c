@@ -288,10 +288,20 @@ static void find_containing(const shim_block *b, void *ctx) {
     if (!c->found && c->addr > user && c->addr - user < b->size) c->found = b;
 }
 
-// A live block more than the scan window long that holds `addr`, from the
-// live lists (kept while leak tracking is on); 0 when none.
+// A live block more than the scan window long that holds `addr`: from the
+// live lists (kept while leak tracking is on), else by looking for a header
+// at the start of each page up to 256 MiB back (glibc maps blocks of 128
+// KiB and more on their own, the header 16 or 32 bytes into the first
+// page); 0 when none.
 static int find_big_live_block(uintptr_t addr, shim_found *out) {
-    if (!shim_live_on) return 0;
+    if (!shim_live_on) {
+        uintptr_t page = addr & ~(uintptr_t)4095;
+        for (int n = 0; n < 65536 && page > 4096; n++, page -= 4096)
+            if (shim_find_block(page + 64, 48, out))
+                return out->state == SHIM_LIVE && addr - (uintptr_t)shim_block_user(out->header) < out->copy.size &&
+                       (out->offset = addr - (uintptr_t)shim_block_user(out->header), 1);
+        return 0;
+    }
     containing c = {addr, 0};
     shim_live_lock_all();
     shim_live_each(find_containing, &c);
