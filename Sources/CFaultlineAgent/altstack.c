@@ -59,9 +59,16 @@ static void release_altstack(void *unused) {
         munmap((char *)cur.ss_sp - 4096, FL_ALTSTACK_SIZE + 4096);
 }
 
+// The trampoline is the agent's, not the program's: it comes from glibc's
+// own __libc_malloc, which the malloc shim does not see. Through malloc it
+// was a block of the program's, and a child forked before the new thread
+// ran (every shell pipeline) reported it as a 16-byte leak at its exit.
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+
 static void *thread_start(void *p) {
     struct trampoline t = *(struct trampoline *)p;
-    free(p);
+    __libc_free(p);
     void *result;
     fl_altstack_install_current();
     fl_unwinder_warm_thread();
@@ -78,12 +85,12 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t *thread, con
     if (!real) real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
     if (!real) return EAGAIN;
     if (!atomic_load(&g_enabled)) return real(thread, attr, start, arg);
-    struct trampoline *t = malloc(sizeof *t);
+    struct trampoline *t = __libc_malloc(sizeof *t);
     if (!t) return real(thread, attr, start, arg);
     t->start = start;
     t->arg = arg;
     int rc = real(thread, attr, thread_start, t);
-    if (rc != 0) free(t);
+    if (rc != 0) __libc_free(t);
     return rc;
 }
 

@@ -1,4 +1,5 @@
 #include "shim_stack.h"
+#include "shim_block.h"
 #include "shim_thread.h"
 
 #include <dlfcn.h>
@@ -59,7 +60,10 @@ static int walk_frame_pointers(uintptr_t fp, uintptr_t *pcs, int max) {
         if (next <= fp || next >= hi || hi - next < 16 || (next & 7)) break;
         fp = next;
         uintptr_t ret = ((uintptr_t *)fp)[1];
-        if (ret < 4096) break;
+        // Not code: a garbage %rbp from a frame without frame pointers led
+        // into data (a stack address, argv or environment text, a
+        // non-canonical value).
+        if (ret < 4096 || ret >= SHIM_USER_ADDR_END || (ret >= shim_self.stack_lo && ret < shim_self.stack_data_hi)) break;
         pcs[n++] = ret;
         next = ((uintptr_t *)fp)[0];
     }

@@ -1,4 +1,6 @@
 #include "shim_thread.h"
+
+#include <unistd.h>
 #include "sigsafe.h"
 
 #include <pthread.h>
@@ -27,6 +29,9 @@ int shim_thread_bounds(void) {
     if (!ok) { shim_self.bounds_state = 3; return 0; }
     shim_self.stack_lo = (uintptr_t)addr;
     shim_self.stack_hi = (uintptr_t)addr + size;
+    // Above the main thread's stack the kernel put argv, the environment
+    // and the aux vector: at most a quarter of the stack limit.
+    shim_self.stack_data_hi = shim_self.stack_hi + (shim_tid() == (uint32_t)getpid() ? size / 4 : 0);
     shim_self.bounds_state = 2;
     return 1;
 }

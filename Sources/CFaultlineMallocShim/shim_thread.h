@@ -20,6 +20,7 @@ typedef struct shim_thread {
     int bounds_state;     ///< 0 unknown, 1 computing, 2 known, 3 unavailable
     uintptr_t stack_lo;   ///< lowest address of this thread's stack
     uintptr_t stack_hi;   ///< one past the highest
+    uintptr_t stack_data_hi;  ///< end of what lies above it: the main thread's argv and environment (else stack_hi)
     int batch_off;        ///< 1 once the thread is exiting: frees go straight in
     int exit_watched;     ///< 1 once registered for the thread-exit flush
     void *stack_cache;    ///< this thread's libunwind stack cache (shim_stack_cache.c), MAP_FAILED once gone
