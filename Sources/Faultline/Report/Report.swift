@@ -82,8 +82,9 @@ public struct Report: Codable, Sendable {
         public var stack: String?
         /// Register values by name, for the crashed thread.
         public var registers: [String: Address]?
-        /// Innermost first. Frame 0 is the interrupted instruction; the rest
-        /// are return addresses.
+        /// Innermost first. Frame 0 is the interrupted instruction unless it
+        /// says otherwise (`Frame.returnAddress`); the rest are return
+        /// addresses.
         public var frames: [Frame]
         /// Frames left out of a stack deeper than the agent's limit (a stack
         /// overflow): `frames` holds the innermost ones, then the outermost.
@@ -99,8 +100,24 @@ public struct Report: Codable, Sendable {
         public var image: Int?
         /// `pc` minus the image's load bias: the address a symbolizer wants.
         public var offset: Address?
+        /// Whether `pc` is a return address (the instruction after a call)
+        /// rather than the instruction that was executing. Absent, the
+        /// frame's position decides (`isReturnAddress(at:)`); writers say it
+        /// on frame 0 of stacks taken by calling code (malloc shim, C++
+        /// throw hooks, `getcontext`), whose frame 0 is a return address too.
+        public var returnAddress: Bool?
         /// Filled in by the symbolicator, never by the agent.
         public var symbol: Symbol?
+
+        /// True when `pc` is a return address, for the frame at `position`
+        /// in its stack: `returnAddress` when the report says, else false for
+        /// frame 0 (the interrupted instruction of a signal context, the
+        /// meaning reports had before the field existed) and true for every
+        /// later frame. A symbolizer looks a return address up one byte
+        /// earlier, inside the call, to get the call's line and inlining.
+        public func isReturnAddress(at position: Int) -> Bool {
+            returnAddress ?? (position > 0)
+        }
     }
 
     /// What a frame resolves to.

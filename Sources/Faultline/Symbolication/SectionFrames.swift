@@ -1,8 +1,8 @@
 /// Finds stack frames inside detector sections the report model does not
 /// type (`Report.sections`, `user`): any array of objects that carry a `"pc"`
 /// is taken as a stack, innermost first, with the same frame semantics as a
-/// thread (`image`, `offset`, `symbol`). This lets a new detector's stacks be
-/// symbolicated and printed without changes here.
+/// thread (`image`, `offset`, `return_address`, `symbol`). This lets a new
+/// detector's stacks be symbolicated and printed without changes here.
 enum SectionFrames {
     /// `value` with every frame object passed through `transform`
     /// (`index` is the frame's position in its stack).

@@ -82,10 +82,13 @@ public struct Symbolicator: Sendable {
     }
 
     /// Symbolicates every frame of every thread and every stack inside
-    /// detector sections, and says which images could not be used. Frame 0
-    /// of a stack is the interrupted instruction and is looked up as is;
-    /// later frames are return addresses, so the address looked up is one
-    /// byte earlier (inside the call instruction).
+    /// detector sections, and says which images could not be used. A frame
+    /// whose `pc` is the interrupted instruction (frame 0 of a signal
+    /// context) is looked up as is; a return address (every later frame,
+    /// and frame 0 of a stack taken by calling code, which says
+    /// `return_address: true`) one byte earlier, inside the call
+    /// instruction, so file:line and inlining are the call's
+    /// (`Report.Frame.isReturnAddress(at:)`).
     public func symbolicateWithWarnings(_ report: Report) -> Result {
         let images = report.images ?? []
         let resolver = ImageResolver(debugFileDirectories: debugFileDirectories)
@@ -105,7 +108,7 @@ public struct Symbolicator: Sendable {
                 if case .skip(let w) = r { warnings.append(w) }
             }
             guard case .file(let file)? = resolutions[i] else { return nil }
-            let q = SymbolizerTool.Query(file: file, address: position == 0 ? offset : offset &- 1)
+            let q = SymbolizerTool.Query(file: file, address: frame.isReturnAddress(at: position) ? offset &- 1 : offset)
             if queryIndex[q] == nil {
                 queryIndex[q] = queries.count
                 queries.append(q)
