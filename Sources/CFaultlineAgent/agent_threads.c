@@ -27,7 +27,7 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
         if (has_name && fl_startswith(name, "faultline-")) {
             fl_json_bool(w, "agent", 1);
             fl_json_bool(w, "captured", 0);
-            fl_report_frames(w, "frames", pcs, 0, images);
+            fl_report_frames(w, "frames", pcs, 0, FL_FRAME0_INTERRUPTED, images);
             fl_json_end_object(w);
             continue;
         }
@@ -39,7 +39,7 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
         int k = fl_capture_thread(tids[i], pcs, max_frames, wait_ns);
         if (k < 0 && blocked) fl_json_string(w, "capture_skipped", "blocks the sample signal");
         fl_json_bool(w, "captured", k >= 0);
-        fl_report_frames(w, "frames", pcs, k > 0 ? k : 0, images);
+        fl_report_frames(w, "frames", pcs, k > 0 ? k : 0, FL_FRAME0_INTERRUPTED, images);
         fl_json_end_object(w);
     }
     fl_json_end_array(w);

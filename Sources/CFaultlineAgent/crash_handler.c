@@ -116,7 +116,9 @@ static void write_signal(fl_json *w, int sig, const siginfo_t *info) {
     fl_json_end_object(w);
 }
 
-static void write_crashed_thread(fl_json *w, const ucontext_t *uc) {
+// `frame0`: what the pc in `uc` is. Without `uc` the stack is taken here, by
+// a call, so its frame 0 is a return address.
+static void write_crashed_thread(fl_json *w, const ucontext_t *uc, fl_frame0 frame0) {
     char name[64];
     pid_t tid = fl_gettid();
     fl_json_begin_object(w, "crashed_thread");
@@ -128,16 +130,16 @@ static void write_crashed_thread(fl_json *w, const ucontext_t *uc) {
     int max = fl_agent_config.max_frames;
     if (!uc) {
         int n = fl_capture_self(g_pcs, max);
-        fl_report_frames(w, "frames", g_pcs, n, &g_images);
+        fl_report_frames(w, "frames", g_pcs, n, FL_FRAME0_RETURN_ADDRESS, &g_images);
     } else {
         int n = fl_unwind_context_deep(uc, g_deep, FL_DEEP_FRAMES);
         if (n <= max || max <= 2 * FL_KEEP_OUTER) {
-            fl_report_frames(w, "frames", g_deep, n < max ? n : max, &g_images);
+            fl_report_frames(w, "frames", g_deep, n < max ? n : max, frame0, &g_images);
         } else {
             // Innermost frames, then the outermost ones (main, thread start):
             // a stack overflow reads "where it recursed" and "who started it".
             int inner = max - FL_KEEP_OUTER;
-            fl_report_frames_split(w, "frames", g_deep, inner, g_deep + n - FL_KEEP_OUTER, FL_KEEP_OUTER, &g_images);
+            fl_report_frames_split(w, "frames", g_deep, inner, g_deep + n - FL_KEEP_OUTER, FL_KEEP_OUTER, frame0, &g_images);
             fl_json_int(w, "frames_omitted", n - max);
             fl_json_int(w, "frames_omitted_at", inner);
         }
@@ -145,7 +147,7 @@ static void write_crashed_thread(fl_json *w, const ucontext_t *uc) {
     fl_json_end_object(w);
 }
 
-static void write_report(const char *kind, int sig, const siginfo_t *info, const ucontext_t *uc,
+static void write_report(const char *kind, int sig, const siginfo_t *info, const ucontext_t *uc, fl_frame0 frame0,
                          fl_section_writer extra, void *extra_ctx) {
     uint64_t t0 = fl_monotonic_ns();
     g_stage = "reading images";
@@ -154,7 +156,7 @@ static void write_report(const char *kind, int sig, const siginfo_t *info, const
     fl_report_begin(r, g_buf, FL_REPORT_BUF_SIZE, kind);
     fl_json *w = &r->json;
     if (info) write_signal(w, sig, info);
-    write_crashed_thread(w, uc);
+    write_crashed_thread(w, uc, frame0);
     if (extra) { g_stage = "writing the detector's section"; extra(w, extra_ctx); }
     if (g_swift_message) {
         const char *m = atomic_load(g_swift_message);
@@ -251,14 +253,14 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
     g_first_sig = sig;
     g_first_info = *info;
     if (atomic_exchange(&g_suppress_next, 0) == 0)
-        write_report("crash", sig, info, (const ucontext_t *)ucv, 0, 0);
+        write_report("crash", sig, info, (const ucontext_t *)ucv, FL_FRAME0_INTERRUPTED, 0, 0);
     fl_stderr_release();
     restore_previous();
     if (!is_hardware_fault(sig, info)) syscall(SYS_tgkill, getpid(), me, sig);
     errno = saved_errno;
 }
 
-int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext) {
+int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext, fl_frame0 frame0) {
     pid_t me = fl_gettid();
     int expected = 0;
     if (!g_buf) return -1;  // neither fl_crash_prepare nor fl_crash_install ran
@@ -266,7 +268,7 @@ int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, 
     atomic_store(&g_owner, me);
     g_first_sig = SIGABRT;
     memset(&g_first_info, 0, sizeof g_first_info);
-    write_report(kind, 0, 0, (const ucontext_t *)ucontext, extra, ctx);
+    write_report(kind, 0, 0, (const ucontext_t *)ucontext, frame0, extra, ctx);
     atomic_store(&g_suppress_next, 1);
     atomic_store(&g_state, 0);
     return 0;

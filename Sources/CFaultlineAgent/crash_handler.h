@@ -4,6 +4,7 @@
 
 #include "include/faultline.h"
 #include "image_list.h"
+#include "report_file.h"
 
 /// Preallocates the report buffers and installs handlers for SIGSEGV,
 /// SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP and SIGSYS, saving the previous
@@ -30,9 +31,12 @@ typedef unsigned long (*fl_fault_describer)(const void *siginfo, const void *uco
 /// C++ exception) through the crash path: the caller writes its own
 /// sections with `extra`, the crash detector adds threads and images, and
 /// the crash report for the signal that follows is suppressed.
-/// `kind` names the report. Async-signal-safe.
+/// `kind` names the report. The crashed thread's stack is unwound from
+/// `ucontext` when given, whose pc `frame0` describes (a context from
+/// getcontext() holds a return address: FL_FRAME0_RETURN_ADDRESS), else
+/// from inside this call. Async-signal-safe.
 typedef void (*fl_section_writer)(void *json, void *ctx);
-int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext);
+int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext, fl_frame0 frame0);
 
 /// Marks that the next fatal signal in this process was already reported
 /// (so no second report is written for it).

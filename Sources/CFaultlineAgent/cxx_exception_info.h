@@ -59,7 +59,8 @@ int fl_cxx_report_prepare(void);
 
 /// Writes the `cxx_exception` report through the crash path: `exception`,
 /// `throw_stack` and `rethrow_stack` from `info`, the terminating thread's
-/// stack from `ucontext`, other threads and images; the SIGABRT that follows
+/// stack from `ucontext` (taken with getcontext(), so its pc is a return
+/// address), other threads and images; the SIGABRT that follows
 /// writes no second report. Returns 0, or -1 when another report is being
 /// written. Async-signal-safe.
 int fl_cxx_report(const fl_cxx_exception_info *info, const void *ucontext);

@@ -25,8 +25,10 @@ static void write_level_text(fl_json *w, const fl_cxx_exception_level *L) {
     }
 }
 
+// Taken by the throw hooks calling the unwinder: frame 0 (inside the hook)
+// is a return address like the rest.
 static void write_stack(fl_json *w, const char *key, const fl_cxx_throw_record *rec) {
-    fl_report_frames(w, key, rec->pcs, rec->count, fl_crash_images());
+    fl_report_frames(w, key, rec->pcs, rec->count, FL_FRAME0_RETURN_ADDRESS, fl_crash_images());
 }
 
 // Where a level was thrown: on which thread, and the stack.
@@ -72,7 +74,9 @@ static void write_sections(void *json, void *ctx) {
 int fl_cxx_report_prepare(void) { return fl_crash_prepare(); }
 
 int fl_cxx_report(const fl_cxx_exception_info *info, const void *ucontext) {
-    return fl_crash_report_event("cxx_exception", write_sections, (void *)info, ucontext);
+    // The terminate handler's getcontext(): its pc is the return address of
+    // that call.
+    return fl_crash_report_event("cxx_exception", write_sections, (void *)info, ucontext, FL_FRAME0_RETURN_ADDRESS);
 }
 
 void fl_cxx_stderr_direct(void) {

@@ -28,8 +28,9 @@ extern "C" {
 #define FL_CXX_ESCAPED 16
 
 /// One recorded throw (or rethrow). `pcs[0]` is inside the hook
-/// (`__cxa_throw`/`__cxa_rethrow`), `pcs[1]` the return address into the
-/// function that threw, then its callers.
+/// (`__cxa_throw`/`__cxa_rethrow`: the return address of its call to the
+/// unwinder), `pcs[1]` the return address into the function that threw,
+/// then its callers: every one a return address.
 typedef struct fl_cxx_throw_record {
     const void *object;  ///< the thrown object, as `__cxa_throw` received it
     pid_t tid;           ///< thread that threw

@@ -92,12 +92,12 @@ static void write_culprit_thread(fl_json *w, const fl_hang_episode *ep, const fl
     write_thread_head(w, ep->tid);
     if (culprit) {
         fl_json_string(w, "stack", "culprit");
-        fl_report_frames(w, "frames", culprit->pcs, culprit->n, g_images);
+        fl_report_frames(w, "frames", culprit->pcs, culprit->n, FL_FRAME0_INTERRUPTED, g_images);
     } else {
         int n = capture(ep->tid, fl_agent_config.max_frames);
         fl_json_string(w, "stack", "current");
         fl_json_bool(w, "captured", n >= 0);
-        fl_report_frames(w, "frames", g_pcs, n > 0 ? n : 0, g_images);
+        fl_report_frames(w, "frames", g_pcs, n > 0 ? n : 0, FL_FRAME0_INTERRUPTED, g_images);
     }
     fl_json_end_object(w);
 }
@@ -194,7 +194,7 @@ static void write_link(fl_json *w, const fl_chain_link *l) {
     fl_hang_write_activity(w, &l->probe);
     int n = capture(l->probe.tid, fl_agent_config.max_frames);
     fl_json_bool(w, "captured", n >= 0);
-    fl_report_frames(w, "frames", g_pcs, n > 0 ? n : 0, g_images);
+    fl_report_frames(w, "frames", g_pcs, n > 0 ? n : 0, FL_FRAME0_INTERRUPTED, g_images);
     fl_json_end_object(w);
 }
 
@@ -210,7 +210,7 @@ int fl_hang_report_deadlock(fl_hang_episode *ep, const fl_wait_chain *chain, con
     int n = capture(ep->tid, fl_agent_config.max_frames);
     fl_json_string(w, "stack", "current");
     fl_json_bool(w, "captured", n >= 0);
-    fl_report_frames(w, "frames", g_pcs, n > 0 ? n : 0, g_images);
+    fl_report_frames(w, "frames", g_pcs, n > 0 ? n : 0, FL_FRAME0_INTERRUPTED, g_images);
     fl_json_end_object(w);
 
     fl_json_begin_object(w, "deadlock");

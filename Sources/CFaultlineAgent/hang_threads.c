@@ -61,7 +61,7 @@ void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *imag
         int k = skip ? -1 : fl_capture_thread(tids[i], pcs, max_frames, timeout_ns);
         fl_json_bool(w, "captured", k >= 0);
         if (skip) fl_json_string(w, "capture_skipped", skip);
-        fl_report_frames(w, "frames", pcs, k > 0 ? k : 0, images);
+        fl_report_frames(w, "frames", pcs, k > 0 ? k : 0, FL_FRAME0_INTERRUPTED, images);
         fl_json_end_object(w);
     }
     fl_json_end_array(w);

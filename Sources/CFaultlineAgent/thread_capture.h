@@ -32,10 +32,14 @@ int fl_thread_blocks_signal(pid_t tid, int sig);
 
 /// Captures thread `tid`'s stack into `pcs`. Returns the frame count, or -1
 /// when the thread did not answer within `timeout_ns` (or is gone).
-/// Async-signal-safe; callers are serialised internally.
+/// Frame 0 is the instruction the signal interrupted (FL_FRAME0_INTERRUPTED)
+/// — except when `tid` is the calling thread, whose stack is
+/// `fl_capture_self`'s. Async-signal-safe; callers are serialised internally.
 int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns);
 
-/// Captures the calling thread's own stack (no signal needed).
+/// Captures the calling thread's own stack (no signal needed). Frame 0 is
+/// inside this function, after its call to getcontext(): a return address
+/// (FL_FRAME0_RETURN_ADDRESS).
 int fl_capture_self(uintptr_t *pcs, int max);
 
 #endif

@@ -138,7 +138,9 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
     return 0;
 }
 
-static void write_frames(fl_json *w, const uintptr_t *pcs, int n, const fl_image_list *images) {
+// `mark_first`: pcs[0] is frame 0 of a stack taken by calling code, a return
+// address; it says so (a reader assumes otherwise for frame 0).
+static void write_frames(fl_json *w, const uintptr_t *pcs, int n, int mark_first, const fl_image_list *images) {
     for (int i = 0; i < n; i++) {
         fl_json_begin_object(w, 0);
         fl_json_hex(w, "pc", pcs[i]);
@@ -147,21 +149,24 @@ static void write_frames(fl_json *w, const uintptr_t *pcs, int n, const fl_image
             fl_json_int(w, "image", img);
             fl_json_hex(w, "offset", pcs[i] - images->images[img].load_bias);
         }
+        if (i == 0 && mark_first) fl_json_bool(w, "return_address", 1);
         fl_json_end_object(w);
     }
 }
 
-void fl_report_frames(fl_json *w, const char *key, const uintptr_t *pcs, int n, const fl_image_list *images) {
+void fl_report_frames(fl_json *w, const char *key, const uintptr_t *pcs, int n, fl_frame0 frame0,
+                      const fl_image_list *images) {
     fl_json_begin_array(w, key);
-    write_frames(w, pcs, n, images);
+    write_frames(w, pcs, n, frame0 == FL_FRAME0_RETURN_ADDRESS, images);
     fl_json_end_array(w);
 }
 
 void fl_report_frames_split(fl_json *w, const char *key, const uintptr_t *a, int na,
-                            const uintptr_t *b, int nb, const fl_image_list *images) {
+                            const uintptr_t *b, int nb, fl_frame0 frame0, const fl_image_list *images) {
     fl_json_begin_array(w, key);
-    write_frames(w, a, na, images);
-    write_frames(w, b, nb, images);
+    int mark = frame0 == FL_FRAME0_RETURN_ADDRESS;
+    write_frames(w, a, na, mark, images);
+    write_frames(w, b, nb, mark && na == 0, images);
     fl_json_end_array(w);
 }
 

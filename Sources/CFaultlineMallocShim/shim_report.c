@@ -73,10 +73,12 @@ const char *shim_state_name(uint32_t state) {
     }
 }
 
+// Every stack the shim writes was taken by calling code (an allocator
+// entry point, or this file's getcontext): frame 0 is a return address.
 static void write_stack(fl_json *w, const char *key, uint32_t id, const fl_image_list *images) {
     const uintptr_t *pcs;
     int n = shim_depot_get(id, &pcs);
-    if (n > 0) fl_report_frames(w, key, pcs, n, images);
+    if (n > 0) fl_report_frames(w, key, pcs, n, FL_FRAME0_RETURN_ADDRESS, images);
 }
 
 void shim_write_block(fl_json *w, const shim_block *copy, const void *user, uint32_t state,
@@ -117,7 +119,9 @@ static fl_json *begin(const char *kind) {
     return &g_report.json;
 }
 
-// The calling thread, innermost frame first, without the shim's own frames.
+// The calling thread, innermost frame first, without the shim's own frames:
+// frame 0 is the first frame outside the shim, a return address (where the
+// program's call into free, realloc… returns).
 static int current_stack(uintptr_t *pcs, int max) {
     ucontext_t uc;
     getcontext(&uc);
@@ -147,7 +151,7 @@ static int write_thread(fl_json *w) {
     }
     fl_json_bool(w, "main", (pid_t)tid == getpid());
     int n = current_stack(g_pcs, shim_cfg.max_frames);
-    fl_report_frames(w, "frames", g_pcs, n, g_images);
+    fl_report_frames(w, "frames", g_pcs, n, FL_FRAME0_RETURN_ADDRESS, g_images);
     fl_json_end_object(w);
     return n;
 }
@@ -269,7 +273,7 @@ void shim_report_double_free(const void *p, uint32_t state, const char *operatio
     fl_json_hex(w, "pointer", (uintptr_t)p);
     fl_json_end_object(w);
     shim_write_block(w, &copy, p, state, 0, 0, g_images);
-    fl_report_frames(w, "second_free_stack", g_pcs, n, g_images);
+    fl_report_frames(w, "second_free_stack", g_pcs, n, FL_FRAME0_RETURN_ADDRESS, g_images);
     line l = {.len = 0};
     add(&l, "faultline: double_free: ");
     add(&l, operation);

@@ -38,12 +38,29 @@ void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind);
 /// `path_out` (may be NULL) receives the file name inside the directory.
 int fl_report_commit(fl_report *r, char *name_out, size_t name_cap);
 
-/// Writes `"key": [frames]` where each frame names its image and offset.
-void fl_report_frames(fl_json *w, const char *key, const uintptr_t *pcs, int n, const fl_image_list *images);
+/// What frame 0 of a stack is (docs/report-schema.md, "Frame semantics").
+/// Every later frame is a return address either way.
+typedef enum fl_frame0 {
+    /// The interrupted instruction: a signal context's pc (the crashed
+    /// thread of a fatal signal, a thread sampled by a directed signal).
+    /// What readers assume when a frame says nothing.
+    FL_FRAME0_INTERRUPTED = 0,
+    /// A return address like the rest: the stack was taken by calling code
+    /// (getcontext, unw_backtrace, a walk from an allocator's frame), so
+    /// frame 0 is the instruction after a call. Written as
+    /// `"return_address": true` on frame 0.
+    FL_FRAME0_RETURN_ADDRESS = 1,
+} fl_frame0;
+
+/// Writes `"key": [frames]` where each frame names its image and offset;
+/// `frame0` says what `pcs[0]` is.
+void fl_report_frames(fl_json *w, const char *key, const uintptr_t *pcs, int n, fl_frame0 frame0,
+                      const fl_image_list *images);
 /// Writes one `"key": [frames]` array from two runs of frames (the innermost
-/// and the outermost of a stack too deep to keep whole).
+/// and the outermost of a stack too deep to keep whole); `frame0` is about
+/// `a[0]`.
 void fl_report_frames_split(fl_json *w, const char *key, const uintptr_t *a, int na,
-                            const uintptr_t *b, int nb, const fl_image_list *images);
+                            const uintptr_t *b, int nb, fl_frame0 frame0, const fl_image_list *images);
 /// Writes the `"capture"` section: the unwinder in use and the time since
 /// `started_ns` (CLOCK_MONOTONIC), i.e. how long taking the report took.
 void fl_report_capture(fl_json *w, uint64_t started_ns);
