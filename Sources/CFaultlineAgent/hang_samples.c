@@ -122,7 +122,7 @@ void fl_sample_ring_write_tree(const fl_sample_ring *r, fl_json *w, const fl_ima
     }
     // Pre-order walk with an explicit stack (depth is at most FL_MAX_FRAMES).
     int stack[FL_MAX_FRAMES + 1];
-    int depth = 0;
+    int depth = 0, written = 0;
     stack[0] = g_nodes[0].first_child;
     fl_json_begin_array(w, "call_tree");
     while (depth >= 0) {
@@ -139,6 +139,13 @@ void fl_sample_ring_write_tree(const fl_sample_ring *r, fl_json *w, const fl_ima
         }
         fl_json_int(w, "count", n->count);
         if (n->self) fl_json_int(w, "self", n->self);
+        // Not a stack, though a reader finds one here (objects with a pc): a
+        // node is an interrupted instruction when every sample through it
+        // ended in it, else a return address. Said where that differs from
+        // the reader's default by position (frame 0 interrupted, the rest
+        // return addresses).
+        int return_address = n->count > n->self;
+        if (return_address != (written++ > 0)) fl_json_bool(w, "return_address", return_address);
         fl_json_end_object(w);
         if (n->first_child >= 0 && depth < FL_MAX_FRAMES) stack[++depth] = n->first_child;
         else stack[depth] = n->next_sibling;

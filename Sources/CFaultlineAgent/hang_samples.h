@@ -67,7 +67,9 @@ const fl_hang_sample *fl_sample_ring_culprit(const fl_sample_ring *r, int *count
 
 /// Writes `"call_tree": [...]`: every sample's stack merged from the
 /// outermost frame, in pre-order, each node with its depth, pc, image,
-/// offset, `count` (samples through it) and `self` (samples ending in it).
+/// offset, `count` (samples through it) and `self` (samples ending in it),
+/// and `return_address` where the position would mislead a reader (see the
+/// function).
 void fl_sample_ring_write_tree(const fl_sample_ring *r, fl_json *w, const fl_image_list *images);
 
 #endif

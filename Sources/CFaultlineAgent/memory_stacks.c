@@ -83,6 +83,9 @@ void fl_memory_stacks_write(fl_json *w, int n) {
                 fl_json_int(w, "image", used);
                 fl_json_hex(w, "offset", pc - g_all->images[img].load_bias);
             }
+            // The shim's allocation stacks start at the caller of malloc:
+            // frame 0 is a return address too (FL_FRAME0_RETURN_ADDRESS).
+            if (f == 0) fl_json_bool(w, "return_address", 1);
             fl_json_end_object(w);
         }
         fl_json_end_array(w);
