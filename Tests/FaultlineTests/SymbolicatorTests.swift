@@ -123,6 +123,80 @@ import Testing
         #expect(!names.contains { Symbolicator.isSwiftMangled($0) }, "\(names)")
     }
 
+    /// `Report.Frame.isReturnAddress(at:)`: what a frame says, else its
+    /// position (frame 0 the interrupted instruction, later frames return
+    /// addresses — what every report meant before `return_address`).
+    @Test func aFrameIsAReturnAddressWhenItSaysSoOrIsNotFrameZero() throws {
+        func frame(_ json: String) throws -> Report.Frame {
+            try JSONDecoderFactory.reports().decode(Report.Frame.self, from: Data(json.utf8))
+        }
+        let plain = try frame(#"{"pc": "0x1000"}"#)
+        #expect(plain.returnAddress == nil)
+        #expect(!plain.isReturnAddress(at: 0))
+        #expect(plain.isReturnAddress(at: 1))
+        let called = try frame(#"{"pc": "0x1000", "return_address": true}"#)
+        #expect(called.isReturnAddress(at: 0))
+        #expect(called.isReturnAddress(at: 3))
+        let interrupted = try frame(#"{"pc": "0x1000", "return_address": false}"#)
+        #expect(!interrupted.isReturnAddress(at: 0))
+        #expect(!interrupted.isReturnAddress(at: 3))
+        // Written back as it was read.
+        let encoded = String(decoding: try JSONEncoderFactory.plain().encode(called), as: UTF8.self)
+        #expect(encoded == #"{"pc":"0x1000","return_address":true}"#)
+    }
+
+    /// The address the symbolicator asks for, per frame, with a stand-in
+    /// llvm-symbolizer that names each function after the address it was
+    /// asked about: an interrupted instruction at its offset, a return
+    /// address at offset - 1, in threads and in section stacks alike.
+    @Test func returnAddressesAreLookedUpInsideTheCallAndInterruptedInstructionsAsIs() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tool = "\(dir)/echo-symbolizer"
+        try """
+            #!/bin/sh
+            # Input: "FILE" 0xADDR per line; output: llvm-symbolizer's JSON, named after ADDR.
+            while read -r file addr; do
+              printf '{"Address":"%s","Symbol":[{"FunctionName":"at_%s","FileName":"/src/x.c","Line":1,"Column":1}]}\\n' "$addr" "$addr"
+            done
+
+            """.write(toFile: tool, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool)
+        func f(_ offset: String, _ extra: String = "") -> String {
+            #"{"pc": "0x7f000000\#(offset.dropFirst(2))", "image": 0, "offset": "\#(offset)"\#(extra)}"#
+        }
+        let json = """
+            {"schema": "faultline.report", "schema_version": 1, "id": "0123456789abcdef", "kind": "test",
+             "time": "2026-11-22T00:00:00.000Z", "time_unix_ms": 0, "process": {"pid": 1},
+             "crashed_thread": {"tid": 1, "frames": [\(f("0x1100")), \(f("0x1200"))]},
+             "threads": [{"tid": 2, "frames": [\(f("0x2100", #", "return_address": true"#)), \(f("0x2200"))]}],
+             "free_stack": [\(f("0x3100", #", "return_address": true"#)), \(f("0x3200"))],
+             "deadlock": {"cycle": [{"tid": 3, "frames": [\(f("0x4100")), \(f("0x4200"))]}]},
+             "call_tree": [\(f("0x5100", #", "return_address": true"#)), \(f("0x5200")), \(f("0x5300", #", "return_address": false"#))],
+             "images": [{"path": "\(tool)", "base": "0x7f0000000000", "size": 65536, "load_bias": "0x7f0000000000"}]}
+            """
+        let report = try ReportStore.decode(Data(json.utf8), path: "synthetic.json")
+        let result = Symbolicator(tools: [.llvmSymbolizer(tool)], demanglerPath: nil).symbolicateWithWarnings(report)
+        #expect(result.warnings.isEmpty, "\(result.warnings)")
+        func names(_ frames: [Report.Frame]?) -> [String?] { (frames ?? []).map { $0.symbol?.function } }
+        func names(_ stack: JSONValue?) throws -> [String?] {
+            try (stack?.arrayValue ?? []).map { try $0.decode(Report.Frame.self).symbol?.function }
+        }
+        let out = result.report
+        // A crash: frame 0 is the faulting instruction.
+        #expect(names(out.crashedThread?.frames) == ["at_0x1100", "at_0x11ff"])
+        // Frame 0 says it is a return address.
+        #expect(names(out.threads?.first?.frames) == ["at_0x20ff", "at_0x21ff"])
+        #expect(try names(out.sections["free_stack"]) == ["at_0x30ff", "at_0x31ff"])
+        // A section stack that says nothing keeps the old rule.
+        #expect(try names(out.sections["deadlock"]?["cycle"]?.arrayValue?.first?["frames"]) == ["at_0x4100", "at_0x41ff"])
+        // Any frame may say, not only frame 0 (a call tree's leaves).
+        #expect(try names(out.sections["call_tree"]) == ["at_0x50ff", "at_0x51ff", "at_0x5300"])
+        // The raw values are left as they were.
+        #expect(out.threads?.first?.frames.first?.offset?.value == 0x2100)
+        #expect(out.threads?.first?.frames.first?.returnAddress == true)
+    }
+
     @Test func everyOtherThreadIsSymbolicatedToo() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
