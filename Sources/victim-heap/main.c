@@ -188,6 +188,30 @@ static int double_free(void) {
     return 1;
 }
 
+// The same double free with each free on a line of its own and code after
+// it: frame 0 of the free stacks (the return address of the call to free)
+// names the free's line only when it is looked up as a return address, one
+// byte back inside the call, and the next line otherwise. FaultlineTests
+// find these lines by their markers.
+NOINLINE void victim_free_first(void *p) {
+    free(p);  // [double-free-lines: first free]
+    g_sink = NULL;
+}
+
+NOINLINE void victim_free_second(void *p) {
+    free(p);  // [double-free-lines: second free]
+    g_sink = NULL;
+}
+
+static int double_free_lines(void) {
+    void *p = victim_alloc_buffer(40);
+    victim_free_first(p);
+    fprintf(stderr, "victim: freeing a block twice, each free on a line of its own\n");
+    victim_free_second(p);
+    printf("victim: the second free returned\n");
+    return 1;
+}
+
 // The first free's block leaves a small quarantine (8 other frees of a
 // different size, so glibc does not hand its memory out again) before the
 // second free.
@@ -567,6 +591,7 @@ static const struct command k_commands[] = {
     {"write-after-free-late", write_after_free_late, "write into a freed block after 100 other frees, then exit"},
     {"read-after-release", read_after_release, "SIGSEGV: walk a list whose first node already left a 4-block quarantine"},
     {"double-free", double_free, "free the same block twice"},
+    {"double-free-lines", double_free_lines, "free the same block twice, each free on a line of its own"},
     {"double-free-released", double_free_released, "free a block again after it left the quarantine"},
     {"double-free-unmapped", double_free_unmapped, "free a 32 MiB block again after glibc unmapped it"},
     {"double-free-trimmed", double_free_trimmed, "free a block again after glibc gave the heap's top back to the kernel"},

@@ -52,6 +52,59 @@ import Glibc
         #expect(report.signal?.name == "SIGABRT")
     }
 
+    /// The number of the line of `file` that contains `marker`.
+    private func line(containing marker: String, in file: String) throws -> Int {
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let matches = lines.indices.filter { lines[$0].contains(marker) }
+        guard matches.count == 1 else { throw Victims.Unexpected(what: "\(matches.count) lines of \(file) contain \(marker)") }
+        return matches[0] + 1
+    }
+
+    /// The shim's stacks are taken by calling code: frame 0 is the return
+    /// address of the call to free, and must name the free's own line, not
+    /// the statement after it (what looking it up at its exact address gave).
+    @Test func doubleFreeStacksNameTheLinesOfTheFrees() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+        let source = "\(root)/Sources/victim-heap/main.c"
+        let firstFree = try line(containing: "[double-free-lines: first free]", in: source)
+        let secondFree = try line(containing: "[double-free-lines: second free]", in: source)
+
+        let run = try faultline(["exec", "--report-dir", dir, "--", try BuildProducts.path("victim-heap"), "double-free-lines"])
+        #expect(run.status == 23, "\(run.stderr)")
+        let report = try ReportStore.load(path: try Victims.onlyReport(in: dir))
+        #expect(report.kind == "double_free")
+
+        // The raw values are the return address itself.
+        let raw = try #require(report.sections["free_stack"]?.arrayValue?.first).decode(Report.Frame.self)
+        #expect(raw.returnAddress == true)
+        let image = try #require(report.image(of: raw))
+        #expect(raw.offset?.value == raw.pc.value &- (image.loadBias?.value ?? 0))
+        #expect(report.crashedThread?.frames.first?.returnAddress == true)
+
+        let symbolicated = Symbolicator().symbolicateWithWarnings(report).report
+        func frame0(_ key: String) throws -> Report.Symbol {
+            let frame = try #require(symbolicated.sections[key]?.arrayValue?.first, "no \(key)").decode(Report.Frame.self)
+            return try #require(frame.symbol, "\(key) frame 0 not symbolicated")
+        }
+        let first = try frame0("free_stack"), second = try frame0("second_free_stack")
+        #expect(first.function == "victim_free_first")
+        #expect(first.file?.hasSuffix("victim-heap/main.c") == true)
+        #expect(first.line == firstFree, "free_stack frame 0")
+        #expect(second.function == "victim_free_second")
+        #expect(second.line == secondFree, "second_free_stack frame 0")
+        let reported = try #require(symbolicated.crashedThread?.frames.first?.symbol)
+        #expect(reported.function == "victim_free_second")
+        #expect(reported.line == secondFree, "crashed_thread frame 0")
+        // And so does the report faultline exec prints (paths relative to
+        // its working directory when under it).
+        let printed = run.stderr.split(separator: "\n")
+        #expect(printed.contains { $0.contains("victim_free_first at ") && $0.contains("victim-heap/main.c:\(firstFree):") }, "\(run.stderr)")
+        #expect(printed.contains { $0.contains("victim_free_second at ") && $0.contains("victim-heap/main.c:\(secondFree):") })
+    }
+
     @Test func unknownDetectorIsOneLineAndExit64() throws {
         let run = try faultline(["exec", "--detectors", "crash,hangz", "--", "/bin/true"])
         #expect(run.status == 64)
