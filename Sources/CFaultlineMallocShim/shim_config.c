@@ -69,7 +69,13 @@ static void env_size(const char *name, size_t *field, uint64_t lo, uint64_t hi) 
     if (!v || !*v) return;
     uint64_t n;
     if (parse_size(v, &n) != 0 || n < lo || n > hi) {
-        warn(name, v, "is not a size in range (bytes, or with K, M, G); using the default");
+        char what[160];
+        size_t k = fl_strlcpy(what, "is not a number from ", sizeof what);
+        k += fl_fmt_u64(what + k, lo);
+        k += fl_strlcpy(what + k, " to ", sizeof what - k);
+        k += fl_fmt_u64(what + k, hi);
+        fl_strlcpy(what + k, " (K, M and G multiply by 1024, 1024^2, 1024^3); using the default", sizeof what - k);
+        warn(name, v, what);
         return;
     }
     *field = (size_t)n;
@@ -81,10 +87,30 @@ static void env_int(const char *name, int *field, int lo, int hi) {
     const char *end;
     uint64_t n = fl_parse_dec(v, &end);
     if (*v < '0' || *v > '9' || *end || n < (uint64_t)lo || n > (uint64_t)hi) {
-        warn(name, v, "is not a number in the allowed range; using the default");
+        char what[96];
+        size_t k = fl_strlcpy(what, "is not a number from ", sizeof what);
+        k += fl_fmt_u64(what + k, (uint64_t)lo);
+        k += fl_strlcpy(what + k, " to ", sizeof what - k);
+        k += fl_fmt_u64(what + k, (uint64_t)hi);
+        fl_strlcpy(what + k, "; using the default", sizeof what - k);
+        warn(name, v, what);
         return;
     }
     *field = (int)n;
+}
+
+// A signal the kernel raises for a fault (the handler returning would run
+// the faulting instruction again, forever) or one that cannot be caught
+// cannot ask for a leak check or stop threads.
+static void refuse_fault_signal(const char *name, int *field, int fallback) {
+    int s = *field;
+    if (s != SIGSEGV && s != SIGBUS && s != SIGILL && s != SIGFPE && s != SIGTRAP && s != SIGSYS && s != SIGABRT &&
+        s != SIGKILL && s != SIGSTOP)
+        return;
+    char value[16];
+    value[fl_fmt_u64(value, (uint64_t)s)] = 0;
+    warn(name, value, "is a fault signal or one that cannot be caught; choose another (e.g. SIGUSR2, 12); using the default");
+    *field = fallback;
 }
 
 // Detection is on when FAULTLINE_DETECTORS is unset, "all", or names
@@ -133,9 +159,12 @@ void shim_config_load(void) {
     env_int("FAULTLINE_LEAK_TRACKING", &c->leak_tracking, 0, 1);
     env_int("FAULTLINE_LEAK_CHECK_AT_EXIT", &c->leak_check_at_exit, 0, 1);
     env_int("FAULTLINE_LEAK_SHOW_REACHABLE", &c->leak_show_reachable, 0, 1);
-    // 0 turns the on-demand signal off; otherwise any signal number is allowed.
+    // 0 turns the on-demand signal off; otherwise any signal but the fault
+    // signals and the uncatchable ones.
     env_int("FAULTLINE_LEAK_SIGNAL", &c->leak_signal, 0, SIGRTMAX);
     env_int("FAULTLINE_LEAK_STOP_SIGNAL", &c->leak_stop_signal, 1, SIGRTMAX);
+    refuse_fault_signal("FAULTLINE_LEAK_SIGNAL", &c->leak_signal, SIGRTMIN + 11);
+    refuse_fault_signal("FAULTLINE_LEAK_STOP_SIGNAL", &c->leak_stop_signal, SIGRTMIN + 10);
     env_int("FAULTLINE_LEAK_STOP_TIMEOUT_MS", &c->leak_stop_timeout_ms, 1, 60000);
     env_int("FAULTLINE_LEAK_MAX_GROUPS", &c->leak_max_groups, 1, 100000);
     env_int("FAULTLINE_LEAK_GROWTH_MS", &c->leak_growth_ms, 0, 86400000);
