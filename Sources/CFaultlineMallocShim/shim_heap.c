@@ -58,8 +58,17 @@ static inline size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 // enough of it is free.
 static _Atomic uintptr_t g_brk_lo, g_brk_hi;
 
+// glibc's current break, which sbrk(0) returns: read directly, it is a
+// load instead of a call on every free that checks it.
+extern void *__curbrk;
+
+static inline uintptr_t current_brk(void) {
+    uintptr_t now = (uintptr_t)__atomic_load_n(&__curbrk, __ATOMIC_RELAXED);
+    return now ? now : (uintptr_t)sbrk(0);
+}
+
 static void note_brk(void) {
-    uintptr_t now = (uintptr_t)sbrk(0);
+    uintptr_t now = current_brk();
     if (now == (uintptr_t)-1) return;
     uintptr_t lo = 0;
     atomic_compare_exchange_strong_explicit(&g_brk_lo, &lo, now, memory_order_relaxed, memory_order_relaxed);
@@ -83,7 +92,7 @@ static inline int may_be_unmapped(uintptr_t a) {
 
 int shim_heap_trimmed(uintptr_t a) {
     return a >= atomic_load_explicit(&g_brk_lo, memory_order_relaxed) && a < atomic_load_explicit(&g_brk_hi, memory_order_relaxed) &&
-           a + SHIM_HEADER_SIZE > (uintptr_t)sbrk(0);
+           a + SHIM_HEADER_SIZE > current_brk();
 }
 
 // The real allocation for `total` bytes: an arena block when it fits (16
