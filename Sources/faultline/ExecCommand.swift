@@ -41,7 +41,7 @@ struct ExecCommand: AsyncParsableCommand {
     @Flag(help: "Print the reports without running the symbolizer.")
     var noSymbolicate = false
 
-    @Flag(help: "Turn the leak check on (adds leaks to --detectors) and print a leak summary after the program exits (docs/leaks.md).")
+    @Flag(help: "Print a leak summary after the program exits, and add leaks to --detectors when that is given (without --detectors every detector, the leak check included, is on already; docs/leaks.md).")
     var leaks = false
 
     @Option(name: .customLong("memory-limit"), help: ArgumentHelp(
