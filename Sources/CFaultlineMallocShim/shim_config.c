@@ -134,9 +134,34 @@ static int detectors_include_shim(const char *list) {
     return detectors_include(list, "leaks", "use_after_free", "shim");
 }
 
+// FAULTLINE_DETECTORS, or NULL (all) after one line on stderr when it names
+// a detector that does not exist: a typo such as use-after-free would
+// otherwise switch every check off without a word. The agent reads the
+// same list and also falls back to all.
+static const char *detectors_list(void) {
+    static const char *const known[] = {"crash", "cxx_exception", "hang", "memory", "use_after_free", "leaks", "shim"};
+    const char *list = getenv("FAULTLINE_DETECTORS");
+    if (!list || !*list || fl_streq(list, "all") || fl_streq(list, "none")) return list;
+    for (const char *p = list; *p;) {
+        const char *e = p;
+        while (*e && *e != ',') e++;
+        size_t len = (size_t)(e - p);
+        int found = 0;
+        for (unsigned i = 0; i < sizeof known / sizeof known[0] && !found; i++)
+            found = len == strlen(known[i]) && strncmp(p, known[i], len) == 0;
+        if (!found) {
+            warn("FAULTLINE_DETECTORS", list, "names an unknown detector (known: crash, cxx_exception, hang, memory, use_after_free, leaks, shim, all, none); the malloc shim checks as if it were unset");
+            return 0;
+        }
+        p = *e ? e + 1 : e;
+    }
+    return list;
+}
+
 void shim_config_load(void) {
     shim_config *c = &shim_cfg;
-    c->detect = detectors_include_shim(getenv("FAULTLINE_DETECTORS"));
+    const char *detectors = detectors_list();
+    c->detect = detectors_include_shim(detectors);
     env_size("FAULTLINE_QUARANTINE_BYTES", &c->quarantine_bytes, 0, 1ull << 40);
     env_size("FAULTLINE_QUARANTINE_COUNT", &c->quarantine_count, 0, 1ull << 28);
     env_size("FAULTLINE_SCRIBBLE_LIMIT", &c->scribble_limit, 0, 1ull << 40);
@@ -149,13 +174,13 @@ void shim_config_load(void) {
     env_int("FAULTLINE_CHECK_AT_EXIT", &c->check_at_exit, 0, 1);
     env_int("FAULTLINE_MAX_FRAMES", &c->max_frames, 1, SHIM_MAX_REPORT_FRAMES);
     env_int("FAULTLINE_SHIM_STATS", &c->stats, 0, 1);
-    c->leak_check_at_exit = detectors_include(getenv("FAULTLINE_DETECTORS"), "leaks", 0, 0);
+    c->leak_check_at_exit = detectors_include(detectors, "leaks", 0, 0);
     c->leak_signal = SIGRTMIN + 11;
     c->leak_stop_signal = SIGRTMIN + 10;
     // Live-block records cost two list updates and a depot update per
     // malloc/free pair: keep them only for the detectors that read them
     // (leaks, and the memory monitor's top allocation stacks).
-    c->leak_tracking = detectors_include(getenv("FAULTLINE_DETECTORS"), "leaks", "memory", 0);
+    c->leak_tracking = detectors_include(detectors, "leaks", "memory", 0);
     env_int("FAULTLINE_LEAK_TRACKING", &c->leak_tracking, 0, 1);
     env_int("FAULTLINE_LEAK_CHECK_AT_EXIT", &c->leak_check_at_exit, 0, 1);
     env_int("FAULTLINE_LEAK_SHOW_REACHABLE", &c->leak_show_reachable, 0, 1);
