@@ -67,11 +67,17 @@ static inline uintptr_t current_brk(void) {
     return now ? now : (uintptr_t)sbrk(0);
 }
 
+// Raises g_brk_hi to the current break; the first call (before glibc's
+// first allocation through the shim) also sets g_brk_lo. A plain load and
+// compare after every other allocation: the compare-and-swaps run only
+// when the heap grew.
 static void note_brk(void) {
     uintptr_t now = current_brk();
     if (now == (uintptr_t)-1) return;
-    uintptr_t lo = 0;
-    atomic_compare_exchange_strong_explicit(&g_brk_lo, &lo, now, memory_order_relaxed, memory_order_relaxed);
+    if (__builtin_expect(!atomic_load_explicit(&g_brk_lo, memory_order_relaxed), 0)) {
+        uintptr_t lo = 0;
+        atomic_compare_exchange_strong_explicit(&g_brk_lo, &lo, now, memory_order_relaxed, memory_order_relaxed);
+    }
     uintptr_t hi = atomic_load_explicit(&g_brk_hi, memory_order_relaxed);
     while (now > hi && !atomic_compare_exchange_weak_explicit(&g_brk_hi, &hi, now, memory_order_relaxed, memory_order_relaxed)) {}
 }
