@@ -44,27 +44,15 @@ static const struct { const char *name; unsigned bit; } k_detectors[] = {
 
 long fl_parse_detectors(const char *list, char *bad, int cap) {
     if (!list || !*list || strcmp(list, "all") == 0) return 0xffff;
-    if (strcmp(list, "none") == 0) return 0;
+    // The malloc shim's detectors are accepted and ignored here: the shim
+    // reads the same variable.
+    if (fl_detector_list_unknown(list, bad, cap)) return -1;
     long bits = 0;
-    const char *p = list;
-    while (*p) {
+    for (const char *p = list; *p;) {
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        int found = 0;
-        for (unsigned i = 0; i < sizeof k_detectors / sizeof k_detectors[0]; i++) {
-            if (strlen(k_detectors[i].name) == len && strncmp(k_detectors[i].name, p, len) == 0) {
-                bits |= k_detectors[i].bit; found = 1;
-            }
-        }
-        // Detectors that live in the malloc shim are accepted here and
-        // ignored: the shim reads the same variable.
-        static const char *const shim_detectors[] = {"use_after_free", "leaks", "shim"};
-        for (unsigned i = 0; !found && i < sizeof shim_detectors / sizeof shim_detectors[0]; i++)
-            found = strlen(shim_detectors[i]) == len && strncmp(shim_detectors[i], p, len) == 0;
-        if (!found) {
-            if (bad) { size_t n = len < (size_t)cap - 1 ? len : (size_t)cap - 1; memcpy(bad, p, n); bad[n] = 0; }
-            return -1;
-        }
+        for (unsigned i = 0; i < sizeof k_detectors / sizeof k_detectors[0]; i++)
+            if (strlen(k_detectors[i].name) == len && strncmp(k_detectors[i].name, p, len) == 0) bits |= k_detectors[i].bit;
         p = e ? e + 1 : p + len;
     }
     return bits;

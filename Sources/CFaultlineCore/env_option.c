@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int fl_env_int(const char *name, int fallback, int lo, int hi) {
     const char *v = getenv(name);
@@ -13,4 +14,22 @@ int fl_env_int(const char *name, int fallback, int lo, int hi) {
         return fallback;
     }
     return (int)n;
+}
+
+int fl_detector_list_unknown(const char *list, char *bad, int cap) {
+    static const char *const known[] = {"crash", "cxx_exception", "hang", "memory", "use_after_free", "leaks", "shim"};
+    if (!list || !*list || strcmp(list, "all") == 0 || strcmp(list, "none") == 0) return 0;
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        int found = 0;
+        for (unsigned i = 0; i < sizeof known / sizeof known[0] && !found; i++)
+            found = strlen(known[i]) == len && strncmp(known[i], p, len) == 0;
+        if (!found) {
+            if (bad && cap > 0) { size_t n = len < (size_t)cap - 1 ? len : (size_t)cap - 1; memcpy(bad, p, n); bad[n] = 0; }
+            return 1;
+        }
+        p = e ? e + 1 : p + len;
+    }
+    return 0;
 }

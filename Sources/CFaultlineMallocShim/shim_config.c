@@ -1,4 +1,5 @@
 #include "shim_config.h"
+#include "env_option.h"
 
 #include <signal.h>
 #include <string.h>
@@ -48,6 +49,18 @@ static void warn(const char *name, const char *value, const char *what) {
     fl_write_all(2, line, n);
 }
 
+// "NAME=VALUE is not a number from LO to HI<note>; using the default".
+static void warn_range(const char *name, const char *value, uint64_t lo, uint64_t hi, const char *note) {
+    char what[160];
+    size_t k = fl_strlcpy(what, "is not a number from ", sizeof what);
+    k += fl_fmt_u64(what + k, lo);
+    k += fl_strlcpy(what + k, " to ", sizeof what - k);
+    k += fl_fmt_u64(what + k, hi);
+    k += fl_strlcpy(what + k, note, sizeof what - k);
+    fl_strlcpy(what + k, "; using the default", sizeof what - k);
+    warn(name, value, what);
+}
+
 // "64M", "1G", "4096", "16K": bytes. Returns 0 on success.
 static int parse_size(const char *s, uint64_t *out) {
     const char *end;
@@ -69,13 +82,7 @@ static void env_size(const char *name, size_t *field, uint64_t lo, uint64_t hi) 
     if (!v || !*v) return;
     uint64_t n;
     if (parse_size(v, &n) != 0 || n < lo || n > hi) {
-        char what[160];
-        size_t k = fl_strlcpy(what, "is not a number from ", sizeof what);
-        k += fl_fmt_u64(what + k, lo);
-        k += fl_strlcpy(what + k, " to ", sizeof what - k);
-        k += fl_fmt_u64(what + k, hi);
-        fl_strlcpy(what + k, " (K, M and G multiply by 1024, 1024^2, 1024^3); using the default", sizeof what - k);
-        warn(name, v, what);
+        warn_range(name, v, lo, hi, " (K, M and G multiply by 1024, 1024^2, 1024^3)");
         return;
     }
     *field = (size_t)n;
@@ -87,13 +94,7 @@ static void env_int(const char *name, int *field, int lo, int hi) {
     const char *end;
     uint64_t n = fl_parse_dec(v, &end);
     if (*v < '0' || *v > '9' || *end || n < (uint64_t)lo || n > (uint64_t)hi) {
-        char what[96];
-        size_t k = fl_strlcpy(what, "is not a number from ", sizeof what);
-        k += fl_fmt_u64(what + k, (uint64_t)lo);
-        k += fl_strlcpy(what + k, " to ", sizeof what - k);
-        k += fl_fmt_u64(what + k, (uint64_t)hi);
-        fl_strlcpy(what + k, "; using the default", sizeof what - k);
-        warn(name, v, what);
+        warn_range(name, v, (uint64_t)lo, (uint64_t)hi, "");
         return;
     }
     *field = (int)n;
@@ -139,23 +140,10 @@ static int detectors_include_shim(const char *list) {
 // otherwise switch every check off without a word. The agent reads the
 // same list and also falls back to all.
 static const char *detectors_list(void) {
-    static const char *const known[] = {"crash", "cxx_exception", "hang", "memory", "use_after_free", "leaks", "shim"};
     const char *list = getenv("FAULTLINE_DETECTORS");
-    if (!list || !*list || fl_streq(list, "all") || fl_streq(list, "none")) return list;
-    for (const char *p = list; *p;) {
-        const char *e = p;
-        while (*e && *e != ',') e++;
-        size_t len = (size_t)(e - p);
-        int found = 0;
-        for (unsigned i = 0; i < sizeof known / sizeof known[0] && !found; i++)
-            found = len == strlen(known[i]) && strncmp(p, known[i], len) == 0;
-        if (!found) {
-            warn("FAULTLINE_DETECTORS", list, "names an unknown detector (known: crash, cxx_exception, hang, memory, use_after_free, leaks, shim, all, none); the malloc shim checks as if it were unset");
-            return 0;
-        }
-        p = *e ? e + 1 : e;
-    }
-    return list;
+    if (!fl_detector_list_unknown(list, 0, 0)) return list;
+    warn("FAULTLINE_DETECTORS", list, "names an unknown detector (known: crash, cxx_exception, hang, memory, use_after_free, leaks, shim, all, none); the malloc shim checks as if it were unset");
+    return 0;
 }
 
 void shim_config_load(void) {

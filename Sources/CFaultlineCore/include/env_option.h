@@ -13,6 +13,13 @@ extern "C" {
 /// the fallback is used.
 int fl_env_int(const char *name, int fallback, int lo, int hi);
 
+/// 1 when the detector list `list` (FAULTLINE_DETECTORS: names separated by
+/// commas, or "all" or "none") names a detector that does not exist, copied
+/// into `bad` (`cap` bytes); 0 for a valid, empty or missing list. The
+/// agent's detectors and the malloc shim's are both known here, so each
+/// side accepts the other's names.
+int fl_detector_list_unknown(const char *list, char *bad, int cap);
+
 #ifdef __cplusplus
 }
 #endif
