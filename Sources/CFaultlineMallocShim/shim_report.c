@@ -300,10 +300,12 @@ static void find_containing(const shim_block *b, void *ctx) {
 static int find_big_live_block(uintptr_t addr, shim_found *out) {
     if (!shim_live_on) {
         uintptr_t page = addr & ~(uintptr_t)4095;
-        for (int n = 0; n < 65536 && page > 4096; n++, page -= 4096)
-            if (shim_find_block(page + 64, 48, out))
-                return out->state == SHIM_LIVE && addr - (uintptr_t)shim_block_user(out->header) < out->copy.size &&
-                       (out->offset = addr - (uintptr_t)shim_block_user(out->header), 1);
+        for (int n = 0; n < 65536 && page > 4096; n++, page -= 4096) {
+            if (!shim_find_block(page + 64, 48, out)) continue;
+            // The nearest header decides, as in shim_find_block.
+            out->offset = addr - (uintptr_t)shim_block_user(out->header);
+            return out->state == SHIM_LIVE && out->offset < out->copy.size;
+        }
         return 0;
     }
     containing c = {addr, 0};
