@@ -83,6 +83,9 @@ void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind) {
     fl_json_string(w, "detector", detector_of(kind));
     fl_json_string(w, "time", iso);
     fl_json_uint(w, "time_unix_ms", r->time_ns / 1000000ull);
+    // Orders reports written within one millisecond (an exit check writes
+    // several); file mtimes cannot, the kernel stamps them from a coarse clock.
+    fl_json_uint(w, "time_unix_ns", r->time_ns);
 
     char name[64], exe[FL_IMAGE_PATH_MAX];
     fl_json_begin_object(w, "process");

@@ -127,21 +127,23 @@ struct ExecCommand: AsyncParsableCommand {
         throw ExitCode(termination.shellStatus)
     }
 
-    /// Prints each report; returns the ones that loaded (symbolicated).
+    /// Prints each report in the order they were written (files that are
+    /// not reports last); returns the ones that loaded (symbolicated).
     @discardableResult
     private func printReports(_ paths: [String]) -> [Report] {
         var loaded: [Report] = []
         let symbolicator = noSymbolicate ? nil : Symbolicator()
         let formatter = ReportFormatter()
-        for (n, path) in paths.enumerated() {
+        let entries = ReportStore.load(paths: paths)
+        for (n, entry) in entries.enumerated() {
             ReportCommand.stderr("")
-            ReportCommand.stderr("faultline: report \(n + 1) of \(paths.count): \(Self.relative(path))")
-            do throws(ReportLoadError) {
-                let report = try ReportStore.load(path: path)
+            ReportCommand.stderr("faultline: report \(n + 1) of \(entries.count): \(Self.relative(entry.path))")
+            switch entry.result {
+            case .success(let report):
                 let result = symbolicator?.symbolicateWithWarnings(report) ?? Symbolicator.Result(report: report, warnings: [], tool: nil)
                 FileHandle.standardError.write(Data(formatter.format(result).utf8))
                 loaded.append(result.report)
-            } catch {
+            case .failure(let error):
                 ReportCommand.stderr("faultline: \(error)")
             }
         }

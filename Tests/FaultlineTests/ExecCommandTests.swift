@@ -105,6 +105,27 @@ import Glibc
         #expect(printed.contains { $0.contains("victim_free_second at ") && $0.contains("victim-heap/main.c:\(secondFree):") })
     }
 
+    /// Several reports from one exit check are printed in the order the
+    /// shim wrote them. Their file names (kind, second, pid, random id) do
+    /// not say that order, and neither do their mtimes.
+    @Test func reportsArePrintedInTheOrderTheyWereWritten() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try faultline(["exec", "--report-dir", dir, "--", try BuildProducts.path("victim-heap"), "write-after-free-pending"])
+        #expect(run.status == 23, "\(run.stderr)")
+        let lines = run.stderr.split(separator: "\n").map(String.init)
+        let written = lines.compactMap { line -> String? in
+            guard let marker = line.range(of: "report written: ") else { return nil }
+            return String(line[marker.upperBound...])
+        }
+        let printed = lines.compactMap { line -> String? in
+            guard line.hasPrefix("faultline: report "), let slash = line.lastIndex(of: "/") else { return nil }
+            return String(line[line.index(after: slash)...])
+        }
+        #expect(written.count == 2, "\(run.stderr)")
+        #expect(printed == written, "\(run.stderr)")
+    }
+
     @Test func unknownDetectorIsOneLineAndExit64() throws {
         let run = try faultline(["exec", "--detectors", "crash,hangz", "--", "/bin/true"])
         #expect(run.status == 64)

@@ -49,6 +49,26 @@ import Testing
         }
     }
 
+    /// Reports started within one millisecond are listed by `time_unix_ns`
+    /// (not by name); reports without it fall back to `time_unix_ms`.
+    @Test func listOrdersByNanosecondsWithinAMillisecond() throws {
+        let f = try Fixture()
+        defer { try? FileManager.default.removeItem(atPath: f.dir) }
+        try FileManager.default.removeItem(atPath: f.good)
+        func report(ms: UInt64, ns: UInt64?) throws -> Data {
+            guard case .object(var o) = try JSONDecoder().decode(JSONValue.self, from: f.realJSON) else { throw CocoaError(.fileReadCorruptFile) }
+            o["time_unix_ms"] = .number(Double(ms))
+            o["time_unix_ns"] = ns.map { .number(Double($0)) }
+            return try JSONEncoder().encode(JSONValue.object(o))
+        }
+        let base: UInt64 = 1_795_000_000_000
+        let a = try f.write("a-written-last.json", report(ms: base, ns: base * 1_000_000 + 900_000))
+        let z = try f.write("z-written-first.json", report(ms: base, ns: base * 1_000_000 + 100_000))
+        let old = try f.write("m-older-no-ns.json", report(ms: base - 1, ns: nil))
+        let later = try f.write("0-next-ms-no-ns.json", report(ms: base + 1, ns: nil))
+        #expect(try ReportStore.list(directory: f.dir).map(\.path) == [old, z, a, later])
+    }
+
     @Test func eachBadKindHasItsOwnError() throws {
         let f = try Fixture()
         defer { try? FileManager.default.removeItem(atPath: f.dir) }

@@ -20,6 +20,12 @@ public struct Report: Codable, Sendable {
     public var time: String
     /// The same time in milliseconds since the Unix epoch.
     public var timeUnixMs: UInt64
+    /// The same time in nanoseconds, when the writer recorded it (reports
+    /// written by the agent and the shim do; older ones and OOM kills do not).
+    public var timeUnixNs: UInt64?
+    /// When the report was started, in nanoseconds, for ordering reports
+    /// written within the same millisecond.
+    public var orderingTimeNs: UInt64 { timeUnixNs ?? timeUnixMs &* 1_000_000 }
     /// The process the report is about.
     public var process: ProcessInfo
     /// The signal, for reports caused by one.
@@ -173,13 +179,13 @@ extension Report {
 
     /// JSON keys `Report` models itself (snake_case as in the file).
     static let modeledKeys: Set<String> = [
-        "schema", "schema_version", "id", "kind", "detector", "time", "time_unix_ms", "process",
+        "schema", "schema_version", "id", "kind", "detector", "time", "time_unix_ms", "time_unix_ns", "process",
         "signal", "crashed_thread", "threads", "images", "stderr_tail", "swift_fatal_error",
         "recrash", "capture", "user", "sections",
     ]
 
     private enum Keys: String, CodingKey {
-        case schema, schemaVersion, id, kind, detector, time, timeUnixMs, process, signal
+        case schema, schemaVersion, id, kind, detector, time, timeUnixMs, timeUnixNs, process, signal
         case crashedThread, threads, images, stderrTail, swiftFatalError, recrash, capture, user
     }
 
@@ -192,6 +198,7 @@ extension Report {
         detector = try c.decodeIfPresent(String.self, forKey: .detector) ?? kind
         time = try c.decode(String.self, forKey: .time)
         timeUnixMs = try c.decode(UInt64.self, forKey: .timeUnixMs)
+        timeUnixNs = try c.decodeIfPresent(UInt64.self, forKey: .timeUnixNs)
         process = try c.decode(ProcessInfo.self, forKey: .process)
         signal = try c.decodeIfPresent(SignalInfo.self, forKey: .signal)
         crashedThread = try c.decodeIfPresent(ThreadInfo.self, forKey: .crashedThread)
@@ -222,6 +229,7 @@ extension Report {
         try c.encode(detector, forKey: .detector)
         try c.encode(time, forKey: .time)
         try c.encode(timeUnixMs, forKey: .timeUnixMs)
+        try c.encodeIfPresent(timeUnixNs, forKey: .timeUnixNs)
         try c.encode(process, forKey: .process)
         try c.encodeIfPresent(signal, forKey: .signal)
         try c.encodeIfPresent(crashedThread, forKey: .crashedThread)

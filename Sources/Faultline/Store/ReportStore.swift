@@ -92,6 +92,13 @@ public enum ReportStore {
             }
         }
         try collect(directory, descend: includingSubdirectories)
+        return load(paths: paths)
+    }
+
+    /// The files at `paths`, loaded: reports in the order they were started
+    /// (`time_unix_ns`, else `time_unix_ms`; ties by path), then the files
+    /// that did not load, by path.
+    public static func load(paths: [String]) -> [Entry] {
         let entries = paths.map { path in
             do throws(ReportLoadError) {
                 return Entry(path: path, result: .success(try load(path: path)))
@@ -100,7 +107,7 @@ public enum ReportStore {
             }
         }
         let good = entries.filter { $0.report != nil }.sorted {
-            let (a, b) = ($0.report!.timeUnixMs, $1.report!.timeUnixMs)
+            let (a, b) = ($0.report!.orderingTimeNs, $1.report!.orderingTimeNs)
             return a != b ? a < b : $0.path < $1.path
         }
         let bad = entries.filter { $0.report == nil }.sorted { $0.path < $1.path }
