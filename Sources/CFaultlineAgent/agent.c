@@ -118,7 +118,7 @@ int faultline_install(const faultline_options *options) {
         errno = e;
         return -1;
     }
-    fl_report_set_dir(dirfd);
+    fl_report_set_dir(dirfd, c->report_dir);
     fl_unwinder_init();
     fl_unwinder_warm_thread();
     if (fl_threads_init(c->sample_signal) != 0) {

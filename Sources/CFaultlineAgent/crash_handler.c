@@ -184,8 +184,8 @@ static void write_report(const char *kind, int sig, const siginfo_t *info, const
     fl_report_capture(w, t0);
     g_stage = "writing the file";
     char name[128];
+    // On failure fl_report_commit says why and prints the report to stderr.
     if (fl_report_commit(r, name, sizeof name) == 0) notify("faultline: report written: ", name);
-    else notify("faultline: could not write the report into ", fl_agent_config.report_dir);
 }
 
 // A fault while writing the first report: write a minimal one that says so

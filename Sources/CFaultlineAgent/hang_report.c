@@ -112,12 +112,10 @@ static void write_tail(fl_json *w, uint64_t t0, int with_threads) {
     fl_report_capture(w, t0);
 }
 
-static int commit(fl_report *r, const char *what) {
+static int commit(fl_report *r) {
     char name[128];
-    if (fl_report_commit(r, name, sizeof name) != 0) {
-        notify("faultline: could not write the ", what, " report");
-        return -1;
-    }
+    // On failure fl_report_commit says why and prints the report to stderr.
+    if (fl_report_commit(r, name, sizeof name) != 0) return -1;
     notify("faultline: report written: ", name, "");
     return 0;
 }
@@ -170,7 +168,7 @@ int fl_hang_report_hang(fl_hang_episode *ep, uint64_t *detection_ns) {
     uint64_t det = fl_monotonic_ns() - ep->first_seen_ns;
     fl_json_uint(w, "detection_ms", ms(det));
     if (detection_ns) *detection_ns = det;
-    return commit(&r, "hang");
+    return commit(&r);
 }
 
 int fl_hang_report_recovered(fl_hang_episode *ep, uint64_t end_ns, const char *ended_by) {
@@ -185,7 +183,7 @@ int fl_hang_report_recovered(fl_hang_episode *ep, uint64_t end_ns, const char *e
     write_samples(w, ep, culprit, count);
     fl_json_end_object(w);
     write_tail(w, t0, 0);
-    return commit(&r, "hang_recovered");
+    return commit(&r);
 }
 
 static void write_link(fl_json *w, const fl_chain_link *l) {
@@ -235,5 +233,5 @@ int fl_hang_report_deadlock(fl_hang_episode *ep, const fl_wait_chain *chain, con
     uint64_t det = fl_monotonic_ns() - ep->first_seen_ns;
     fl_json_uint(w, "detection_ms", ms(det));
     if (detection_ns) *detection_ns = det;
-    return commit(&r, "deadlock");
+    return commit(&r);
 }

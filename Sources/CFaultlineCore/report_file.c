@@ -7,12 +7,14 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 static int g_dirfd = -1;
+static char g_dir_path[PATH_MAX];  // for messages; empty when none was named
 static uint64_t g_id_seed;
 static atomic_uint_fast64_t g_id_counter;
 
@@ -23,8 +25,9 @@ void fl_report_reseed(void) {
     g_id_seed = seed;
 }
 
-void fl_report_set_dir(int dirfd) {
+void fl_report_set_dir(int dirfd, const char *path) {
     g_dirfd = dirfd;
+    fl_strlcpy(g_dir_path, path ? path : "", sizeof g_dir_path);
     fl_report_reseed();
 }
 
@@ -101,15 +104,48 @@ void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind) {
     fl_json_end_object(w);
 }
 
+// The report could not go into a file: one line saying why, then the
+// report itself, so it is not lost. strerrordesc_np and strerrorname_np read
+// static tables (no locale, no allocation), unlike strerror.
+static void print_unwritten(const fl_report *r, int err) {
+    char line[PATH_MAX + 256];
+    size_t n = fl_strlcpy(line, "faultline: the ", sizeof line);
+    n += fl_strlcpy(line + n, r->kind, sizeof line - n);
+    if (g_dirfd >= 0) {
+        const char *desc = strerrordesc_np(err), *name = strerrorname_np(err);
+        n += fl_strlcpy(line + n, " report could not be written into ", sizeof line - n);
+        n += fl_strlcpy(line + n, g_dir_path, sizeof line - n);
+        n += fl_strlcpy(line + n, ": ", sizeof line - n);
+        n += fl_strlcpy(line + n, desc ? desc : "unknown error", sizeof line - n);
+        if (name) {
+            n += fl_strlcpy(line + n, " (", sizeof line - n);
+            n += fl_strlcpy(line + n, name, sizeof line - n);
+            n += fl_strlcpy(line + n, ")", sizeof line - n);
+        }
+    } else if (g_dir_path[0]) {
+        n += fl_strlcpy(line + n, " report has no directory (", sizeof line - n);
+        n += fl_strlcpy(line + n, g_dir_path, sizeof line - n);
+        n += fl_strlcpy(line + n, " could not be opened)", sizeof line - n);
+    } else {
+        n += fl_strlcpy(line + n, " report has no directory (FAULTLINE_REPORT_DIR is not set)", sizeof line - n);
+    }
+    n += fl_strlcpy(line + n, "; it follows on stderr\n", sizeof line - n);
+    fl_write_all(2, line, n);
+    fl_write_all(2, r->json.buf, r->json.len);
+    fl_write_all(2, "\n", 1);
+}
+
 int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
     fl_json_end_object(&r->json);
-    if (g_dirfd < 0 || r->json.overflowed) {
+    if (r->json.overflowed) {
         // An overflowed report would be invalid JSON; callers size buffers so
         // this does not happen, and if it does we say so rather than lie.
-        if (r->json.overflowed) {
-            static const char msg[] = "faultline: report buffer too small, report dropped\n";
-            fl_write_all(2, msg, sizeof msg - 1);
-        }
+        static const char msg[] = "faultline: report buffer too small, report dropped\n";
+        fl_write_all(2, msg, sizeof msg - 1);
+        return -1;
+    }
+    if (g_dirfd < 0) {
+        print_unwritten(r, 0);
         return -1;
     }
     char final_name[96], tmp_name[104];
@@ -130,11 +166,17 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
     fl_strlcpy(tmp_name + t, ".tmp", sizeof tmp_name - t);
 
     int fd = openat(g_dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) return -1;
+    if (fd < 0) {
+        print_unwritten(r, errno);
+        return -1;
+    }
     int ok = fl_write_all(fd, r->json.buf, r->json.len) == 0 && fl_write_all(fd, "\n", 1) == 0;
+    int err = errno;
     close(fd);
-    if (!ok || renameat(g_dirfd, tmp_name, g_dirfd, final_name) != 0) {
+    if (ok && renameat(g_dirfd, tmp_name, g_dirfd, final_name) != 0) ok = 0, err = errno;
+    if (!ok) {
         unlinkat(g_dirfd, tmp_name, 0);
+        print_unwritten(r, err);
         return -1;
     }
     if (name_out) fl_strlcpy(name_out, final_name, name_cap);

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -31,7 +32,6 @@ static char *g_buf;
 static fl_image_list *g_images;
 static fl_report g_report;
 static uintptr_t g_pcs[SHIM_MAX_REPORT_FRAMES];
-static char g_dir[PATH_MAX];
 
 void shim_report_lock(void) { pthread_mutex_lock(&g_lock); }
 void shim_report_unlock(void) { pthread_mutex_unlock(&g_lock); }
@@ -51,17 +51,19 @@ void shim_report_init(void) {
     const char *dir = getenv("FAULTLINE_REPORT_DIR");
     int fd = -1;
     if (dir && *dir) {
-        fl_strlcpy(g_dir, dir, sizeof g_dir);
         if (fl_mkdir_p(dir) == 0) fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
             line l = {.len = 0};
             add(&l, "faultline: malloc shim cannot open FAULTLINE_REPORT_DIR=");
             add(&l, dir);
+            add(&l, ": ");
+            const char *why = strerrordesc_np(errno);  // a static table: no allocation inside malloc
+            add(&l, why ? why : "unknown error");
             add(&l, "; its reports will go to stderr (check the path and permissions)");
             emit(&l);
         }
     }
-    fl_report_set_dir(fd);
+    fl_report_set_dir(fd, dir && *dir ? dir : 0);
 }
 
 const char *shim_state_name(uint32_t state) {
@@ -208,14 +210,9 @@ static void finish(fl_json *w, line *summary, int at_exit) {
         add(summary, "; report written: ");
         add(summary, name);
         emit(summary);
-    } else if (fl_report_dir() < 0) {
-        add(summary, " (FAULTLINE_REPORT_DIR not set; the report follows)");
-        emit(summary);
-        fl_write_all(2, g_report.json.buf, g_report.json.len);
-        fl_write_all(2, "\n", 1);
     } else {
-        add(summary, "; the report could not be written into ");
-        add(summary, g_dir);
+        // fl_report_commit has said why and printed the report.
+        add(summary, "; the report is on stderr above (not in a file)");
         emit(summary);
     }
     shim_self.depth--;

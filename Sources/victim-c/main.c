@@ -3,6 +3,7 @@
 // expect that function in the report's frames. This program does not link
 // the agent: it is the "unmodified binary" that `faultline exec` injects into.
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -165,6 +166,15 @@ NOINLINE void victim_crash_with_threads(void) {
     victim_null_deref();
 }
 
+NOINLINE void victim_crash_without_report_dir(void) {
+    // The agent holds the directory open; once it is removed, no file can be
+    // created in it, and the report must still reach stderr.
+    const char *dir = getenv("FAULTLINE_REPORT_DIR");
+    if (!dir || rmdir(dir) != 0) { fprintf(stderr, "victim: cannot remove FAULTLINE_REPORT_DIR: %s\n", dir ? strerror(errno) : "not set"); exit(3); }
+    fprintf(stderr, "victim: removed %s; dereferencing NULL\n", dir);
+    victim_null_deref();
+}
+
 static const struct { const char *name; const char *help; } k_commands[] = {
     {"null-deref", "SIGSEGV: store through NULL"},
     {"wild-pointer", "SIGSEGV: store through an unmapped address"},
@@ -180,6 +190,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"two-threads-crash", "SIGSEGV on two threads at the same moment"},
     {"crash-in-handler", "SIGSEGV with an agent crash callback that faults too"},
     {"crash-with-threads", "SIGSEGV on main while three named threads idle"},
+    {"crash-without-report-dir", "remove the (empty) report directory, then SIGSEGV"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
 
@@ -206,6 +217,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "two-threads-crash")) victim_two_threads_crash();
     else if (!strcmp(c, "crash-in-handler")) victim_crash_in_handler();
     else if (!strcmp(c, "crash-with-threads")) victim_crash_with_threads();
+    else if (!strcmp(c, "crash-without-report-dir")) victim_crash_without_report_dir();
     else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
     else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }
     fprintf(stderr, "victim: the fault did not happen\n");

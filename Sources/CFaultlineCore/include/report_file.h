@@ -24,8 +24,10 @@ typedef struct fl_report {
 /// Creates `path` and its missing parents (mode 0700). Returns 0 or -1
 /// with errno set.
 int fl_mkdir_p(const char *path);
-/// Sets the directory reports go to (an open O_DIRECTORY fd) and seeds ids.
-void fl_report_set_dir(int dirfd);
+/// Sets the directory reports go to (an open O_DIRECTORY fd, or -1 when
+/// `path` could not be opened; `path` NULL when none was named), and seeds
+/// ids. `path` is kept for messages.
+void fl_report_set_dir(int dirfd, const char *path);
 /// The report directory fd, or -1.
 int fl_report_dir(void);
 /// Re-seeds report ids (after fork, so parent and child never collide).
@@ -36,6 +38,10 @@ void fl_report_reseed(void);
 void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind);
 /// Closes the top-level object and writes the file. Returns 0 or -1.
 /// `path_out` (may be NULL) receives the file name inside the directory.
+/// When the file cannot be written (no directory, the directory removed,
+/// the disk full), the report is not lost: one line on stderr names the
+/// directory and the cause, and the report follows it there as one line of
+/// JSON.
 int fl_report_commit(fl_report *r, char *name_out, size_t name_cap);
 
 /// What frame 0 of a stack is (docs/report-schema.md, "Frame semantics").
