@@ -178,10 +178,11 @@ static void warn(int source) {
     fl_json_end_object(&r.json);
     fl_json_int(&r.json, "warning_number", g_warnings + 1);
     if (g_opt.top_stacks > 0) fl_memory_stacks_write(&r.json, g_opt.top_stacks);
-    if (fl_report_commit(&r, 0, 0) == 0) {
-        g_warnings++;
-        g_last_warning_ns = now;
-    }
+    // Counted even when it could not go into a file: fl_report_commit then
+    // printed it to stderr, and must not do so again every tick.
+    fl_report_commit(&r, 0, 0);
+    g_warnings++;
+    g_last_warning_ns = now;
 }
 
 /// Bytes of its stack the monitor touches before its first tick.
