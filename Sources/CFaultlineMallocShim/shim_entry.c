@@ -102,9 +102,10 @@ SHIM_EXPORT int posix_memalign(void **out, size_t align, size_t size) {
     return 0;
 }
 
-// glibc 2.36 rounds an alignment that is not a power of two up to one.
+// glibc 2.36 rounds an alignment that is not a power of two up to one; one
+// above 2^63 has none to round to (EINVAL), 2^63 itself fits no block (ENOMEM).
 static void *aligned(size_t align, size_t size, uintptr_t fp) {
-    if (align > (SIZE_MAX >> 1)) { errno = EINVAL; return 0; }
+    if (align > (SIZE_MAX >> 1) + 1) { errno = EINVAL; return 0; }
     if (!is_pow2(align)) align = round_pow2(align);
     return shim_alloc(size, align, 0, fp);
 }

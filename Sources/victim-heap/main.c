@@ -523,6 +523,14 @@ static int api_checks(void) {
     }
     void *bad = NULL;
     EXPECT(posix_memalign(&bad, 24, 10) == EINVAL && posix_memalign(&bad, 4, 10) == EINVAL);
+    // The errors glibc gives for alignments no block can have.
+    size_t top = (size_t)1 << 63;
+    errno = 0;
+    EXPECT(memalign(top, 16) == NULL && errno == ENOMEM);
+    errno = 0;
+    EXPECT(aligned_alloc(top + 1, 16) == NULL && errno == EINVAL);
+    errno = 0;
+    EXPECT(memalign((top >> 1) + 1, 16) == NULL && errno == ENOMEM);
     long page = sysconf(_SC_PAGESIZE);
     void *v = valloc(10), *pv = pvalloc(1);
     EXPECT(((uintptr_t)v % (uintptr_t)page) == 0 && ((uintptr_t)pv % (uintptr_t)page) == 0);
