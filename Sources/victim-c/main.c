@@ -148,21 +148,28 @@ NOINLINE void victim_crash_in_handler(void) {
     victim_null_deref();
 }
 
+static pthread_barrier_t g_named;
+
 static void *idle_thread(void *arg) {
     char name[16];
     snprintf(name, sizeof name, "idler-%d", (int)(intptr_t)arg);
     pthread_setname_np(pthread_self(), name);
+    pthread_barrier_wait(&g_named);
     for (;;) pause();
     return arg;
 }
 
 NOINLINE void victim_crash_with_threads(void) {
-    // Several idle threads, so the report must carry their stacks too.
+    // Several idle threads, so the report must carry their stacks too. Each
+    // has its name before main crashes (a sleep was not enough on a loaded
+    // machine: one thread was still called victim-c).
+    pthread_barrier_init(&g_named, 0, 4);
     for (int i = 0; i < 3; i++) {
         pthread_t t;
         pthread_create(&t, 0, idle_thread, (void *)(intptr_t)i);
     }
-    usleep(20000);
+    pthread_barrier_wait(&g_named);
+    usleep(20000);  // and, very likely, are in pause()
     victim_null_deref();
 }
 
