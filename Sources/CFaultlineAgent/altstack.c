@@ -78,11 +78,16 @@ static void *thread_start(void *p) {
     return result;
 }
 
+static pthread_create_fn real_pthread_create(void) {
+    static pthread_create_fn real;
+    if (!real) real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    return real;
+}
+
 /// Interposes pthread_create so every new thread gets an alternate signal
 /// stack (works both preloaded and linked into an executable).
 __attribute__((visibility("default"))) int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
-    static pthread_create_fn real;
-    if (!real) real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    pthread_create_fn real = real_pthread_create();
     if (!real) return EAGAIN;
     if (!atomic_load(&g_enabled)) return real(thread, attr, start, arg);
     struct trampoline *t = __libc_malloc(sizeof *t);
@@ -92,6 +97,40 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t *thread, con
     int rc = real(thread, attr, thread_start, t);
     if (rc != 0) __libc_free(t);
     return rc;
+}
+
+// --- the agent's own threads ----------------------------------------------
+
+// Static trampolines: the agent starts a handful of threads (again after a
+// fork), each claims a slot until it has copied it out.
+#define FL_AGENT_TRAMPOLINES 8
+static struct trampoline g_agent_trampolines[FL_AGENT_TRAMPOLINES];
+static atomic_int g_agent_trampoline_used[FL_AGENT_TRAMPOLINES];
+
+static void *agent_thread_start(void *p) {
+    struct trampoline *slot = p;
+    struct trampoline t = *slot;
+    atomic_store(&g_agent_trampoline_used[slot - g_agent_trampolines], 0);
+    void *result;  // outside the block pthread_cleanup_push opens
+    fl_altstack_install_current();  // mmap only
+    pthread_cleanup_push(release_altstack, 0);
+    result = t.start(t.arg);
+    pthread_cleanup_pop(1);
+    return result;
+}
+
+int fl_agent_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
+    pthread_create_fn real = real_pthread_create();
+    if (!real) return EAGAIN;
+    for (int i = 0; i < FL_AGENT_TRAMPOLINES; i++) {
+        int expected = 0;
+        if (!atomic_compare_exchange_strong(&g_agent_trampoline_used[i], &expected, 1)) continue;
+        g_agent_trampolines[i] = (struct trampoline){start, arg};
+        int rc = real(thread, attr, agent_thread_start, &g_agent_trampolines[i]);
+        if (rc != 0) atomic_store(&g_agent_trampoline_used[i], 0);
+        return rc;
+    }
+    return real(thread, attr, start, arg);  // no slot: no alternate stack either
 }
 
 // --- existing threads ------------------------------------------------------

@@ -5,6 +5,7 @@
 #ifndef FL_ALTSTACK_H
 #define FL_ALTSTACK_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 /// Size of each alternate stack (libunwind needs a few pages of its own).
@@ -21,5 +22,14 @@ void fl_altstack_enable_for_new_threads(void);
 /// Gives every other existing thread an alternate stack, by asking each to
 /// run sigaltstack on a stack mapped here for it. Returns threads covered.
 int fl_altstack_install_existing(void);
+
+/// Starts one of the agent's own threads (stderr drain, watchdog, memory
+/// monitor) through the real pthread_create, with an alternate stack but
+/// without the program-thread wrapper's heap use: that wrapper frees its
+/// trampoline and warms libunwind on the new thread, and both allocate from
+/// the program's heap whenever the thread first runs. On a loaded machine
+/// that is after the program's own allocations, where a few hundred bytes
+/// pin the top of its heap (glibc can no longer trim it).
+int fl_agent_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
 
 #endif

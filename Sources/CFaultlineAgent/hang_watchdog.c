@@ -1,4 +1,5 @@
 #include "hang_watchdog.h"
+#include "altstack.h"
 #include "include/faultline_hang.h"
 #include "agent_config.h"
 #include "crash_handler.h"
@@ -505,7 +506,7 @@ int fl_hang_install(void) {
     g_debug = debug && *debug == '1';
     if (fl_sample_ring_init(&g_ring) != 0 || fl_hang_report_init() != 0) return -1;
     g_main_tid = getpid();
-    int rc = pthread_create(&g_thread, 0, watchdog_main, 0);
+    int rc = fl_agent_thread_create(&g_thread, 0, watchdog_main, 0);
     if (rc != 0) { errno = rc; return -1; }
     atomic_store(&g_running, 1);
     atexit(at_exit);

@@ -1,4 +1,5 @@
 #include "env_option.h"
+#include "altstack.h"
 #include "memory_monitor.h"
 #include "memory_cgroup.h"
 #include "memory_pressure.h"
@@ -232,7 +233,7 @@ static int start_thread(void) {
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 256u << 10);
-    int rc = pthread_create(&t, &attr, monitor, 0);
+    int rc = fl_agent_thread_create(&t, &attr, monitor, 0);
     pthread_attr_destroy(&attr);
     if (rc != 0) { errno = rc; return -1; }
     pthread_setname_np(t, "faultline-mem");

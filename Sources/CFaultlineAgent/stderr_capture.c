@@ -1,4 +1,5 @@
 #include "stderr_capture.h"
+#include "altstack.h"
 #include "json_writer.h"
 #include "sigsafe.h"
 
@@ -96,7 +97,7 @@ int fl_stderr_capture_start(void) {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &attr, drain, 0);
+    int rc = fl_agent_thread_create(&t, &attr, drain, 0);
     pthread_attr_destroy(&attr);
     if (rc != 0) { dup2(orig, 2); g_orig_fd = 2; return -1; }
     pthread_setname_np(t, "faultline-err");  // 15 characters at most
