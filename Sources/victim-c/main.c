@@ -27,7 +27,7 @@ static int *volatile g_null = NULL;
 
 NOINLINE void victim_null_deref(void) {
     fprintf(stderr, "victim: dereferencing NULL\n");
-    *g_null = 42;
+    *g_null = 42;  // [null-deref store]
 }
 
 NOINLINE void victim_wild_pointer(void) {

@@ -52,25 +52,15 @@ import Glibc
         #expect(report.signal?.name == "SIGABRT")
     }
 
-    /// The number of the line of `file` that contains `marker`.
-    private func line(containing marker: String, in file: String) throws -> Int {
-        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-        let matches = lines.indices.filter { lines[$0].contains(marker) }
-        guard matches.count == 1 else { throw Victims.Unexpected(what: "\(matches.count) lines of \(file) contain \(marker)") }
-        return matches[0] + 1
-    }
-
     /// The shim's stacks are taken by calling code: frame 0 is the return
     /// address of the call to free, and must name the free's own line, not
     /// the statement after it (what looking it up at its exact address gave).
     @Test func doubleFreeStacksNameTheLinesOfTheFrees() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
-        let source = "\(root)/Sources/victim-heap/main.c"
-        let firstFree = try line(containing: "[double-free-lines: first free]", in: source)
-        let secondFree = try line(containing: "[double-free-lines: second free]", in: source)
+        let source = Victims.source("victim-heap/main.c")
+        let firstFree = try Victims.line(containing: "[double-free-lines: first free]", in: source)
+        let secondFree = try Victims.line(containing: "[double-free-lines: second free]", in: source)
 
         let run = try faultline(["exec", "--report-dir", dir, "--", try BuildProducts.path("victim-heap"), "double-free-lines"])
         #expect(run.status == 23, "\(run.stderr)")

@@ -20,7 +20,8 @@ import Testing
         let crashed = try #require(lines.firstIndex { $0.hasPrefix("crashed thread \(report.process.pid) \"victim-c\" (main):") })
         #expect(lines[crashed + 1].hasPrefix("  #0  "))
         #expect(lines[crashed + 1].contains("victim_null_deref at "))
-        #expect(lines[crashed + 1].contains("main.c:29"))
+        let store = try Victims.line(containing: "[null-deref store]", in: Victims.source("victim-c/main.c"))
+        #expect(lines[crashed + 1].contains("main.c:\(store)"))
         #expect(lines[crashed + 1].hasSuffix("(victim-c)"))
         for n in 0..<3 { #expect(lines.contains { $0.hasPrefix("thread ") && $0.hasSuffix("\"idler-\(n)\":") }) }
         #expect(lines.contains { $0.contains("idle_thread at ") })

@@ -27,6 +27,21 @@ enum Victims {
         return "\(dir)/\(names[0])"
     }
 
+    /// The path of a file under `Sources/`, e.g. `victim-c/main.c`.
+    static func source(_ relative: String) -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().path
+        return "\(root)/Sources/\(relative)"
+    }
+
+    /// The number of the only line of `file` that contains `marker`.
+    static func line(containing marker: String, in file: String) throws -> Int {
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let matches = lines.indices.filter { lines[$0].contains(marker) }
+        guard matches.count == 1 else { throw Unexpected(what: "\(matches.count) lines of \(file) contain \(marker)") }
+        return matches[0] + 1
+    }
+
     struct Unexpected: Error, CustomStringConvertible {
         let what: String
         var description: String { what }
