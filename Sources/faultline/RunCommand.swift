@@ -13,7 +13,8 @@ struct RunCommand: ParsableCommand {
             Each run gets a folder .faultline-artifacts/<time>/<scenario>/ with stdout, stderr,
             command, reports/ and result.json; it is kept when the scenario fails or is skipped.
             Exit status: 0 when no scenario failed, 1 when some did, 2 for bad scenario files or
-            no matching scenario, 64 for bad options, 130 when interrupted. See docs/runner.md.
+            no matching scenario, 64 for bad options, 73 when --artifacts, --junit or --json
+            cannot be written, 130 when interrupted. See docs/runner.md.
             """
     )
 
@@ -67,6 +68,13 @@ struct RunCommand: ParsableCommand {
                 : "no scenario name contains \(filters.joined(separator: " or ")); `faultline list` shows the names")
         }
 
+        // Before anything runs: a path that cannot be written is one line now,
+        // not a failure of every scenario or an error after the whole suite.
+        for (option, path) in [("--junit", junit), ("--json", json)] {
+            if let path, let why = OutputLocation.problem(writingFile: path) { cannotWrite("\(why); pass another \(option)") }
+        }
+        if let why = OutputLocation.problem(folder: artifacts) { cannotWrite("\(why); pass another --artifacts") }
+
         var options = RunOptions(buildDirectory: build, artifactsRoot: artifacts, repeatCount: repeatCount, keepArtifacts: keepArtifacts)
         if let jobs { options.jobs = jobs }
         options.memoryLimitRunner = CGroupMemoryLimitRunner()
@@ -87,11 +95,19 @@ struct RunCommand: ParsableCommand {
         Foundation.exit(2)
     }
 
+    /// Prints `faultline: message` and exits 73 (an output cannot be created).
+    private func cannotWrite(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("faultline: \(message)\n".utf8))
+        Foundation.exit(73)
+    }
+
+    /// Writes all of `data` or nothing (a temporary file renamed into place).
     private func write(_ data: Data, to path: String) throws {
         do {
-            try data.write(to: URL(fileURLWithPath: path))
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw ValidationError("cannot write \(path): \(error.localizedDescription); check the folder exists and is writable")
+            let why = (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
+            cannotWrite("cannot write \(path): \(why); the results above are complete, only this file is missing")
         }
     }
 }
