@@ -45,10 +45,28 @@ struct BenchCommand: ParsableCommand {
         if !(threshold > 0 && threshold < 10) { throw ValidationError("--threshold \(threshold) must be a fraction above 0, e.g. 0.1 for 10 %") }
     }
 
+    /// Prints `faultline: message` and exits 73 (an output cannot be created).
+    private func cannotWrite(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("faultline: \(message)\n".utf8))
+        Foundation.exit(73)
+    }
+
+    /// Writes all of `data` or nothing (a temporary file renamed into place).
+    private func write(_ data: Data, to path: String, option: String) {
+        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            let why = (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
+            cannotWrite("\(option) \(path): cannot write it: \(why); the table above is complete")
+        }
+    }
+
     func run() throws {
         // Read the old results first: a bad file should fail before a 15-minute run.
         let old = try comparePath.map { path in
             do { return try BenchReport.load(path: path) } catch { throw ValidationError("\(error)") }
+        }
+        // And an output that cannot be written, before the run rather than after.
+        for (option, path) in [("--json", jsonPath), ("--html", htmlPath)] {
+            if let path, let why = OutputLocation.problem(writingFile: path) { cannotWrite("\(why); pass another \(option)") }
         }
         let build = buildDirectory.map(BuildDirectory.init(path:)) ?? BuildDirectory.ofRunningExecutable()
         let heavy = BenchBuildCheck.librariesLoadingSwiftRuntime(in: build)
@@ -72,15 +90,11 @@ struct BenchCommand: ParsableCommand {
                                  machine: machine, metrics: metrics)
         print(BenchConsole.render(metrics))
         if let jsonPath {
-            do { try report.jsonData().write(to: URL(fileURLWithPath: jsonPath)) } catch {
-                throw ValidationError("--json \(jsonPath): cannot write the results: \(error.localizedDescription)")
-            }
+            write(try report.jsonData(), to: jsonPath, option: "--json")
             print("results: \(jsonPath)")
         }
         if let htmlPath {
-            do { try Data(BenchHTML.render(report).utf8).write(to: URL(fileURLWithPath: htmlPath)) } catch {
-                throw ValidationError("--html \(htmlPath): cannot write the report: \(error.localizedDescription)")
-            }
+            write(Data(BenchHTML.render(report).utf8), to: htmlPath, option: "--html")
             print("HTML report: \(htmlPath)")
         }
         if let old, let comparePath {
