@@ -61,8 +61,11 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         // Read the old results first: a bad file should fail before a 15-minute run.
-        let old = try comparePath.map { path in
-            do { return try BenchReport.load(path: path) } catch { throw ValidationError("\(error)") }
+        let old = comparePath.map { path in
+            do { return try BenchReport.load(path: path) } catch {
+                FileHandle.standardError.write(Data("faultline: --compare \(error)\n".utf8))
+                Foundation.exit(65)
+            }
         }
         // And an output that cannot be written, before the run rather than after.
         for (option, path) in [("--json", jsonPath), ("--html", htmlPath)] {

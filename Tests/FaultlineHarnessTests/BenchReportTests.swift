@@ -107,7 +107,14 @@ private func report(shim: [Double], watchdog: [Double], shimStatus: BenchStatus 
                 Issue.record("\(p) was accepted")
             } catch {
                 #expect("\(error)".hasPrefix(p + ":"))
+                #expect(!"\(error)".contains("\n"), "more than one line: \(error)")
             }
+        }
+        // What is wrong, in a few words (not the decoder's debug text).
+        do {
+            _ = try BenchReport.load(path: path)
+        } catch {
+            #expect("\(error)" == "\(path): not a `faultline bench --json` results file (no 'version' at the top level); give one written by `faultline bench --json FILE`")
         }
     }
 

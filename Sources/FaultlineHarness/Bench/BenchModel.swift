@@ -152,7 +152,20 @@ public struct BenchReport: Codable, Sendable, Equatable {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         do { return try decoder.decode(BenchReport.self, from: data) } catch {
-            throw BenchError("\(path): not a `faultline bench --json` results file (\(error))")
+            throw BenchError("\(path): not a `faultline bench --json` results file (\(Self.reason(error))); give one written by `faultline bench --json FILE`")
+        }
+    }
+
+    /// A decoding error in a few words: what is wrong, and where.
+    static func reason(_ error: Error) -> String {
+        func at(_ path: [CodingKey]) -> String {
+            path.isEmpty ? "at the top level" : "at " + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case DecodingError.keyNotFound(let key, let c): return "no '\(key.stringValue)' \(at(c.codingPath))"
+        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c): return "wrong type \(at(c.codingPath))"
+        case DecodingError.dataCorrupted(let c): return c.codingPath.isEmpty ? "not JSON" : "bad value \(at(c.codingPath))"
+        default: return "\(error)"
         }
     }
 }
