@@ -169,8 +169,14 @@ void shim_leak_init(void) {
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_t t;
-    if (pthread_create(&t, &attr, helper, 0) != 0) return;
+    // The next pthread_create, not the agent's wrapper (when the agent is
+    // loaded too): the wrapper's trampoline allocates from the program's heap
+    // when the thread first runs, which may be late and pin the heap's top.
+    typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    create_fn create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    int rc = create ? create(&t, &attr, helper, 0) : -1;
     pthread_attr_destroy(&attr);
+    if (rc != 0) return;
     pthread_setname_np(t, "faultline-leaks");
     if (want_signal) {
         struct sigaction sa;
