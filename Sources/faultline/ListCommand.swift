@@ -28,6 +28,8 @@ struct ListCommand: ParsableCommand {
         let suite = ScenarioSuite.load(directory: directory)
         for e in suite.errors { FileHandle.standardError.write(Data("\(e)\n".utf8)) }
         let selected = suite.filtered(filters)
+        // Bad files and nothing good (a missing directory): the errors say it all.
+        if selected.isEmpty && !suite.errors.isEmpty { throw ExitCode(2) }
         print(ScenarioListing.render(selected), terminator: "")
         print("\(selected.count) scenario(s)")
         if !suite.errors.isEmpty { throw ExitCode(2) }
