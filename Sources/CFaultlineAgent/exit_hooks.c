@@ -121,7 +121,10 @@ FL_EXPORT int execlp(const char *file, const char *arg0, ...) {
 
 FL_EXPORT int execle(const char *path, const char *arg0, ...) {
     COLLECT_ARGV(arg0, arg0, argv)
-    char *const *envp = va_arg(ap, char *const *);  // after the NULL
+    // envp follows the NULL that ends the arguments; COLLECT_ARGV stopped
+    // before that NULL unless arg0 itself was it.
+    if (arg0) (void)va_arg(ap, char *);
+    char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     return execve(path, argv, envp);
 }

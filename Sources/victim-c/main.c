@@ -182,6 +182,16 @@ NOINLINE void victim_crash_without_report_dir(void) {
     victim_null_deref();
 }
 
+NOINLINE void victim_execle_env(void) {
+    // execle takes the new environment after the NULL that ends the
+    // arguments; env prints it, so the scenario sees whether it arrived.
+    char *const envp[] = {"VICTIM_EXECLE=from-execle", NULL};
+    fprintf(stderr, "victim: execle /usr/bin/env with one variable\n");
+    execle("/usr/bin/env", "env", (char *)NULL, envp);
+    fprintf(stderr, "victim: execle failed: %s\n", strerror(errno));
+    exit(3);
+}
+
 static const struct { const char *name; const char *help; } k_commands[] = {
     {"null-deref", "SIGSEGV: store through NULL"},
     {"wild-pointer", "SIGSEGV: store through an unmapped address"},
@@ -198,6 +208,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-in-handler", "SIGSEGV with an agent crash callback that faults too"},
     {"crash-with-threads", "SIGSEGV on main while three named threads idle"},
     {"crash-without-report-dir", "remove the (empty) report directory, then SIGSEGV"},
+    {"execle-env", "execle /usr/bin/env with the environment VICTIM_EXECLE=from-execle"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
 
@@ -225,6 +236,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "crash-in-handler")) victim_crash_in_handler();
     else if (!strcmp(c, "crash-with-threads")) victim_crash_with_threads();
     else if (!strcmp(c, "crash-without-report-dir")) victim_crash_without_report_dir();
+    else if (!strcmp(c, "execle-env")) victim_execle_env();
     else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
     else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }
     fprintf(stderr, "victim: the fault did not happen\n");
