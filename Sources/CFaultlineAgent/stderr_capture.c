@@ -1,5 +1,6 @@
 #include "stderr_capture.h"
 #include "altstack.h"
+#include "fd_guard.h"
 #include "json_writer.h"
 #include "sigsafe.h"
 
@@ -101,6 +102,10 @@ int fl_stderr_capture_start(void) {
     pthread_attr_destroy(&attr);
     if (rc != 0) { dup2(orig, 2); g_orig_fd = 2; return -1; }
     pthread_setname_np(t, "faultline-err");  // 15 characters at most
+    // A program that closes every fd above 2 must not take these with it.
+    fl_fd_guard(g_read_fd);
+    fl_fd_guard(g_orig_fd);
+    fl_fd_guard(g_write_fd);
     pthread_atfork(0, 0, after_fork_child);
     struct stat st;
     char buf[32];
@@ -149,6 +154,10 @@ static void after_fork_child(void) {
     if (!g_active) return;
     dup2(g_orig_fd, 2);
     g_active = 0;
+    // The child does not capture: its copies are its own to close.
+    fl_fd_unguard(g_read_fd);
+    fl_fd_unguard(g_orig_fd);
+    fl_fd_unguard(g_write_fd);
 }
 
 void fl_stderr_resume(void) {

@@ -192,6 +192,20 @@ NOINLINE void victim_execle_env(void) {
     exit(3);
 }
 
+NOINLINE void victim_stderr_after_closing_fds(void) {
+    // Closes every fd above 2 in the three ways programs do, then writes
+    // more than a pipe holds to stderr: it must all reach the real stderr.
+    for (int fd = 3; fd < 1024; fd++) close(fd);
+    closefrom(3);
+    close_range(3, ~0u, 0);
+    char line[1024];
+    memset(line, '.', sizeof line - 1);
+    line[sizeof line - 1] = '\n';
+    for (int i = 0; i < 80; i++) (void)!write(2, line, sizeof line);
+    fprintf(stderr, "victim: wrote 80 KiB to stderr after closing fds 3 and up\n");
+    exit(0);
+}
+
 static const struct { const char *name; const char *help; } k_commands[] = {
     {"null-deref", "SIGSEGV: store through NULL"},
     {"wild-pointer", "SIGSEGV: store through an unmapped address"},
@@ -208,6 +222,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-in-handler", "SIGSEGV with an agent crash callback that faults too"},
     {"crash-with-threads", "SIGSEGV on main while three named threads idle"},
     {"crash-without-report-dir", "remove the (empty) report directory, then SIGSEGV"},
+    {"stderr-after-closing-fds", "close fds 3 and up (close, closefrom, close_range), then write 80 KiB to stderr"},
     {"execle-env", "execle /usr/bin/env with the environment VICTIM_EXECLE=from-execle"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
@@ -236,6 +251,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "crash-in-handler")) victim_crash_in_handler();
     else if (!strcmp(c, "crash-with-threads")) victim_crash_with_threads();
     else if (!strcmp(c, "crash-without-report-dir")) victim_crash_without_report_dir();
+    else if (!strcmp(c, "stderr-after-closing-fds")) victim_stderr_after_closing_fds();
     else if (!strcmp(c, "execle-env")) victim_execle_env();
     else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
     else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }
