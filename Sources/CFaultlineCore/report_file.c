@@ -13,8 +13,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static int g_dirfd = -1;
+static atomic_int g_dirfd = -1;
 static char g_dir_path[PATH_MAX];  // for messages; empty when none was named
+// The directory g_dirfd was opened on, to notice when the program has
+// closed that fd (daemons close every fd above 2) and perhaps reused the
+// number for a file or a directory of its own; and its absolute path, to
+// open it again then.
+static dev_t g_dir_dev;
+static ino_t g_dir_ino;
+static char g_dir_abs[PATH_MAX];
 static uint64_t g_id_seed;
 static atomic_uint_fast64_t g_id_counter;
 
@@ -26,12 +33,39 @@ void fl_report_reseed(void) {
 }
 
 void fl_report_set_dir(int dirfd, const char *path) {
-    g_dirfd = dirfd;
+    struct stat st;
+    g_dir_abs[0] = 0;
+    if (dirfd >= 0 && fstat(dirfd, &st) == 0) {
+        g_dir_dev = st.st_dev;
+        g_dir_ino = st.st_ino;
+        char link[64] = "/proc/self/fd/";
+        size_t l = fl_strlen(link);
+        l += fl_fmt_u64(link + l, (uint64_t)dirfd);
+        link[l] = 0;
+        ssize_t n = readlink(link, g_dir_abs, sizeof g_dir_abs - 1);
+        g_dir_abs[n > 0 && g_dir_abs[0] == '/' ? n : 0] = 0;
+    }
+    atomic_store(&g_dirfd, dirfd);
     fl_strlcpy(g_dir_path, path ? path : "", sizeof g_dir_path);
     fl_report_reseed();
 }
 
-int fl_report_dir(void) { return g_dirfd; }
+// The report directory's fd, opened again by its absolute path when the
+// one we hold no longer refers to it. The old number is left alone: it is
+// the program's now. Async-signal-safe (fstat, open).
+int fl_report_dir(void) {
+    int fd = atomic_load(&g_dirfd);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == g_dir_dev && st.st_ino == g_dir_ino) return fd;
+    if (!g_dir_abs[0]) return fd;
+    int nfd = open(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    // Removed meanwhile: the number we held is still not ours to use.
+    if (nfd < 0) return -1;
+    if (fstat(nfd, &st) == 0) { g_dir_dev = st.st_dev; g_dir_ino = st.st_ino; }
+    if (!atomic_compare_exchange_strong(&g_dirfd, &fd, nfd)) { close(nfd); return fl_report_dir(); }
+    return nfd;
+}
 
 int fl_mkdir_p(const char *path) {
     char tmp[PATH_MAX];
@@ -111,7 +145,7 @@ static void print_unwritten(const fl_report *r, int err) {
     char line[PATH_MAX + 256];
     size_t n = fl_strlcpy(line, "faultline: the ", sizeof line);
     n += fl_strlcpy(line + n, r->kind, sizeof line - n);
-    if (g_dirfd >= 0) {
+    if (atomic_load(&g_dirfd) >= 0) {
         const char *desc = strerrordesc_np(err), *name = strerrorname_np(err);
         n += fl_strlcpy(line + n, " report could not be written into ", sizeof line - n);
         n += fl_strlcpy(line + n, g_dir_path, sizeof line - n);
@@ -144,8 +178,9 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
         fl_write_all(2, msg, sizeof msg - 1);
         return -1;
     }
-    if (g_dirfd < 0) {
-        print_unwritten(r, 0);
+    int dirfd = fl_report_dir();
+    if (dirfd < 0) {
+        print_unwritten(r, atomic_load(&g_dirfd) >= 0 ? ENOENT : 0);
         return -1;
     }
     char final_name[96], tmp_name[104];
@@ -165,7 +200,7 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
     size_t t = 1 + fl_strlcpy(tmp_name + 1, final_name, sizeof tmp_name - 1);
     fl_strlcpy(tmp_name + t, ".tmp", sizeof tmp_name - t);
 
-    int fd = openat(g_dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = openat(dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
         print_unwritten(r, errno);
         return -1;
@@ -173,9 +208,9 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
     int ok = fl_write_all(fd, r->json.buf, r->json.len) == 0 && fl_write_all(fd, "\n", 1) == 0;
     int err = errno;
     close(fd);
-    if (ok && renameat(g_dirfd, tmp_name, g_dirfd, final_name) != 0) ok = 0, err = errno;
+    if (ok && renameat(dirfd, tmp_name, dirfd, final_name) != 0) ok = 0, err = errno;
     if (!ok) {
-        unlinkat(g_dirfd, tmp_name, 0);
+        unlinkat(dirfd, tmp_name, 0);
         print_unwritten(r, err);
         return -1;
     }

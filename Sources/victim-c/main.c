@@ -206,6 +206,16 @@ NOINLINE void victim_stderr_after_closing_fds(void) {
     exit(0);
 }
 
+NOINLINE void victim_crash_after_closing_fds(void) {
+    // What a daemon does at start: close every fd it did not open itself.
+    // Then directories of its own take the lowest numbers, so an fd the
+    // agent held (its report directory) now names one of the program's.
+    for (int fd = 3; fd < 1024; fd++) close(fd);
+    for (int i = 0; i < 16; i++) open(".", O_RDONLY | O_DIRECTORY);
+    fprintf(stderr, "victim: closed fds 3-1023, opened '.' 16 times; dereferencing NULL\n");
+    victim_null_deref();
+}
+
 static const struct { const char *name; const char *help; } k_commands[] = {
     {"null-deref", "SIGSEGV: store through NULL"},
     {"wild-pointer", "SIGSEGV: store through an unmapped address"},
@@ -223,6 +233,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-with-threads", "SIGSEGV on main while three named threads idle"},
     {"crash-without-report-dir", "remove the (empty) report directory, then SIGSEGV"},
     {"stderr-after-closing-fds", "close fds 3 and up (close, closefrom, close_range), then write 80 KiB to stderr"},
+    {"crash-after-closing-fds", "close fds 3-1023, open '.' into the lowest 16, then SIGSEGV"},
     {"execle-env", "execle /usr/bin/env with the environment VICTIM_EXECLE=from-execle"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
@@ -252,6 +263,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "crash-with-threads")) victim_crash_with_threads();
     else if (!strcmp(c, "crash-without-report-dir")) victim_crash_without_report_dir();
     else if (!strcmp(c, "stderr-after-closing-fds")) victim_stderr_after_closing_fds();
+    else if (!strcmp(c, "crash-after-closing-fds")) victim_crash_after_closing_fds();
     else if (!strcmp(c, "execle-env")) victim_execle_env();
     else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
     else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }
