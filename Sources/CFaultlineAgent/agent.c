@@ -8,6 +8,7 @@
 #include "altstack.h"
 #include "crash_handler.h"
 #include "cxx_exception.h"
+#include "fault_mask.h"
 #include "hang_watchdog.h"
 #include "memory_monitor.h"
 #include "report_file.h"
@@ -136,6 +137,8 @@ int faultline_install(const faultline_options *options) {
         fl_altstack_install_current();
         fl_altstack_enable_for_new_threads();
         fl_altstack_install_existing();
+        // A thread that blocks SIGSEGV would die by it without a report.
+        fl_fault_mask_keep_open();
     }
     // After the crash detector: its thread then starts with an alternate
     // stack like any new thread, and is not one of the "existing" threads

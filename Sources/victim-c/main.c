@@ -106,6 +106,18 @@ static void *crash_thread(void *arg) {
     return arg;
 }
 
+static void *blocked_crash_thread(void *arg) {
+    // Process signals are for the main thread: this worker blocks them all,
+    // as thread pools do.
+    pthread_setname_np(pthread_self(), "blocker");
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, 0);
+    fprintf(stderr, "victim: crashing on a thread that blocks every signal\n");
+    victim_null_deref();
+    return arg;
+}
+
 static void run_thread(void *(*fn)(void *)) {
     pthread_t t;
     pthread_create(&t, 0, fn, 0);
@@ -228,6 +240,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"stack-overflow", "SIGSEGV: unbounded recursion on the main thread"},
     {"thread-stack-overflow", "SIGSEGV: unbounded recursion on thread 'overflower'"},
     {"thread-crash", "SIGSEGV: NULL store on thread 'worker-7'"},
+    {"blocked-thread-crash", "SIGSEGV: NULL store on thread 'blocker', which blocks every signal"},
     {"two-threads-crash", "SIGSEGV on two threads at the same moment"},
     {"crash-in-handler", "SIGSEGV with an agent crash callback that faults too"},
     {"crash-with-threads", "SIGSEGV on main while three named threads idle"},
@@ -258,6 +271,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "stack-overflow")) { fprintf(stderr, "victim: overflowing the main stack\n"); return victim_recurse(0); }
     else if (!strcmp(c, "thread-stack-overflow")) run_thread(overflow_thread);
     else if (!strcmp(c, "thread-crash")) run_thread(crash_thread);
+    else if (!strcmp(c, "blocked-thread-crash")) run_thread(blocked_crash_thread);
     else if (!strcmp(c, "two-threads-crash")) victim_two_threads_crash();
     else if (!strcmp(c, "crash-in-handler")) victim_crash_in_handler();
     else if (!strcmp(c, "crash-with-threads")) victim_crash_with_threads();

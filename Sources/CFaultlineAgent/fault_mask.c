@@ -1,0 +1,67 @@
+// Interposes pthread_sigmask, sigprocmask and sigaction so that no thread
+// blocks the synchronous fault signals (see fault_mask.h). Only the signals
+// a fault raises are kept open; a program's mask is honoured for every
+// other signal, and fully until the crash detector is installed.
+#include "fault_mask.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#define FL_EXPORT __attribute__((visibility("default")))
+
+typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+static const int k_faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS};
+static atomic_int g_keep_open;
+// Resolved before g_keep_open is set, so a handler (the crash path calls
+// sigprocmask) never runs dlsym.
+static mask_fn g_real_pthread_sigmask, g_real_sigprocmask;
+static sigaction_fn g_real_sigaction;
+
+static void resolve(void) {
+    if (!g_real_pthread_sigmask) g_real_pthread_sigmask = (mask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+    if (!g_real_sigprocmask) g_real_sigprocmask = (mask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+    if (!g_real_sigaction) g_real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+}
+
+void fl_fault_mask_keep_open(void) {
+    resolve();
+    if (g_real_pthread_sigmask && g_real_sigprocmask && g_real_sigaction) atomic_store(&g_keep_open, 1);
+}
+
+static void remove_faults(sigset_t *set) {
+    for (unsigned i = 0; i < sizeof k_faults / sizeof k_faults[0]; i++) sigdelset(set, k_faults[i]);
+}
+
+// `set`, or a copy of it without the fault signals in `copy`.
+static const sigset_t *open_faults(int how, const sigset_t *set, sigset_t *copy) {
+    if (!set || how == SIG_UNBLOCK || !atomic_load(&g_keep_open)) return set;
+    *copy = *set;
+    remove_faults(copy);
+    return copy;
+}
+
+FL_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
+    if (!g_real_pthread_sigmask) resolve();
+    sigset_t copy;
+    return g_real_pthread_sigmask(how, open_faults(how, set, &copy), old);
+}
+
+FL_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
+    if (!g_real_sigprocmask) resolve();
+    sigset_t copy;
+    return g_real_sigprocmask(how, open_faults(how, set, &copy), old);
+}
+
+/// A handler's sa_mask is blocked while it runs: a crash inside the
+/// program's own SIGTERM handler must reach ours too.
+FL_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+    if (!g_real_sigaction) resolve();
+    if (!act || !atomic_load(&g_keep_open)) return g_real_sigaction(sig, act, old);
+    struct sigaction copy = *act;
+    remove_faults(&copy.sa_mask);
+    return g_real_sigaction(sig, &copy, old);
+}
