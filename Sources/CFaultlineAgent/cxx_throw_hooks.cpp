@@ -1,4 +1,5 @@
-// Interposers for __cxa_throw, __cxa_rethrow and std::set_terminate.
+// Interposers for __cxa_allocate_exception, __cxa_throw, __cxa_rethrow and
+// std::set_terminate.
 //
 // No C++ standard header is included here on purpose: this file defines
 // symbols the C++ runtime declares with other signatures and attributes
@@ -27,6 +28,7 @@
 
 namespace {
 
+typedef void *(*cxa_allocate_exception_fn)(size_t);
 typedef void (*cxa_throw_fn)(void *, void *, void (*)(void *));
 typedef void (*cxa_rethrow_fn)(void);
 typedef fl_terminate_fn (*set_terminate_fn)(fl_terminate_fn);
@@ -38,6 +40,7 @@ typedef int (*unw_backtrace_fn)(void **, int);
 typedef _Unwind_Reason_Code (*unwind_backtrace_fn)(_Unwind_Trace_Fn, void *);
 typedef uintptr_t (*unwind_get_ip_fn)(struct _Unwind_Context *);
 
+cxa_allocate_exception_fn g_real_allocate_exception;
 cxa_throw_fn g_real_throw;
 cxa_rethrow_fn g_real_rethrow;
 set_terminate_fn g_real_set_terminate;
@@ -90,6 +93,7 @@ void forget_tid_in_child(void) { t_tid = 0; }
 void resolve_runtime(void) {
     // RTLD_NEXT: the next definition after the object holding this code
     // (the preloaded agent, or the executable that links it).
+    g_real_allocate_exception = (cxa_allocate_exception_fn)dlsym(RTLD_NEXT, "__cxa_allocate_exception");
     g_real_throw = (cxa_throw_fn)dlsym(RTLD_NEXT, "__cxa_throw");
     g_real_rethrow = (cxa_rethrow_fn)dlsym(RTLD_NEXT, "__cxa_rethrow");
     g_real_set_terminate = (set_terminate_fn)dlsym(RTLD_NEXT, "_ZSt13set_terminatePFvvE");
@@ -127,6 +131,24 @@ void escape(const void *object) {
     if (!__atomic_compare_exchange_n(&slot->seq, &seq, seq + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
     copy_record(&slot->rec, rec);
     __atomic_store_n(&slot->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+// A new exception object is at `object`: records of an earlier exception
+// that lived there (thrown, caught, freed) no longer describe anything.
+void forget(const void *object) {
+    throw_ring *r = &t_ring;
+    for (unsigned k = 0; k < FL_CXX_THROW_RING; k++)
+        if (r->rec[k].object == object) r->rec[k].object = 0;
+    if (t_rethrow.object == object) t_rethrow.object = 0;
+    for (unsigned i = 0; i < FL_CXX_ESCAPED; i++) {
+        escaped_slot *slot = &g_escaped[i];
+        if (__atomic_load_n(&slot->rec.object, __ATOMIC_RELAXED) != object) continue;
+        unsigned seq = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
+        if (seq & 1) continue;  // being rewritten for another exception right now
+        if (!__atomic_compare_exchange_n(&slot->seq, &seq, seq + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) continue;
+        if (slot->rec.object == object) slot->rec.object = 0;
+        __atomic_store_n(&slot->seq, seq + 2, __ATOMIC_RELEASE);
+    }
 }
 
 int escaped_lookup(const void *object, fl_cxx_throw_record *out) {
@@ -232,6 +254,19 @@ int fl_cxx_take_terminate(fl_terminate_fn own) {
 }
 
 fl_terminate_fn fl_cxx_chained_terminate(void) { return __atomic_load_n(&g_chained, __ATOMIC_SEQ_CST); }
+
+/// Interposes the C++ runtime's exception allocator. The new object may
+/// reuse the address of an exception that was thrown, caught and freed, and
+/// not every new exception is then thrown by __cxa_throw (which would
+/// replace the old record): std::make_exception_ptr builds one for
+/// std::rethrow_exception. Its throw site must read "not found", never the
+/// old exception's.
+FL_EXPORT void *__cxa_allocate_exception(size_t size) {
+    if (__builtin_expect(!g_real_allocate_exception, 0)) resolve_runtime();
+    void *object = g_real_allocate_exception(size);
+    if (object && g_frames > 0 && !g_frozen) forget(object);
+    return object;
+}
 
 /// Interposes the C++ runtime's throw: records the stack, then tail-calls it.
 FL_EXPORT void __cxa_throw(void *object, void *type, void (*destructor)(void *)) {

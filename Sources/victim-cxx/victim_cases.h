@@ -159,6 +159,20 @@ VICTIM_NOINLINE int wait_for_task() {
     return f.get();  // std::rethrow_exception here, outside any try
 }
 
+VICTIM_NOINLINE void throw_and_catch_early() {
+    try {
+        throw std::runtime_error("caught early; its object is freed");
+    } catch (const std::exception &) {
+    }
+}
+
+VICTIM_NOINLINE void rethrow_made_exception_ptr() {
+    victim_say("an exception is thrown and caught; then std::make_exception_ptr builds one (at the freed one's address) and std::rethrow_exception lets it escape");
+    throw_and_catch_early();
+    std::exception_ptr p = std::make_exception_ptr(std::runtime_error("built by make_exception_ptr, never thrown"));
+    std::rethrow_exception(p);
+}
+
 static volatile int victim_stop_noise;
 
 VICTIM_NOINLINE void noise_thread_body(int index) {
@@ -240,6 +254,7 @@ static int victim_usage(const char *self) {
             "  busy-threads      main throws uncaught while three threads throw and catch\n"
             "  future            std::async task throws; future.get() rethrows on main\n"
             "  own-terminate     the program sets its own terminate handler, then throws\n"
+            "  make-exception-ptr  throw and catch, then rethrow a std::make_exception_ptr uncaught\n"
             "  catch-loop [N] [DEPTH]  throw and catch N times (default 100000, depth 8); exits 0\n",
             self);
     return 2;
@@ -264,6 +279,7 @@ static int victim_main(int argc, char **argv) {
     else if (!strcmp(c, "own-terminate")) throw_with_own_handler();
     else if (!strcmp(c, "future")) return wait_for_task();
     else if (!strcmp(c, "busy-threads")) throw_among_throwers();
+    else if (!strcmp(c, "make-exception-ptr")) rethrow_made_exception_ptr();
     else if (!strcmp(c, "catch-loop")) {
         long n = argc > 2 ? atol(argv[2]) : 100000;
         int depth = argc > 3 ? atoi(argv[3]) : 8;
