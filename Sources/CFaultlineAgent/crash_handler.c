@@ -125,7 +125,9 @@ static void write_crashed_thread(fl_json *w, const ucontext_t *uc, fl_frame0 fra
     fl_json_int(w, "tid", tid);
     if (fl_thread_name(tid, name, sizeof name) > 0) fl_json_string(w, "name", name);
     fl_json_bool(w, "main", tid == getpid());
-    if (uc) write_registers(w, uc);
+    // Registers only of an interrupted context (a signal's): a context from
+    // getcontext() (the C++ terminate handler's) leaves several unset.
+    if (uc && frame0 == FL_FRAME0_INTERRUPTED) write_registers(w, uc);
     g_stage = "unwinding the crashed thread";
     int max = fl_agent_config.max_frames;
     if (!uc) {
