@@ -12,7 +12,8 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
     pid_t tids[1024];
     uintptr_t pcs[FL_MAX_FRAMES];
     if (max_threads > 1024) max_threads = 1024;
-    int n = fl_threads_list(tids, max_threads);
+    int total = 0;
+    int n = fl_threads_list_total(tids, max_threads, &total);
     fl_json_begin_array(w, "threads");
     for (int i = 0; i < n; i++) {
         if (tids[i] == skip_tid) continue;
@@ -43,4 +44,6 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
         fl_json_end_object(w);
     }
     fl_json_end_array(w);
+    // Past FAULTLINE_MAX_THREADS: say so, or the list reads as complete.
+    if (total > n) fl_json_int(w, "threads_omitted", total - n);
 }

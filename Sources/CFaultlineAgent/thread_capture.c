@@ -74,23 +74,28 @@ struct linux_dirent64 {
     char d_name[];
 };
 
-int fl_threads_list(pid_t *tids, int max) {
+int fl_threads_list(pid_t *tids, int max) { return fl_threads_list_total(tids, max, 0); }
+
+int fl_threads_list_total(pid_t *tids, int max, int *total) {
     // opendir/readdir allocate; getdents64 on a raw fd does not.
     int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return 0;
     char buf[4096] __attribute__((aligned(8)));
-    int n = 0;
+    int n = 0, all = 0;
     for (;;) {
         long r = syscall(SYS_getdents64, fd, buf, sizeof buf);
         if (r <= 0) break;
         for (long off = 0; off < r;) {
             struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
-            if (d->d_name[0] >= '0' && d->d_name[0] <= '9' && n < max)
-                tids[n++] = (pid_t)fl_parse_dec(d->d_name, 0);
+            if (d->d_name[0] >= '0' && d->d_name[0] <= '9') {
+                if (n < max) tids[n++] = (pid_t)fl_parse_dec(d->d_name, 0);
+                all++;
+            }
             off += d->d_reclen;
         }
     }
     close(fd);
+    if (total) *total = all;
     return n;
 }
 

@@ -185,6 +185,18 @@ NOINLINE void victim_crash_with_threads(void) {
     victim_null_deref();
 }
 
+NOINLINE void victim_crash_with_many_threads(void) {
+    // 40 idle threads, all named before main crashes; a scenario caps the
+    // threads listed (FAULTLINE_MAX_THREADS) below that.
+    pthread_barrier_init(&g_named, 0, 41);
+    for (int i = 0; i < 40; i++) {
+        pthread_t t;
+        pthread_create(&t, 0, idle_thread, (void *)(intptr_t)i);
+    }
+    pthread_barrier_wait(&g_named);
+    victim_null_deref();
+}
+
 NOINLINE void victim_crash_without_report_dir(void) {
     // The agent holds the directory open; once it is removed, no file can be
     // created in it, and the report must still reach stderr.
@@ -244,6 +256,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"two-threads-crash", "SIGSEGV on two threads at the same moment"},
     {"crash-in-handler", "SIGSEGV with an agent crash callback that faults too"},
     {"crash-with-threads", "SIGSEGV on main while three named threads idle"},
+    {"crash-with-many-threads", "SIGSEGV on main while 40 named threads idle"},
     {"crash-without-report-dir", "remove the (empty) report directory, then SIGSEGV"},
     {"stderr-after-closing-fds", "close fds 3 and up (close, closefrom, close_range), then write 80 KiB to stderr"},
     {"crash-after-closing-fds", "close fds 3-1023, open '.' into the lowest 16, then SIGSEGV"},
@@ -275,6 +288,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "two-threads-crash")) victim_two_threads_crash();
     else if (!strcmp(c, "crash-in-handler")) victim_crash_in_handler();
     else if (!strcmp(c, "crash-with-threads")) victim_crash_with_threads();
+    else if (!strcmp(c, "crash-with-many-threads")) victim_crash_with_many_threads();
     else if (!strcmp(c, "crash-without-report-dir")) victim_crash_without_report_dir();
     else if (!strcmp(c, "stderr-after-closing-fds")) victim_stderr_after_closing_fds();
     else if (!strcmp(c, "crash-after-closing-fds")) victim_crash_after_closing_fds();
