@@ -1,4 +1,5 @@
 #include "hang_probe.h"
+#include "fd_guard.h"
 #include "sigsafe.h"
 
 #include <fcntl.h>
@@ -74,6 +75,47 @@ static uint64_t thread_cpu_ns(pid_t tid) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+// The watched thread's syscall file, kept open. A process that makes itself
+// non-dumpable (prctl(PR_SET_DUMPABLE, 0), a change of uid: agents holding
+// keys, setuid programs) gets root-owned /proc/self files, and the mode 0400
+// ones can no longer be opened by it; reading one opened before still works
+// (the kernel lets a process read its own).
+static int g_kept_fd = -1;
+static pid_t g_kept_tid;
+
+void fl_probe_keep(pid_t tid) {
+    if (tid == g_kept_tid && g_kept_fd >= 0) return;
+    char path[64];
+    task_path(path, tid, "syscall");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    fl_probe_forget();
+    fl_fd_guard(fd);  // a program closing every fd must not take it
+    g_kept_fd = fd;
+    g_kept_tid = tid;
+}
+
+void fl_probe_forget(void) {
+    if (g_kept_fd < 0) return;
+    fl_fd_unguard(g_kept_fd);
+    close(g_kept_fd);
+    g_kept_fd = -1;
+    g_kept_tid = 0;
+}
+
+// Reads `tid`'s syscall file into buf: through the kept fd when it is that
+// thread's, else by path.
+static ssize_t read_syscall_file(pid_t tid, char *buf, size_t cap) {
+    if (tid == g_kept_tid && g_kept_fd >= 0) {
+        ssize_t n = pread(g_kept_fd, buf, cap - 1, 0);
+        if (n > 0) { buf[n] = 0; return n; }
+        // That thread is gone (a new one may have its tid): by path.
+    }
+    char path[64];
+    task_path(path, tid, "syscall");
+    return fl_read_file(path, buf, cap);
+}
+
 int fl_probe_thread(pid_t tid, fl_thread_probe *p) {
     char path[64], buf[2048];
     for (size_t i = 0; i < sizeof *p; i++) ((char *)p)[i] = 0;
@@ -91,8 +133,7 @@ int fl_probe_thread(pid_t tid, fl_thread_probe *p) {
     const char *blk = find_field(buf, "\nSigBlk:");
     p->sigblk = blk ? fl_parse_hex(blk, 0) : 0;
     if (p->state == 'Z' || p->state == 'X') return 0;
-    task_path(path, tid, "syscall");
-    if (fl_read_file(path, buf, sizeof buf) <= 0) return -1;
+    if (read_syscall_file(tid, buf, sizeof buf) <= 0) return -2;
     parse_syscall_line(buf, p);
     p->cpu_ns = thread_cpu_ns(tid);
     return 0;

@@ -33,9 +33,17 @@ typedef enum fl_wait_kind {
     FL_WAIT_GONE,          ///< exited or a zombie
 } fl_wait_kind;
 
-/// Observes `tid` (a thread of this process). Returns 0, or -1 when the
-/// thread is gone. Allocation-free.
+/// Observes `tid` (a thread of this process). Returns 0, -1 when the
+/// thread is gone, -2 when its status was read but not its syscall file
+/// (the process is not dumpable). Allocation-free.
 int fl_probe_thread(pid_t tid, fl_thread_probe *p);
+
+/// Keeps `tid`'s syscall file open, so it can still be read after the
+/// process makes itself non-dumpable (its /proc files become root's). One
+/// thread at a time: the watched one. Not async-signal-safe.
+void fl_probe_keep(pid_t tid);
+/// Closes the kept file (in a forked child, which has no watchdog).
+void fl_probe_forget(void);
 
 /// Classifies an observation.
 fl_wait_kind fl_probe_classify(const fl_thread_probe *p);

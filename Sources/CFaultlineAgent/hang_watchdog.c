@@ -79,6 +79,7 @@ typedef struct watch_state {
     int deadlock_reported;
     int traced;                 // under a debugger: no sampling, no reports
     int traced_noted;           // and the user was told once
+    pid_t unreadable_noted;     // told once that this thread's syscall file cannot be read
     fl_hang_episode ep;
 } watch_state;
 
@@ -329,7 +330,16 @@ static void tick(watch_state *s, uint64_t now) {
     // 2. What the thread is doing.
     fl_thread_probe p;
     uint64_t t0 = fl_monotonic_ns();
-    int ok = fl_probe_thread(target, &p) == 0;
+    fl_probe_keep(target);
+    int rc = fl_probe_thread(target, &p);
+    int ok = rc == 0;
+    if (rc == -2 && s->unreadable_noted != target) {
+        s->unreadable_noted = target;
+        char line[200];
+        snprintf(line, sizeof line, "faultline: cannot open /proc/self/task/%d/syscall (the process is not dumpable); "
+                 "thread %d is not watched for hangs\n", (int)target, (int)target);
+        note(line);
+    }
     atomic_fetch_add(&s_probes, 1);
     atomic_fetch_add(&s_probe_ns, fl_monotonic_ns() - t0);
     fl_wait_kind k = ok ? fl_probe_classify(&p) : FL_WAIT_GONE;
@@ -497,6 +507,7 @@ static void at_exit(void) {
 static void after_fork_child(void) {
     // The child has no watchdog thread; an exec'd program installs its own.
     atomic_store(&g_running, 0);
+    fl_probe_forget();
 }
 
 int fl_hang_install(void) {
@@ -506,6 +517,8 @@ int fl_hang_install(void) {
     g_debug = debug && *debug == '1';
     if (fl_sample_ring_init(&g_ring) != 0 || fl_hang_report_init() != 0) return -1;
     g_main_tid = getpid();
+    // Now, while the process may still be dumpable (see fl_probe_keep).
+    fl_probe_keep(g_main_tid);
     int rc = fl_agent_thread_create(&g_thread, 0, watchdog_main, 0);
     if (rc != 0) { errno = rc; return -1; }
     atomic_store(&g_running, 1);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,6 +84,27 @@ static int cmd_spin_recover(int argc, char **argv) {
     int ms = arg_ms(argc, argv, 3000);
     idle_ms(300);
     say("spinning on the main thread for %d ms (started at %llu unix ms)", ms, (unsigned long long)wall_ms());
+    victim_recalculate_totals(ms);
+    say("main thread responsive again");
+    idle_ms(400);
+    return 0;
+}
+
+static int cmd_spin_not_dumpable(int argc, char **argv) {
+    // What a program holding secrets does (ssh-agent, gpg-agent, a setuid
+    // program dropping root): its /proc/self files become root's, and the
+    // mode 0400 ones (task/N/syscall) can no longer be opened by it. Run as
+    // root, the victim first becomes nobody, leaving its report directory
+    // writable for it; a change of uid makes a process non-dumpable too.
+    if (geteuid() == 0) {
+        const char *dir = getenv("FAULTLINE_REPORT_DIR");
+        if (dir) chmod(dir, 0777);
+        if (setgid(65534) != 0 || setuid(65534) != 0) { say("cannot become nobody: %s", strerror(errno)); return 3; }
+    }
+    prctl(PR_SET_DUMPABLE, 0);
+    int ms = arg_ms(argc, argv, 3000);
+    idle_ms(300);
+    say("not dumpable (uid %d); spinning on the main thread for %d ms", (int)getuid(), ms);
     victim_recalculate_totals(ms);
     say("main thread responsive again");
     idle_ms(400);
@@ -346,6 +368,7 @@ struct command { const char *name; int (*run)(int, char **); const char *help; }
 
 static const struct command k_commands[] = {
     {"spin-recover", cmd_spin_recover, "[MS] main thread burns the CPU for MS (3000) ms, then recovers"},
+    {"spin-not-dumpable", cmd_spin_not_dumpable, "[MS] as spin-recover, in a process that made itself non-dumpable (as nobody)"},
     {"sleep-main", cmd_sleep_main, "[MS] main thread sleeps MS (3000) ms in nanosleep"},
     {"heartbeat-stall", cmd_heartbeat_stall, "[MS] heartbeat loop stuck MS (3000) ms in a loop of 1 ms sleeps"},
     {"abba", cmd_abba, "main and abba-worker lock A/B in opposite orders"},
