@@ -51,15 +51,15 @@ static long lowest_guarded(unsigned lo, unsigned hi) {
     return best;
 }
 
-typedef int (*close_fn)(int);
 typedef int (*close_range_fn)(unsigned, unsigned, int);
 
+// glibc's exported alias of close: no dlsym on a path that libraries'
+// constructors (the malloc shim's among them) may take before ours ran.
+extern int __close(int);
+
 FL_EXPORT int close(int fd) {
-    static close_fn real;
     if (fd >= 0 && guarded((unsigned)fd)) { errno = EBADF; return -1; }
-    if (!real) real = (close_fn)dlsym(RTLD_NEXT, "close");
-    // No libc close found (cannot happen with glibc): the plain syscall.
-    return real ? real(fd) : (int)syscall(SYS_close, fd);
+    return __close(fd);
 }
 
 static int real_close_range(unsigned lo, unsigned hi, int flags) {
