@@ -96,14 +96,18 @@ static int count_args(const char *arg0, va_list ap) {
     return n;
 }
 
+// glibc declares arg0 nonnull, but execl(path, NULL) is legal and happens;
+// the empty asm hides the attribute so the NULL checks are not folded away.
 #define COLLECT_ARGV(arg0, last, argv_name)                       \
     va_list ap, ap2;                                              \
     va_start(ap, last);                                           \
+    const char *a0_ = (arg0);                                     \
+    __asm__("" : "+r"(a0_));                                      \
     va_copy(ap2, ap);                                             \
-    int n_ = count_args(arg0, ap2);                               \
+    int n_ = count_args(a0_, ap2);                                \
     va_end(ap2);                                                  \
     char *argv_name[n_ + 1];                                      \
-    argv_name[0] = (char *)(arg0);                                \
+    argv_name[0] = (char *)a0_;                                   \
     for (int i_ = 1; i_ < n_; i_++) argv_name[i_] = va_arg(ap, char *); \
     argv_name[n_] = NULL;
 
@@ -123,7 +127,7 @@ FL_EXPORT int execle(const char *path, const char *arg0, ...) {
     COLLECT_ARGV(arg0, arg0, argv)
     // envp follows the NULL that ends the arguments; COLLECT_ARGV stopped
     // before that NULL unless arg0 itself was it.
-    if (arg0) (void)va_arg(ap, char *);
+    if (n_ > 0) (void)va_arg(ap, char *);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     return execve(path, argv, envp);
