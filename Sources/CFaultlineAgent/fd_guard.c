@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #define FL_EXPORT __attribute__((visibility("default")))
-#define FL_FD_GUARD_MAX 8
+// stderr capture 3, hang probe 1, memory monitor up to about 16 (cgroup
+// counters and limits, pressure, statm, maps).
+#define FL_FD_GUARD_MAX 32
 
 // fd + 1 per slot, 0 when free.
 static atomic_int g_guarded[FL_FD_GUARD_MAX];

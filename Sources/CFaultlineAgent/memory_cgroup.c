@@ -1,4 +1,5 @@
 #include "memory_cgroup.h"
+#include "fd_guard.h"
 #include "sigsafe.h"
 
 #include <fcntl.h>
@@ -131,10 +132,14 @@ static int directory_of(const mount_entry *m, const char *path, char *out, size_
     return 0;
 }
 
+// Counters and limits are read for the monitor's life, so a program that
+// closes every fd must not take them.
 static int open_ro(const char *dir, const char *file) {
     char p[PATH_MAX + 64];
     snprintf(p, sizeof p, "%s/%s", dir, file);
-    return open(p, O_RDONLY | O_CLOEXEC);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    fl_fd_guard(fd);
+    return fd;
 }
 
 int fl_memcg_open(fl_memcg *m, char *why, int why_cap) {

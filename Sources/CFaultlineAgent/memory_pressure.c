@@ -1,4 +1,5 @@
 #include "memory_pressure.h"
+#include "fd_guard.h"
 #include "sigsafe.h"
 
 #include <errno.h>
@@ -10,7 +11,11 @@
 
 enum { KIND_V1_LEVEL = 1, KIND_PSI, KIND_V2_EVENTS };
 
+// The fds stay open for the monitor's life; a program closing every fd
+// must not take them (their numbers would then be another file's).
 static void add(fl_pressure *p, int fd, short events, int kind, int ctl) {
+    fl_fd_guard(fd);
+    fl_fd_guard(ctl);
     p->pfds[p->count] = (struct pollfd){ .fd = fd, .events = events };
     p->kinds[p->count] = kind;
     p->ctl_fds[p->count] = ctl;
@@ -126,8 +131,9 @@ int fl_pressure_take(fl_pressure *p, int i, fl_json *w) {
 void fl_pressure_close(fl_pressure *p) {
     for (int i = 0; i < p->count; i++) {
         int fd = p->pfds[i].fd < 0 ? -p->pfds[i].fd - 1 : p->pfds[i].fd;
+        fl_fd_unguard(fd);
         close(fd);
-        if (p->ctl_fds[i] >= 0) close(p->ctl_fds[i]);
+        if (p->ctl_fds[i] >= 0) { fl_fd_unguard(p->ctl_fds[i]); close(p->ctl_fds[i]); }
     }
     p->count = 0;
 }

@@ -1,4 +1,5 @@
 #include "memory_stacks.h"
+#include "fd_guard.h"
 #include "image_list.h"
 #include "report_file.h"
 
@@ -33,8 +34,11 @@ int fl_memory_stacks_init(void) {
 void fl_memory_stacks_prefault(void) {
     if (!g_top) return;
     // A forked child inherits its parent's maps, not its own.
-    if (g_maps >= 0) close(g_maps);
+    if (g_maps >= 0) { fl_fd_unguard(g_maps); close(g_maps); }
     g_maps = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    // Read with lseek and read later: were its number another file's, that
+    // file's offset would move under the program.
+    fl_fd_guard(g_maps);
     if (g_maps < 0) return;
     fl_images_load_fd(g_all, g_maps);
     // As many pages of g_used as the fullest it can get: all the images.

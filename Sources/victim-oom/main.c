@@ -213,12 +213,16 @@ static void usage(void) {
             "  pressure SIZE FILE [MS=2000]     hold SIZE and cycle FILE bytes of page cache\n"
             "  sleep-forever                    sleep until killed\n"
             "  fork-exit [N=20]                 N children _exit, N exec /bin/true; none may leave a breadcrumb file\n"
-            "  stall-at-limit                   OOM killer off, a child stalls at the limit; was a breadcrumb written?\n");
+            "  stall-at-limit                   OOM killer off, a child stalls at the limit; was a breadcrumb written?\n"
+            "VICTIM_CLOSE_FDS=1 closes every fd above 2 first (closefrom(3)).\n");
 }
 
 int main(int argc, char **argv) {
     setvbuf(stdout, 0, _IOLBF, 0);
     if (argc < 2) { usage(); return 2; }
+    // As daemons do at start: every fd above 2 goes, the agent's included
+    // unless it guards them.
+    if (getenv("VICTIM_CLOSE_FDS")) closefrom(3);
     const char *cmd = argv[1];
     const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
     if (!strcmp(cmd, "malloc-grow")) victim_malloc_grow(a ? parse_size("STEP", a) : 64 * KiB);
