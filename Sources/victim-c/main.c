@@ -171,29 +171,28 @@ static void *idle_thread(void *arg) {
     return arg;
 }
 
-NOINLINE void victim_crash_with_threads(void) {
-    // Several idle threads, so the report must carry their stacks too. Each
-    // has its name before main crashes (a sleep was not enough on a loaded
-    // machine: one thread was still called victim-c).
-    pthread_barrier_init(&g_named, 0, 4);
-    for (int i = 0; i < 3; i++) {
+// Starts `n` idle threads and returns once every one has its name (a sleep
+// was not enough on a loaded machine: one thread was still called victim-c).
+static void start_named_idlers(int n) {
+    pthread_barrier_init(&g_named, 0, (unsigned)n + 1);
+    for (int i = 0; i < n; i++) {
         pthread_t t;
         pthread_create(&t, 0, idle_thread, (void *)(intptr_t)i);
     }
     pthread_barrier_wait(&g_named);
+}
+
+NOINLINE void victim_crash_with_threads(void) {
+    // Several idle threads, so the report must carry their stacks too.
+    start_named_idlers(3);
     usleep(20000);  // and, very likely, are in pause()
     victim_null_deref();
 }
 
 NOINLINE void victim_crash_with_many_threads(void) {
-    // 40 idle threads, all named before main crashes; a scenario caps the
-    // threads listed (FAULTLINE_MAX_THREADS) below that.
-    pthread_barrier_init(&g_named, 0, 41);
-    for (int i = 0; i < 40; i++) {
-        pthread_t t;
-        pthread_create(&t, 0, idle_thread, (void *)(intptr_t)i);
-    }
-    pthread_barrier_wait(&g_named);
+    // 40 idle threads; a scenario caps the threads listed
+    // (FAULTLINE_MAX_THREADS) below that.
+    start_named_idlers(40);
     victim_null_deref();
 }
 
