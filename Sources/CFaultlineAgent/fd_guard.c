@@ -17,6 +17,10 @@
 // counters and limits, pressure, statm, maps).
 #define FL_FD_GUARD_MAX 32
 
+// glibc's exported alias of close: no dlsym on a path that libraries'
+// constructors (the malloc shim's among them) may take before ours ran.
+extern int __close(int);
+
 // fd + 1 per slot, 0 when free.
 static atomic_int g_guarded[FL_FD_GUARD_MAX];
 
@@ -33,6 +37,11 @@ void fl_fd_unguard(int fd) {
         int expected = fd + 1;
         atomic_compare_exchange_strong(&g_guarded[i], &expected, 0);
     }
+}
+
+void fl_fd_close(int fd) {
+    fl_fd_unguard(fd);
+    __close(fd);
 }
 
 static int guarded(unsigned fd) {
@@ -55,9 +64,6 @@ static long lowest_guarded(unsigned lo, unsigned hi) {
 
 typedef int (*close_range_fn)(unsigned, unsigned, int);
 
-// glibc's exported alias of close: no dlsym on a path that libraries'
-// constructors (the malloc shim's among them) may take before ours ran.
-extern int __close(int);
 
 FL_EXPORT int close(int fd) {
     if (fd >= 0 && guarded((unsigned)fd)) { errno = EBADF; return -1; }

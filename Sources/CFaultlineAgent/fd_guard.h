@@ -9,7 +9,9 @@
 
 /// Protects `fd` from the program's close, closefrom and close_range.
 void fl_fd_guard(int fd);
-/// Ends the protection (the agent closes `fd`, or no longer needs it).
+/// Ends the protection (the agent no longer needs `fd` guarded).
 void fl_fd_unguard(int fd);
+/// Ends the protection and closes `fd`: how the agent closes its own.
+void fl_fd_close(int fd);
 
 #endif

@@ -97,8 +97,7 @@ void fl_probe_keep(pid_t tid) {
 
 void fl_probe_forget(void) {
     if (g_kept_fd < 0) return;
-    fl_fd_unguard(g_kept_fd);
-    close(g_kept_fd);
+    fl_fd_close(g_kept_fd);
     g_kept_fd = -1;
     g_kept_tid = 0;
 }

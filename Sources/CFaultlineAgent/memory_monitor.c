@@ -90,7 +90,7 @@ static uint64_t peak_now(uint64_t usage) {
 /// Opens (again, in a forked child) and reads /proc/self/statm once, so a
 /// later read needs no new kernel buffer.
 static void open_statm(void) {
-    if (g_statm >= 0) { fl_fd_unguard(g_statm); close(g_statm); }
+    if (g_statm >= 0) fl_fd_close(g_statm);
     g_statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
     fl_fd_guard(g_statm);  // read for the monitor's life: a program closing every fd must not take it
     char buf[128];

@@ -131,9 +131,8 @@ int fl_pressure_take(fl_pressure *p, int i, fl_json *w) {
 void fl_pressure_close(fl_pressure *p) {
     for (int i = 0; i < p->count; i++) {
         int fd = p->pfds[i].fd < 0 ? -p->pfds[i].fd - 1 : p->pfds[i].fd;
-        fl_fd_unguard(fd);
-        close(fd);
-        if (p->ctl_fds[i] >= 0) { fl_fd_unguard(p->ctl_fds[i]); close(p->ctl_fds[i]); }
+        fl_fd_close(fd);
+        if (p->ctl_fds[i] >= 0) fl_fd_close(p->ctl_fds[i]);
     }
     p->count = 0;
 }

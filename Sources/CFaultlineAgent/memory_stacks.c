@@ -34,7 +34,7 @@ int fl_memory_stacks_init(void) {
 void fl_memory_stacks_prefault(void) {
     if (!g_top) return;
     // A forked child inherits its parent's maps, not its own.
-    if (g_maps >= 0) { fl_fd_unguard(g_maps); close(g_maps); }
+    if (g_maps >= 0) fl_fd_close(g_maps);
     g_maps = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     // Read with lseek and read later: were its number another file's, that
     // file's offset would move under the program.
