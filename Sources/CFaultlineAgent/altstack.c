@@ -66,16 +66,22 @@ static void release_altstack(void *unused) {
 extern void *__libc_malloc(size_t);
 extern void __libc_free(void *);
 
-static void *thread_start(void *p) {
-    struct trampoline t = *(struct trampoline *)p;
-    __libc_free(p);
-    void *result;
-    fl_altstack_install_current();
-    fl_unwinder_warm_thread();
+// Runs a new thread's start routine on an alternate stack of its own,
+// which it gives back when the thread ends (returns or is cancelled).
+static void *run_with_altstack(struct trampoline t) {
+    void *result;  // outside the block pthread_cleanup_push opens
+    fl_altstack_install_current();  // mmap only
     pthread_cleanup_push(release_altstack, 0);
     result = t.start(t.arg);
     pthread_cleanup_pop(1);
     return result;
+}
+
+static void *thread_start(void *p) {
+    struct trampoline t = *(struct trampoline *)p;
+    __libc_free(p);
+    fl_unwinder_warm_thread();
+    return run_with_altstack(t);
 }
 
 static pthread_create_fn real_pthread_create(void) {
@@ -111,12 +117,7 @@ static void *agent_thread_start(void *p) {
     struct trampoline *slot = p;
     struct trampoline t = *slot;
     atomic_store(&g_agent_trampoline_used[slot - g_agent_trampolines], 0);
-    void *result;  // outside the block pthread_cleanup_push opens
-    fl_altstack_install_current();  // mmap only
-    pthread_cleanup_push(release_altstack, 0);
-    result = t.start(t.arg);
-    pthread_cleanup_pop(1);
-    return result;
+    return run_with_altstack(t);
 }
 
 int fl_agent_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
@@ -157,7 +158,7 @@ static void install_handler(int sig, siginfo_t *info, void *uc) {
 
 int fl_altstack_install_existing(void) {
     pid_t tids[FL_MAX_EXISTING];
-    int n = fl_threads_list(tids, FL_MAX_EXISTING);
+    int n = fl_threads_list(tids, FL_MAX_EXISTING, 0);
     pid_t me = fl_gettid();
     int asked = 0;
     for (int i = 0; i < n; i++) {
