@@ -13,7 +13,7 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
     uintptr_t pcs[FL_MAX_FRAMES];
     if (max_threads > 1024) max_threads = 1024;
     int total = 0;
-    int n = fl_threads_list_total(tids, max_threads, &total);
+    int n = fl_threads_list(tids, max_threads, &total);
     fl_json_begin_array(w, "threads");
     for (int i = 0; i < n; i++) {
         if (tids[i] == skip_tid) continue;

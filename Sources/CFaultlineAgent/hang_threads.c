@@ -41,7 +41,7 @@ void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *imag
     static uintptr_t pcs[FL_MAX_FRAMES];
     if (max_threads > 1024) max_threads = 1024;
     int total = 0;
-    int n = fl_threads_list_total(tids, max_threads, &total);
+    int n = fl_threads_list(tids, max_threads, &total);
     int sig = fl_threads_signal();
     fl_json_begin_array(w, "threads");
     for (int i = 0; i < n; i++) {

@@ -74,9 +74,7 @@ struct linux_dirent64 {
     char d_name[];
 };
 
-int fl_threads_list(pid_t *tids, int max) { return fl_threads_list_total(tids, max, 0); }
-
-int fl_threads_list_total(pid_t *tids, int max, int *total) {
+int fl_threads_list(pid_t *tids, int max, int *total) {
     // opendir/readdir allocate; getdents64 on a raw fd does not.
     int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return 0;

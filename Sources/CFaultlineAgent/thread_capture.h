@@ -21,11 +21,10 @@ int fl_threads_signal(void);
 /// (new threads inherit its mask). Not needed on the fault path.
 void fl_threads_unblock_agent_signals(void);
 
-/// Lists the process's threads (from /proc/self/task). Returns the count.
-int fl_threads_list(pid_t *tids, int max);
-/// The same, and `*total` (may be NULL) receives how many threads there
-/// are, also those past `max` that were not listed.
-int fl_threads_list_total(pid_t *tids, int max, int *total);
+/// Lists the process's threads (from /proc/self/task), at most `max`.
+/// Returns the count listed; `*total` (may be NULL) receives how many
+/// threads there are, also those past `max`.
+int fl_threads_list(pid_t *tids, int max, int *total);
 
 /// Reads a thread's name (comm) into `buf`. Returns its length, 0 if unknown.
 int fl_thread_name(pid_t tid, char *buf, int cap);

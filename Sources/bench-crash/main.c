@@ -168,11 +168,11 @@ static void bench_thread_capture(int runs) {
     pthread_t t;
     pthread_barrier_init(&g_ready, 0, 2);
     pid_t tids[64];
-    int before = fl_threads_list(tids, 64);
+    int before = fl_threads_list(tids, 64, 0);
     pthread_create(&t, 0, deep_thread, 0);
     pthread_barrier_wait(&g_ready);
     usleep(1000);
-    int n = fl_threads_list(tids, 64);
+    int n = fl_threads_list(tids, 64, 0);
     pid_t target = n > before ? tids[n - 1] : tids[0];
     uint64_t *v = calloc((size_t)runs, sizeof(uint64_t));
     uintptr_t pcs[256];
