@@ -81,5 +81,6 @@ void fl_breadcrumb_remove(void) {
     g_owner = 0;
     char name[64];
     name_for(name, sizeof name, me);
-    if (fl_report_dir() >= 0) unlinkat(fl_report_dir(), name, 0);
+    int dir = fl_report_dir();  // checks (fstat) that the fd is still the directory's
+    if (dir >= 0) unlinkat(dir, name, 0);
 }

@@ -14,11 +14,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <string.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
