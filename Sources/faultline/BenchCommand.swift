@@ -1,4 +1,5 @@
 import ArgumentParser
+import Faultline
 import FaultlineHarness
 import Foundation
 
@@ -45,18 +46,9 @@ struct BenchCommand: ParsableCommand {
         if !(threshold > 0 && threshold < 10) { throw ValidationError("--threshold \(threshold) must be a fraction above 0, e.g. 0.1 for 10 %") }
     }
 
-    /// Prints `faultline: message` and exits 73 (an output cannot be created).
-    private func cannotWrite(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("faultline: \(message)\n".utf8))
-        Foundation.exit(73)
-    }
-
-    /// Writes all of `data` or nothing (a temporary file renamed into place).
+    /// Writes all of `data` or nothing; exits 73 when it cannot.
     private func write(_ data: Data, to path: String, option: String) {
-        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            let why = (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
-            cannotWrite("\(option) \(path): cannot write it: \(why); the table above is complete")
-        }
+        if let why = OutputLocation.write(data, to: path) { exitCannotWrite("\(option): \(why); the table above is complete") }
     }
 
     func run() throws {
@@ -68,9 +60,7 @@ struct BenchCommand: ParsableCommand {
             }
         }
         // And an output that cannot be written, before the run rather than after.
-        for (option, path) in [("--json", jsonPath), ("--html", htmlPath)] {
-            if let path, let why = OutputLocation.problem(writingFile: path) { cannotWrite("\(why); pass another \(option)") }
-        }
+        exitUnlessWritable([("--json", jsonPath), ("--html", htmlPath)])
         let build = buildDirectory.map(BuildDirectory.init(path:)) ?? BuildDirectory.ofRunningExecutable()
         let heavy = BenchBuildCheck.librariesLoadingSwiftRuntime(in: build)
         for lib in heavy {

@@ -70,10 +70,8 @@ struct RunCommand: ParsableCommand {
 
         // Before anything runs: a path that cannot be written is one line now,
         // not a failure of every scenario or an error after the whole suite.
-        for (option, path) in [("--junit", junit), ("--json", json)] {
-            if let path, let why = OutputLocation.problem(writingFile: path) { cannotWrite("\(why); pass another \(option)") }
-        }
-        if let why = OutputLocation.problem(folder: artifacts) { cannotWrite("\(why); pass another --artifacts") }
+        exitUnlessWritable([("--junit", junit), ("--json", json)])
+        if let why = OutputLocation.problem(folder: artifacts) { exitCannotWrite("\(why); pass another --artifacts") }
 
         var options = RunOptions(buildDirectory: build, artifactsRoot: artifacts, repeatCount: repeatCount, keepArtifacts: keepArtifacts)
         if let jobs { options.jobs = jobs }
@@ -83,8 +81,8 @@ struct RunCommand: ParsableCommand {
         let result = SuiteRunner(options: options).run(selected, progress: progress)
         progress.done()
         print(ConsoleSummary.render(result, repeatCount: repeatCount), terminator: "")
-        if let junit { try write(Data(JUnitWriter.render(result).utf8), to: junit) }
-        if let json { try write(try JSONResultsWriter.render(result), to: json) }
+        if let junit { write(Data(JUnitWriter.render(result).utf8), to: junit) }
+        if let json { write(try JSONResultsWriter.render(result), to: json) }
         if result.failed { throw ExitCode(1) }
     }
 
@@ -95,19 +93,10 @@ struct RunCommand: ParsableCommand {
         Foundation.exit(2)
     }
 
-    /// Prints `faultline: message` and exits 73 (an output cannot be created).
-    private func cannotWrite(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("faultline: \(message)\n".utf8))
-        Foundation.exit(73)
-    }
-
-    /// Writes all of `data` or nothing (a temporary file renamed into place).
-    private func write(_ data: Data, to path: String) throws {
-        do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            let why = (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
-            cannotWrite("cannot write \(path): \(why); the results above are complete, only this file is missing")
+    /// Writes all of `data` or nothing; exits 73 when it cannot.
+    private func write(_ data: Data, to path: String) {
+        if let why = OutputLocation.write(data, to: path) {
+            exitCannotWrite("\(why); the results above are complete, only this file is missing")
         }
     }
 }

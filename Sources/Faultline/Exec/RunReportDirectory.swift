@@ -148,14 +148,9 @@ public struct RunReportDirectory: Sendable {
     /// passes permission checks that a real write can still fail, e.g. on a
     /// read-only file system).
     private static func probe(_ dir: String) throws(SetupError) {
-        let probe = "\(dir)/.faultline-probe-\(getpid())"
-        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            let why = String(cString: strerror(errno))
+        if let why = OutputLocation.probe(dir) {
             throw SetupError(message: "cannot write into report directory \(dir): \(why); pass another --report-dir")
         }
-        close(fd)
-        unlink(probe)
     }
 
     /// Removes the given directories, innermost first, while they are empty.

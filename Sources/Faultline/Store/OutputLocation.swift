@@ -4,9 +4,9 @@ import Foundation
 import Glibc
 #endif
 
-/// Checks, before a suite runs, that the files and folders it will write
-/// can be written: a bad path is then one line up front, not a failure of
-/// every scenario or an error after the whole suite ran.
+/// Checks, before a command's work starts, that the files and folders it
+/// will write can be written (a bad path is then one line up front, not a
+/// failure after the work), and writes such files whole or not at all.
 public enum OutputLocation {
     /// Nil when a file can be created at `path` (its folder must exist);
     /// else one line naming the path and the cause.
@@ -33,9 +33,22 @@ public enum OutputLocation {
         return probe(path).map { "cannot write into \(path): \($0)" }
     }
 
-    /// Creates and removes a file in `folder` (root passes permission checks
-    /// that a real write can still fail, e.g. on a read-only file system).
-    private static func probe(_ folder: String) -> String? {
+    /// Writes all of `data` to `path` or nothing (a temporary file renamed
+    /// into place). Nil when written; else one line naming the path and why.
+    public static func write(_ data: Data, to path: String) -> String? {
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            return nil
+        } catch {
+            let why = (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
+            return "cannot write \(path): \(why)"
+        }
+    }
+
+    /// Creates and removes a file in `folder`; nil when that worked, else
+    /// why not (strerror). Root passes permission checks that a real write
+    /// can still fail, e.g. on a read-only file system.
+    static func probe(_ folder: String) -> String? {
         let probe = "\(folder)/.faultline-probe-\(getpid())"
         let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
