@@ -251,11 +251,14 @@ static int double_free_trimmed(void) {
     malloc_trim(0);
     // The lowest block wholly above the new break: the break is rounded to a
     // page, so the last block may share the page that stays (it did when
-    // other allocations shifted the heap by a few hundred bytes).
+    // other allocations shifted the heap by a few hundred bytes). "Wholly"
+    // counts what lies in front of the pointer: the shim's 32-byte header
+    // and 16 bytes of list links, and glibc's 16-byte chunk header.
+    enum { IN_FRONT = 64 };
     uintptr_t brk_now = (uintptr_t)sbrk(0);
     char *gone = 0;
     for (int i = 0; i < N; i++)
-        if ((uintptr_t)blocks[i] - 16 >= brk_now && (!gone || blocks[i] < gone)) gone = blocks[i];
+        if ((uintptr_t)blocks[i] - IN_FRONT >= brk_now && (!gone || blocks[i] < gone)) gone = blocks[i];
     if (!gone) {
         fprintf(stderr, "victim: glibc did not give the heap's top back (break %p, last block %p)\n", (void *)brk_now, (void *)blocks[N - 1]);
         return 3;
