@@ -45,7 +45,10 @@ static uintptr_t g_deep[FL_DEEP_FRAMES];
 // 0: idle; 1: a thread is writing a report (g_owner).
 static atomic_int g_state;
 static atomic_int g_owner;
-static atomic_int g_suppress_next;
+// Thread id whose next SIGABRT is already reported (0: none). Only that
+// signal on that thread: a terminate handler that itself segfaults, or
+// another thread crashing meanwhile, still gets its report.
+static atomic_int g_suppress_abort_tid;
 static int g_first_sig;
 static siginfo_t g_first_info;
 static fl_report g_report;
@@ -63,7 +66,7 @@ void fl_crash_set_callback(faultline_crash_callback cb, void *ctx) {
     g_cb = cb;
 }
 
-void fl_crash_suppress_next(void) { atomic_store(&g_suppress_next, 1); }
+void fl_crash_suppress_next_abort(void) { atomic_store(&g_suppress_abort_tid, fl_gettid()); }
 
 static void restore_previous(void) {
     for (int i = 0; i < FL_NSIGNALS; i++) sigaction(k_signals[i], &g_prev[i], 0);
@@ -254,8 +257,9 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
     atomic_store(&g_owner, me);
     g_first_sig = sig;
     g_first_info = *info;
-    if (atomic_exchange(&g_suppress_next, 0) == 0)
-        write_report("crash", sig, info, (const ucontext_t *)ucv, FL_FRAME0_INTERRUPTED, 0, 0);
+    int suppressed = sig == SIGABRT && atomic_load(&g_suppress_abort_tid) == me;
+    if (suppressed) atomic_store(&g_suppress_abort_tid, 0);
+    else write_report("crash", sig, info, (const ucontext_t *)ucv, FL_FRAME0_INTERRUPTED, 0, 0);
     fl_stderr_release();
     restore_previous();
     if (!is_hardware_fault(sig, info)) syscall(SYS_tgkill, getpid(), me, sig);
@@ -271,7 +275,7 @@ int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, 
     g_first_sig = SIGABRT;
     memset(&g_first_info, 0, sizeof g_first_info);
     write_report(kind, 0, 0, (const ucontext_t *)ucontext, frame0, extra, ctx);
-    atomic_store(&g_suppress_next, 1);
+    atomic_store(&g_suppress_abort_tid, me);
     atomic_store(&g_state, 0);
     return 0;
 }

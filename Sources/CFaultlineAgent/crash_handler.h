@@ -30,7 +30,8 @@ typedef unsigned long (*fl_fault_describer)(const void *siginfo, const void *uco
 /// Reports a fatal event found by another detector (for example an uncaught
 /// C++ exception) through the crash path: the caller writes its own
 /// sections with `extra`, the crash detector adds threads and images, and
-/// the crash report for the signal that follows is suppressed.
+/// no crash report is written for the SIGABRT this thread raises next (the
+/// abort that ends the event); any other fatal signal is still reported.
 /// `kind` names the report. The crashed thread's stack is unwound from
 /// `ucontext` when given, whose pc `frame0` describes (a context from
 /// getcontext() holds a return address: FL_FRAME0_RETURN_ADDRESS), else
@@ -38,8 +39,9 @@ typedef unsigned long (*fl_fault_describer)(const void *siginfo, const void *uco
 typedef void (*fl_section_writer)(void *json, void *ctx);
 int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext, fl_frame0 frame0);
 
-/// Marks that the next fatal signal in this process was already reported
-/// (so no second report is written for it).
-void fl_crash_suppress_next(void);
+/// Marks the next SIGABRT raised on the calling thread as already reported
+/// (the caller is about to abort()): no second report is written for it.
+/// Other signals, and a SIGABRT on another thread, are still reported.
+void fl_crash_suppress_next_abort(void);
 
 #endif

@@ -284,7 +284,7 @@ static void deadlock(watch_state *s, const fl_wait_chain *chain, const char *cau
     if (abort_after) {
         note("faultline: aborting the deadlocked process (FAULTLINE_DEADLOCK_ABORT=0 keeps it running)\n");
         // The abort is the deadlock report's consequence, not a new crash.
-        fl_crash_suppress_next();
+        fl_crash_suppress_next_abort();
         abort();
     }
 }

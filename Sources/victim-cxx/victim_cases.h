@@ -203,6 +203,19 @@ VICTIM_NOINLINE char *allocate_too_much() {
     abort();
 }
 
+[[noreturn]] VICTIM_NOINLINE void crashing_terminate_handler() {
+    victim_say("the program's own terminate handler dereferences NULL");
+    static int *volatile nowhere = nullptr;
+    *nowhere = 1;  // the crash under test
+    abort();
+}
+
+VICTIM_NOINLINE void throw_with_crashing_handler() {
+    std::set_terminate(crashing_terminate_handler);
+    victim_say("crashing terminate handler set; throwing std::runtime_error");
+    if (victim_always) throw std::runtime_error("thrown with a terminate handler that crashes");
+}
+
 VICTIM_NOINLINE void throw_with_own_handler() {
     // Set after the agent is installed: the agent must still report first
     // and then run this handler.
@@ -254,6 +267,7 @@ static int victim_usage(const char *self) {
             "  busy-threads      main throws uncaught while three threads throw and catch\n"
             "  future            std::async task throws; future.get() rethrows on main\n"
             "  own-terminate     the program sets its own terminate handler, then throws\n"
+            "  crashing-terminate  the program's own terminate handler segfaults after a throw\n"
             "  make-exception-ptr  throw and catch, then rethrow a std::make_exception_ptr uncaught\n"
             "  catch-loop [N] [DEPTH]  throw and catch N times (default 100000, depth 8); exits 0\n",
             self);
@@ -277,6 +291,7 @@ static int victim_main(int argc, char **argv) {
     else if (!strcmp(c, "out-of-range")) return read_past_end();
     else if (!strcmp(c, "bad-alloc")) return allocate_too_much() != nullptr;
     else if (!strcmp(c, "own-terminate")) throw_with_own_handler();
+    else if (!strcmp(c, "crashing-terminate")) throw_with_crashing_handler();
     else if (!strcmp(c, "future")) return wait_for_task();
     else if (!strcmp(c, "busy-threads")) throw_among_throwers();
     else if (!strcmp(c, "make-exception-ptr")) rethrow_made_exception_ptr();
