@@ -1,14 +1,19 @@
-// Interposes close, close_range and closefrom so that a program closing
-// fds it did not open skips the agent's (see fd_guard.h). Closing a guarded
-// fd fails with EBADF, as closing an fd that is not open does (valgrind
-// answers the same for its own fds); a range closes everything around them.
-// dup2/dup3 onto a guarded number are not intercepted.
+// Interposes close, close_range, closefrom, dup2 and dup3 so that a program
+// closing or replacing fds it did not open skips the agent's (see
+// fd_guard.h). Closing a guarded fd, or dup2 onto one, fails with EBADF, as
+// closing an fd that is not open does (valgrind answers the same for its
+// own fds); a range closes everything around them. pipe2 is interposed only
+// to find libunwind's memory-validation pipe, which it opens for the life of
+// the process: that pair is moved high and guarded too.
 #include "fd_guard.h"
+#include "fd_high.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -24,12 +29,14 @@ extern int __close(int);
 // fd + 1 per slot, 0 when free.
 static atomic_int g_guarded[FL_FD_GUARD_MAX];
 
-void fl_fd_guard(int fd) {
-    if (fd < 0) return;
+int fl_fd_guard(int fd) {
+    fd = fl_fd_move_high(fd);
+    if (fd < 0) return fd;
     for (int i = 0; i < FL_FD_GUARD_MAX; i++) {
         int expected = 0;
-        if (atomic_compare_exchange_strong(&g_guarded[i], &expected, fd + 1)) return;
+        if (atomic_compare_exchange_strong(&g_guarded[i], &expected, fd + 1)) return fd;
     }
+    return fd;
 }
 
 void fl_fd_unguard(int fd) {
@@ -98,4 +105,39 @@ FL_EXPORT void closefrom(int lowfd) {
     // No close_range (a kernel before 5.9): close one by one up to the limit.
     long max = sysconf(_SC_OPEN_MAX);
     for (long fd = lo; fd < (max > 0 ? max : 1024); fd++) close((int)fd);
+}
+
+FL_EXPORT int dup2(int oldfd, int newfd) {
+    if (newfd >= 0 && oldfd != newfd && guarded((unsigned)newfd)) { errno = EBADF; return -1; }
+#ifdef SYS_dup2
+    return (int)syscall(SYS_dup2, oldfd, newfd);
+#else
+    // aarch64 has only dup3, which refuses oldfd == newfd; dup2 then only
+    // checks that the fd is open.
+    if (oldfd == newfd) return fcntl(oldfd, F_GETFD) < 0 ? -1 : newfd;
+    return (int)syscall(SYS_dup3, oldfd, newfd, 0);
+#endif
+}
+
+FL_EXPORT int dup3(int oldfd, int newfd, int flags) {
+    if (newfd >= 0 && oldfd != newfd && guarded((unsigned)newfd)) { errno = EBADF; return -1; }
+    return (int)syscall(SYS_dup3, oldfd, newfd, flags);
+}
+
+// libunwind (1.6) opens a pipe at its first use to test whether memory is
+// readable, writes a byte of the tested memory into it, and on a failed
+// read closes both numbers and opens a new pair. At a low number, a
+// program's `exec 3>log` would get those bytes, or have its fd closed.
+static int called_from_libunwind(const void *caller) {
+    Dl_info info;
+    return dladdr(caller, &info) && info.dli_fname && strstr(info.dli_fname, "/libunwind");
+}
+
+FL_EXPORT int pipe2(int fds[2], int flags) {
+    int r = (int)syscall(SYS_pipe2, fds, flags);
+    if (r == 0 && called_from_libunwind(__builtin_return_address(0))) {
+        fds[0] = fl_fd_guard(fds[0]);
+        fds[1] = fl_fd_guard(fds[1]);
+    }
+    return r;
 }

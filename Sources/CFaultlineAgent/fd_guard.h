@@ -3,12 +3,16 @@
 // the program writes to stderr arrives any more, and the first write after
 // the pipe's read end is closed kills it with SIGPIPE. Daemons and
 // sandboxes close every fd above 2 at start (close in a loop, closefrom,
-// close_range): those calls skip the guarded fds.
+// close_range): those calls skip the guarded fds. Guarded fds also live at
+// the top of the fd range (fd_high.h), out of the way of a program's own
+// dup2 onto low numbers; a dup2 or dup3 onto one of them fails with EBADF.
 #ifndef FL_FD_GUARD_H
 #define FL_FD_GUARD_H
 
-/// Protects `fd` from the program's close, closefrom and close_range.
-void fl_fd_guard(int fd);
+/// Moves `fd` high (fl_fd_move_high) and protects it from the program's
+/// close, closefrom, close_range, dup2 and dup3. Returns the number to use
+/// from now on (`fd` itself when it could not move, or is negative).
+int fl_fd_guard(int fd);
 /// Ends the protection (the agent no longer needs `fd` guarded).
 void fl_fd_unguard(int fd);
 /// Ends the protection and closes `fd`: how the agent closes its own.

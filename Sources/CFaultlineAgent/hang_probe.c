@@ -90,8 +90,7 @@ void fl_probe_keep(pid_t tid) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     fl_probe_forget();
-    fl_fd_guard(fd);  // a program closing every fd must not take it
-    g_kept_fd = fd;
+    g_kept_fd = fl_fd_guard(fd);  // a program closing every fd must not take it
     g_kept_tid = tid;
 }
 

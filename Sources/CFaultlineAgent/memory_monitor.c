@@ -91,8 +91,8 @@ static uint64_t peak_now(uint64_t usage) {
 /// later read needs no new kernel buffer.
 static void open_statm(void) {
     if (g_statm >= 0) fl_fd_close(g_statm);
-    g_statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-    fl_fd_guard(g_statm);  // read for the monitor's life: a program closing every fd must not take it
+    // Read for the monitor's life: a program closing every fd must not take it.
+    g_statm = fl_fd_guard(open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
     char buf[128];
     if (g_statm >= 0) pread(g_statm, buf, sizeof buf, 0);
 }

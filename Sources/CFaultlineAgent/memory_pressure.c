@@ -14,8 +14,8 @@ enum { KIND_V1_LEVEL = 1, KIND_PSI, KIND_V2_EVENTS };
 // The fds stay open for the monitor's life; a program closing every fd
 // must not take them (their numbers would then be another file's).
 static void add(fl_pressure *p, int fd, short events, int kind, int ctl) {
-    fl_fd_guard(fd);
-    fl_fd_guard(ctl);
+    fd = fl_fd_guard(fd);
+    ctl = fl_fd_guard(ctl);
     p->pfds[p->count] = (struct pollfd){ .fd = fd, .events = events };
     p->kinds[p->count] = kind;
     p->ctl_fds[p->count] = ctl;

@@ -35,10 +35,9 @@ void fl_memory_stacks_prefault(void) {
     if (!g_top) return;
     // A forked child inherits its parent's maps, not its own.
     if (g_maps >= 0) fl_fd_close(g_maps);
-    g_maps = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     // Read with lseek and read later: were its number another file's, that
     // file's offset would move under the program.
-    fl_fd_guard(g_maps);
+    g_maps = fl_fd_guard(open("/proc/self/maps", O_RDONLY | O_CLOEXEC));
     if (g_maps < 0) return;
     fl_images_load_fd(g_all, g_maps);
     // As many pages of g_used as the fullest it can get: all the images.

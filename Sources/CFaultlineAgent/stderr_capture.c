@@ -89,34 +89,40 @@ int fl_stderr_capture_start(void) {
     // Not close-on-exec: an exec'd image needs it to restore stderr (above).
     int orig = fcntl(2, F_DUPFD, 3);
     if (orig < 0) { close(fds[0]); close(fds[1]); return -1; }
-    g_orig_fd = orig;
-    g_read_fd = fds[0];
+    // Guarded (moved high, kept from the program's close and dup2) before
+    // the drain thread or fd 2 use them: a program that closes every fd
+    // above 2 or dup2s onto low numbers must not take these.
+    g_orig_fd = fl_fd_guard(orig);
+    g_read_fd = fl_fd_guard(fds[0]);
+    g_write_fd = fl_fd_guard(fds[1]);  // close-on-exec; kept for fl_stderr_resume
     // dup2 clears FD_CLOEXEC on fd 2, so children still inherit a stderr.
-    if (dup2(fds[1], 2) < 0) { close(fds[0]); close(fds[1]); g_orig_fd = 2; return -1; }
-    g_write_fd = fds[1];  // close-on-exec; kept for fl_stderr_resume
+    if (dup2(g_write_fd, 2) < 0) goto undo;
     pthread_t t;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     int rc = fl_agent_thread_create(&t, &attr, drain, 0);
     pthread_attr_destroy(&attr);
-    if (rc != 0) { dup2(orig, 2); g_orig_fd = 2; return -1; }
+    if (rc != 0) { dup2(g_orig_fd, 2); goto undo; }
     pthread_setname_np(t, "faultline-err");  // 15 characters at most
-    // A program that closes every fd above 2 must not take these with it.
-    fl_fd_guard(g_read_fd);
-    fl_fd_guard(g_orig_fd);
-    fl_fd_guard(g_write_fd);
     pthread_atfork(0, 0, after_fork_child);
     struct stat st;
     char buf[32];
     if (fstat(2, &st) == 0) {
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)st.st_ino);
         setenv(FL_PIPE_ENV, buf, 1);
-        snprintf(buf, sizeof buf, "%d", orig);
+        snprintf(buf, sizeof buf, "%d", g_orig_fd);
         setenv(FL_ORIG_ENV, buf, 1);
     }
     g_active = 1;
     return 0;
+undo:
+    fl_fd_close(g_read_fd);
+    fl_fd_close(g_write_fd);
+    fl_fd_close(g_orig_fd);
+    g_read_fd = g_write_fd = -1;
+    g_orig_fd = 2;
+    return -1;
 }
 
 int fl_stderr_capture_active(void) { return g_active; }

@@ -1,4 +1,5 @@
 #include "report_file.h"
+#include "fd_high.h"
 #include "sigsafe.h"
 #include "unwinder.h"
 
@@ -33,6 +34,7 @@ void fl_report_reseed(void) {
 }
 
 void fl_report_set_dir(int dirfd, const char *path) {
+    dirfd = fl_fd_move_high(dirfd);  // out of the way of a program's dup2 onto low numbers
     struct stat st;
     g_dir_abs[0] = 0;
     if (dirfd >= 0 && fstat(dirfd, &st) == 0) {
@@ -59,7 +61,7 @@ int fl_report_dir(void) {
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == g_dir_dev && st.st_ino == g_dir_ino) return fd;
     if (!g_dir_abs[0]) return fd;
-    int nfd = open(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int nfd = fl_fd_move_high(open(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     // Removed meanwhile: the number we held is still not ours to use.
     if (nfd < 0) return -1;
     if (fstat(nfd, &st) == 0) { g_dir_dev = st.st_dev; g_dir_ino = st.st_ino; }

@@ -1,5 +1,6 @@
 #include "shim_saferead.h"
 #include "shim_block.h"
+#include "fd_high.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,10 @@ static atomic_flag g_pipe_busy = ATOMIC_FLAG_INIT;
 void shim_saferead_init(void) {
     g_pid = (pid_t)syscall(SYS_getpid);
     if (g_pipe[0] < 0 && pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) g_pipe[0] = g_pipe[1] = -1;
+    // Held for the process's life: high, where a program's `exec 4>log`
+    // cannot turn it into a file that copies of our reads then go to.
+    g_pipe[0] = fl_fd_move_high(g_pipe[0]);
+    g_pipe[1] = fl_fd_move_high(g_pipe[1]);
 }
 
 void shim_saferead_after_fork(void) { g_pid = (pid_t)syscall(SYS_getpid); }

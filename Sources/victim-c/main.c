@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -239,6 +240,35 @@ NOINLINE void victim_crash_after_closing_fds(void) {
     victim_null_deref();
 }
 
+NOINLINE void victim_crash_after_dup2_onto_low_fds(void) {
+    // What a shell does for `exec 3>log 4>&1 ...` and a launcher before it
+    // execs a child with fds at fixed numbers: dup2 onto numbers it chose.
+    // They must stay the program's, and stderr and the report still work.
+    int null = open("/dev/null", O_RDWR);
+    struct stat want, got;
+    if (null < 0 || fstat(null, &want) != 0) { perror("victim: /dev/null"); exit(3); }
+    for (int fd = 3; fd < 64; fd++)
+        if (fd != null && dup2(null, fd) != fd) { fprintf(stderr, "victim: dup2 onto %d: %s\n", fd, strerror(errno)); exit(3); }
+    char line[1024];
+    memset(line, '.', sizeof line - 1);
+    line[sizeof line - 1] = '\n';
+    for (int i = 0; i < 80; i++) (void)!write(2, line, sizeof line);
+    for (int fd = 3; fd < 64; fd++)
+        if (fstat(fd, &got) != 0 || got.st_ino != want.st_ino || got.st_dev != want.st_dev) {
+            fprintf(stderr, "victim: fd %d is no longer the /dev/null put there\n", fd);
+            exit(3);
+        }
+    // The number of the real stderr the agent forwards to (its stderr
+    // capture leaves it in the environment for an exec'd image).
+    const char *agent_fd = getenv("FAULTLINE_STDERR_FD");
+    if (agent_fd) {
+        int r = dup2(null, atoi(agent_fd));
+        fprintf(stderr, "victim: dup2 onto the agent's stderr fd: %s\n", r < 0 ? strerror(errno) : "replaced it");
+    }
+    fprintf(stderr, "victim: fds 3-63 are /dev/null, as put there; wrote 80 KiB to stderr; dereferencing NULL\n");
+    victim_null_deref();
+}
+
 static const struct { const char *name; const char *help; } k_commands[] = {
     {"null-deref", "SIGSEGV: store through NULL"},
     {"wild-pointer", "SIGSEGV: store through an unmapped address"},
@@ -259,6 +289,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-without-report-dir", "remove the (empty) report directory, then SIGSEGV"},
     {"stderr-after-closing-fds", "close fds 3 and up (close, closefrom, close_range), then write 80 KiB to stderr"},
     {"crash-after-closing-fds", "close fds 3-1023, open '.' into the lowest 16, then SIGSEGV"},
+    {"crash-after-dup2-low-fds", "dup2 /dev/null onto fds 3-63, write 80 KiB to stderr, then SIGSEGV"},
     {"execle-env", "execle /usr/bin/env with the environment VICTIM_EXECLE=from-execle"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
@@ -291,6 +322,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "crash-without-report-dir")) victim_crash_without_report_dir();
     else if (!strcmp(c, "stderr-after-closing-fds")) victim_stderr_after_closing_fds();
     else if (!strcmp(c, "crash-after-closing-fds")) victim_crash_after_closing_fds();
+    else if (!strcmp(c, "crash-after-dup2-low-fds")) victim_crash_after_dup2_onto_low_fds();
     else if (!strcmp(c, "execle-env")) victim_execle_env();
     else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
     else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }

@@ -1,0 +1,18 @@
+// Where Faultline keeps the file descriptors it holds for a process's life.
+// Programs choose fd numbers for their own purposes from the bottom: a
+// shell's `exec 3>log`, a daemon's `dup2(pipe, 4)` before an exec, a test
+// that expects open() to return 3. An fd of ours there is silently replaced
+// by dup2 (a capture pipe then forwards the program's stderr into its log
+// file), so, like valgrind, we keep ours at the top of the usual range.
+#ifndef FL_FD_HIGH_H
+#define FL_FD_HIGH_H
+
+/// Moves `fd` to the lowest free number at or above the high base (960
+/// under the usual soft limit of 1024 fds; a lower limit moves the base
+/// down with it, a higher one does not raise it, so the kernel's fd table
+/// stays small). Returns the new number and closes the old one, keeping
+/// its close-on-exec flag; returns `fd` unchanged when it is negative,
+/// already high, or nothing up there is free. Async-signal-safe.
+int fl_fd_move_high(int fd);
+
+#endif
