@@ -2,6 +2,7 @@
 // on and which thread holds it. glibc mutexes record their owner's tid in
 // `__data.__owner` (offset 8, after `__lock` and `__count`); PI mutexes
 // (and Swift's Synchronization.Mutex) keep it in the futex word itself; a
+// glibc rwlock held for writing names its writer in `__cur_writer`; a
 // pthread_join waits on the joined thread's tid word.
 #ifndef FL_DEADLOCK_FUTEX_H
 #define FL_DEADLOCK_FUTEX_H
@@ -17,13 +18,14 @@ typedef enum fl_edge_kind {
     FL_EDGE_MUTEX,      ///< a glibc pthread mutex (owner from __owner)
     FL_EDGE_PI_MUTEX,   ///< a priority-inheritance lock (owner in the futex word)
     FL_EDGE_JOIN,       ///< pthread_join: waits for the owner thread to exit
-    FL_EDGE_FUTEX,      ///< a condition variable, semaphore, rwlock or other futex: no owner
+    FL_EDGE_RWLOCK,     ///< a glibc pthread rwlock held for writing (owner from __cur_writer)
+    FL_EDGE_FUTEX,      ///< a condition variable, semaphore, read-held rwlock or other futex: no owner
 } fl_edge_kind;
 
 /// One wait-for edge.
 typedef struct fl_wait_edge {
     fl_edge_kind kind;
-    uintptr_t addr;     ///< futex word (the mutex's address for glibc mutexes)
+    uintptr_t addr;     ///< futex word (the mutex's or rwlock's address for glibc ones)
     pid_t owner;        ///< thread that holds it / is joined, 0 when unknown
     int owner_alive;    ///< the owner is a live thread of this process
     int timed;          ///< the wait has a timeout (it may end by itself)
@@ -35,7 +37,7 @@ typedef struct fl_wait_edge {
 /// fault. Returns the edge kind (FL_EDGE_NONE when `p` is not a futex wait).
 fl_edge_kind fl_futex_edge(const fl_thread_probe *p, fl_wait_edge *e);
 
-/// "mutex", "pi_mutex", "join", "futex" or "none".
+/// "mutex", "pi_mutex", "join", "rwlock", "futex" or "none".
 const char *fl_edge_kind_name(fl_edge_kind k);
 
 /// "normal", "recursive", "errorcheck", "adaptive" or NULL.

@@ -9,7 +9,7 @@ void fl_wait_chain_follow(const fl_thread_probe *first, fl_wait_chain *out) {
         link->probe = p;
         fl_futex_edge(&p, &link->edge);
         const fl_wait_edge *e = &link->edge;
-        int has_owner = (e->kind == FL_EDGE_MUTEX || e->kind == FL_EDGE_PI_MUTEX || e->kind == FL_EDGE_JOIN) &&
+        int has_owner = (e->kind == FL_EDGE_MUTEX || e->kind == FL_EDGE_PI_MUTEX || e->kind == FL_EDGE_RWLOCK || e->kind == FL_EDGE_JOIN) &&
                         e->owner > 0 && e->owner_alive;
         if (!has_owner) return;
         for (int i = 0; i < out->count; i++) {

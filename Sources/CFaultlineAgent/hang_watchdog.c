@@ -380,7 +380,7 @@ static void tick(watch_state *s, uint64_t now) {
         g_have_prev_cycle = 0;
     }
     fl_edge_kind edge = chain ? chain->links[0].edge.kind : FL_EDGE_NONE;
-    int lock_wait = edge == FL_EDGE_MUTEX || edge == FL_EDGE_PI_MUTEX;
+    int lock_wait = edge == FL_EDGE_MUTEX || edge == FL_EDGE_PI_MUTEX || edge == FL_EDGE_RWLOCK;
     int in_cycle = chain && chain->cycle_start >= 0;
 
     // 4. Idle (waiting for events) or, when inferring, making progress.
@@ -388,7 +388,8 @@ static void tick(watch_state *s, uint64_t now) {
     if (mode == MODE_INFERRED) {
         // Without pings, a thread waiting for another thread's result
         // (condition variable, semaphore, join) is how worker pools and
-        // command-line tools work; a lock wait or a lock cycle is not.
+        // command-line tools work; a lock wait (a mutex, an rwlock a writer
+        // holds) or a lock cycle is not.
         if (k == FL_WAIT_FUTEX && !lock_wait && !in_cycle) idle = 1;
         // Blocking and waking again since the last look (beyond the wake-ups
         // our own signals caused) is progress: it is not stuck in one place.

@@ -260,6 +260,59 @@ static int cmd_join_cycle(int argc, char **argv) {
     return 1;
 }
 
+// --- rwlocks ----------------------------------------------------------------------
+
+static pthread_rwlock_t g_rwlock = PTHREAD_RWLOCK_INITIALIZER;
+
+static void *rwlock_cycle_worker(void *arg) {
+    name_thread("rw-worker");
+    pthread_rwlock_wrlock(&g_rwlock);
+    pthread_barrier_wait(&g_barrier);
+    pthread_mutex_lock(arg);  // held by main, which waits to write the rwlock we hold
+    return 0;
+}
+
+// A writer waits on the rwlock's writers_futex, a reader (rwlock-held) on
+// its wrphase_futex: the two scenarios cover both words.
+__attribute__((noinline)) static void victim_write_while_locked(pthread_mutex_t *m) {
+    pthread_mutex_lock(m);
+    pthread_barrier_wait(&g_barrier);
+    pthread_rwlock_wrlock(&g_rwlock);  // never returns: rw-worker writes and waits for m
+}
+
+static int cmd_rwlock_cycle(int argc, char **argv) {
+    static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_barrier_init(&g_barrier, 0, 2);
+    pthread_t t;
+    pthread_create(&t, 0, rwlock_cycle_worker, &m);
+    say("main holds mutex %p and waits to write rwlock %p; rw-worker writes the rwlock and waits for the mutex",
+        (void *)&m, (void *)&g_rwlock);
+    victim_write_while_locked(&m);
+    say("the deadlock did not happen");
+    return 1;
+}
+
+static void *rwlock_sleeper(void *arg) {
+    name_thread("rw-writer");
+    pthread_rwlock_wrlock(&g_rwlock);
+    pthread_barrier_wait(&g_barrier);
+    for (;;) pause();  // holds the write lock for ever, blocked outside any futex
+    return 0;
+}
+
+__attribute__((noinline)) static void victim_wait_to_read(void) { pthread_rwlock_rdlock(&g_rwlock); }
+
+static int cmd_rwlock_held(int argc, char **argv) {
+    pthread_barrier_init(&g_barrier, 0, 2);
+    pthread_t t;
+    pthread_create(&t, 0, rwlock_sleeper, 0);
+    pthread_barrier_wait(&g_barrier);
+    say("rw-writer holds rwlock %p for writing and sleeps; the main thread now reads it", (void *)&g_rwlock);
+    victim_wait_to_read();
+    say("the hang did not happen");
+    return 1;
+}
+
 // --- no false alarms ----------------------------------------------------------------
 
 /// One unit of work: about `ms` of CPU.
@@ -376,6 +429,8 @@ static const struct command k_commands[] = {
     {"relock", cmd_relock, "main locks a default mutex twice"},
     {"orphaned-lock", cmd_orphaned_lock, "main waits for a mutex whose owner exited"},
     {"join-cycle", cmd_join_cycle, "main joins a worker that waits for main's lock"},
+    {"rwlock-cycle", cmd_rwlock_cycle, "main waits to write an rwlock rw-worker writes; rw-worker waits for main's mutex"},
+    {"rwlock-held", cmd_rwlock_held, "main reads an rwlock that rw-writer holds for writing while it sleeps"},
     {"busy-responsive", cmd_busy_responsive, "[MS] 30 ms work items with poll between them"},
     {"busy-heartbeat", cmd_busy_heartbeat, "[MS] 100% CPU loop with a heartbeat every 40 ms"},
     {"stop-cont", cmd_stop_cont, "[MS] heartbeat loop stopped (SIGSTOP) for MS ms, then continued"},
