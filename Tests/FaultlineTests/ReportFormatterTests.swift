@@ -31,6 +31,38 @@ import Testing
         #expect(lines.contains { $0.contains(exeImage.buildId ?? "?") && $0.hasSuffix(exeImage.path) })
     }
 
+    @Test func deadlockSaysWhoWaitsForWhomUnderTheHeader() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try Victims.hang("rwlock-cycle", in: dir)
+        let report = try ReportStore.load(path: try Victims.onlyReport(in: dir))
+        let cycle = try #require(report.sections["deadlock"]?["cycle"]?.arrayValue)
+        try #require(cycle.count == 2)
+        let main = report.process.pid
+        let worker = try #require(cycle[1]["tid"]?.numberValue.map { Int64($0) })
+        let rwlock = try #require(cycle[0]["waits_for"]?["address"]?.stringValue)
+        let mutex = try #require(cycle[1]["waits_for"]?["address"]?.stringValue)
+        let lines = ReportFormatter().format(report).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines[1].hasPrefix("deadlock: a cycle of 2 threads (inferred mode, blocked "))
+        #expect(lines[1].hasSuffix(" ms); the process was aborted"))
+        #expect(lines[2] == "  \"victim-hang\" (main, tid \(main)) waits for rwlock \(rwlock) held by \"rw-worker\" (tid \(worker))")
+        #expect(lines[3] == "  \"rw-worker\" (tid \(worker)) waits for mutex \(mutex) (normal) held by \"victim-hang\" (tid \(main))")
+    }
+
+    @Test func hangSaysHowLongAndWhatTheMainThreadWaitsFor() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try Victims.hang("rwlock-held", in: dir, environment: ["FAULTLINE_DEADLOCK_THRESHOLD_MS": "3000"])
+        let reports = try ReportStore.list(directory: dir).compactMap(\.report)
+        let hang = try #require(reports.first { $0.kind == "hang" })
+        let waits = try #require(hang.sections["hang"]?["thread"]?["waits_for"])
+        let writer = try #require(waits["owner_tid"]?.numberValue.map { Int64($0) })
+        let ms = try #require(hang.sections["hang"]?["duration_ms"]?.numberValue.map { Int64($0) })
+        let line = ReportFormatter().format(hang).split(separator: "\n").map(String.init)[1]
+        #expect(line.hasPrefix("hang: the main thread \"victim-hang\" (tid \(hang.process.pid)) has not responded for \(ms) ms (threshold 2000 ms, inferred mode, "))
+        #expect(line.hasSuffix(" ms on the CPU); it waits for rwlock \(waits["address"]?.stringValue ?? "?") held by \"rw-writer\" (tid \(writer))"))
+    }
+
     @Test func threadsThatDidNotAnswerAreNamedAsSuch() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

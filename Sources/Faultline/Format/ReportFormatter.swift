@@ -1,7 +1,8 @@
 import Foundation
 
 /// Turns a report into text for a person, in the spirit of the Swift
-/// runtime's backtracer but tighter: a header line, the signal, the Swift
+/// runtime's backtracer but tighter: a header line, who waits for whom (a
+/// deadlock or hang), the signal, the Swift
 /// fatal error and stderr tail, recrash details, the crashed thread, every
 /// other thread, detector sections (any section, generically), registers and
 /// images.
@@ -45,7 +46,7 @@ public struct ReportFormatter: Sendable {
             runHead: options.runHead, runMinimum: max(options.collapseRunsOf, options.runHead + 1),
             baseDirectory: options.baseDirectory)
         let tree = JSONTreeFormatter(stacks: stacks)
-        var out: [String] = [header(report)]
+        var out: [String] = [header(report)] + WaitHeadline.lines(report)
         if let s = report.signal { out.append("signal: " + describe(s)) }
         if let m = report.swiftFatalError?.trimmingCharacters(in: .whitespacesAndNewlines), !m.isEmpty {
             out.append("Swift fatal error: " + m)

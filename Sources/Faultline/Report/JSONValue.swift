@@ -41,6 +41,8 @@ public enum JSONValue: Codable, Hashable, Sendable {
     public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
     /// The number, else nil.
     public var numberValue: Double? { if case .number(let n) = self { return n }; return nil }
+    /// The boolean, else nil.
+    public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
     /// The elements, else nil.
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
 

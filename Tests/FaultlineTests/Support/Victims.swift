@@ -12,6 +12,15 @@ enum Victims {
         return (try onlyReport(in: dir), run)
     }
 
+    /// Runs `victim-hang COMMAND` with the agent's crash and hang detectors
+    /// (and `environment`); returns the run. Its reports are in `dir`.
+    static func hang(_ command: String, in dir: String, environment: [String: String] = [:]) throws -> Finished {
+        let victim = try BuildProducts.path("victim-hang")
+        let agent = try BuildProducts.path("libFaultlineAgentPreload.so")
+        return try runProgram(victim, [command], environment: environment.merging([
+            "FAULTLINE_REPORT_DIR": dir, "LD_PRELOAD": agent, "FAULTLINE_DETECTORS": "crash,hang"]) { $1 })
+    }
+
     /// Runs `victim-swift COMMAND` (which links the agent and installs it
     /// when FAULTLINE_REPORT_DIR is set).
     static func crashSwift(_ command: String, in dir: String) throws -> (path: String, run: Finished) {
