@@ -63,6 +63,32 @@ import Testing
         #expect(line.hasSuffix(" ms on the CPU); it waits for rwlock \(waits["address"]?.stringValue ?? "?") held by \"rw-writer\" (tid \(writer))"))
     }
 
+    @Test func useAfterFreeVerdictFollowsTheSignal() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let report = try ReportStore.load(path: try Victims.heap("read-after-free-list", in: dir).path)
+        let m = try #require(report.sections["memory_error"])
+        let block = try #require(m["block"])
+        let reg = try #require(m["pattern_in"]?.stringValue)
+        let via = try #require(m["found_via"]?.stringValue)
+        let address = try #require(block["address"]?.stringValue)
+        let lines = ReportFormatter().format(report).split(separator: "\n").map(String.init)
+        #expect(lines[1].hasPrefix("signal: SIGSEGV (11), "))
+        #expect(lines[2] == "use after free: a value holds the 0x55 pattern freed blocks are scribbled with (\(reg) = 0x5555555555555555); "
+            + "\(via) points at offset 0 of a quarantined 48-byte block at \(address), "
+            + "allocated by thread \(report.process.pid), freed by thread \(report.process.pid)")
+    }
+
+    @Test func doubleFreeVerdictIsTheSecondLine() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let report = try ReportStore.load(path: try Victims.heap("double-free", in: dir).path)
+        let pointer = try #require(report.sections["double_free"]?["pointer"]?.stringValue)
+        let lines = ReportFormatter().format(report).split(separator: "\n").map(String.init)
+        #expect(lines[1] == "double free: free(\(pointer)) of a block already freed — a quarantined 40-byte block at \(pointer), "
+            + "allocated by thread \(report.process.pid), freed by thread \(report.process.pid)")
+    }
+
     @Test func threadsThatDidNotAnswerAreNamedAsSuch() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -21,6 +21,18 @@ enum Victims {
             "FAULTLINE_REPORT_DIR": dir, "LD_PRELOAD": agent, "FAULTLINE_DETECTORS": "crash,hang"]) { $1 })
     }
 
+    /// Runs `victim-heap COMMAND` with the agent and the malloc shim
+    /// preloaded (crash and use_after_free detectors); returns the one
+    /// report it wrote and the run.
+    static func heap(_ command: String, in dir: String) throws -> (path: String, run: Finished) {
+        let victim = try BuildProducts.path("victim-heap")
+        let agent = try BuildProducts.path("libFaultlineAgentPreload.so")
+        let shim = try BuildProducts.path("libFaultlineMallocShim.so")
+        let run = try runProgram(victim, [command], environment: [
+            "FAULTLINE_REPORT_DIR": dir, "LD_PRELOAD": "\(agent):\(shim)", "FAULTLINE_DETECTORS": "crash,use_after_free"])
+        return (try onlyReport(in: dir), run)
+    }
+
     /// Runs `victim-swift COMMAND` (which links the agent and installs it
     /// when FAULTLINE_REPORT_DIR is set).
     static func crashSwift(_ command: String, in dir: String) throws -> (path: String, run: Finished) {

@@ -1,0 +1,58 @@
+/// The malloc shim's verdict in one line, AddressSanitizer-style, for the
+/// reports whose essentials otherwise sit in sections after every thread:
+/// a crash the shim traced to freed or never-initialised memory
+/// (`memory_error`), and the shim's own `double_free`, `invalid_free` and
+/// `write_after_free` reports. Printed under the header and signal lines.
+enum MemoryErrorHeadline {
+    /// The line for `report`, or none when the shim had nothing to say.
+    static func lines(_ report: Report) -> [String] {
+        let block = report.sections["block"]
+        switch report.kind {
+        case "double_free":
+            guard let d = report.sections["double_free"] else { return [] }
+            return ["double free: \(call(d)) of a block already freed" + describe(block)]
+        case "invalid_free":
+            guard let d = report.sections["invalid_free"] else { return [] }
+            let reason = d["reason"]?.stringValue.map { ": " + $0 } ?? ""
+            return ["invalid free: \(call(d))\(reason)" + describe(block)]
+        case "write_after_free":
+            guard let w = report.sections["write_after_free"] else { return [] }
+            var text = "write after free:"
+            if let n = int(w["length"]) { text += " \(n) byte\(n == 1 ? "" : "s")" }
+            if let o = int(w["offset"]) { text += " at offset \(o)" }
+            text += " changed after the free"
+            if let bytes = w["bytes"]?.stringValue { text += " (now \(bytes))" }
+            if let when = w["detected"]?.stringValue { text += ", found at \(when.replacingOccurrences(of: "_", with: " "))" }
+            return [text + describe(block, offset: false)]
+        default:
+            guard let m = report.sections["memory_error"], let kind = m["kind"]?.stringValue else { return [] }
+            var text = kind.replacingOccurrences(of: "_", with: " ")
+            if let why = m["evidence"]?.stringValue { text += ": " + why }
+            if let reg = m["pattern_in"]?.stringValue, let value = m["pattern_value"]?.stringValue {
+                text += " (\(reg) = \(value))"
+            }
+            if let via = m["found_via"]?.stringValue { return [text + describe(m["block"], lead: "; \(via) points at ")] }
+            return [text + describe(m["block"], lead: "; ")]
+        }
+    }
+
+    /// `free(0x…)`, or the operation that freed (`realloc(0x…)`).
+    private static func call(_ s: JSONValue) -> String {
+        "\(s["operation"]?.stringValue ?? "free")(\(s["pointer"]?.stringValue ?? "?"))"
+    }
+
+    /// ` — offset 16 of a quarantined 64-byte block at 0x…, allocated by thread 7, freed by thread 7`
+    private static func describe(_ block: JSONValue?, offset: Bool = true, lead: String = " — ") -> String {
+        guard let b = block, let size = int(b["size"]) else { return "" }
+        var text = lead
+        if offset, let o = int(b["offset"]) { text += "offset \(o) of " }
+        let state = b["state"]?.stringValue.map { "\($0) " } ?? ""
+        text += "a \(state)\(size)-byte block"
+        if let a = b["address"]?.stringValue { text += " at \(a)" }
+        if let t = int(b["allocated_by_tid"]) { text += ", allocated by thread \(t)" }
+        if let t = int(b["freed_by_tid"]) { text += ", freed by thread \(t)" }
+        return text
+    }
+
+    private static func int(_ v: JSONValue?) -> Int64? { v?.numberValue.map { Int64($0) } }
+}
