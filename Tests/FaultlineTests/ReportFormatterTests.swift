@@ -89,6 +89,16 @@ import Testing
             + "allocated by thread \(report.process.pid), freed by thread \(report.process.pid)")
     }
 
+    @Test func uncaughtExceptionIsTheSecondLine() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let report = try ReportStore.load(path: try Victims.cxx("future", in: dir).path)
+        let thrower = try #require(report.sections["exception"]?["throw_tid"]?.numberValue.map { Int64($0) })
+        #expect(thrower != Int64(report.process.pid))
+        let lines = ReportFormatter().format(report).split(separator: "\n").map(String.init)
+        #expect(lines[1] == "uncaught C++ exception std::runtime_error: \"task failed on a worker thread\", thrown on thread \(thrower)")
+    }
+
     @Test func threadsThatDidNotAnswerAreNamedAsSuch() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

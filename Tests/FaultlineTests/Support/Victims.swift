@@ -6,7 +6,17 @@ enum Victims {
     /// Runs `victim-c COMMAND` with the agent preloaded; returns the report
     /// file it wrote (exactly one is expected) and the run.
     static func crashC(_ command: String, in dir: String) throws -> (path: String, run: Finished) {
-        let victim = try BuildProducts.path("victim-c")
+        try preloaded("victim-c", command, in: dir)
+    }
+
+    /// Runs `victim-cxx COMMAND` with the agent preloaded; returns the one
+    /// report it wrote and the run.
+    static func cxx(_ command: String, in dir: String) throws -> (path: String, run: Finished) {
+        try preloaded("victim-cxx", command, in: dir)
+    }
+
+    private static func preloaded(_ name: String, _ command: String, in dir: String) throws -> (path: String, run: Finished) {
+        let victim = try BuildProducts.path(name)
         let agent = try BuildProducts.path("libFaultlineAgentPreload.so")
         let run = try runProgram(victim, [command], environment: ["FAULTLINE_REPORT_DIR": dir, "LD_PRELOAD": agent])
         return (try onlyReport(in: dir), run)
