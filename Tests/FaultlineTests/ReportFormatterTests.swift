@@ -99,6 +99,22 @@ import Testing
         #expect(lines[1] == "uncaught C++ exception std::runtime_error: \"task failed on a worker thread\", thrown on thread \(thrower)")
     }
 
+    /// An oom_kill report as the cgroup tracker writes it (docs/memory-limits.md),
+    /// with and without the killed process's last breadcrumb.
+    @Test func oomKillSaysWhoWasKilledAgainstWhichLimit() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let base = #"{"schema": "faultline.report", "schema_version": 1, "id": "54cee45ef39f8ffe", "kind": "oom_kill", "detector": "memory", "time": "2026-11-21T23:41:41.231Z", "time_unix_ms": 1795304501231, "process": {"pid": 19681, "ppid": 19631, "name": "victim-oom"}, "limit_bytes": 67108864, "peak_bytes": 66060288, "evidence": {"started_process": "killed by the kernel's OOM killer", "limit_hits": 23}"#
+        let withCrumb = base + #", "last_breadcrumb": {"threshold_percent": 95, "usage_bytes": 63963136}}"#
+        try withCrumb.write(toFile: "\(dir)/a.json", atomically: true, encoding: .utf8)
+        try (base + "}").write(toFile: "\(dir)/b.json", atomically: true, encoding: .utf8)
+        let a = ReportFormatter().format(try ReportStore.load(path: "\(dir)/a.json")).split(separator: "\n").map(String.init)
+        let b = ReportFormatter().format(try ReportStore.load(path: "\(dir)/b.json")).split(separator: "\n").map(String.init)
+        let killed = "OOM kill: victim-oom (pid 19681) killed by the kernel's OOM killer; limit 64.0 MiB, peak 63.0 MiB (limit hit 23 times)"
+        #expect(a[1] == killed + "; last breadcrumb at 95% (61.0 MiB)")
+        #expect(b[1] == killed + "; no breadcrumb from its memory monitor")
+    }
+
     @Test func threadsThatDidNotAnswerAreNamedAsSuch() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

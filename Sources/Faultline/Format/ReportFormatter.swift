@@ -2,7 +2,8 @@ import Foundation
 
 /// Turns a report into text for a person, in the spirit of the Swift
 /// runtime's backtracer but tighter: a header line, who waits for whom (a
-/// deadlock or hang), the uncaught C++ exception, the signal, the malloc
+/// deadlock or hang), the uncaught C++ exception or the memory-limit event,
+/// the signal, the malloc
 /// shim's verdict, the Swift
 /// fatal error and stderr tail, recrash details, the crashed thread, every
 /// other thread, detector sections (any section, generically), registers and
@@ -48,6 +49,7 @@ public struct ReportFormatter: Sendable {
             baseDirectory: options.baseDirectory)
         let tree = JSONTreeFormatter(stacks: stacks)
         var out: [String] = [header(report)] + WaitHeadline.lines(report) + ExceptionHeadline.lines(report)
+            + MemoryLimitHeadline.lines(report)
         if let s = report.signal { out.append("signal: " + describe(s)) }
         out += MemoryErrorHeadline.lines(report)
         if let m = report.swiftFatalError?.trimmingCharacters(in: .whitespacesAndNewlines), !m.isEmpty {
