@@ -59,7 +59,7 @@ public struct RequirementRegistry: Sendable {
         return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 
-    /// root, cgroup-memory, cgroup-v1-memory, python3, git, valgrind and program:NAME.
+    /// root, cgroup-memory, cgroup-v1-memory, python3, git, valgrind, program:NAME and library:NAME.
     public static let standard: RequirementRegistry = {
         var r = RequirementRegistry()
         r.register("root", help: "running as root") { _ in
@@ -74,6 +74,7 @@ public struct RequirementRegistry: Sendable {
             r.register(tool, help: "\(tool) runs") { _ in ProgramProbe.problem(tool, mustRun: true) }
         }
         r.register("program", takesArgument: true, help: "NAME") { name in ProgramProbe.problem(name ?? "", mustRun: false) }
+        r.register("library", takesArgument: true, help: "NAME") { name in LibraryProbe.problem(name ?? "") }
         return r
     }()
 }
