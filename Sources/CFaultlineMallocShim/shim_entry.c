@@ -28,9 +28,15 @@ static size_t page_size(void) {
 }
 
 // --- stepped aside: blocks handed out before the decision still have a
-// header and go back to glibc; everything else belongs to the next allocator.
+// header and go back to glibc; everything else belongs to another
+// allocator: the one the call would have reached without the shim (see
+// shim_real.c).
 
-static void pass_free(void *p) {
+static inline const shim_next *pass_to(unsigned entry) {
+    return shim_top_lacks & entry ? &shim_top_fns : &shim_next_fns;
+}
+
+static void pass_free(const shim_next *to, void *p) {
     uint32_t st = p ? shim_classify(p) : 0;
     if (st == SHIM_LIVE) {
         // Mark it first: a stale "live" tag left in memory the next
@@ -40,17 +46,19 @@ static void pass_free(void *p) {
         shim_live_remove(b);
         shim_real_free_block(b);
     }
-    else if (st == 0) shim_next_fns.free(p);
+    else if (st == 0) to->free(p);
     // A quarantined block freed again stays where it is.
 }
 
-static void *pass_realloc(void *p, size_t size) {
-    if (!p || shim_classify(p) == 0) return shim_next_fns.realloc(p, size);
+static void *pass_realloc(const shim_next *to, void *p, size_t size) {
+    if (!p || shim_classify(p) == 0) return to->realloc(p, size);
+    // glibc's realloc(p, 0) frees and returns NULL.
+    if (size == 0) { pass_free(to, p); return 0; }
     shim_block *b = shim_block_from_user(p);
-    void *q = shim_next_fns.malloc(size ? size : 1);
+    void *q = to->malloc(size);
     if (!q) return 0;
     __builtin_memcpy(q, p, b->size < size ? b->size : size);
-    pass_free(p);
+    pass_free(to, p);
     return q;
 }
 
@@ -58,19 +66,19 @@ static void *pass_realloc(void *p, size_t size) {
 
 /// malloc(3) with a header, 0xAA fill and the allocation stack.
 SHIM_EXPORT void *malloc(size_t size) {
-    if (SHIM_PASSING()) return shim_next_fns.malloc(size);
+    if (SHIM_PASSING()) return pass_to(SHIM_ENTRY_MALLOC)->malloc(size);
     return shim_alloc(size, 16, 0, SHIM_FRAME());
 }
 
 /// free(3): scribble with 0x55 and quarantine; reports double and invalid frees.
 SHIM_EXPORT void free(void *p) {
-    if (SHIM_PASSING()) { pass_free(p); return; }
+    if (SHIM_PASSING()) { pass_free(pass_to(SHIM_ENTRY_FREE), p); return; }
     shim_free(p, SHIM_FRAME());
 }
 
 /// calloc(3): zeroed, no fill.
 SHIM_EXPORT void *calloc(size_t n, size_t size) {
-    if (SHIM_PASSING()) return shim_next_fns.calloc(n, size);
+    if (SHIM_PASSING()) return pass_to(SHIM_ENTRY_CALLOC)->calloc(n, size);
     size_t total;
     if (__builtin_mul_overflow(n, size, &total)) { errno = ENOMEM; return 0; }
     return shim_alloc(total, 16, 1, SHIM_FRAME());
@@ -78,7 +86,7 @@ SHIM_EXPORT void *calloc(size_t n, size_t size) {
 
 /// realloc(3): always moves the block; the old one is quarantined.
 SHIM_EXPORT void *realloc(void *p, size_t size) {
-    if (SHIM_PASSING()) return pass_realloc(p, size);
+    if (SHIM_PASSING()) return pass_realloc(pass_to(SHIM_ENTRY_REALLOC), p, size);
     return shim_realloc(p, size, SHIM_FRAME());
 }
 
@@ -86,13 +94,13 @@ SHIM_EXPORT void *realloc(void *p, size_t size) {
 SHIM_EXPORT void *reallocarray(void *p, size_t n, size_t size) {
     size_t total;
     if (__builtin_mul_overflow(n, size, &total)) { errno = ENOMEM; return 0; }
-    if (SHIM_PASSING()) return pass_realloc(p, total);
+    if (SHIM_PASSING()) return pass_realloc(pass_to(SHIM_ENTRY_REALLOCARRAY), p, total);
     return shim_realloc(p, total, SHIM_FRAME());
 }
 
 /// posix_memalign(3): EINVAL unless a power of two multiple of sizeof(void *).
 SHIM_EXPORT int posix_memalign(void **out, size_t align, size_t size) {
-    if (SHIM_PASSING()) return shim_next_fns.posix_memalign(out, align, size);
+    if (SHIM_PASSING()) return pass_to(SHIM_ENTRY_POSIX_MEMALIGN)->posix_memalign(out, align, size);
     if (!is_pow2(align) || align % sizeof(void *)) return EINVAL;
     int saved = errno;
     void *p = shim_alloc(size, align, 0, SHIM_FRAME());
@@ -112,19 +120,25 @@ static void *aligned(size_t align, size_t size, uintptr_t fp) {
 
 /// aligned_alloc(3).
 SHIM_EXPORT void *aligned_alloc(size_t align, size_t size) {
-    if (SHIM_PASSING()) return shim_next_fns.aligned_alloc ? shim_next_fns.aligned_alloc(align, size) : shim_next_fns.memalign(align, size);
+    if (SHIM_PASSING()) {
+        const shim_next *to = pass_to(SHIM_ENTRY_ALIGNED_ALLOC);
+        return to->aligned_alloc ? to->aligned_alloc(align, size) : to->memalign(align, size);
+    }
     return aligned(align, size, SHIM_FRAME());
 }
 
 /// memalign(3).
 SHIM_EXPORT void *memalign(size_t align, size_t size) {
-    if (SHIM_PASSING()) return shim_next_fns.memalign(align, size);
+    if (SHIM_PASSING()) return pass_to(SHIM_ENTRY_MEMALIGN)->memalign(align, size);
     return aligned(align, size, SHIM_FRAME());
 }
 
 /// valloc(3): page-aligned.
 SHIM_EXPORT void *valloc(size_t size) {
-    if (SHIM_PASSING()) return shim_next_fns.valloc ? shim_next_fns.valloc(size) : shim_next_fns.memalign(page_size(), size);
+    if (SHIM_PASSING()) {
+        const shim_next *to = pass_to(SHIM_ENTRY_VALLOC);
+        return to->valloc ? to->valloc(size) : to->memalign(page_size(), size);
+    }
     return shim_alloc(size, page_size(), 0, SHIM_FRAME());
 }
 
@@ -133,19 +147,22 @@ SHIM_EXPORT void *pvalloc(size_t size) {
     size_t ps = page_size();
     size_t rounded = size == 0 ? ps : (size + ps - 1) & ~(ps - 1);
     if (rounded < size) { errno = ENOMEM; return 0; }
-    if (SHIM_PASSING()) return shim_next_fns.pvalloc ? shim_next_fns.pvalloc(size) : shim_next_fns.memalign(ps, rounded);
+    if (SHIM_PASSING()) {
+        const shim_next *to = pass_to(SHIM_ENTRY_PVALLOC);
+        return to->pvalloc ? to->pvalloc(size) : to->memalign(ps, rounded);
+    }
     return shim_alloc(rounded, ps, 0, SHIM_FRAME());
 }
 
 /// malloc_usable_size(3): exactly the size asked for (so code that trusts
 /// it stays inside the block).
 SHIM_EXPORT size_t malloc_usable_size(void *p) {
-    if (SHIM_PASSING() && (!p || shim_classify(p) == 0)) return shim_next_fns.malloc_usable_size(p);
+    if (SHIM_PASSING() && (!p || shim_classify(p) == 0)) return pass_to(SHIM_ENTRY_USABLE_SIZE)->malloc_usable_size(p);
     return shim_usable_size(p);
 }
 
 /// cfree: the old alias of free that glibc still exports for old binaries.
 SHIM_EXPORT void cfree(void *p) {
-    if (SHIM_PASSING()) { pass_free(p); return; }
+    if (SHIM_PASSING()) { pass_free(pass_to(SHIM_ENTRY_CFREE), p); return; }
     shim_free(p, SHIM_FRAME());
 }

@@ -2,8 +2,8 @@
 // arena (shim_arena.h) or, when too big or over-aligned for it, from glibc's
 // __libc_* entry points (exported for exactly this purpose; unlike
 // dlsym(RTLD_NEXT) they need no bootstrap allocation). When the shim steps
-// aside, plain calls go to the next definition in the link order instead
-// (another interposer, valgrind's redirection, or glibc).
+// aside, plain calls go to another allocator instead (another interposer,
+// valgrind's redirection, or glibc): see shim_next_fns and shim_top_fns.
 #ifndef SHIM_REAL_H
 #define SHIM_REAL_H
 
@@ -17,7 +17,8 @@ extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void __libc_free(void *);
 
-/// The next allocator in link order (resolved when stepping aside).
+/// An allocator's entry points, for passing calls through once the shim
+/// stepped aside.
 typedef struct shim_next {
     void *(*malloc)(size_t);
     void (*free)(void *);
@@ -31,9 +32,41 @@ typedef struct shim_next {
     size_t (*malloc_usable_size)(void *);
 } shim_next;
 
-/// Valid once shim_next_resolve returned 0.
+/// Bits naming the shim's exported entry points (shim_top_lacks).
+enum {
+    SHIM_ENTRY_MALLOC = 1u << 0,
+    SHIM_ENTRY_FREE = 1u << 1,
+    SHIM_ENTRY_CALLOC = 1u << 2,
+    SHIM_ENTRY_REALLOC = 1u << 3,
+    SHIM_ENTRY_REALLOCARRAY = 1u << 4,
+    SHIM_ENTRY_POSIX_MEMALIGN = 1u << 5,
+    SHIM_ENTRY_ALIGNED_ALLOC = 1u << 6,
+    SHIM_ENTRY_MEMALIGN = 1u << 7,
+    SHIM_ENTRY_VALLOC = 1u << 8,
+    SHIM_ENTRY_PVALLOC = 1u << 9,
+    SHIM_ENTRY_USABLE_SIZE = 1u << 10,
+    SHIM_ENTRY_CFREE = 1u << 11,
+};
+
+/// The definitions after the shim in link order (RTLD_NEXT): where a call
+/// that reached one of the shim's entry points goes when the allocator
+/// before the shim defines it too, that is, when the program called the
+/// shim (it comes first) or a wrapper before it (heaptrack) forwarded the
+/// call. aligned_alloc, valloc and pvalloc are NULL unless the next
+/// malloc's own object defines them (glibc's pvalloc would hand out a glibc
+/// block to a program whose free is jemalloc's); callers fall back to memalign.
 extern shim_next shim_next_fns;
-/// Resolves shim_next_fns with dlsym(RTLD_NEXT). Returns 0 or -1.
+/// The allocator whose malloc the program calls when it comes before the
+/// shim in link order (jemalloc preloaded first); shim_next_fns when the
+/// shim comes first. For the entry points it lacks (shim_top_lacks): the
+/// program's calls to those reach the shim, and must end in that allocator,
+/// not in glibc under it. Optional functions it lacks are NULL.
+extern shim_next shim_top_fns;
+/// SHIM_ENTRY_* bits of the entry points the allocator before the shim
+/// does not define (0 when the shim comes first).
+extern unsigned shim_top_lacks;
+/// Resolves shim_next_fns, shim_top_fns and shim_top_lacks with dlsym.
+/// Returns 0, or -1 when a required function is missing.
 int shim_next_resolve(void);
 
 /// Returns a block's real allocation to the arena or glibc (keeping a

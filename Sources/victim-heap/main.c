@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "victim_heap.h"
+
 #define NOINLINE __attribute__((noinline))
 
 /// A list node: 48 bytes, `next` at offset 8.
@@ -626,6 +628,7 @@ static const struct command k_commands[] = {
     {"glibc-arenas", glibc_arenas, "print how many glibc arenas serve 4 threads allocating 4 KiB blocks"},
     {"phase-shift", phase_shift, "free 300000 blocks of 200 bytes, allocate 300000 of 400: the memory must be reused or given back"},
     {"api-checks", api_checks, "check the shim's contract from inside (patterns, alignment, errors, threads, fork)"},
+    {"entry-points", entry_points, "call every allocation entry point and free each block (no report expected)"},
 };
 
 int main(int argc, char **argv) {
