@@ -3,6 +3,7 @@
 #include "shim_thread.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 
 #define SHIM_STR2(x) #x
 #define SHIM_STR(x) SHIM_STR2(x)
@@ -77,7 +78,11 @@ int shim_stack_capture(uintptr_t fp, uintptr_t *pcs, int max) {
     // address into the program.
     void *buf[80];
     int cap = max + 8 < 80 ? max + 8 : 80;
+    // The process's first unw_backtrace drains libunwind's pipe and leaves
+    // EAGAIN in errno, inside a malloc that succeeds.
+    int saved = errno;
     int n = g_unw_backtrace(buf, cap);
+    errno = saved;
     uintptr_t ret0 = ((uintptr_t *)fp)[1];
     int start = -1;
     for (int i = 0; i < n && i < 8; i++) if ((uintptr_t)buf[i] == ret0) { start = i; break; }
@@ -121,6 +126,8 @@ static int slot_frame(struct _Unwind_Context *ctx, void *arg) {
 int shim_stack_capture_slots(uintptr_t fp, uintptr_t *pcs, uint32_t *slots, int max) {
     if (max <= 0 || !g_gcc_backtrace || !shim_thread_bounds()) return 0;
     slot_walk w = {((uintptr_t *)fp)[1], fp + 16, shim_self.stack_hi, pcs, slots, max, 0, 0};
+    int saved = errno;  // as for unw_backtrace: malloc must not change it
     g_gcc_backtrace(slot_frame, &w);
+    errno = saved;
     return w.n;
 }

@@ -6,4 +6,10 @@
 /// Every allocation entry point glibc exports, each block checked and freed.
 int entry_points(void);
 
+/// Every entry point, on main and on a new thread: errno must not change.
+int errno_kept(void);
+/// A double, an invalid free and a write after free reported without
+/// halting: errno must not change.
+int errno_after_reports(void);
+
 #endif
