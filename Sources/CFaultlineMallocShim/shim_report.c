@@ -100,8 +100,16 @@ void shim_write_block(fl_json *w, const shim_block *copy, const void *user, uint
 
 // --- report skeleton ---------------------------------------------------------
 
+// The program's errno when a report began (g_lock held), put back when it
+// is done: with FAULTLINE_HALT_ON_ERROR=0 the free that reported returns
+// to a program that may read errno (free keeps it, glibc since 2.33), and
+// writing a report sets it (libunwind's first use left EAGAIN).
+static int g_program_errno;
+
 static fl_json *begin(const char *kind) {
+    int saved = errno;
     pthread_mutex_lock(&g_lock);
+    g_program_errno = saved;
     shim_self.depth++;
     if (!g_buf) {
         void *b = mmap(0, REPORT_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -111,6 +119,7 @@ static fl_json *begin(const char *kind) {
             if (i != MAP_FAILED) munmap(i, sizeof(fl_image_list));
             shim_self.depth--;
             pthread_mutex_unlock(&g_lock);
+            errno = saved;
             return 0;
         }
         g_buf = b;
@@ -215,8 +224,10 @@ static void finish(fl_json *w, line *summary, int at_exit) {
         add(summary, "; the report is on stderr above (not in a file)");
         emit(summary);
     }
+    int saved = g_program_errno;
     shim_self.depth--;
     pthread_mutex_unlock(&g_lock);
+    errno = saved;
     if (shim_cfg.halt_on_error && !g_no_halt) {
         if (g_hold_halt) g_halt_held = 1;
         else halt(at_exit);
