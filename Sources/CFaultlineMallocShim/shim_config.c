@@ -61,11 +61,24 @@ static void warn_range(const char *name, const char *value, uint64_t lo, uint64_
     warn(name, value, what);
 }
 
+// Decimal digits at `s` into `*out`, `*end` after them. Returns -1 when
+// there are none or the number does not fit in 64 bits (fl_parse_dec
+// wraps: 18446744073709551617 read as 1, a quarantine of one byte).
+static int parse_u64(const char *s, uint64_t *out, const char **end) {
+    if (*s < '0' || *s > '9') return -1;
+    uint64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++)
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v)) return -1;
+    *out = v;
+    *end = s;
+    return 0;
+}
+
 // "64M", "1G", "4096", "16K": bytes. Returns 0 on success.
 static int parse_size(const char *s, uint64_t *out) {
     const char *end;
-    if (*s < '0' || *s > '9') return -1;
-    uint64_t v = fl_parse_dec(s, &end);
+    uint64_t v;
+    if (parse_u64(s, &v, &end) != 0) return -1;
     uint64_t mul = 1;
     if (*end == 'K' || *end == 'k') { mul = 1ull << 10; end++; }
     else if (*end == 'M' || *end == 'm') { mul = 1ull << 20; end++; }
@@ -92,8 +105,8 @@ static void env_int(const char *name, int *field, int lo, int hi) {
     const char *v = getenv(name);
     if (!v || !*v) return;
     const char *end;
-    uint64_t n = fl_parse_dec(v, &end);
-    if (*v < '0' || *v > '9' || *end || n < (uint64_t)lo || n > (uint64_t)hi) {
+    uint64_t n;
+    if (parse_u64(v, &n, &end) != 0 || *end || n < (uint64_t)lo || n > (uint64_t)hi) {
         warn_range(name, v, (uint64_t)lo, (uint64_t)hi, "");
         return;
     }
