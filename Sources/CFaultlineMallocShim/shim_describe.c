@@ -27,6 +27,8 @@
 #define STACK_WORDS 512
 /// At most this many candidate addresses are looked up.
 #define MAX_CANDIDATES 96
+/// Fault addresses below this are NULL plus an offset (vm.mmap_min_addr's default).
+#define NULL_REGION 65536u
 
 static fl_image_list *g_images;
 
@@ -149,7 +151,19 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     reg regs[40];
     uint64_t sp = 0;
     int nregs = read_registers(uc, regs, &sp);
-    uint64_t fault = (uint64_t)(uintptr_t)si->si_addr;
+    // si_addr is a data address only for SIGSEGV and SIGBUS (for SIGABRT it
+    // overlays the sender's pid and uid). With a fault code (SEGV_MAPERR,
+    // BUS_ADRERR…) the kernel says exactly where the access went; a
+    // general-protection fault (a non-canonical address such as the
+    // scribble's) is SI_KERNEL, with no address.
+    int memory_fault = si->si_signo == SIGSEGV || si->si_signo == SIGBUS;
+    int precise = memory_fault && si->si_code > 0 && si->si_code != SI_KERNEL;
+    uint64_t fault = memory_fault ? (uint64_t)(uintptr_t)si->si_addr : 0;
+    // An access in the first 64 KiB (never mapped: vm.mmap_min_addr) went
+    // through NULL plus a field's offset, which no pattern gives: a register
+    // holding 0x5555… then is a coincidence (a popcount mask, a hash
+    // constant), not a use after free.
+    if (precise && fault < NULL_REGION) return 0;
 
     // Evidence: which value carries a pattern.
     const char *evidence_name = 0;
@@ -214,6 +228,11 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     // merely points into one is not (stale registers are common).
     int fault_in_block = which >= 0 && fl_streq(cands[which].via, "fault address") && want == SHIM_QUARANTINED;
     if (!evidence_name && !fault_in_block) return 0;
+    // A pattern in a register alone explains a fault only when no address
+    // contradicts it: at a precise fault whose address holds no pattern, or
+    // at another signal (an abort, a trap), it needs a block to show for it.
+    int register_only = evidence_name && !fl_streq(evidence_name, "fault_address") && !fault_in_block;
+    if (register_only && (precise || !memory_fault) && which < 0) return 0;
 
     fl_json w;
     fl_json_init(&w, buf, cap);

@@ -12,4 +12,8 @@ int errno_kept(void);
 /// halting: errno must not change.
 int errno_after_reports(void);
 
+/// SIGSEGV: a NULL dereference with the scribble's value in a register
+/// and a freed block's address on the stack.
+int null_deref_with_mask(void);
+
 #endif
