@@ -110,6 +110,13 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("pthread")]
         ),
+        // Position-dependent, so that taking malloc's address makes a
+        // canonical PLT entry (as in Debian's python3).
+        .executableTarget(
+            name: "victim-heap-nopie",
+            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer", "-fno-pie"])],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-no-pie"])]
+        ),
         .executableTarget(
             name: "victim-hang",
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],

@@ -6,6 +6,7 @@
 #include "shim_describe.h"
 #include "shim_heap.h"
 #include "shim_live.h"
+#include "shim_lookup.h"
 #include "shim_leak.h"
 #include "shim_quarantine.h"
 #include "shim_real.h"
@@ -59,9 +60,10 @@ static int someone_else_allocates(char *why, size_t cap) {
         fl_strlcpy(why + n, " is loaded", cap - n);
         return 1;
     }
-    // Generic check: malloc must resolve to this library.
+    // Generic check: malloc must resolve to this library (through the
+    // executable's PLT entry for it, if it has one: Debian's python3).
     Dl_info mine, theirs;
-    void *m = dlsym(RTLD_DEFAULT, "malloc");
+    void *m = shim_lookup(RTLD_DEFAULT, "malloc");
     if (m && dladdr((void *)&someone_else_allocates, &mine) && dladdr(m, &theirs) && mine.dli_fbase != theirs.dli_fbase) {
         size_t n = fl_strlcpy(why, "malloc resolves to ", cap);
         fl_strlcpy(why + n, theirs.dli_fname ? theirs.dli_fname : "another object", cap - n);

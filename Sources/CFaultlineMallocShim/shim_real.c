@@ -9,6 +9,7 @@
 //   rejects. A wrapper that forwards with RTLD_NEXT (heaptrack) reaches the
 //   shim for the entry points it has, and those go on to glibc.
 #include "shim_real.h"
+#include "shim_lookup.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -46,7 +47,7 @@ static const struct { const char *name; unsigned bit; } k_entries[] = {
 static void fill(shim_next *out, void *handle, uintptr_t self) {
     void **fields = (void **)out;
     for (int i = 0; i < FIELDS; i++) {
-        void *fn = dlsym(handle, k_entries[i].name);
+        void *fn = shim_lookup(handle, k_entries[i].name);
         if (object_of(fn) == self) fn = dlsym(RTLD_NEXT, k_entries[i].name);
         fields[i] = fn;
     }
@@ -67,7 +68,7 @@ int shim_next_resolve(void) {
     // shim, which serves them from glibc with a header as usual.
     _Static_assert(sizeof(shim_next) == FIELDS * sizeof(void *), "one field per entry point");
     uintptr_t self = object_of((void *)&shim_next_resolve);
-    int first = object_of(dlsym(RTLD_DEFAULT, "malloc")) == self;
+    int first = object_of(shim_lookup(RTLD_DEFAULT, "malloc")) == self;
     shim_next next, top;
     fill(&next, RTLD_NEXT, self);
     if (first) top = next;
@@ -76,7 +77,7 @@ int shim_next_resolve(void) {
     unsigned lacks = 0;
     if (!first)
         for (unsigned i = 0; i < sizeof k_entries / sizeof k_entries[0]; i++)
-            if (object_of(dlsym(RTLD_DEFAULT, k_entries[i].name)) == self) lacks |= k_entries[i].bit;
+            if (object_of(shim_lookup(RTLD_DEFAULT, k_entries[i].name)) == self) lacks |= k_entries[i].bit;
     shim_next_fns = next;
     shim_top_fns = top;
     shim_top_lacks = lacks;
