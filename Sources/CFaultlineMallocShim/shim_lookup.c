@@ -4,6 +4,50 @@
 #include <elf.h>
 #include <link.h>
 #include <stddef.h>
+#include <string.h>
+
+// The glibc version a program's reference to `name` carries (NULL on
+// architectures not listed: unversioned lookups only).
+static const char *glibc_version(const char *name) {
+#if defined(__x86_64__)
+    if (strcmp(name, "aligned_alloc") == 0) return "GLIBC_2.16";
+    if (strcmp(name, "reallocarray") == 0) return "GLIBC_2.26";
+    return "GLIBC_2.2.5";
+#elif defined(__aarch64__)
+    if (strcmp(name, "reallocarray") == 0) return "GLIBC_2.26";
+    return "GLIBC_2.17";
+#else
+    (void)name;
+    return NULL;
+#endif
+}
+
+static struct link_map *map_of(void *fn) {
+    Dl_info info;
+    struct link_map *lm = 0;
+    return fn && dladdr1(fn, &info, (void **)&lm, RTLD_DL_LINKMAP) ? lm : 0;
+}
+
+// Of two definitions, the one whose object comes first in load order.
+static void *earlier(void *a, void *b) {
+    struct link_map *ma = map_of(a), *mb = map_of(b);
+    if (!ma || !mb || ma == mb) return a;
+    for (struct link_map *m = ma; m; m = m->l_next)
+        if (m == mb) return a;
+    return b;
+}
+
+// `name` through `handle` as a program's versioned reference binds: to the
+// first object that defines it either unversioned (jemalloc; which dlvsym
+// passes over) or under the reference's version (libc_malloc_debug; which
+// dlsym passes over).
+static void *find(void *handle, const char *name) {
+    const char *version = glibc_version(name);
+    void *plain = dlsym(handle, name);
+    void *versioned = version ? dlvsym(handle, name, version) : NULL;
+    if (!plain || !versioned) return plain ? plain : versioned;
+    return earlier(plain, versioned);
+}
 
 // 1 when `fn` is a defined symbol (not an executable's PLT entry for an
 // import) lying in `lm`.
@@ -27,7 +71,7 @@ static void *first_definition(const char *name) {
         // The vdso and the like cannot be opened by name: they define no malloc.
         void *h = lm == first ? main_handle : dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
         if (!h) continue;
-        void *fn = dlsym(h, name);  // searches h first, then what it needs
+        void *fn = find(h, name);  // searches h first, then what it needs
         if (defined_in(fn, lm)) found = fn;
         if (h != main_handle) dlclose(h);
     }
@@ -36,7 +80,7 @@ static void *first_definition(const char *name) {
 }
 
 void *shim_lookup(void *handle, const char *name) {
-    void *fn = dlsym(handle, name);
+    void *fn = find(handle, name);
     if (handle != RTLD_DEFAULT || !fn) return fn;
     Dl_info info;
     const ElfW(Sym) *sym = 0;

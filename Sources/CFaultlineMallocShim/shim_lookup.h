@@ -1,15 +1,25 @@
-// Symbol lookups that see through canonical PLT entries. A non-PIE
-// executable that takes the address of a function it imports (Debian's
-// python3 does, for malloc and free) gets a PLT entry that stands for the
-// function everywhere, and dlsym(RTLD_DEFAULT, "malloc") returns that entry
-// in the executable: not a definition, just the way into whichever one the
-// loader bound its calls to.
+// Symbol lookups as the program's own references bind. Two things make a
+// plain dlsym answer differently:
+// - a program's reference to malloc carries glibc's symbol version
+//   (malloc@GLIBC_2.2.5) and binds to the first definition that is either
+//   unversioned (jemalloc's) or of that version. glibc's libc_malloc_debug.so
+//   defines its malloc under that version only, hidden from unversioned
+//   lookups: dlsym passes it over for glibc's; dlvsym in turn passes over
+//   unversioned definitions;
+// - a non-PIE executable that takes the address of a function it imports
+//   (Debian's python3 does, for malloc and free) gets a canonical PLT entry
+//   that stands for the function everywhere, and the lookup returns that
+//   entry in the executable: not a definition, just the way into whichever
+//   one the loader bound its calls to.
 #ifndef SHIM_LOOKUP_H
 #define SHIM_LOOKUP_H
 
-/// dlsym(`handle`, `name`), except that with RTLD_DEFAULT a canonical PLT
-/// entry is skipped for the first real definition in the global lookup
-/// order (the one the entry leads to). NULL when there is none.
+/// The definition of `name` (an allocation entry point) that a program's
+/// reference would reach through `handle` (RTLD_DEFAULT or RTLD_NEXT):
+/// the earlier in load order of the unversioned and the versioned lookup,
+/// and with RTLD_DEFAULT
+/// through a canonical PLT entry to the first real definition in load
+/// order. NULL when there is none.
 void *shim_lookup(void *handle, const char *name);
 
 #endif

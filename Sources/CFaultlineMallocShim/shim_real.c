@@ -48,7 +48,7 @@ static void fill(shim_next *out, void *handle, uintptr_t self) {
     void **fields = (void **)out;
     for (int i = 0; i < FIELDS; i++) {
         void *fn = shim_lookup(handle, k_entries[i].name);
-        if (object_of(fn) == self) fn = dlsym(RTLD_NEXT, k_entries[i].name);
+        if (object_of(fn) == self) fn = shim_lookup(RTLD_NEXT, k_entries[i].name);
         fields[i] = fn;
     }
     // The optional ones only from malloc's own object: the entry points

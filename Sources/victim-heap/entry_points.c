@@ -6,6 +6,7 @@
 #include "victim_heap.h"
 
 #include <malloc.h>
+#include <mcheck.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,5 +48,17 @@ int entry_points(void) {
     bad |= use("pvalloc", pvalloc(100), page, page);
     if (bad) return 1;
     printf("victim: every entry point worked\n");
+    return 0;
+}
+
+// Allocations between mtrace() and muntrace() go into $MALLOC_TRACE, when
+// glibc's libc_malloc_debug.so is loaded and the calls reach it.
+int mtrace_blocks(void) {
+    mtrace();
+    char *p = malloc(4321);
+    memset(p, 1, 4321);
+    free(p);
+    muntrace();
+    printf("victim: traced a block of 4321 bytes\n");
     return 0;
 }

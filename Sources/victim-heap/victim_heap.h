@@ -5,6 +5,8 @@
 
 /// Every allocation entry point glibc exports, each block checked and freed.
 int entry_points(void);
+/// malloc and free between mtrace() and muntrace().
+int mtrace_blocks(void);
 
 /// Every entry point, on main and on a new thread: errno must not change.
 int errno_kept(void);
