@@ -81,6 +81,9 @@ static void say(const char *a, const char *b) {
 }
 
 static void before_fork(void) {
+    // The forking thread's collected frees go into the ring first, where
+    // the child counts them as inherited (shim_quarantine_after_fork_child).
+    if (shim_mode == SHIM_MODE_DETECT) shim_quarantine_flush_thread();
     shim_report_lock();
     shim_quarantine_lock();
     shim_live_lock_all();

@@ -28,6 +28,13 @@ static size_t g_max_count;
 static size_t g_peak_bytes;
 static size_t g_peak_count;
 static uint64_t g_total_released;
+// Blocks at the ring's head that were held before this process was forked
+// from its parent. A change in one may be the parent's write, which the
+// parent reports itself: the child leaves them unchecked rather than
+// report the parent's bug as its own (and halt for it).
+static size_t g_inherited;
+/// Marks a released ring entry as inherited (in its cost's top bit).
+#define INHERITED (1ull << 63)
 
 int shim_quarantine_init(size_t max_bytes, size_t max_count) {
     if (g_ring) return 0;
@@ -68,6 +75,7 @@ void shim_quarantine_thread_end(void) {
 }
 
 void shim_quarantine_after_fork_child(void) {
+    g_inherited = g_count;
     // Only the forking thread lives on in the child.
     g_thread_count = 0;
     if (shim_self.exit_watched) g_threads[g_thread_count++] = &shim_self;
@@ -122,7 +130,8 @@ static void release_batch(const ring_entry *batch, int n) {
     size_t limit = shim_cfg.scribble_limit;
     for (int i = 0; i < n; i++) {
         const char *h = (const char *)batch[i].block;
-        size_t len = batch[i].cost < limit ? batch[i].cost : limit;
+        uint64_t cost = batch[i].cost & ~INHERITED;
+        size_t len = cost < limit ? cost : limit;
         for (size_t at = 0; at < len; at += 64) __builtin_prefetch(h + at);
     }
     for (int i = 0; i < n; i++) {
@@ -130,7 +139,7 @@ static void release_batch(const ring_entry *batch, int n) {
         // A block pushed twice by a racing double free is released once.
         if (__atomic_load_n(&b->magic, __ATOMIC_RELAXED) != shim_magic(b, SHIM_QUARANTINED)) continue;
         size_t off, len;
-        if (limit && shim_scribble_changed(b, limit, &off, &len))
+        if (limit && !(batch[i].cost & INHERITED) && shim_scribble_changed(b, limit, &off, &len))
             shim_report_write_after_free(b, off, len, "quarantine_release");
         __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELEASE);
         shim_real_free_block(b);
@@ -157,6 +166,7 @@ static void push(shim_block *const *blocks, int n) {
             g_head = g_head + 1 == g_ring_cap ? 0 : g_head + 1;
             g_count--;
             g_bytes -= old.cost;
+            if (g_inherited) { g_inherited--; old.cost |= INHERITED; }
             batch[k++] = old;
         }
         if (k == RELEASE_BATCH) {
@@ -257,7 +267,7 @@ int shim_quarantine_check_all(void) {
         for (size_t k = 0; k < g_count; k++) {
             ring_entry e = g_ring[i];
             size_t off, len;
-            if (shim_cfg.scribble_limit && shim_scribble_changed(e.block, shim_cfg.scribble_limit, &off, &len)) {
+            if (k >= g_inherited && shim_cfg.scribble_limit && shim_scribble_changed(e.block, shim_cfg.scribble_limit, &off, &len)) {
                 bad = e.block;
                 size_t j = i;
                 for (size_t m = k; m + 1 < g_count; m++) {

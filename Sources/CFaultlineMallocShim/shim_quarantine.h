@@ -31,7 +31,9 @@ int shim_quarantine_check_all(void);
 /// at exit); it stops when it exits. Take the quarantine lock.
 void shim_quarantine_thread_start(void);
 void shim_quarantine_thread_end(void);
-/// fork, in the child: forgets the other threads.
+/// fork, in the child: forgets the other threads, and leaves the blocks
+/// held before the fork unchecked (a change in one is the parent's to
+/// report). Flush the forking thread's batch before forking.
 void shim_quarantine_after_fork_child(void);
 
 /// For the fault describer: calls `visit` on held blocks, newest first,

@@ -18,4 +18,7 @@ int errno_after_reports(void);
 /// and a freed block's address on the stack.
 int null_deref_with_mask(void);
 
+/// The parent and a forked child each write into a block they freed.
+int write_after_free_across_fork(void);
+
 #endif
