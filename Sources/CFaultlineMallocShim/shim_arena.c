@@ -213,6 +213,12 @@ void shim_arena_range(uintptr_t *lo, uintptr_t *hi) {
 
 size_t shim_arena_committed(void) { return atomic_load_explicit(&g_committed, memory_order_relaxed); }
 
+int shim_arena_locked_here(void) {
+    for (unsigned c = 0; c < CLASS_COUNT; c++)
+        if (shim_spin_held_here(&shim_arena_classes[c].lock)) return 1;
+    return 0;
+}
+
 void shim_arena_lock_all(void) {
     shim_arena_scavenge_lock();
     for (unsigned c = 0; c < CLASS_COUNT; c++) shim_spin_lock(&shim_arena_classes[c].lock);

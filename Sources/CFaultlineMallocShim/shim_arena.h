@@ -68,6 +68,9 @@ uint64_t shim_arena_reclaimed_bytes(void);
 /// classes, and so do the blocks it frees from now on.
 void shim_arena_thread_exit(void);
 
+/// 1 when the calling thread holds a class's lock (a signal handler that
+/// interrupted the shim is running on it).
+int shim_arena_locked_here(void);
 /// fork: take every class lock before, release after (parent and child).
 void shim_arena_lock_all(void);
 void shim_arena_unlock_all(void);

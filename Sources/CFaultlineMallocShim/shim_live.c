@@ -64,6 +64,12 @@ void shim_live_unlock_all(void) {
     for (int i = SHIM_LIVE_STRIPES - 1; i >= 0; i--) unlock(&g_stripes[i]);
 }
 
+int shim_live_locked_here(void) {
+    for (int i = 0; i < SHIM_LIVE_STRIPES; i++)
+        if (shim_spin_held_here(&g_stripes[i].lock)) return 1;
+    return 0;
+}
+
 uint64_t shim_live_count(void) {
     uint64_t n = 0;
     for (int i = 0; i < SHIM_LIVE_STRIPES; i++) n += __atomic_load_n(&g_stripes[i].count, __ATOMIC_RELAXED);

@@ -29,6 +29,9 @@ void shim_live_remove(shim_block *b);
 void shim_live_lock_all(void);
 /// Releases them.
 void shim_live_unlock_all(void);
+/// 1 when the calling thread holds a list's lock (a signal handler that
+/// interrupted the shim is running on it).
+int shim_live_locked_here(void);
 /// Live blocks recorded (exact only under shim_live_lock_all).
 uint64_t shim_live_count(void);
 /// Calls `fn(header, ctx)` for every live block; requires shim_live_lock_all.

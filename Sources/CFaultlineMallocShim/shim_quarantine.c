@@ -82,6 +82,9 @@ void shim_quarantine_after_fork_child(void) {
 }
 
 void shim_quarantine_lock(void) { pthread_mutex_lock(&g_lock); }
+
+// glibc records the owner of every mutex, a normal one too.
+int shim_quarantine_locked_here(void) { return __atomic_load_n(&g_lock.__data.__owner, __ATOMIC_RELAXED) == (int)shim_tid(); }
 void shim_quarantine_unlock(void) { pthread_mutex_unlock(&g_lock); }
 
 void shim_quarantine_usage(shim_quarantine_stats *out) {

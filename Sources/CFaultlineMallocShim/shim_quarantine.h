@@ -44,6 +44,9 @@ int shim_quarantine_scan(int (*visit)(shim_block *b, void *ctx), void *ctx, uint
 /// fork: lock before, unlock after (parent and child).
 void shim_quarantine_lock(void);
 void shim_quarantine_unlock(void);
+/// 1 when the calling thread holds the quarantine's lock: it is running a
+/// signal handler that interrupted the shim (and, say, called exit).
+int shim_quarantine_locked_here(void);
 
 /// What the quarantine holds and has held.
 typedef struct shim_quarantine_stats {

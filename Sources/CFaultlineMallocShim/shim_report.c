@@ -36,6 +36,9 @@ static uintptr_t g_pcs[SHIM_MAX_REPORT_FRAMES];
 void shim_report_lock(void) { pthread_mutex_lock(&g_lock); }
 void shim_report_unlock(void) { pthread_mutex_unlock(&g_lock); }
 
+// glibc records the owner of every mutex, a normal one too.
+int shim_report_locked_here(void) { return __atomic_load_n(&g_lock.__data.__owner, __ATOMIC_RELAXED) == (int)shim_tid(); }
+
 // --- small line builder (no stdio inside the allocator) ----------------------
 
 typedef struct line { char text[512]; size_t len; } line;

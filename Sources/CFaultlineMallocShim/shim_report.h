@@ -17,6 +17,9 @@ void shim_report_init(void);
 /// fork: lock before, unlock after.
 void shim_report_lock(void);
 void shim_report_unlock(void);
+/// 1 when the calling thread holds the report lock (a signal handler that
+/// interrupted a report is running on it).
+int shim_report_locked_here(void);
 
 /// Freeing (or reallocating) a block that was already freed; `operation`
 /// is "free" or "realloc". The calling thread's stack is the second free.

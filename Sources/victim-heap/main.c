@@ -630,6 +630,7 @@ static const struct command k_commands[] = {
     {"api-checks", api_checks, "check the shim's contract from inside (patterns, alignment, errors, threads, fork)"},
     {"entry-points", entry_points, "call every allocation entry point and free each block (no report expected)"},
     {"write-after-free-across-fork", write_after_free_across_fork, "the parent writes into a freed block, then a forked child writes into one of its own and exits"},
+    {"exit-in-handler", exit_in_handler, "fault inside free (an overflow over the next block's links) with a SIGSEGV handler that calls exit(3)"},
     {"mtrace", mtrace_blocks, "allocate and free a 4321-byte block between mtrace() and muntrace()"},
     {"null-deref-with-mask", null_deref_with_mask, "SIGSEGV: read through NULL while a register holds 0x5555555555555555 by coincidence"},
     {"errno-kept", errno_kept, "check that every allocation call leaves errno alone, on main and on a new thread"},

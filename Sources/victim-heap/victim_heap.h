@@ -21,4 +21,8 @@ int null_deref_with_mask(void);
 /// The parent and a forked child each write into a block they freed.
 int write_after_free_across_fork(void);
 
+/// SIGSEGV inside free (a heap overflow over the next block's live-block
+/// links), in a program whose SIGSEGV handler calls exit(3).
+int exit_in_handler(void);
+
 #endif
