@@ -164,7 +164,7 @@ __attribute__((constructor)) static void shim_init(void) {
         int q = shim_quarantine_init(shim_cfg.quarantine_bytes, shim_cfg.quarantine_count);
         if (q < 0) say("faultline: malloc shim could not reserve its quarantine; ", "freed blocks are released at once");
         if (q > 0)
-            say("faultline: malloc shim: FAULTLINE_QUARANTINE_BYTES is smaller than the quarantine's own ring; ",
+            say("faultline: malloc shim: FAULTLINE_QUARANTINE_BYTES leaves no room for a block beside the quarantine's own ring; ",
                 "freed blocks are released at once (give at least 4K to hold any, or 0 to say so)");
         if (shim_cfg.stacks && shim_depot_init(shim_cfg.depot_bytes) != 0) {
             say("faultline: malloc shim could not reserve its stack depot; ", "allocation stacks are off");

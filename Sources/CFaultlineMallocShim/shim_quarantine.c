@@ -52,7 +52,9 @@ int shim_quarantine_init(size_t max_bytes, size_t max_count) {
     g_max_bytes = max_bytes > ring_bytes ? max_bytes - ring_bytes : 0;
     g_max_count = slots;
     atomic_store_explicit((_Atomic(ring_entry *) *)&g_ring, (ring_entry *)p, memory_order_release);
-    return g_max_bytes == 0 && max_bytes > 0 && max_count > 0 ? 1 : 0;
+    // Below the smallest block (a header and nothing: 32 bytes) every block
+    // is too big to hold and leaves at once, which must be said as well.
+    return g_max_bytes < SHIM_HEADER_SIZE && max_bytes > 0 && max_count > 0 ? 1 : 0;
 }
 
 // Threads that may hold collected frees, so the exit check can see them
