@@ -23,8 +23,8 @@ static inline void shim_cpu_relax(void) {
 /// Takes the lock.
 static inline void shim_spin_lock(_Atomic int *l) {
     int me = (int)shim_tid();
-    for (int spins = 0, free = 0; !atomic_compare_exchange_weak_explicit(l, &free, me, memory_order_acquire, memory_order_relaxed); spins++) {
-        free = 0;
+    for (int spins = 0, unlocked = 0; !atomic_compare_exchange_weak_explicit(l, &unlocked, me, memory_order_acquire, memory_order_relaxed); spins++) {
+        unlocked = 0;
         if (spins > 64) sched_yield();
         else shim_cpu_relax();
     }
