@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -253,6 +254,11 @@ NOINLINE void victim_crash_after_dup2_onto_low_fds(void) {
     memset(line, '.', sizeof line - 1);
     line[sizeof line - 1] = '\n';
     for (int i = 0; i < 80; i++) (void)!write(2, line, sizeof line);
+    // Let the agent's capture forward those 80 KiB before the crash: it
+    // waits only 50 ms at a crash, and a loaded machine needs longer.
+    // FIONREAD on a pipe (fd 2 under capture) says what is still in it.
+    int queued = 0;
+    for (int i = 0; i < 5000 && ioctl(2, FIONREAD, &queued) == 0 && queued > 0; i++) usleep(1000);
     for (int fd = 3; fd < 64; fd++)
         if (fstat(fd, &got) != 0 || got.st_ino != want.st_ino || got.st_dev != want.st_dev) {
             fprintf(stderr, "victim: fd %d is no longer the /dev/null put there\n", fd);
