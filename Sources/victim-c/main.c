@@ -241,38 +241,69 @@ NOINLINE void victim_crash_after_closing_fds(void) {
     victim_null_deref();
 }
 
-NOINLINE void victim_crash_after_dup2_onto_low_fds(void) {
-    // What a shell does for `exec 3>log 4>&1 ...` and a launcher before it
-    // execs a child with fds at fixed numbers: dup2 onto numbers it chose.
-    // They must stay the program's, and stderr and the report still work.
-    int null = open("/dev/null", O_RDWR);
-    struct stat want, got;
-    if (null < 0 || fstat(null, &want) != 0) { perror("victim: /dev/null"); exit(3); }
-    for (int fd = 3; fd < 64; fd++)
-        if (fd != null && dup2(null, fd) != fd) { fprintf(stderr, "victim: dup2 onto %d: %s\n", fd, strerror(errno)); exit(3); }
-    char line[1024];
-    memset(line, '.', sizeof line - 1);
-    line[sizeof line - 1] = '\n';
-    for (int i = 0; i < 80; i++) (void)!write(2, line, sizeof line);
-    // Let the agent's capture forward those 80 KiB before the crash: it
-    // waits only 50 ms at a crash, and a loaded machine needs longer.
-    // FIONREAD on a pipe (fd 2 under capture) says what is still in it.
-    int queued = 0;
-    for (int i = 0; i < 5000 && ioctl(2, FIONREAD, &queued) == 0 && queued > 0; i++) usleep(1000);
-    for (int fd = 3; fd < 64; fd++)
-        if (fstat(fd, &got) != 0 || got.st_ino != want.st_ino || got.st_dev != want.st_dev) {
-            fprintf(stderr, "victim: fd %d is no longer the /dev/null put there\n", fd);
-            exit(3);
-        }
-    // The number of the real stderr the agent forwards to (its stderr
-    // capture leaves it in the environment for an exec'd image).
-    const char *agent_fd = getenv("FAULTLINE_STDERR_FD");
-    if (agent_fd) {
-        int r = dup2(null, atoi(agent_fd));
-        fprintf(stderr, "victim: dup2 onto the agent's stderr fd: %s\n", r < 0 ? strerror(errno) : "replaced it");
+// --- small alternate signal stacks -----------------------------------------
+// Many programs and libraries still give a thread an alternate signal stack
+// of the old SIGSTKSZ, 8 KiB, after the agent has given it its own: theirs
+// is then the one in force when a fatal signal arrives.
+
+/// The historical SIGSTKSZ. glibc's SIGSTKSZ is sysconf(_SC_SIGSTKSZ) under
+/// _GNU_SOURCE, so the literal is spelled out.
+#define OLD_SIGSTKSZ 8192
+
+static size_t g_small_altstack_size = OLD_SIGSTKSZ;
+
+// Installs a program-owned alternate stack of g_small_altstack_size on the
+// calling thread. mmap'd with a guard page below: a handler that outgrows it
+// faults at once instead of silently corrupting whatever lies beneath.
+static void install_small_altstack(void) {
+    long page = sysconf(_SC_PAGESIZE);
+    size_t size = (g_small_altstack_size + (size_t)page - 1) & ~((size_t)page - 1);
+    char *p = mmap(0, size + (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED || mprotect(p, (size_t)page, PROT_NONE) != 0) { perror("victim: mmap"); exit(2); }
+    // The stack's top end is at the top of the mapping, as a malloc'd one of
+    // that size would be.
+    stack_t ss = { .ss_sp = p + (size_t)page + size - g_small_altstack_size, .ss_size = g_small_altstack_size, .ss_flags = 0 };
+    if (sigaltstack(&ss, 0) != 0) { perror("victim: sigaltstack"); exit(2); }
+}
+
+enum small_altstack_fault { SMALL_ALT_NULL_DEREF, SMALL_ALT_OVERFLOW, SMALL_ALT_IDLE };
+
+static pthread_barrier_t g_small_alt_ready;
+
+static void *small_altstack_thread(void *arg) {
+    pthread_setname_np(pthread_self(), "small-alt");
+    install_small_altstack();
+    pthread_barrier_wait(&g_small_alt_ready);
+    switch ((enum small_altstack_fault)(intptr_t)arg) {
+    case SMALL_ALT_NULL_DEREF:
+        fprintf(stderr, "victim: crashing on a worker thread with an %zu-byte alternate stack\n", g_small_altstack_size);
+        victim_null_deref();
+        break;
+    case SMALL_ALT_OVERFLOW:
+        fprintf(stderr, "victim: overflowing the stack of a worker thread with an %zu-byte alternate stack\n", g_small_altstack_size);
+        victim_recurse(0);
+        break;
+    case SMALL_ALT_IDLE:
+        for (;;) pause();
     }
-    fprintf(stderr, "victim: fds 3-63 are /dev/null, as put there; wrote 80 KiB to stderr; dereferencing NULL\n");
-    victim_null_deref();
+    return arg;
+}
+
+// The main thread and a worker ('small-alt') each install a small alternate
+// stack (`size_arg` bytes, default 8 KiB). Then the worker does `worker`,
+// and the main thread crashes too when `main_crashes` (the worker idles).
+NOINLINE void victim_small_altstack(const char *size_arg, enum small_altstack_fault worker, int main_crashes) {
+    if (size_arg) g_small_altstack_size = (size_t)strtoul(size_arg, 0, 0);
+    install_small_altstack();
+    pthread_barrier_init(&g_small_alt_ready, 0, 2);
+    pthread_t t;
+    pthread_create(&t, 0, small_altstack_thread, (void *)(intptr_t)worker);
+    pthread_barrier_wait(&g_small_alt_ready);
+    if (main_crashes) {
+        fprintf(stderr, "victim: crashing on the main thread with an %zu-byte alternate stack\n", g_small_altstack_size);
+        victim_null_deref();
+    }
+    pthread_join(t, 0);
 }
 
 static const struct { const char *name; const char *help; } k_commands[] = {
@@ -297,13 +328,16 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-after-closing-fds", "close fds 3-1023, open '.' into the lowest 16, then SIGSEGV"},
     {"crash-after-dup2-low-fds", "dup2 /dev/null onto fds 3-63, write 80 KiB to stderr, then SIGSEGV"},
     {"execle-env", "execle /usr/bin/env with the environment VICTIM_EXECLE=from-execle"},
+    {"small-altstack-crash", "SIGSEGV: NULL store on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"},
+    {"small-altstack-main-crash", "SIGSEGV: NULL store on main; it and thread 'small-alt' installed 8 KiB alternate stacks [SIZE]"},
+    {"small-altstack-overflow", "SIGSEGV: unbounded recursion on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
 
 static void usage(void) {
     fprintf(stderr, "usage: victim-c COMMAND\ncommands:\n");
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
-        fprintf(stderr, "  %-22s %s\n", k_commands[i].name, k_commands[i].help);
+        fprintf(stderr, "  %-26s %s\n", k_commands[i].name, k_commands[i].help);
 }
 
 int main(int argc, char **argv) {
@@ -330,6 +364,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "crash-after-closing-fds")) victim_crash_after_closing_fds();
     else if (!strcmp(c, "crash-after-dup2-low-fds")) victim_crash_after_dup2_onto_low_fds();
     else if (!strcmp(c, "execle-env")) victim_execle_env();
+    else if (!strcmp(c, "small-altstack-crash")) victim_small_altstack(argv[2], SMALL_ALT_NULL_DEREF, 0);
+    else if (!strcmp(c, "small-altstack-main-crash")) victim_small_altstack(argv[2], SMALL_ALT_IDLE, 1);
+    else if (!strcmp(c, "small-altstack-overflow")) victim_small_altstack(argv[2], SMALL_ALT_OVERFLOW, 0);
     else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
     else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }
     fprintf(stderr, "victim: the fault did not happen\n");
