@@ -5,6 +5,7 @@
 #include "report_file.h"
 #include "signal_names.h"
 #include "sigsafe.h"
+#include "stack_switch.h"
 #include "stderr_capture.h"
 #include "thread_capture.h"
 #include "unwinder.h"
@@ -42,13 +43,22 @@ static uintptr_t g_deep[FL_DEEP_FRAMES];
 /// Outermost frames kept when a stack is deeper than max_frames.
 #define FL_KEEP_OUTER 16
 
+/// The report is written on a stack of its own, whatever stack the handler
+/// was entered on (see crash_handler); the recrash report, on another.
+/// Across the scenario suite writing a report took at most 11 KiB of stack
+/// and a recrash report 4 KiB; the crash stack is as large as the agent's
+/// alternate stack it replaces because the user's crash callback runs on it.
+#define FL_CRASH_STACK_SIZE (256u << 10)
+#define FL_RECRASH_STACK_SIZE (64u << 10)
+static fl_stack g_crash_stack;
+static fl_stack g_recrash_stack;
+
 // 0: idle; 1: a thread is writing a report (g_owner).
 static atomic_int g_state;
 static atomic_int g_owner;
-// Thread id whose next SIGABRT is already reported (0: none). Only that
-// signal on that thread: a terminate handler that itself segfaults, or
-// another thread crashing meanwhile, still gets its report.
-static atomic_int g_suppress_abort_tid;
+static atomic_int g_suppress_next;
+// Set once a recrash report is being written: a fault in that gives up.
+static atomic_int g_recrashing;
 static int g_first_sig;
 static siginfo_t g_first_info;
 static fl_report g_report;
@@ -237,14 +247,54 @@ static int is_hardware_fault(int sig, const siginfo_t *info) {
     return info->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);
 }
 
+/// What the handler hands to the code it runs on the crash stack.
+struct fault {
+    int sig;
+    siginfo_t *info;
+    const ucontext_t *uc;
+};
+
+static void report_crash(void *p) {
+    const struct fault *f = p;
+    if (atomic_exchange(&g_suppress_next, 0) == 0)
+        write_report("crash", f->sig, f->info, f->uc, FL_FRAME0_INTERRUPTED, 0, 0);
+    fl_stderr_release();
+}
+
+static void report_recrash(void *p) {
+    const struct fault *f = p;
+    write_recrash(f->sig, f->info);
+    fl_stderr_release();
+}
+
+// Entered on whatever stack the thread has: the agent's 256 KiB alternate
+// stack, one the program installed over it (8 KiB is common, and the
+// kernel's signal frame already takes 3 KiB of that with AVX-512), or the
+// thread's own stack when it has no alternate one. So only the claim runs
+// here; the report is written on g_crash_stack. The switch happens always,
+// not only when the current stack looks small: it costs a few instructions
+// and no system call, it leaves the program's sigaltstack setting alone, and
+// one path is exercised by every crash instead of a branch that only rare
+// programs take (and "small" cannot be judged without knowing where the
+// current stack ends). Only one thread ever owns the report (g_state), so one
+// crash stack suffices.
 static void crash_handler(int sig, siginfo_t *info, void *ucv) {
     int saved_errno = errno;
     pid_t me = fl_gettid();
+    struct fault f = {sig, info, (const ucontext_t *)ucv};
     int expected = 0;
     if (!atomic_compare_exchange_strong(&g_state, &expected, 1)) {
         if (atomic_load(&g_owner) == me) {
-            write_recrash(sig, info);
-            fl_stderr_release();
+            // A fault while writing the report. The kernel did not deliver
+            // it on the crash stack (it only stays on the thread's alternate
+            // stack): this frame is at the top of that alternate stack, over
+            // the first entry's frames, or below the fault when the thread
+            // has none. The first attempt never resumes, so overwriting it
+            // is harmless. The recrash report gets a stack of its own; a
+            // fault while writing that one gives up at once, as re-entering
+            // at the top of the same stacks would loop forever.
+            if (atomic_exchange(&g_recrashing, 1) == 0)
+                fl_call_on_stack(report_recrash, &f, g_recrash_stack.hi);
             restore_previous();
             die_by(g_first_sig);
         }
@@ -257,10 +307,7 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
     atomic_store(&g_owner, me);
     g_first_sig = sig;
     g_first_info = *info;
-    int suppressed = sig == SIGABRT && atomic_load(&g_suppress_abort_tid) == me;
-    if (suppressed) atomic_store(&g_suppress_abort_tid, 0);
-    else write_report("crash", sig, info, (const ucontext_t *)ucv, FL_FRAME0_INTERRUPTED, 0, 0);
-    fl_stderr_release();
+    fl_call_on_stack(report_crash, &f, g_crash_stack.hi);
     restore_previous();
     if (!is_hardware_fault(sig, info)) syscall(SYS_tgkill, getpid(), me, sig);
     errno = saved_errno;
@@ -295,6 +342,8 @@ int fl_crash_prepare(void) {
 int fl_crash_install(void) {
     if (g_installed) return 0;
     if (fl_crash_prepare() != 0) return -1;
+    if (!g_crash_stack.hi && fl_stack_map(&g_crash_stack, FL_CRASH_STACK_SIZE) != 0) return -1;
+    if (!g_recrash_stack.hi && fl_stack_map(&g_recrash_stack, FL_RECRASH_STACK_SIZE) != 0) return -1;
     g_describer = (fl_fault_describer)dlsym(RTLD_DEFAULT, "faultline_shim_describe_fault");
     typedef void *(*getbuf_fn)(void);
     getbuf_fn getbuf = (getbuf_fn)dlsym(RTLD_DEFAULT, "swift_getFatalErrorMessageBuffer");

@@ -1,0 +1,32 @@
+// Running a function on a stack of the agent's own. A signal handler is
+// entered on whatever stack the thread has: the agent's alternate stack, one
+// the program installed over it (often 8 KiB), or the thread's own stack.
+// Work that needs more than that (writing a crash report) runs on a stack
+// mapped at install instead.
+#ifndef FL_STACK_SWITCH_H
+#define FL_STACK_SWITCH_H
+
+#include <stddef.h>
+
+/// A stack mapped by `fl_stack_map`: [lo, hi), with a guard page below lo.
+typedef struct {
+    char *lo;
+    char *hi;
+} fl_stack;
+
+/// Maps a stack of at least `size` bytes (rounded up to pages) with an
+/// inaccessible guard page below it, so running off its end faults instead
+/// of corrupting the mapping beneath. Not async-signal-safe in spirit (call
+/// at install). Returns 0, or -1 with errno set.
+int fl_stack_map(fl_stack *stack, size_t size);
+
+/// Calls `fn(arg)` with the stack pointer at `top` (rounded down to 16
+/// bytes), then returns on the caller's stack. The frame it leaves carries
+/// call-frame information that leads back to the caller, so an unwinder
+/// started on the new stack (libunwind's unw_backtrace inside `fn`) walks on
+/// into the caller's frames, the kernel's signal frame and the interrupted
+/// code. Async-signal-safe (a few instructions; no system call, so the
+/// thread's sigaltstack setting is left alone). x86-64 and aarch64 only.
+void fl_call_on_stack(void (*fn)(void *), void *arg, void *top);
+
+#endif
