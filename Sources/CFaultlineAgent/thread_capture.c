@@ -1,5 +1,6 @@
 #include "thread_capture.h"
 #include "sigsafe.h"
+#include "stack_switch.h"
 #include "unwinder.h"
 
 #include <dirent.h>
@@ -27,16 +28,48 @@ static uintptr_t g_scratch[FL_MAX_FRAMES];
 static atomic_int g_scratch_n;
 static atomic_int g_scratch_max;
 
+/// The stack answers are unwound on (see sample_handler), and whether an
+/// answer is running on it. An answer took at most 7.5 KiB across the
+/// scenario suite.
+#define FL_SAMPLE_STACK_SIZE (64u << 10)
+static fl_stack g_sample_stack;
+static atomic_int g_sample_stack_used;
+
+/// One answer: the interrupted context and the request it is for.
+struct answer {
+    const ucontext_t *uc;
+    unsigned seq;
+};
+
+static void unwind_answer(void *p) {
+    const struct answer *a = p;
+    int max = atomic_load(&g_scratch_max);
+    int n = fl_unwind_context(a->uc, g_scratch, max);
+    atomic_store(&g_scratch_n, n);
+    atomic_store(&g_done_seq, a->seq);
+}
+
 static void sample_handler(int sig, siginfo_t *info, void *ucv) {
     int saved_errno = errno;
     unsigned seq = atomic_load(&g_seq);
     if (atomic_load(&g_target) == fl_gettid() && atomic_load(&g_done_seq) != seq) {
         atomic_store(&g_busy, 1);
         if (atomic_load(&g_seq) == seq) {
-            int max = atomic_load(&g_scratch_max);
-            int n = fl_unwind_context((const ucontext_t *)ucv, g_scratch, max);
-            atomic_store(&g_scratch_n, n);
-            atomic_store(&g_done_seq, seq);
+            struct answer a = {(const ucontext_t *)ucv, seq};
+            // Unwinding needs several KiB (libunwind's cursor and context are
+            // 1 KiB each, its DWARF parsing more), which the thread's alternate
+            // stack may not have left: a program may have put an 8 KiB one of
+            // its own over the agent's, and the kernel's signal frame takes 3
+            // KiB of that. So unwind on the sample stack. Requests are
+            // serialised, but a late answer to a timed-out one may still hold
+            // it: then answer on this stack, as before.
+            int idle = 0;
+            if (atomic_compare_exchange_strong(&g_sample_stack_used, &idle, 1)) {
+                fl_call_on_stack(unwind_answer, &a, g_sample_stack.hi);
+                atomic_store(&g_sample_stack_used, 0);
+            } else {
+                unwind_answer(&a);
+            }
         }
         atomic_store(&g_busy, 0);
     }
@@ -45,6 +78,7 @@ static void sample_handler(int sig, siginfo_t *info, void *ucv) {
 
 int fl_threads_init(int signo) {
     if (g_signo) return 0;
+    if (!g_sample_stack.hi && fl_stack_map(&g_sample_stack, FL_SAMPLE_STACK_SIZE) != 0) return -1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = sample_handler;
