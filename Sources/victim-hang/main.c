@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
@@ -84,6 +85,27 @@ static int cmd_spin_recover(int argc, char **argv) {
     int ms = arg_ms(argc, argv, 3000);
     idle_ms(300);
     say("spinning on the main thread for %d ms (started at %llu unix ms)", ms, (unsigned long long)wall_ms());
+    victim_recalculate_totals(ms);
+    say("main thread responsive again");
+    idle_ms(400);
+    return 0;
+}
+
+static int cmd_spin_small_altstack(int argc, char **argv) {
+    // Many programs and libraries give a thread an alternate signal stack of
+    // the old SIGSTKSZ (8 KiB) of their own, replacing the agent's: the
+    // watchdog's sample signal is then answered on it. mmap'd with a guard
+    // page below, so a handler that outgrows it faults instead of silently
+    // corrupting what lies beneath.
+    enum { OLD_SIGSTKSZ = 8192 };
+    long page = sysconf(_SC_PAGESIZE);
+    char *p = mmap(0, OLD_SIGSTKSZ + (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED || mprotect(p, (size_t)page, PROT_NONE) != 0) { say("mmap: %s", strerror(errno)); return 3; }
+    stack_t ss = { .ss_sp = p + page, .ss_size = OLD_SIGSTKSZ, .ss_flags = 0 };
+    if (sigaltstack(&ss, 0) != 0) { say("sigaltstack: %s", strerror(errno)); return 3; }
+    int ms = arg_ms(argc, argv, 3000);
+    idle_ms(300);
+    say("spinning on the main thread, which has an 8 KiB alternate stack of its own, for %d ms", ms);
     victim_recalculate_totals(ms);
     say("main thread responsive again");
     idle_ms(400);
@@ -422,6 +444,7 @@ struct command { const char *name; int (*run)(int, char **); const char *help; }
 static const struct command k_commands[] = {
     {"spin-recover", cmd_spin_recover, "[MS] main thread burns the CPU for MS (3000) ms, then recovers"},
     {"spin-not-dumpable", cmd_spin_not_dumpable, "[MS] as spin-recover, in a process that made itself non-dumpable (as nobody)"},
+    {"spin-small-altstack", cmd_spin_small_altstack, "[MS] as spin-recover, with an 8 KiB alternate signal stack installed by the program on main"},
     {"sleep-main", cmd_sleep_main, "[MS] main thread sleeps MS (3000) ms in nanosleep"},
     {"heartbeat-stall", cmd_heartbeat_stall, "[MS] heartbeat loop stuck MS (3000) ms in a loop of 1 ms sleeps"},
     {"abba", cmd_abba, "main and abba-worker lock A/B in opposite orders"},
