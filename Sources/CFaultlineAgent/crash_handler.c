@@ -256,28 +256,42 @@ struct fault {
 
 static void report_crash(void *p) {
     const struct fault *f = p;
+    g_first_sig = f->sig;
+    g_first_info = *f->info;
     if (atomic_exchange(&g_suppress_next, 0) == 0)
         write_report("crash", f->sig, f->info, f->uc, FL_FRAME0_INTERRUPTED, 0, 0);
     fl_stderr_release();
+    restore_previous();
 }
 
 static void report_recrash(void *p) {
     const struct fault *f = p;
     write_recrash(f->sig, f->info);
     fl_stderr_release();
+    restore_previous();
+    die_by(g_first_sig);
+}
+
+static void give_up(void *unused) {
+    restore_previous();
+    die_by(g_first_sig);
 }
 
 // Entered on whatever stack the thread has: the agent's 256 KiB alternate
 // stack, one the program installed over it (8 KiB is common, and the
-// kernel's signal frame already takes 3 KiB of that with AVX-512), or the
-// thread's own stack when it has no alternate one. So only the claim runs
-// here; the report is written on g_crash_stack. The switch happens always,
-// not only when the current stack looks small: it costs a few instructions
-// and no system call, it leaves the program's sigaltstack setting alone, and
-// one path is exercised by every crash instead of a branch that only rare
-// programs take (and "small" cannot be judged without knowing where the
-// current stack ends). Only one thread ever owns the report (g_state), so one
-// crash stack suffices.
+// kernel's signal frame takes 3.3 KiB of that with AVX-512), or the thread's
+// own stack when it has no alternate one. So only the claim runs here, in a
+// few hundred bytes; the rest runs on the agent's own stacks. The switch
+// happens always, not only when the current stack looks small: it costs a
+// few instructions and no system call, it leaves the program's sigaltstack
+// setting alone, and one path is exercised by every crash instead of a
+// branch only rare programs take (and "small" cannot be judged without
+// knowing where the current stack ends). Only one thread ever owns the
+// report (g_state), so one crash stack suffices.
+//
+// Off the alternate stack, the kernel would deliver a signal at its top,
+// over this handler's frames; sa_mask blocks every signal but the fault
+// signals (see fl_crash_install) so none can arrive asynchronously there.
 static void crash_handler(int sig, siginfo_t *info, void *ucv) {
     int saved_errno = errno;
     pid_t me = fl_gettid();
@@ -290,13 +304,13 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
             // stack): this frame is at the top of that alternate stack, over
             // the first entry's frames, or below the fault when the thread
             // has none. The first attempt never resumes, so overwriting it
-            // is harmless. The recrash report gets a stack of its own; a
-            // fault while writing that one gives up at once, as re-entering
-            // at the top of the same stacks would loop forever.
+            // is harmless. The recrash report gets a stack of its own. A
+            // fault while writing that one gives up at once (re-entering at
+            // the top of the same stacks would loop forever), on the crash
+            // stack, which nothing live is on any more.
             if (atomic_exchange(&g_recrashing, 1) == 0)
                 fl_call_on_stack(report_recrash, &f, g_recrash_stack.hi);
-            restore_previous();
-            die_by(g_first_sig);
+            fl_call_on_stack(give_up, 0, g_crash_stack.hi);
         }
         // Another thread is writing the report and will end the process;
         // wait for that, bounded, then die by our own signal.
@@ -305,11 +319,16 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
         die_by(sig);
     }
     atomic_store(&g_owner, me);
-    g_first_sig = sig;
-    g_first_info = *info;
     fl_call_on_stack(report_crash, &f, g_crash_stack.hi);
-    restore_previous();
-    if (!is_hardware_fault(sig, info)) syscall(SYS_tgkill, getpid(), me, sig);
+    if (!is_hardware_fault(sig, info)) {
+        // Raised again from here, back on the stack we were entered on: a
+        // previous handler it runs then nests below our frames (on the
+        // crash stack it would go to the top of the alternate stack, over
+        // them), with the signal mask of the interrupted code, as without us.
+        // Raw rt_sigprocmask: 8 bytes of mask, no sigset_t copies.
+        syscall(SYS_rt_sigprocmask, SIG_SETMASK, &f.uc->uc_sigmask, 0, 8);
+        syscall(SYS_tgkill, getpid(), me, sig);
+    }
     errno = saved_errno;
 }
 
@@ -354,7 +373,10 @@ int fl_crash_install(void) {
     // SA_NODEFER: a fault inside the handler re-enters it (recrash report)
     // instead of the kernel killing us silently for a blocked SIGSEGV.
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
+    // Every other signal waits while the handler runs (crash_handler says
+    // why); the fault signals stay open so a fault in it still re-enters.
+    sigfillset(&sa.sa_mask);
+    for (int i = 0; i < FL_NSIGNALS; i++) sigdelset(&sa.sa_mask, k_signals[i]);
     for (int i = 0; i < FL_NSIGNALS; i++)
         if (sigaction(k_signals[i], &sa, &g_prev[i]) != 0) return -1;
     g_installed = 1;

@@ -83,7 +83,13 @@ int fl_threads_init(int signo) {
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = sample_handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
+    // While an answer runs on the sample stack the kernel would deliver
+    // another signal at the top of the alternate stack, over the handler's
+    // frames: every signal waits, except those a fault raises (a fault while
+    // unwinding must still reach the crash handler).
+    sigfillset(&sa.sa_mask);
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+    for (unsigned i = 0; i < sizeof faults / sizeof faults[0]; i++) sigdelset(&sa.sa_mask, faults[i]);
     if (sigaction(signo, &sa, 0) != 0) return -1;
     g_signo = signo;
     return 0;
