@@ -276,11 +276,11 @@ static void *small_altstack_thread(void *arg) {
     pthread_barrier_wait(&g_small_alt_ready);
     switch ((enum small_altstack_fault)(intptr_t)arg) {
     case SMALL_ALT_NULL_DEREF:
-        fprintf(stderr, "victim: crashing on a worker thread with an %zu-byte alternate stack\n", g_small_altstack_size);
+        fprintf(stderr, "victim: crashing on a worker thread with an alternate stack of %zu bytes\n", g_small_altstack_size);
         victim_null_deref();
         break;
     case SMALL_ALT_OVERFLOW:
-        fprintf(stderr, "victim: overflowing the stack of a worker thread with an %zu-byte alternate stack\n", g_small_altstack_size);
+        fprintf(stderr, "victim: overflowing the stack of a worker thread with an alternate stack of %zu bytes\n", g_small_altstack_size);
         victim_recurse(0);
         break;
     case SMALL_ALT_IDLE:
@@ -300,10 +300,18 @@ NOINLINE void victim_small_altstack(const char *size_arg, enum small_altstack_fa
     pthread_create(&t, 0, small_altstack_thread, (void *)(intptr_t)worker);
     pthread_barrier_wait(&g_small_alt_ready);
     if (main_crashes) {
-        fprintf(stderr, "victim: crashing on the main thread with an %zu-byte alternate stack\n", g_small_altstack_size);
+        fprintf(stderr, "victim: crashing on the main thread with an alternate stack of %zu bytes\n", g_small_altstack_size);
         victim_null_deref();
     }
     pthread_join(t, 0);
+}
+
+// crash-in-handler on a main thread with a small alternate stack of its own:
+// the fault in the crash callback re-enters the handler on that stack.
+NOINLINE void victim_small_altstack_crash_in_handler(const char *size_arg) {
+    if (size_arg) g_small_altstack_size = (size_t)strtoul(size_arg, 0, 0);
+    install_small_altstack();
+    victim_crash_in_handler();
 }
 
 static const struct { const char *name; const char *help; } k_commands[] = {
@@ -331,13 +339,14 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"small-altstack-crash", "SIGSEGV: NULL store on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"},
     {"small-altstack-main-crash", "SIGSEGV: NULL store on main; it and thread 'small-alt' installed 8 KiB alternate stacks [SIZE]"},
     {"small-altstack-overflow", "SIGSEGV: unbounded recursion on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"},
+    {"small-altstack-crash-in-handler", "crash-in-handler on main with an 8 KiB alternate stack of its own [SIZE]"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
 
 static void usage(void) {
     fprintf(stderr, "usage: victim-c COMMAND\ncommands:\n");
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
-        fprintf(stderr, "  %-26s %s\n", k_commands[i].name, k_commands[i].help);
+        fprintf(stderr, "  %-32s %s\n", k_commands[i].name, k_commands[i].help);
 }
 
 int main(int argc, char **argv) {
@@ -367,6 +376,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "small-altstack-crash")) victim_small_altstack(argv[2], SMALL_ALT_NULL_DEREF, 0);
     else if (!strcmp(c, "small-altstack-main-crash")) victim_small_altstack(argv[2], SMALL_ALT_IDLE, 1);
     else if (!strcmp(c, "small-altstack-overflow")) victim_small_altstack(argv[2], SMALL_ALT_OVERFLOW, 0);
+    else if (!strcmp(c, "small-altstack-crash-in-handler")) victim_small_altstack_crash_in_handler(argv[2]);
     else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
     else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }
     fprintf(stderr, "victim: the fault did not happen\n");
