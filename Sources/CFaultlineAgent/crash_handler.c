@@ -313,7 +313,12 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
             fl_call_on_stack(give_up, 0, g_crash_stack.hi);
         }
         // Another thread is writing the report and will end the process;
-        // wait for that, bounded, then die by our own signal.
+        // wait for that, bounded, then die by our own signal. This thread
+        // stays on the stack it was entered on, where signals nest below it
+        // as usual, so it takes the mask of the interrupted code again: the
+        // writer's sample signal must get through to capture where we
+        // faulted.
+        syscall(SYS_rt_sigprocmask, SIG_SETMASK, &f.uc->uc_sigmask, 0, 8);
         for (int i = 0; i < 10000; i++) fl_sleep_ns(1000000);
         restore_previous();
         die_by(sig);
