@@ -8,7 +8,10 @@
 #include <pthread.h>
 #include <stddef.h>
 
-/// Size of each alternate stack (libunwind needs a few pages of its own).
+/// Size of each alternate stack. The agent's own handlers use only a few
+/// hundred bytes of it (they switch to stacks of their own, stack_switch.h),
+/// but a previous handler the crash handler chains to runs here too: the
+/// Swift runtime's backtracer loops forever faulting on an 8 KiB one.
 #define FL_ALTSTACK_SIZE (256 * 1024)
 
 /// Gives the calling thread an alternate signal stack (with a guard page)
