@@ -40,15 +40,7 @@ let package = Package(
         // Only in the LD_PRELOAD libraries: resolves swiftrt.o's runtime
         // references so scripts/drop-swift-runtime-dependency can drop
         // libswiftCore.so from them.
-        .target(
-            name: "CFaultlineDylibStubs",
-            cSettings: [.unsafeFlags(["-O2", "-gdwarf-4"])],
-            // -z now: every symbol is bound at load, so a signal handler
-            // never runs the lazy binder (which saves the whole vector
-            // register state on the stack, 3 KiB with AVX-512) on a
-            // program's small alternate stack.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"])]
-        ),
+        .target(name: "CFaultlineDylibStubs", cSettings: [.unsafeFlags(["-O2", "-gdwarf-4"])]),
         // Agent core: async-signal-safe crash capture, linked or preloaded.
         .target(
             name: "CFaultlineAgent",
