@@ -2,6 +2,7 @@
 #include "agent_config.h"
 #include "agent_threads.h"
 #include "image_list.h"
+#include "raw_syscall.h"
 #include "report_file.h"
 #include "signal_names.h"
 #include "sigsafe.h"
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -53,9 +55,13 @@ static uintptr_t g_deep[FL_DEEP_FRAMES];
 static fl_stack g_crash_stack;
 static fl_stack g_recrash_stack;
 
-// 0: idle; 1: a thread is writing a report (g_owner).
+// 0: idle; 1: a thread is writing a report (the one with t_reporting set).
 static atomic_int g_state;
-static atomic_int g_owner;
+// Set on the thread that claimed g_state: a fatal signal there is a fault in
+// the handler. Thread-local rather than a tid to compare, so the handler
+// learns it without a system call; initial-exec, so reading it never
+// allocates.
+static __thread int t_reporting __attribute__((tls_model("initial-exec")));
 static atomic_int g_suppress_next;
 // Set once a recrash report is being written: a fault in that gives up.
 static atomic_int g_recrashing;
@@ -247,21 +253,27 @@ static int is_hardware_fault(int sig, const siginfo_t *info) {
     return info->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);
 }
 
-/// What the handler hands to the code it runs on the crash stack.
+/// What the handler hands to the code it runs on the crash stack, and what
+/// that code hands back (for re-raising the signal).
 struct fault {
     int sig;
     siginfo_t *info;
     const ucontext_t *uc;
+    pid_t pid, tid;
 };
 
 static void report_crash(void *p) {
-    const struct fault *f = p;
+    struct fault *f = p;
+    int saved_errno = errno;
+    f->pid = getpid();
+    f->tid = fl_gettid();
     g_first_sig = f->sig;
     g_first_info = *f->info;
     if (atomic_exchange(&g_suppress_next, 0) == 0)
         write_report("crash", f->sig, f->info, f->uc, FL_FRAME0_INTERRUPTED, 0, 0);
     fl_stderr_release();
     restore_previous();
+    errno = saved_errno;
 }
 
 static void report_recrash(void *p) {
@@ -277,28 +289,47 @@ static void give_up(void *unused) {
     die_by(g_first_sig);
 }
 
+// A thread that faults while another writes the report: that one will end
+// the process; wait for it, bounded, then die by our own signal. Runs on the
+// stack the handler was entered on, so system calls only (raw_syscall.h).
+// Signals nest below it there as usual, so it takes the interrupted code's
+// mask again: the writer's sample signal must get through to capture where
+// this thread faulted.
+static void wait_then_die(int sig, const ucontext_t *uc) {
+    fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&uc->uc_sigmask, 0, FL_KERNEL_SIGSET_SIZE);
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < 10000; i++) fl_raw_syscall(SYS_nanosleep, (long)&ms, 0, 0, 0);
+    // As die_by: default disposition, unblocked, raised at this thread.
+    struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; } dfl = {0};  // the kernel's struct sigaction
+    dfl.handler = (void *)SIG_DFL;
+    uint64_t bit = 1ull << (sig - 1);
+    fl_raw_syscall(SYS_rt_sigaction, sig, (long)&dfl, 0, FL_KERNEL_SIGSET_SIZE);
+    fl_raw_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&bit, 0, FL_KERNEL_SIGSET_SIZE);
+    fl_raw_syscall(SYS_tgkill, fl_raw_syscall(SYS_getpid, 0, 0, 0, 0), fl_raw_syscall(SYS_gettid, 0, 0, 0, 0), sig, 0);
+    fl_raw_syscall(SYS_exit_group, 128 + sig, 0, 0, 0);
+}
+
 // Entered on whatever stack the thread has: the agent's 256 KiB alternate
 // stack, one the program installed over it (8 KiB is common, and the
 // kernel's signal frame takes 3.3 KiB of that with AVX-512), or the thread's
 // own stack when it has no alternate one. So only the claim runs here, in a
-// few hundred bytes; the rest runs on the agent's own stacks. The switch
-// happens always, not only when the current stack looks small: it costs a
-// few instructions and no system call, it leaves the program's sigaltstack
-// setting alone, and one path is exercised by every crash instead of a
-// branch only rare programs take (and "small" cannot be judged without
-// knowing where the current stack ends). Only one thread ever owns the
-// report (g_state), so one crash stack suffices.
+// few hundred bytes and without calling libc (raw_syscall.h says why); the
+// rest runs on the agent's own stacks. The switch happens always, not only
+// when the current stack looks small: it costs a few instructions and no
+// system call, it leaves the program's sigaltstack setting alone, and one
+// path is exercised by every crash instead of a branch only rare programs
+// take (and "small" cannot be judged without knowing where the current
+// stack ends). Only one thread ever owns the report (g_state), so one crash
+// stack suffices.
 //
 // Off the alternate stack, the kernel would deliver a signal at its top,
 // over this handler's frames; sa_mask blocks every signal but the fault
 // signals (see fl_crash_install) so none can arrive asynchronously there.
 static void crash_handler(int sig, siginfo_t *info, void *ucv) {
-    int saved_errno = errno;
-    pid_t me = fl_gettid();
-    struct fault f = {sig, info, (const ucontext_t *)ucv};
+    struct fault f = {sig, info, (const ucontext_t *)ucv, 0, 0};
     int expected = 0;
     if (!atomic_compare_exchange_strong(&g_state, &expected, 1)) {
-        if (atomic_load(&g_owner) == me) {
+        if (t_reporting) {
             // A fault while writing the report. The kernel did not deliver
             // it on the crash stack (it only stays on the thread's alternate
             // stack): this frame is at the top of that alternate stack, over
@@ -312,41 +343,30 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
                 fl_call_on_stack(report_recrash, &f, g_recrash_stack.hi);
             fl_call_on_stack(give_up, 0, g_crash_stack.hi);
         }
-        // Another thread is writing the report and will end the process;
-        // wait for that, bounded, then die by our own signal. This thread
-        // stays on the stack it was entered on, where signals nest below it
-        // as usual, so it takes the mask of the interrupted code again: the
-        // writer's sample signal must get through to capture where we
-        // faulted.
-        syscall(SYS_rt_sigprocmask, SIG_SETMASK, &f.uc->uc_sigmask, 0, 8);
-        for (int i = 0; i < 10000; i++) fl_sleep_ns(1000000);
-        restore_previous();
-        die_by(sig);
+        wait_then_die(sig, f.uc);
     }
-    atomic_store(&g_owner, me);
+    t_reporting = 1;
     fl_call_on_stack(report_crash, &f, g_crash_stack.hi);
     if (!is_hardware_fault(sig, info)) {
         // Raised again from here, back on the stack we were entered on: a
         // previous handler it runs then nests below our frames (on the
         // crash stack it would go to the top of the alternate stack, over
         // them), with the signal mask of the interrupted code, as without us.
-        // Raw rt_sigprocmask: 8 bytes of mask, no sigset_t copies.
-        syscall(SYS_rt_sigprocmask, SIG_SETMASK, &f.uc->uc_sigmask, 0, 8);
-        syscall(SYS_tgkill, getpid(), me, sig);
+        fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&f.uc->uc_sigmask, 0, FL_KERNEL_SIGSET_SIZE);
+        fl_raw_syscall(SYS_tgkill, f.pid, f.tid, sig, 0);
     }
-    errno = saved_errno;
 }
 
 int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext, fl_frame0 frame0) {
-    pid_t me = fl_gettid();
     int expected = 0;
     if (!g_buf) return -1;  // neither fl_crash_prepare nor fl_crash_install ran
     if (!atomic_compare_exchange_strong(&g_state, &expected, 1)) return -1;
-    atomic_store(&g_owner, me);
+    t_reporting = 1;
     g_first_sig = SIGABRT;
     memset(&g_first_info, 0, sizeof g_first_info);
     write_report(kind, 0, 0, (const ucontext_t *)ucontext, frame0, extra, ctx);
-    atomic_store(&g_suppress_abort_tid, me);
+    atomic_store(&g_suppress_next, 1);
+    t_reporting = 0;
     atomic_store(&g_state, 0);
     return 0;
 }

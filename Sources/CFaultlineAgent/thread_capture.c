@@ -1,4 +1,5 @@
 #include "thread_capture.h"
+#include "raw_syscall.h"
 #include "sigsafe.h"
 #include "stack_switch.h"
 #include "unwinder.h"
@@ -43,16 +44,19 @@ struct answer {
 
 static void unwind_answer(void *p) {
     const struct answer *a = p;
+    int saved_errno = errno;
     int max = atomic_load(&g_scratch_max);
     int n = fl_unwind_context(a->uc, g_scratch, max);
     atomic_store(&g_scratch_n, n);
     atomic_store(&g_done_seq, a->seq);
+    errno = saved_errno;
 }
 
+// Runs on the stack it was entered on until the switch, so no libc calls
+// before it (raw_syscall.h says why).
 static void sample_handler(int sig, siginfo_t *info, void *ucv) {
-    int saved_errno = errno;
     unsigned seq = atomic_load(&g_seq);
-    if (atomic_load(&g_target) == fl_gettid() && atomic_load(&g_done_seq) != seq) {
+    if (atomic_load(&g_target) == (pid_t)fl_raw_syscall(SYS_gettid, 0, 0, 0, 0) && atomic_load(&g_done_seq) != seq) {
         atomic_store(&g_busy, 1);
         if (atomic_load(&g_seq) == seq) {
             struct answer a = {(const ucontext_t *)ucv, seq};
@@ -73,7 +77,6 @@ static void sample_handler(int sig, siginfo_t *info, void *ucv) {
         }
         atomic_store(&g_busy, 0);
     }
-    errno = saved_errno;
 }
 
 int fl_threads_init(int signo) {
