@@ -62,7 +62,11 @@ static atomic_int g_state;
 // learns it without a system call; initial-exec, so reading it never
 // allocates.
 static __thread int t_reporting __attribute__((tls_model("initial-exec")));
-static atomic_int g_suppress_next;
+// Set on a thread whose next SIGABRT is already reported (it is about to
+// abort() after a cxx_exception or deadlock report). Only that signal on
+// that thread: a terminate handler that itself segfaults, or another thread
+// crashing meanwhile, still gets its report.
+static __thread int t_abort_reported __attribute__((tls_model("initial-exec")));
 // Set once a recrash report is being written: a fault in that gives up.
 static atomic_int g_recrashing;
 static int g_first_sig;
@@ -82,7 +86,7 @@ void fl_crash_set_callback(faultline_crash_callback cb, void *ctx) {
     g_cb = cb;
 }
 
-void fl_crash_suppress_next_abort(void) { atomic_store(&g_suppress_abort_tid, fl_gettid()); }
+void fl_crash_suppress_next_abort(void) { t_abort_reported = 1; }
 
 static void restore_previous(void) {
     for (int i = 0; i < FL_NSIGNALS; i++) sigaction(k_signals[i], &g_prev[i], 0);
@@ -269,8 +273,8 @@ static void report_crash(void *p) {
     f->tid = fl_gettid();
     g_first_sig = f->sig;
     g_first_info = *f->info;
-    if (atomic_exchange(&g_suppress_next, 0) == 0)
-        write_report("crash", f->sig, f->info, f->uc, FL_FRAME0_INTERRUPTED, 0, 0);
+    if (f->sig == SIGABRT && t_abort_reported) t_abort_reported = 0;
+    else write_report("crash", f->sig, f->info, f->uc, FL_FRAME0_INTERRUPTED, 0, 0);
     fl_stderr_release();
     restore_previous();
     errno = saved_errno;
@@ -365,7 +369,7 @@ int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, 
     g_first_sig = SIGABRT;
     memset(&g_first_info, 0, sizeof g_first_info);
     write_report(kind, 0, 0, (const ucontext_t *)ucontext, frame0, extra, ctx);
-    atomic_store(&g_suppress_next, 1);
+    t_abort_reported = 1;
     t_reporting = 0;
     atomic_store(&g_state, 0);
     return 0;

@@ -241,6 +241,40 @@ NOINLINE void victim_crash_after_closing_fds(void) {
     victim_null_deref();
 }
 
+NOINLINE void victim_crash_after_dup2_onto_low_fds(void) {
+    // What a shell does for `exec 3>log 4>&1 ...` and a launcher before it
+    // execs a child with fds at fixed numbers: dup2 onto numbers it chose.
+    // They must stay the program's, and stderr and the report still work.
+    int null = open("/dev/null", O_RDWR);
+    struct stat want, got;
+    if (null < 0 || fstat(null, &want) != 0) { perror("victim: /dev/null"); exit(3); }
+    for (int fd = 3; fd < 64; fd++)
+        if (fd != null && dup2(null, fd) != fd) { fprintf(stderr, "victim: dup2 onto %d: %s\n", fd, strerror(errno)); exit(3); }
+    char line[1024];
+    memset(line, '.', sizeof line - 1);
+    line[sizeof line - 1] = '\n';
+    for (int i = 0; i < 80; i++) (void)!write(2, line, sizeof line);
+    // Let the agent's capture forward those 80 KiB before the crash: it
+    // waits only 50 ms at a crash, and a loaded machine needs longer.
+    // FIONREAD on a pipe (fd 2 under capture) says what is still in it.
+    int queued = 0;
+    for (int i = 0; i < 5000 && ioctl(2, FIONREAD, &queued) == 0 && queued > 0; i++) usleep(1000);
+    for (int fd = 3; fd < 64; fd++)
+        if (fstat(fd, &got) != 0 || got.st_ino != want.st_ino || got.st_dev != want.st_dev) {
+            fprintf(stderr, "victim: fd %d is no longer the /dev/null put there\n", fd);
+            exit(3);
+        }
+    // The number of the real stderr the agent forwards to (its stderr
+    // capture leaves it in the environment for an exec'd image).
+    const char *agent_fd = getenv("FAULTLINE_STDERR_FD");
+    if (agent_fd) {
+        int r = dup2(null, atoi(agent_fd));
+        fprintf(stderr, "victim: dup2 onto the agent's stderr fd: %s\n", r < 0 ? strerror(errno) : "replaced it");
+    }
+    fprintf(stderr, "victim: fds 3-63 are /dev/null, as put there; wrote 80 KiB to stderr; dereferencing NULL\n");
+    victim_null_deref();
+}
+
 // --- small alternate signal stacks -----------------------------------------
 // Many programs and libraries still give a thread an alternate signal stack
 // of the old SIGSTKSZ, 8 KiB, after the agent has given it its own: theirs
