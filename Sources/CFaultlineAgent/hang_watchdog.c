@@ -9,6 +9,7 @@
 #include "hang_report.h"
 #include "hang_samples.h"
 #include "sigsafe.h"
+#include "thread_count.h"
 #include "stderr_capture.h"
 #include "thread_capture.h"
 
@@ -484,6 +485,7 @@ static void *watchdog_main(void *unused) {
             pid_t caller = atomic_load(&g_exit_tid);
             if (s.active) end_episode(&s, now, caller == s.ep.tid ? "exit" : "process_exit");
             atomic_store(&g_exit_state, 2);
+            fl_thread_recount();
             return 0;
         }
         if (now - s.prev_tick_ns > o.sample_ns + FL_RESUME_GAP_NS) s.resume_ns = now;
@@ -491,6 +493,7 @@ static void *watchdog_main(void *unused) {
         tick(&s, now);
         s.prev_tick_ns = now;
     }
+    fl_thread_recount();
     return 0;
 }
 
@@ -522,6 +525,7 @@ int fl_hang_install(void) {
     fl_probe_keep(g_main_tid);
     int rc = fl_agent_thread_create(&g_thread, 0, watchdog_main, 0);
     if (rc != 0) { errno = rc; return -1; }
+    fl_thread_uncount();  // it must not keep the process alive
     atomic_store(&g_running, 1);
     atexit(at_exit);
     pthread_atfork(0, 0, after_fork_child);

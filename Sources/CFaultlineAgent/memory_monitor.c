@@ -7,6 +7,7 @@
 #include "memory_stacks.h"
 #include "report_file.h"
 #include "sigsafe.h"
+#include "thread_count.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -238,6 +239,7 @@ static int start_thread(void) {
     int rc = fl_agent_thread_create(&t, &attr, monitor, 0);
     pthread_attr_destroy(&attr);
     if (rc != 0) { errno = rc; return -1; }
+    fl_thread_uncount();  // it never ends: it must not keep the process alive
     pthread_setname_np(t, "faultline-mem");
     return 0;
 }

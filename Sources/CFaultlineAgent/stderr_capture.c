@@ -3,6 +3,7 @@
 #include "fd_guard.h"
 #include "json_writer.h"
 #include "sigsafe.h"
+#include "thread_count.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +57,7 @@ static void *drain(void *unused) {
         atomic_store(&g_busy, 0);
         if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) break;
     }
+    fl_thread_recount();
     return 0;
 }
 
@@ -104,6 +106,7 @@ int fl_stderr_capture_start(void) {
     int rc = fl_agent_thread_create(&t, &attr, drain, 0);
     pthread_attr_destroy(&attr);
     if (rc != 0) { dup2(g_orig_fd, 2); goto undo; }
+    fl_thread_uncount();  // it must not keep the process alive
     pthread_setname_np(t, "faultline-err");  // 15 characters at most
     pthread_atfork(0, 0, after_fork_child);
     struct stat st;

@@ -11,6 +11,7 @@
 #include "shim_report.h"
 #include "shim_thread.h"
 #include "sigsafe.h"
+#include "thread_count.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -177,6 +178,7 @@ void shim_leak_init(void) {
     int rc = create ? create(&t, &attr, helper, 0) : -1;
     pthread_attr_destroy(&attr);
     if (rc != 0) return;
+    fl_thread_uncount();  // it never ends: it must not keep the process alive
     pthread_setname_np(t, "faultline-leaks");
     if (want_signal) {
         struct sigaction sa;

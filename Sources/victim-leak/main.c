@@ -16,6 +16,9 @@
 //                   long: its first page holds the only pointer to a 555-byte
 //                   block, the pages past the end of the file raise SIGBUS
 //                   when touched; plus a 77-byte leak
+//   main-exits-first the main thread leaves with pthread_exit; a worker then
+//                   fills the 100-block global cache, loses 77 bytes and
+//                   returns, and glibc ends the process with exit(0) from it
 #include <alloca.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -81,6 +84,32 @@ __attribute__((noinline)) static void *thread_holder(void *unused) {
     pthread_mutex_unlock(&g_lock);
     free(held);
     return 0;
+}
+
+// 1 once the main thread has ended (its /proc entry is a zombie), 0 after
+// 5 s of waiting.
+static int main_thread_gone(void) {
+    char path[64], stat[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)getpid());
+    for (int i = 0; i < 500; i++) {
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
+        if (f) fclose(f);
+        stat[n] = 0;
+        const char *state = strrchr(stat, ')');
+        if (!f || (state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'))) return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
+__attribute__((noinline)) static void *last_worker(void *unused) {
+    if (!main_thread_gone()) printf("victim: the main thread did not end within 5 s\n");
+    fill_cache();
+    leak_77();
+    clear_stack();
+    printf("victim: worker returns; it is the last thread\n");
+    return 0;  // glibc calls exit(0) here: the program has no thread left
 }
 
 __attribute__((noinline)) static void *suppressed_allocator(size_t n) { return malloc(n); }
@@ -182,6 +211,11 @@ int main(int argc, char **argv) {
         lose_through_two_paths();
         clear_stack();
         printf("victim: lost 300 blocks through path_left, 300 through path_right, 300 through path_alloca\n");
+    } else if (!strcmp(cmd, "main-exits-first")) {
+        pthread_t t;
+        pthread_create(&t, 0, last_worker, 0);
+        printf("victim: main thread leaves with pthread_exit\n");
+        pthread_exit(0);
     } else if (!strcmp(cmd, "growth")) {
         int ms = argc > 2 ? atoi(argv[2]) : 50, n = argc > 3 ? atoi(argv[3]) : 20;
         for (int i = 0; i < n; i++) {
@@ -191,7 +225,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|main-exits-first|growth [MS N]\n");
         return 2;
     }
     return 0;

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -196,6 +197,46 @@ NOINLINE static void victim_fork_exit(int n) {
     exit(left ? 1 : 0);
 }
 
+/// 1 once the main thread has ended (its /proc entry is a zombie), 0 after
+/// 5 s of waiting.
+static int main_thread_gone(void) {
+    char path[64], stat[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)getpid());
+    for (int i = 0; i < 500; i++) {
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
+        if (f) fclose(f);
+        stat[n] = 0;
+        const char *state = strrchr(stat, ')');
+        if (!f || (state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'))) return 1;
+        sleep_ms(10);
+    }
+    return 0;
+}
+
+static size_t g_worker_size;
+
+/// The last thread: allocates and frees g_worker_size, then returns, and
+/// glibc ends the process with exit(0).
+NOINLINE static void *victim_last_worker(void *unused) {
+    if (!main_thread_gone()) printf("victim-oom: the main thread did not end within 5 s\n");
+    void *p = victim_malloc_chunk(g_worker_size);
+    sleep_ms(300);  // a few monitor ticks
+    free(p);
+    printf("victim-oom: worker used %zu MiB and returns; it is the last thread\n", g_worker_size / MiB);
+    return 0;
+}
+
+/// The main thread leaves with pthread_exit; the process must end when the
+/// worker does.
+NOINLINE static void victim_main_exits_first(size_t size) {
+    g_worker_size = size;
+    pthread_t t;
+    if (pthread_create(&t, 0, victim_last_worker, 0) != 0) { fprintf(stderr, "victim-oom: pthread_create failed\n"); exit(2); }
+    printf("victim-oom: main thread leaves with pthread_exit\n");
+    pthread_exit(0);
+}
+
 /// Sleeps until killed (for the runner-sends-SIGKILL case).
 NOINLINE static void victim_sleep_forever(void) {
     fprintf(stderr, "victim-oom: sleeping until killed\n");
@@ -213,6 +254,7 @@ static void usage(void) {
             "  pressure SIZE FILE [MS=2000]     hold SIZE and cycle FILE bytes of page cache\n"
             "  sleep-forever                    sleep until killed\n"
             "  fork-exit [N=20]                 N children _exit, N exec /bin/true; none may leave a breadcrumb file\n"
+            "  main-exits-first [SIZE=8M]       main calls pthread_exit; a worker uses SIZE and returns: the process must end\n"
             "  stall-at-limit                   OOM killer off, a child stalls at the limit; was a breadcrumb written?\n"
             "VICTIM_CLOSE_FDS=1 closes every fd above 2 first (closefrom(3)).\n");
 }
@@ -237,6 +279,7 @@ int main(int argc, char **argv) {
         victim_pressure(parse_size("SIZE", a), parse_size("FILE", b), c ? parse_ms("MS", c) : 2000);
     } else if (!strcmp(cmd, "sleep-forever")) victim_sleep_forever();
     else if (!strcmp(cmd, "fork-exit")) victim_fork_exit(a ? atoi(a) : 20);
+    else if (!strcmp(cmd, "main-exits-first")) victim_main_exits_first(a ? parse_size("SIZE", a) : 8 * MiB);
     else if (!strcmp(cmd, "stall-at-limit")) victim_stall_at_limit("/proc/self/exe");
     else {
         fprintf(stderr, "victim-oom: unknown command '%s'\n", cmd);
