@@ -114,7 +114,10 @@ static void add_line(fl_image_list *list, const char *line, uintptr_t *load_end)
 
 int fl_images_load(fl_image_list *list) {
     list->count = 0;
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    // The calling thread's view: /proc/self/maps reads empty once the main
+    // thread has ended (pthread_exit) while other threads run.
+    int fd = open("/proc/thread-self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     fl_images_load_fd(list, fd);
     close(fd);

@@ -135,7 +135,9 @@ void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind) {
         while (l > 0 && name[l - 1] == '\n') name[--l] = 0;
         fl_json_string(w, "name", name);
     }
-    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    // The calling thread's link: the main thread's is gone once it has ended.
+    ssize_t el = readlink("/proc/thread-self/exe", exe, sizeof exe - 1);
+    if (el <= 0) el = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (el > 0) { exe[el] = 0; fl_json_string(w, "executable", exe); }
     fl_json_end_object(w);
 }

@@ -47,7 +47,7 @@ typedef struct scanner {
     uint64_t root_bytes;
     uint8_t mark_as;     // LEAK_REACHABLE, then LEAK_INDIRECT
     int64_t self;        // block being scanned in the lost phase (not marked by itself)
-    pid_t pid;
+    pid_t pid;           // the scanning thread's id, for process_vm_readv (below)
 } scanner;
 
 static void *map(size_t n) {
@@ -114,7 +114,7 @@ static void scan_safely(scanner *s, uintptr_t lo, uintptr_t hi) {
         n += fl_fmt_hex(l + n, lo); l[n++] = ' '; n += fl_fmt_hex(l + n, hi); l[n++] = '\n';
         fl_write_all(2, l, n);
     }
-    pid_t pid = getpid();
+    pid_t pid = s->pid;
     while (lo < hi) {
         size_t n = hi - lo < CHUNK ? hi - lo : CHUNK;
         struct iovec local = {s->chunk, n}, remote = {(void *)lo, n};
@@ -224,8 +224,11 @@ static void scan_maps(scanner *s, const char *maps, size_t len, const uintptr_t 
     }
 }
 
+// Through /proc/thread-self: /proc/self is the main thread's entry, which
+// reads empty once the main thread has ended (pthread_exit) while others run.
 static size_t read_maps(char *buf, size_t cap) {
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    int fd = open("/proc/thread-self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     size_t n = 0;
     while (n < cap) {
@@ -266,7 +269,11 @@ int shim_leak_scan_run(leak_scan *out) {
     shim_self.depth++;
     scanner s;
     memset(&s, 0, sizeof s);
-    s.pid = getpid();
+    // The calling thread's id, not the pid: process_vm_readv looks the id up
+    // as a task, and the main thread's has no memory left once it has ended
+    // (pthread_exit) while others run; every read then failed, no root was
+    // read and every block was called lost.
+    s.pid = (pid_t)syscall(SYS_gettid);
     s.chunk = map(CHUNK);
     char *maps = map(MAPS_CAP);
     uint64_t t0 = fl_monotonic_ns();

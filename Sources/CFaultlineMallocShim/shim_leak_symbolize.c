@@ -64,8 +64,9 @@ void shim_leak_symbolize(uintptr_t pc, const char **function, const char **image
     if (info.dli_fname) *image = info.dli_fname;
     if (info.dli_sname && info.dli_saddr) { *function = info.dli_sname; return; }
     const char *path = info.dli_fname;
-    // The main program's dli_fname may be its argv[0]; its file is /proc/self/exe.
-    if (!path || !*path || !strchr(path, '/')) path = "/proc/self/exe";
+    // The main program's dli_fname may be its argv[0]; its file is the exe
+    // link (the calling thread's: the main thread's is gone once it ended).
+    if (!path || !*path || !strchr(path, '/')) path = "/proc/thread-self/exe";
     symfile *f = open_symtab(path, (uintptr_t)info.dli_fbase);
     if (!f || !f->syms) return;
     uintptr_t off = at - (uintptr_t)info.dli_fbase;

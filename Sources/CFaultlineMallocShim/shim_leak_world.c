@@ -82,22 +82,32 @@ static int already_sent(uint32_t tid, int n) {
     return 0;
 }
 
-// 1 when thread `tid` blocks `sig` (SigBlk in its status): it would never
-// park, so the scan does not wait for it.
-static int blocks_signal(uint32_t tid, int sig) {
+enum { THREAD_PARKS, THREAD_BLOCKS, THREAD_ENDED };
+
+// Whether thread `tid` can park: THREAD_BLOCKS when it blocks `sig` (SigBlk
+// in its status), THREAD_ENDED when it is a zombie — a main thread that
+// called pthread_exit stays listed until the process ends. Neither would
+// ever park, so the scan does not wait for them.
+static int thread_state(uint32_t tid, int sig) {
     char path[64] = "/proc/self/task/", buf[4096];
     size_t l = fl_strlen(path);
     l += fl_fmt_u64(path + l, tid);
     fl_strlcpy(path + l, "/status", sizeof path - l);
     ssize_t n = fl_read_file(path, buf, sizeof buf - 1);
-    if (n <= 0) return 0;
+    if (n <= 0) return THREAD_PARKS;
     buf[n] = 0;
+    const char *state = strstr(buf, "State:");
+    if (state) {
+        state += 6;
+        while (*state == ' ' || *state == '\t') state++;
+        if (*state == 'Z' || *state == 'X') return THREAD_ENDED;
+    }
     const char *p = strstr(buf, "SigBlk:");
-    if (!p) return 0;
+    if (!p) return THREAD_PARKS;
     p += 7;
     while (*p == ' ' || *p == '\t') p++;
     uint64_t mask = fl_parse_hex(p, 0);
-    return (mask >> (sig - 1)) & 1;
+    return (mask >> (sig - 1)) & 1 ? THREAD_BLOCKS : THREAD_PARKS;
 }
 
 static uint32_t g_blocked;
@@ -118,7 +128,9 @@ static int signal_new(int *sent, uint32_t self) {
             if (d->name[0] < '0' || d->name[0] > '9') continue;
             uint32_t tid = (uint32_t)fl_parse_dec(d->name, 0);
             if (tid == self || *sent >= MAX_THREADS || already_sent(tid, *sent)) continue;
-            if (blocks_signal(tid, shim_cfg.leak_stop_signal)) {
+            int state = thread_state(tid, shim_cfg.leak_stop_signal);
+            if (state == THREAD_ENDED) continue;  // nothing to stop, nothing missed
+            if (state == THREAD_BLOCKS) {
                 g_sent[(*sent)++] = tid;  // remembered, not waited for
                 g_blocked++;
                 added++;
