@@ -32,7 +32,7 @@ static unsigned char g_written[FL_BREADCRUMB_SLOTS];
 static int g_warnings;
 static uint64_t g_last_warning_ns;
 static char g_crumb[FL_BREADCRUMB_SLOT - 16];
-static int g_statm = -1;                        // this process's /proc/self/statm
+static int g_statm = -1;                        // the monitor thread's statm (the process's numbers)
 static char g_report[256u << 10];
 
 static void env_word(const char *name, const char *def, const char *const *allowed, char *out, size_t cap) {
@@ -88,12 +88,15 @@ static uint64_t peak_now(uint64_t usage) {
     return k ? k : g_max_seen;
 }
 
-/// Opens (again, in a forked child) and reads /proc/self/statm once, so a
-/// later read needs no new kernel buffer.
+/// Opens (again, in a forked child) and reads statm once, so a later read
+/// needs no new kernel buffer. Called on the monitor thread, for its own
+/// entry: the kernel reads statm through the task it was opened for, and the
+/// main thread's (/proc/self) reads 0 once the main thread has ended
+/// (pthread_exit) while the others run on.
 static void open_statm(void) {
     if (g_statm >= 0) fl_fd_close(g_statm);
     // Read for the monitor's life: a program closing every fd must not take it.
-    g_statm = fl_fd_guard(open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
+    g_statm = fl_fd_guard(open("/proc/thread-self/statm", O_RDONLY | O_CLOEXEC));
     char buf[128];
     if (g_statm >= 0) pread(g_statm, buf, sizeof buf, 0);
 }
@@ -219,6 +222,7 @@ static void *monitor(void *unused) {
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, 0);
     prefault_stack();
+    open_statm();
     for (;;) {
         int ready = poll(g_pressure.pfds, (nfds_t)g_pressure.count, g_opt.interval_ms);
         if (ready < 0 && errno != EINTR) fl_sleep_ns((uint64_t)g_opt.interval_ms * 1000000ull);
@@ -251,7 +255,6 @@ static void after_fork_child(void) {
     fl_pressure_close(&g_pressure);
     memset(g_written, 0, sizeof g_written);
     g_warnings = 0;
-    open_statm();
     charge_up_front();
     start_thread();
 }
@@ -267,7 +270,6 @@ int fl_memory_monitor_install(void) {
     char why[256];
     fl_pressure_open(&g_pressure, &g_cg, g_opt.pressure_level, g_opt.psi_trigger, why, sizeof why);
     if (why[0]) fl_strlcpy(g_status, why, sizeof g_status);
-    open_statm();
     charge_up_front();
     if (start_thread() != 0) return -1;
     pthread_atfork(0, 0, after_fork_child);

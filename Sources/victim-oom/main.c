@@ -216,12 +216,34 @@ static int main_thread_gone(void) {
 
 static size_t g_worker_size;
 
-/// The last thread: allocates and frees g_worker_size, then returns, and
+/// Says what the last breadcrumb in this process's breadcrumb file
+/// (FAULTLINE_REPORT_DIR/memory-PID.breadcrumbs) gives as rss_bytes.
+static void say_breadcrumb_rss(void) {
+    const char *dir = getenv("FAULTLINE_REPORT_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/memory-%d.breadcrumbs", dir ? dir : ".", (int)getpid());
+    FILE *f = fopen(path, "r");
+    if (!f) { printf("victim-oom: no breadcrumb file\n"); return; }
+    static char text[256 * 1024];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    // The slots hold NUL-padded JSON: search each piece of text.
+    long long rss = -1;
+    for (size_t i = 0; i < n; i += strlen(text + i) + 1)
+        for (const char *p = text + i; (p = strstr(p, "\"rss_bytes\":")) != 0; p++) rss = atoll(p + 12);
+    if (rss < 0) printf("victim-oom: no breadcrumb with rss_bytes\n");
+    else printf("victim-oom: breadcrumb rss_bytes is %s\n", rss > 0 ? "above 0" : "0");
+}
+
+/// The last thread: allocates g_worker_size, says what the breadcrumb
+/// written meanwhile gives as resident size, frees, then returns, and
 /// glibc ends the process with exit(0).
 NOINLINE static void *victim_last_worker(void *unused) {
     if (!main_thread_gone()) printf("victim-oom: the main thread did not end within 5 s\n");
     void *p = victim_malloc_chunk(g_worker_size);
     sleep_ms(300);  // a few monitor ticks
+    say_breadcrumb_rss();
     free(p);
     printf("victim-oom: worker used %zu MiB and returns; it is the last thread\n", g_worker_size / MiB);
     return 0;
