@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -259,6 +260,51 @@ NOINLINE static void victim_main_exits_first(size_t size) {
     pthread_exit(0);
 }
 
+/// The directory of this process's memory cgroup (cgroup v1 `memory`
+/// hierarchy, else cgroup v2) into `out`; exits with a line when none.
+static void own_memory_cgroup(char *out, size_t cap) {
+    char line[4096], mount[2048] = "", path[2048] = "";
+    int v1 = 0;
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        char point[2048], type[64], opts[1024];
+        const char *sep = strstr(line, " - ");
+        if (!sep || sscanf(line, "%*s %*s %*s %*s %2047s", point) != 1 || sscanf(sep + 3, "%63s %*s %1023s", type, opts) != 2) continue;
+        int memory = !strcmp(type, "cgroup") && (strstr(opts, ",memory") || !strncmp(opts, "memory", 6));
+        if (memory || (!v1 && !strcmp(type, "cgroup2"))) { snprintf(mount, sizeof mount, "%s", point); v1 = memory; }
+    }
+    if (f) fclose(f);
+    f = fopen("/proc/self/cgroup", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : 0;
+        if (!c2) continue;
+        *c2 = 0;
+        int match = v1 ? (strstr(c1 + 1, "memory") != 0) : (c1[1] == 0);
+        if (match) snprintf(path, sizeof path, "%s", c2 + 1);
+    }
+    if (f) fclose(f);
+    if (!mount[0] || !path[0]) { fprintf(stderr, "victim-oom: no memory cgroup found\n"); exit(2); }
+    snprintf(out, cap, "%s%s", mount, strcmp(path, "/") ? path : "");
+}
+
+/// Moves itself into a new cgroup below its own (as a container runtime or
+/// a service manager does) and grows until the OOM killer ends it.
+NOINLINE static void victim_nested_oom(size_t step) {
+    char dir[4096], nested[4200], procs[4300];
+    own_memory_cgroup(dir, sizeof dir);
+    snprintf(nested, sizeof nested, "%s/victim-nested", dir);
+    if (mkdir(nested, 0755) != 0) { fprintf(stderr, "victim-oom: mkdir %s: %s\n", nested, strerror(errno)); exit(2); }
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", nested);
+    FILE *f = fopen(procs, "w");
+    if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "victim-oom: cannot join %s: %s\n", nested, strerror(errno));
+        exit(2);
+    }
+    printf("victim-oom: moved into the nested cgroup victim-nested\n");
+    victim_malloc_grow(step);
+}
+
 /// Sleeps until killed (for the runner-sends-SIGKILL case).
 NOINLINE static void victim_sleep_forever(void) {
     fprintf(stderr, "victim-oom: sleeping until killed\n");
@@ -277,6 +323,7 @@ static void usage(void) {
             "  sleep-forever                    sleep until killed\n"
             "  fork-exit [N=20]                 N children _exit, N exec /bin/true; none may leave a breadcrumb file\n"
             "  main-exits-first [SIZE=8M]       main calls pthread_exit; a worker uses SIZE and returns: the process must end\n"
+            "  nested-oom [STEP=64K]            move into a new cgroup below its own, then grow until OOM-killed\n"
             "  stall-at-limit                   OOM killer off, a child stalls at the limit; was a breadcrumb written?\n"
             "VICTIM_CLOSE_FDS=1 closes every fd above 2 first (closefrom(3)).\n");
 }
@@ -302,6 +349,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(cmd, "sleep-forever")) victim_sleep_forever();
     else if (!strcmp(cmd, "fork-exit")) victim_fork_exit(a ? atoi(a) : 20);
     else if (!strcmp(cmd, "main-exits-first")) victim_main_exits_first(a ? parse_size("SIZE", a) : 8 * MiB);
+    else if (!strcmp(cmd, "nested-oom")) victim_nested_oom(a ? parse_size("STEP", a) : 64 * KiB);
     else if (!strcmp(cmd, "stall-at-limit")) victim_stall_at_limit("/proc/self/exe");
     else {
         fprintf(stderr, "victim-oom: unknown command '%s'\n", cmd);

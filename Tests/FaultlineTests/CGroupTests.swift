@@ -192,6 +192,28 @@ struct LimitedVictim {
         #expect(kill(pid, 0) != 0 || (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z") == true)
     }
 
+    /// A program may make cgroups below the run's and move processes there
+    /// (a container runtime does): they are inside, and removal takes them
+    /// and their processes (it failed with EBUSY and left the cgroup).
+    @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
+    func removeTakesTheCgroupsAProgramMadeBelowAndWhatIsInThem() throws {
+        let run = try MemoryLimitedRun.prepare(limit: 32 << 20, label: "test-nested")
+        let victim = try BuildProducts.path("victim-oom")
+        try run.enterForSpawn()
+        let pid = try ChildProcess.spawn(victim, arguments: [victim, "sleep-forever"], environment: [:])
+        run.leaveAfterSpawn()
+        let reaped = Thread { _ = ChildProcess.wait(pid) }
+        reaped.start()
+        let nested = try CGroupDirectory.create(parent: run.cgroup.path, name: "nested", version: .v1)
+        let deeper = try CGroupDirectory.create(parent: nested.path, name: "deeper", version: .v1)
+        try deeper.addProcess(pid)
+        #expect(run.cgroup.directory.subtree().map(\.path) == [run.cgroup.path, nested.path, deeper.path])
+        #expect(run.cgroup.processes() == [pid])
+        try run.cgroup.remove()
+        #expect(!FileManager.default.fileExists(atPath: run.cgroup.path))
+        #expect(kill(pid, 0) != 0 || (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z") == true)
+    }
+
     @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
     func oomKillOfTheStartedProcessIsReportedWithItsEvidence() throws {
         let v = try LimitedVictim.run(["malloc-grow"], limit: 32 << 20)
@@ -380,6 +402,23 @@ func leftoverCgroups(prefix: String) -> [String] {
         let reaper = Thread { _ = ChildProcess.wait(pid) }
         reaper.start()
         // Wait for the trampoline to join.
+        for _ in 0..<400 where !dir.processes().contains(pid) { usleep(5000) }
+        #expect(dir.processes() == [pid])
+        try dir.remove(timeout: 5)
+        #expect(!dir.exists)
+    }
+
+    @Test(.enabled(if: CGroupHost.v2Writable != nil, "SKIP: no writable cgroup v2 hierarchy"))
+    func v2RemoveTakesTheCgroupsAProgramMadeBelow() throws {
+        let v2 = try #require(CGroupHost.v2Writable)
+        let dir = try CGroupDirectory.create(parent: v2.ownDirectory, name: "faultline-test-nested-\(getpid())", version: .v2)
+        let nested = try CGroupDirectory.create(parent: dir.path, name: "nested", version: .v2)
+        let victim = try BuildProducts.path("victim-oom")
+        let faultline = try BuildProducts.path("faultline")
+        let pid = try ChildProcess.spawn(faultline, arguments: [faultline, "__cgroup-exec", nested.path, "--", victim, "sleep-forever"],
+                                         environment: [:])
+        let reaper = Thread { _ = ChildProcess.wait(pid) }
+        reaper.start()
         for _ in 0..<400 where !dir.processes().contains(pid) { usleep(5000) }
         #expect(dir.processes() == [pid])
         try dir.remove(timeout: 5)

@@ -42,8 +42,11 @@ public struct CGroupDirectory: Sendable, Hashable {
         try CGroupFiles.write(path + "/tasks", String(tid))
     }
 
-    /// The processes inside (thread-group ids; zombies are not listed).
-    public func processes() -> [pid_t] { CGroupFiles.readPids(path + "/cgroup.procs") ?? [] }
+    /// The processes inside, in this cgroup or any below it (`subtree`;
+    /// thread-group ids; zombies are not listed).
+    public func processes() -> [pid_t] {
+        subtree().flatMap { CGroupFiles.readPids($0.path + "/cgroup.procs") ?? [] }
+    }
 
     /// The threads inside.
     public func threads() -> [pid_t] {
@@ -53,8 +56,9 @@ public struct CGroupDirectory: Sendable, Hashable {
     /// True when the directory still exists.
     public var exists: Bool { access(path, F_OK) == 0 }
 
-    /// Sends SIGKILL to every process inside except this one (v2:
-    /// `cgroup.kill` where the kernel has it). Returns how many were signalled.
+    /// Sends SIGKILL to every process inside, below included, except this
+    /// one (v2: `cgroup.kill`, which takes the cgroups below too, where the
+    /// kernel has it). Returns how many were signalled.
     @discardableResult
     public func killAll() -> Int {
         let me = getpid()
@@ -66,18 +70,20 @@ public struct CGroupDirectory: Sendable, Hashable {
         return pids.count
     }
 
-    /// Removes the directory: threads of this process are moved to
-    /// `home` (the cgroup they came from), everything else is killed, and
-    /// `rmdir` is retried until the killed processes are gone or `timeout`
-    /// seconds pass. Removing a directory that is already gone succeeds.
+    /// Removes the directory and the cgroups a program made below it
+    /// (children first): threads of this process are moved to `home` (the
+    /// cgroup they came from), everything else is killed, and `rmdir` is
+    /// retried until the killed processes are gone or `timeout` seconds
+    /// pass. Removing a directory that is already gone succeeds.
     public func remove(movingOwnThreadsTo home: CGroupDirectory? = nil, timeout: Double = 5) throws(CGroupError) {
         let deadline = monotonicSeconds() + timeout
         var lastErrno: Int32 = 0
         while true {
-            if rmdir(path) == 0 { return }
-            lastErrno = errno
-            if lastErrno == ENOENT { return }
-            if lastErrno != EBUSY { break }
+            lastErrno = 0
+            for dir in subtree().reversed() where rmdir(dir.path) != 0 && errno != ENOENT { lastErrno = errno }
+            if !exists { return }
+            // 0: a cgroup appeared below meanwhile; try again.
+            if lastErrno != EBUSY && lastErrno != 0 { break }
             evacuateOwnThreads(to: home)
             killAll()
             if monotonicSeconds() > deadline { break }

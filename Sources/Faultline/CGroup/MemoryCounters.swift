@@ -9,8 +9,10 @@ public struct MemoryCounters: Sendable, Codable, Equatable {
     public var peakBytes: UInt64?
     /// The limit (v1 `memory.limit_in_bytes`, v2 `memory.max`); nil when unlimited.
     public var limitBytes: UInt64?
-    /// Processes the kernel's OOM killer killed in this cgroup (v1
-    /// `memory.oom_control` `oom_kill`, v2 `memory.events` `oom_kill`).
+    /// Processes the kernel's OOM killer killed in this cgroup and those
+    /// below it (v1: `memory.oom_control` `oom_kill` summed over them, as v1
+    /// counts a kill only in the killed process's own cgroup; v2:
+    /// `memory.events` `oom_kill`, which counts those below already).
     public var oomKills: UInt64?
     /// Times the cgroup ran out of memory (v2 `memory.events` `oom`; v1 has
     /// no such counter).
@@ -48,7 +50,7 @@ public struct MemoryCounters: Sendable, Codable, Equatable {
                 usageBytes: CGroupFiles.readNumber(d + "/memory.usage_in_bytes"),
                 peakBytes: CGroupFiles.readNumber(d + "/memory.max_usage_in_bytes"),
                 limitBytes: limit.flatMap { $0 >= v1Unlimited ? nil : $0 },
-                oomKills: oom?["oom_kill"],
+                oomKills: oom?["oom_kill"].map { $0 + v1OOMKillsBelow(d) },
                 oomEvents: nil,
                 // A charge fails at memsw first when swap accounting is on
                 // (our cgroups limit it too), else at memory: count both.
@@ -67,6 +69,19 @@ public struct MemoryCounters: Sendable, Codable, Equatable {
                 underOOM: nil)
         }
     }
+
+    /// cgroup v1: `oom_kill` of each cgroup below `d`, by directory (the
+    /// kernel counts a v1 OOM kill only in the killed process's own cgroup).
+    static func v1OOMKillsByCgroupBelow(_ d: String) -> [String: UInt64] {
+        var out: [String: UInt64] = [:]
+        for dir in CGroupDirectory(path: d, version: .v1).subtree().dropFirst() {
+            if let n = CGroupFiles.readKeyValues(dir.path + "/memory.oom_control")?["oom_kill"] { out[dir.path] = n }
+        }
+        return out
+    }
+
+    /// cgroup v1: the `oom_kill` counts of the cgroups below `d`, summed.
+    static func v1OOMKillsBelow(_ d: String) -> UInt64 { v1OOMKillsByCgroupBelow(d).values.reduce(0, +) }
 
     /// The file and key the OOM-kill counter comes from, for evidence.
     public static func oomKillSource(_ version: CGroupVersion) -> String {

@@ -153,9 +153,13 @@ public final class MemoryLimitedRun: Sendable {
             return (s.tracker, s.pid, s.reportDirectory, s.runnerSignal, s.placedLate)
         }
         let trace = tracker?.stop()
+        var after = cgroup.counters()
+        // A kill in a cgroup the program made below and removed again is
+        // gone from the files but was seen by the tracker.
+        if let seen = trace?.oomKills, let now = after.oomKills, seen > now { after.oomKills = seen }
         let evidence = DeathEvidence(
             pid: pid ?? 0, status: status, timedOutAfter: timedOutAfter, runnerSignal: runnerSignal,
-            before: before, after: cgroup.counters(), trace: trace)
+            before: before, after: after, trace: trace)
         let verdict = DeathClassifier.classify(evidence)
         var result = MemoryLimitedRunResult(verdict: verdict, evidence: evidence, reports: [], problems: [])
         if placedLate { result.problems.append("the program was moved into the cgroup only after it had started") }

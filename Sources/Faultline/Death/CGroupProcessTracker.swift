@@ -27,6 +27,11 @@ public final class CGroupProcessTracker: Sendable {
         public var notification: String?
         /// Highest usage sampled (for v2 kernels without `memory.peak`).
         public var maxUsageBytes: UInt64?
+        /// The OOM-kill counter as last polled, nil when never read. On
+        /// cgroup v1 it adds the highest count seen in each cgroup below,
+        /// so a kill there still counts after the program removed that
+        /// cgroup again.
+        public var oomKills: UInt64?
 
         /// An empty trace for polls every `intervalMs`.
         public init(intervalMs: Double) { self.intervalMs = intervalMs }
@@ -101,18 +106,20 @@ public final class CGroupProcessTracker: Sendable {
         let notify = OOMNotification(cgroup: cgroup)
         state.withLock { $0.notification = notify?.description }
         var last = initialCount
+        var below: [String: UInt64] = [:]
         while !stopRequested.load(ordering: .acquiring) {
-            pollOnce(lastCount: &last)
+            pollOnce(lastCount: &last, below: &below)
             OOMNotification.wait(notify, wake: wakeRead, milliseconds: intervalMs)
         }
-        pollOnce(lastCount: &last)
+        pollOnce(lastCount: &last, below: &below)
         notify?.close()
         done.signal()
     }
 
-    private func pollOnce(lastCount: inout UInt64) {
+    /// `below`: cgroup v1, the highest `oom_kill` seen in each cgroup below.
+    private func pollOnce(lastCount: inout UInt64, below: inout [String: UInt64]) {
         let pids = cgroup.processes()
-        let count = Self.readOOMKills(cgroup) ?? lastCount
+        let count = Self.readOOMKills(cgroup, below: &below) ?? lastCount
         let usage = cgroup.version == .v2 ? CGroupFiles.readNumber(cgroup.path + "/memory.current") : nil
         let ms = Double(Self.nowNs() - startNs) / 1e6
         state.withLock { t in
@@ -141,13 +148,21 @@ public final class CGroupProcessTracker: Sendable {
                 t.rises.append(CounterRise(poll: poll, ms: ms, unixMs: Self.unixMs(), from: lastCount, to: count))
             }
             if let usage { t.maxUsageBytes = max(t.maxUsageBytes ?? 0, usage) }
+            t.oomKills = max(lastCount, count)
         }
         lastCount = max(lastCount, count)
     }
 
-    static func readOOMKills(_ cgroup: MemoryCGroup) -> UInt64? {
+    /// The OOM-kill counter of `cgroup` and those below it. v1 counts a
+    /// kill only in the killed process's own cgroup: the cgroups below are
+    /// added, each at the highest value seen (`below`), so a count is not
+    /// lost when a program removes its cgroup after a kill there.
+    static func readOOMKills(_ cgroup: MemoryCGroup, below: inout [String: UInt64]) -> UInt64? {
         switch cgroup.version {
-        case .v1: return CGroupFiles.readKeyValues(cgroup.path + "/memory.oom_control")?["oom_kill"]
+        case .v1:
+            guard let own = CGroupFiles.readKeyValues(cgroup.path + "/memory.oom_control")?["oom_kill"] else { return nil }
+            for (dir, n) in MemoryCounters.v1OOMKillsByCgroupBelow(cgroup.path) { below[dir] = max(below[dir] ?? 0, n) }
+            return own + below.values.reduce(0, +)
         case .v2: return CGroupFiles.readKeyValues(cgroup.path + "/memory.events")?["oom_kill"]
         }
     }
