@@ -38,6 +38,42 @@ SHIM_DEFINE_HEAPSORT(sort_groups, group, MORE_BYTES)
 
 static pthread_mutex_t g_check_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static void write_group(fl_json *w, const group *g) {
+    fl_json_begin_object(w, 0);
+    fl_json_string(w, "class", class_name(g->cls));
+    fl_json_uint(w, "count", g->count);
+    fl_json_uint(w, "bytes", g->bytes);
+    if (g->stack) shim_report_stack(w, "allocation_stack", g->stack);
+    else fl_json_string(w, "allocation_stack_missing", "not recorded (FAULTLINE_MALLOC_STACKS=0, start-up, or the depot was full)");
+    fl_json_end_object(w);
+}
+
+// Room the report needs after the groups: suppressions, the shim's
+// settings, the images (paths escaped at worst to twice their length).
+static size_t room_after_groups(const fl_image_list *images) {
+    size_t room = 16384;
+    for (int i = 0; i < images->count; i++) room += 2 * fl_strlen(images->images[i].path) + 256;
+    for (int i = 0; i < shim_leak_suppress_count() && i < 256; i++) room += 2 * fl_strlen(shim_leak_suppress_pattern(i)) + 128;
+    return room;
+}
+
+// How many of the first `want` groups fit into `room` bytes, each measured
+// by writing it into `scratch` first (a group is at most a few KiB: 64
+// frames). The report's buffer is fixed: with many groups (a large
+// FAULTLINE_LEAK_MAX_GROUPS) the whole report overflowed and was dropped.
+static uint64_t groups_that_fit(const group *table, uint64_t want, size_t room, char *scratch, size_t scratch_cap) {
+    size_t used = 0;
+    for (uint64_t i = 0; i < want; i++) {
+        fl_json m;
+        fl_json_init(&m, scratch, scratch_cap);
+        write_group(&m, &table[i]);
+        size_t need = m.len + 1;  // and its comma
+        if (m.overflowed || used + need > room) return i;
+        used += need;
+    }
+    return want;
+}
+
 static void put_totals(fl_json *w, const char *key, totals t) {
     fl_json_begin_object(w, key);
     fl_json_uint(w, "blocks", t.blocks);
@@ -102,7 +138,15 @@ long shim_leak_check(const char *trigger) {
     int write = !fl_streq(trigger, "exit") || shown_lost.blocks > 0;
     const fl_image_list *images;
     fl_json *w = write ? shim_report_open("leak", &images) : 0;
+    uint64_t want = kept < (uint64_t)shim_cfg.leak_max_groups ? kept : (uint64_t)shim_cfg.leak_max_groups, listed = want;
     if (w) {
+        size_t scratch_cap = 64u << 10;
+        char *scratch = mmap(0, scratch_cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        // Everything before the groups takes well under 4 KiB.
+        size_t tail = room_after_groups(images) + 4096;
+        size_t room = w->cap > w->len + tail ? w->cap - w->len - tail : 0;
+        listed = scratch != MAP_FAILED ? groups_that_fit(table, want, room, scratch, scratch_cap) : 0;
+        if (scratch != MAP_FAILED) munmap(scratch, scratch_cap);
         fl_json_begin_object(w, "leak");
         fl_json_string(w, "trigger", trigger);
         fl_json_begin_object(w, "totals");
@@ -113,7 +157,8 @@ long shim_leak_check(const char *trigger) {
         put_totals(w, "reported_lost", shown_lost);
         fl_json_end_object(w);
         fl_json_uint(w, "groups_total", kept);
-        fl_json_uint(w, "groups_listed", kept < (uint64_t)shim_cfg.leak_max_groups ? kept : (uint64_t)shim_cfg.leak_max_groups);
+        fl_json_uint(w, "groups_listed", listed);
+        if (listed < want) fl_json_bool(w, "groups_cut_by_size", 1);
         fl_json_begin_object(w, "scan");
         fl_json_uint(w, "live_blocks", s.count);
         fl_json_uint(w, "root_bytes", s.root_bytes);
@@ -124,15 +169,7 @@ long shim_leak_check(const char *trigger) {
         fl_json_end_object(w);
         fl_json_end_object(w);
         fl_json_begin_array(w, "groups");
-        for (uint64_t i = 0; i < kept && i < (uint64_t)shim_cfg.leak_max_groups; i++) {
-            fl_json_begin_object(w, 0);
-            fl_json_string(w, "class", class_name(table[i].cls));
-            fl_json_uint(w, "count", table[i].count);
-            fl_json_uint(w, "bytes", table[i].bytes);
-            if (table[i].stack) shim_report_stack(w, "allocation_stack", table[i].stack);
-            else fl_json_string(w, "allocation_stack_missing", "not recorded (FAULTLINE_MALLOC_STACKS=0, start-up, or the depot was full)");
-            fl_json_end_object(w);
-        }
+        for (uint64_t i = 0; i < listed; i++) write_group(w, &table[i]);
         fl_json_end_array(w);
         if (shim_leak_suppress_count()) {
             fl_json_begin_array(w, "suppressions");
@@ -163,7 +200,14 @@ long shim_leak_check(const char *trigger) {
         l += fl_fmt_u64(line + l, tot[LEAK_REACHABLE].blocks);
         l += fl_strlcpy(line + l, " still reachable (", sizeof line - l);
         l += fl_fmt_u64(line + l, tot[LEAK_REACHABLE].bytes);
-        fl_strlcpy(line + l, " bytes)", sizeof line - l);
+        l += fl_strlcpy(line + l, " bytes)", sizeof line - l);
+        if (listed < want) {
+            l += fl_strlcpy(line + l, "; ", sizeof line - l);
+            l += fl_fmt_u64(line + l, listed);
+            l += fl_strlcpy(line + l, " of ", sizeof line - l);
+            l += fl_fmt_u64(line + l, kept);
+            fl_strlcpy(line + l, " groups listed (the report's size limit)", sizeof line - l);
+        }
         shim_report_close(w, line);
     }
     if (table != MAP_FAILED) munmap(table, slots * sizeof(group));

@@ -222,6 +222,10 @@ static void finish(fl_json *w, line *summary, int at_exit) {
         add(summary, "; report written: ");
         add(summary, name);
         emit(summary);
+    } else if (g_report.json.overflowed) {
+        // fl_report_commit has said so; nothing was printed or written.
+        add(summary, "; the report did not fit into its buffer and was dropped");
+        emit(summary);
     } else {
         // fl_report_commit has said why and printed the report.
         add(summary, "; the report is on stderr above (not in a file)");

@@ -16,6 +16,8 @@
 //                   long: its first page holds the only pointer to a 555-byte
 //                   block, the pages past the end of the file raise SIGBUS
 //                   when touched; plus a 77-byte leak
+//   many-stacks N   loses N (up to 8192) 24-byte blocks, each from its own
+//                   allocation stack (13 levels of two call sites each)
 //   main-exits-first the main thread leaves with pthread_exit; a worker then
 //                   fills the 100-block global cache, loses 77 bytes and
 //                   returns, and glibc ends the process with exit(0) from it
@@ -137,6 +139,24 @@ __attribute__((noinline)) static void *path_alloca(size_t n, size_t pad) {
     return leak_site(n);
 }
 
+// Descends `levels` levels, through one of two call sites at each level
+// (bit `level` of `path`), and loses a block at the bottom: every path is
+// an allocation stack of its own.
+__attribute__((noinline)) static void descend(unsigned path, int level, int levels) {
+    if (level == levels) {
+        volatile char *p = leak_site(24);
+        p[0] = 1;
+        return;
+    }
+    if ((path >> level) & 1) descend(path, level + 1, levels);
+    else descend(path, level + 1, levels);
+    __asm__ volatile("" ::: "memory");  // keeps both calls real calls, not tail jumps
+}
+
+__attribute__((noinline)) static void lose_from_many_stacks(int n) {
+    for (int i = 0; i < n; i++) descend((unsigned)i, 0, 13);
+}
+
 __attribute__((noinline)) static void lose_through_two_paths(void) {
     for (int i = 0; i < 300; i++) {
         volatile char *a = path_left(24), *b = path_right(24), *c = path_alloca(40, 16 + (size_t)(i % 7) * 48);
@@ -211,6 +231,12 @@ int main(int argc, char **argv) {
         lose_through_two_paths();
         clear_stack();
         printf("victim: lost 300 blocks through path_left, 300 through path_right, 300 through path_alloca\n");
+    } else if (!strcmp(cmd, "many-stacks")) {
+        int n = argc > 2 ? atoi(argv[2]) : 8192;
+        if (n < 1 || n > 8192) { fprintf(stderr, "victim: many-stacks takes 1 to 8192 blocks\n"); return 2; }
+        lose_from_many_stacks(n);
+        clear_stack();
+        printf("victim: lost %d blocks of 24 bytes, each from its own allocation stack\n", n);
     } else if (!strcmp(cmd, "main-exits-first")) {
         pthread_t t;
         pthread_create(&t, 0, last_worker, 0);
@@ -225,7 +251,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|main-exits-first|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|many-stacks [N]|main-exits-first|growth [MS N]\n");
         return 2;
     }
     return 0;
