@@ -61,12 +61,13 @@ static void sample_handler(int sig, siginfo_t *info, void *ucv) {
         if (atomic_load(&g_seq) == seq) {
             struct answer a = {(const ucontext_t *)ucv, seq};
             // Unwinding needs several KiB (libunwind's cursor and context are
-            // 1 KiB each, its DWARF parsing more), which the thread's alternate
-            // stack may not have left: a program may have put an 8 KiB one of
-            // its own over the agent's, and the kernel's signal frame takes 3
-            // KiB of that. So unwind on the sample stack. Requests are
-            // serialised, but a late answer to a timed-out one may still hold
-            // it: then answer on this stack, as before.
+            // 1 KiB each, its DWARF parsing more), which the thread's
+            // alternate stack may not have left: a program may have put an
+            // 8 KiB one of its own over the agent's, and the kernel's signal
+            // frame takes 3.3 KiB of that with AVX-512. So unwind on the
+            // sample stack. Requests are serialised, but a late answer to a
+            // timed-out one may still hold it: then answer on this stack, as
+            // before.
             int idle = 0;
             if (atomic_compare_exchange_strong(&g_sample_stack_used, &idle, 1)) {
                 fl_call_on_stack(unwind_answer, &a, g_sample_stack.hi);
