@@ -44,6 +44,24 @@ static void env_word(const char *name, const char *def, const char *const *allow
     fprintf(stderr, "faultline: %s=%s is not one of low, medium, critical, off; using %s\n", name, v, def);
 }
 
+/// The PSI trigger used when FAULTLINE_MEMORY_PSI is unset or unusable.
+#define DEFAULT_PSI "some 150000 2000000"
+
+/// 1 for "off" or "some|full STALL_US WINDOW_US" (positive numbers): what
+/// the kernel parses. Anything else it refuses, or reads in part.
+static int psi_trigger_valid(const char *t) {
+    if (strcmp(t, "off") == 0) return 1;
+    if (strncmp(t, "some ", 5) != 0 && strncmp(t, "full ", 5) != 0) return 0;
+    const char *p = t + 5;
+    for (int field = 0; field < 2; field++) {
+        const char *start = p;
+        while (*p >= '0' && *p <= '9') p++;
+        if (p == start || (p - start == 1 && *start == '0')) return 0;
+        if (field == 0 && *p++ != ' ') return 0;
+    }
+    return *p == 0;
+}
+
 /// "50,75,90,95": ascending percentages in 1..100.
 static int parse_thresholds(const char *text, int *out, int cap) {
     int n = 0, prev = 0;
@@ -75,7 +93,16 @@ void fl_memory_options_load(fl_memory_options *o) {
     o->top_stacks = fl_env_int("FAULTLINE_MEMORY_TOP_STACKS", 5, 0, FL_TOP_STACKS_MAX);
     env_word("FAULTLINE_MEMORY_PRESSURE", "medium", levels, o->pressure_level, sizeof o->pressure_level);
     const char *psi = getenv("FAULTLINE_MEMORY_PSI");
-    fl_strlcpy(o->psi_trigger, psi && *psi ? psi : "some 150000 2000000", sizeof o->psi_trigger);
+    fl_strlcpy(o->psi_trigger, DEFAULT_PSI, sizeof o->psi_trigger);
+    o->psi_given = 0;
+    if (psi && *psi) {
+        if (psi_trigger_valid(psi) && strlen(psi) < sizeof o->psi_trigger) {
+            fl_strlcpy(o->psi_trigger, psi, sizeof o->psi_trigger);
+            o->psi_given = strcmp(psi, "off") != 0;
+        } else {
+            fprintf(stderr, "faultline: FAULTLINE_MEMORY_PSI=%s is not 'some|full STALL_US WINDOW_US' or off; using %s\n", psi, DEFAULT_PSI);
+        }
+    }
     o->warnings_max = fl_env_int("FAULTLINE_MEMORY_WARNINGS", 3, 0, 100);
     o->follow_fork = fl_env_int("FAULTLINE_MEMORY_FOLLOW_FORK", 1, 0, 1);
 }
@@ -268,8 +295,12 @@ int fl_memory_monitor_install(void) {
     if (fl_memcg_open(&g_cg, g_status, sizeof g_status) != 0) return 1;
     fl_memory_stacks_init();
     char why[256];
-    fl_pressure_open(&g_pressure, &g_cg, g_opt.pressure_level, g_opt.psi_trigger, why, sizeof why);
+    fl_pressure_open(&g_pressure, &g_cg, g_opt.pressure_level, g_opt.psi_trigger, g_opt.psi_given ? DEFAULT_PSI : 0, why, sizeof why);
     if (why[0]) fl_strlcpy(g_status, why, sizeof g_status);
+    // A trigger the user asked for and the kernel refused: say so, once.
+    if (g_opt.psi_given && g_pressure.psi_refused[0])
+        fprintf(stderr, "faultline: FAULTLINE_MEMORY_PSI=%s was refused: %s (the window must be 500000 to 10000000 us, a multiple of 2000000 without CAP_SYS_RESOURCE, and the stall no longer than it); %s\n",
+                g_opt.psi_trigger, g_pressure.psi_refused, g_pressure.psi_on ? "using " DEFAULT_PSI : "no PSI pressure warnings");
     charge_up_front();
     if (start_thread() != 0) return -1;
     pthread_atfork(0, 0, after_fork_child);

@@ -21,6 +21,7 @@ typedef struct fl_memory_options {
     int top_stacks;                         ///< FAULTLINE_MEMORY_TOP_STACKS (5; 0..8)
     char pressure_level[16];                ///< FAULTLINE_MEMORY_PRESSURE (medium; low, critical, off): v1 level
     char psi_trigger[64];                   ///< FAULTLINE_MEMORY_PSI ("some 150000 2000000", off): v2 PSI trigger
+    int psi_given;                          ///< 1 when psi_trigger came from FAULTLINE_MEMORY_PSI (not off)
     int warnings_max;                       ///< FAULTLINE_MEMORY_WARNINGS (3; 0..100): most memory_warning reports
     int follow_fork;                        ///< FAULTLINE_MEMORY_FOLLOW_FORK (1): restart in forked children
 } fl_memory_options;

@@ -67,10 +67,12 @@ static int open_psi(fl_pressure *p, const char *dir, const char *trigger, char *
         return 0;
     }
     add(p, fd, POLLPRI, KIND_PSI, -1);
+    p->psi_on = 1;
     return 1;
 }
 
-int fl_pressure_open(fl_pressure *p, const fl_memcg *m, const char *level, const char *trigger, char *why, int why_cap) {
+int fl_pressure_open(fl_pressure *p, const fl_memcg *m, const char *level, const char *trigger, const char *fallback,
+                     char *why, int why_cap) {
     memset(p, 0, sizeof *p);
     why[0] = 0;
     fl_strlcpy(p->level, level, sizeof p->level);
@@ -78,8 +80,11 @@ int fl_pressure_open(fl_pressure *p, const fl_memcg *m, const char *level, const
     if (m->version == 1 && strcmp(level, "off") != 0) open_v1_level(p, m, level, why, why_cap);
     // PSI of our own v2 cgroup; the root's is the whole machine's, not ours.
     const char *v2 = m->version == 2 ? m->dir : m->v2_dir;
-    if (strcmp(trigger, "off") != 0 && v2[0] && !(m->version == 2 && strcmp(m->path, "/") == 0))
-        open_psi(p, v2, trigger, why, why_cap);
+    if (strcmp(trigger, "off") != 0 && v2[0] && !(m->version == 2 && strcmp(m->path, "/") == 0) &&
+        !open_psi(p, v2, trigger, why, why_cap) && fallback) {
+        fl_strlcpy(p->psi_refused, why, sizeof p->psi_refused);
+        if (strcmp(fallback, trigger) != 0 && open_psi(p, v2, fallback, why, why_cap)) fl_strlcpy(p->trigger, fallback, sizeof p->trigger);
+    }
     if (m->version == 2) {
         char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/memory.events", m->dir);

@@ -24,13 +24,18 @@ typedef struct fl_pressure {
     char level[16];                 ///< v1 level asked for
     char trigger[64];               ///< v2 PSI trigger asked for
     char psi_path[4200];            ///< the memory.pressure file of the trigger
+    char psi_refused[256];          ///< why the trigger asked for was not set ("" when it was, or none was asked)
+    int psi_on;                     ///< 1 when a PSI trigger (`trigger`) is registered
 } fl_pressure;
 
 /// Opens the sources that apply to `m`: `level` (low, medium, critical or
 /// off) for v1, `trigger` ("some 150000 2000000" or off) for PSI when the
-/// process is in a non-root v2 cgroup, and memory.events on v2. Returns the
-/// number opened; `why` says what was skipped. Not async-signal-safe.
-int fl_pressure_open(fl_pressure *p, const fl_memcg *m, const char *level, const char *trigger, char *why, int why_cap);
+/// process is in a non-root v2 cgroup — `fallback` instead when the kernel
+/// refuses `trigger` (NULL: none), with `psi_refused` saying why — and
+/// memory.events on v2. Returns the number opened; `why` says what was
+/// skipped. Not async-signal-safe.
+int fl_pressure_open(fl_pressure *p, const fl_memcg *m, const char *level, const char *trigger, const char *fallback,
+                     char *why, int why_cap);
 
 /// Handles a ready descriptor `i`; returns 1 when it is a pressure event
 /// (and writes its `"pressure"` object), 0 when it was spurious.

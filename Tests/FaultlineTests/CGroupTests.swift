@@ -454,6 +454,37 @@ func leftoverCgroups(prefix: String) -> [String] {
         #expect(warnings[0].sections["pressure"]?["psi"]?.stringValue?.hasPrefix("some avg10=") == true)
     }
 
+    /// A FAULTLINE_MEMORY_PSI the kernel refuses (a window under 500 ms) is
+    /// named on stderr and the default trigger used instead; it was
+    /// dropped without a word, and no pressure was ever reported.
+    @Test(.enabled(if: CGroupHost.v2Writable != nil && CGroupHost.v1Memory, "SKIP: needs a writable cgroup v2 hierarchy and a v1 memory controller"))
+    func refusedPSITriggerIsNamedOnStderrAndTheDefaultUsed() throws {
+        let v2 = try #require(CGroupHost.v2Writable)
+        let group = try CGroupDirectory.create(parent: v2.ownDirectory, name: "faultline-test-psi-refused-\(getpid())", version: .v2)
+        defer { try? group.remove() }
+        let dir = try makeTemporaryDirectory("faultline-cgroup-test")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try MemoryLimitedRun.prepare(limit: 32 << 20, label: "test-psi-refused")
+        let faultline = try BuildProducts.path("faultline"), victim = try BuildProducts.path("victim-oom")
+        let agent = try BuildProducts.path("libFaultlineAgentPreload.so")
+        let argv = [faultline, "__cgroup-exec", "--env", "LD_PRELOAD=\(agent)", group.path, "--", victim, "pressure", "20M", "64M", "2500"]
+        let env = ["FAULTLINE_REPORT_DIR": dir, "FAULTLINE_DETECTORS": "memory", "FAULTLINE_MEMORY_PRESSURE": "off",
+                   "FAULTLINE_MEMORY_WARNINGS": "1", "FAULTLINE_MEMORY_PSI": "some 1000 100000", "SWIFT_BACKTRACE": "enable=no"]
+        let err = try CloexecPipe()
+        try run.enterForSpawn()
+        let pid = try ChildProcess.spawn(faultline, arguments: argv, environment: env, stderr: err.write.fileDescriptor)
+        try run.attach(pid: pid)
+        try err.write.close()
+        let text = String(decoding: err.read.readDataToEndOfFile(), as: UTF8.self)
+        #expect(ChildProcess.wait(pid) == .exited(0))
+        #expect(run.finish(status: .exited(0)).verdict.oomKills.isEmpty)
+        let line = text.split(separator: "\n").first { $0.hasPrefix("faultline: FAULTLINE_MEMORY_PSI=some 1000 100000 ") }
+        #expect(line?.contains("using some 150000 2000000") == true, "stderr: \(text)")
+        let warnings = try ReportStore.list(directory: dir).compactMap(\.report).filter { $0.kind == "memory_warning" }
+        try #require(warnings.count == 1)
+        #expect(warnings[0].sections["pressure"]?["trigger"]?.stringValue == "some 150000 2000000")
+    }
+
     @Test(.enabled(if: (try? CGroupDiscovery.memory().get())?.version == .v2 && CGroupHost.memoryProblem == nil,
                    Comment(rawValue: CGroupHost.v2MemoryReason)))
     func oomKillOnV2ThroughTheTrampolineIsClassifiedAndReported() throws {
