@@ -305,6 +305,27 @@ NOINLINE static void victim_nested_oom(size_t step) {
     victim_malloc_grow(step);
 }
 
+/// Forks a child that sleeps until killed (a daemon left behind) and exits
+/// 0 once the child's breadcrumb file exists: the run's cleanup kills the
+/// child, and must not leave its breadcrumb file behind.
+NOINLINE static void victim_leave_child(void) {
+    const char *dir = getenv("FAULTLINE_REPORT_DIR");
+    fflush(0);
+    pid_t child = fork();
+    if (child < 0) { perror("victim-oom: fork"); exit(2); }
+    if (child == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 1);  // the runner reads our output until every copy is closed
+        dup2(null, 2);
+        for (;;) pause();
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/memory-%d.breadcrumbs", dir ? dir : ".", (int)child);
+    for (int i = 0; i < 200 && access(path, F_OK) != 0; i++) sleep_ms(10);
+    printf("victim-oom: left child %d running (breadcrumb file %s)\n", (int)child, access(path, F_OK) == 0 ? "made" : "missing");
+    exit(0);
+}
+
 /// Sleeps until killed (for the runner-sends-SIGKILL case).
 NOINLINE static void victim_sleep_forever(void) {
     fprintf(stderr, "victim-oom: sleeping until killed\n");
@@ -323,6 +344,7 @@ static void usage(void) {
             "  sleep-forever                    sleep until killed\n"
             "  fork-exit [N=20]                 N children _exit, N exec /bin/true; none may leave a breadcrumb file\n"
             "  main-exits-first [SIZE=8M]       main calls pthread_exit; a worker uses SIZE and returns: the process must end\n"
+            "  leave-child                      fork a child that sleeps until killed, exit 0\n"
             "  nested-oom [STEP=64K]            move into a new cgroup below its own, then grow until OOM-killed\n"
             "  stall-at-limit                   OOM killer off, a child stalls at the limit; was a breadcrumb written?\n"
             "VICTIM_CLOSE_FDS=1 closes every fd above 2 first (closefrom(3)).\n");
@@ -349,6 +371,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(cmd, "sleep-forever")) victim_sleep_forever();
     else if (!strcmp(cmd, "fork-exit")) victim_fork_exit(a ? atoi(a) : 20);
     else if (!strcmp(cmd, "main-exits-first")) victim_main_exits_first(a ? parse_size("SIZE", a) : 8 * MiB);
+    else if (!strcmp(cmd, "leave-child")) victim_leave_child();
     else if (!strcmp(cmd, "nested-oom")) victim_nested_oom(a ? parse_size("STEP", a) : 64 * KiB);
     else if (!strcmp(cmd, "stall-at-limit")) victim_stall_at_limit("/proc/self/exe");
     else {

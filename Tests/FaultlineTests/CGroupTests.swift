@@ -266,6 +266,20 @@ struct LimitedVictim {
         #expect(try FileManager.default.contentsOfDirectory(atPath: v.reportDirectory) == [])
     }
 
+    /// A child the run's cleanup kills (a daemon the program left behind;
+    /// likewise a timeout or the runner's kill) leaves no breadcrumb file:
+    /// only an OOM-killed process's is used, folded into its report. Its
+    /// 196 KiB file stayed in the report directory.
+    @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
+    func processesKilledByTheCleanupLeaveNoBreadcrumbFile() throws {
+        let v = try LimitedVictim.run(["leave-child"], limit: 32 << 20, agent: true)
+        defer { try? FileManager.default.removeItem(atPath: v.reportDirectory) }
+        #expect(v.stdout.contains("(breadcrumb file made)"))
+        #expect(v.result.verdict.cause == .exited(code: 0))
+        #expect(v.result.problems.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: v.reportDirectory) == [])
+    }
+
     @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
     func pressureBecomesAMemoryWarningReport() throws {
         // 20 MiB held under 32 MiB while 64 MiB of page cache is cycled:

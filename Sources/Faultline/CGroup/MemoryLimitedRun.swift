@@ -181,7 +181,18 @@ public final class MemoryLimitedRun: Sendable {
             }
         }
         do { try cgroup.remove() } catch { result.problems.append("\(error)") }
+        if let dir = reportDirectory { Self.removeBreadcrumbs(in: dir, of: (trace?.processes.map(\.pid) ?? []) + [pid ?? 0]) }
         return result
+    }
+
+    /// Removes the breadcrumb files of the run's processes that are gone.
+    /// Only an OOM-killed process's file is used (folded into its report);
+    /// a process the cleanup killed (a daemon the program left behind), the
+    /// timeout, the runner or someone else left its 196 KiB file behind.
+    static func removeBreadcrumbs(in dir: String, of pids: [pid_t]) {
+        for p in Set(pids) where p > 0 && (kill(p, 0) != 0 || ProcStat.read(p)?.state == "Z") {
+            unlink(dir + "/" + MemoryBreadcrumbs.fileName(pid: p))
+        }
     }
 
     /// The environment `pid` was started with (from /proc/PID/environ).
