@@ -297,6 +297,11 @@ int fl_memory_monitor_install(void) {
     char why[256];
     fl_pressure_open(&g_pressure, &g_cg, g_opt.pressure_level, g_opt.psi_trigger, g_opt.psi_given ? DEFAULT_PSI : 0, why, sizeof why);
     if (why[0]) fl_strlcpy(g_status, why, sizeof g_status);
+    // A level the user asked for that could not be registered: say so, once.
+    const char *level = getenv("FAULTLINE_MEMORY_PRESSURE");
+    if (level && strcmp(level, g_opt.pressure_level) == 0 && strcmp(level, "off") != 0 && g_pressure.level_refused[0])
+        fprintf(stderr, "faultline: FAULTLINE_MEMORY_PRESSURE=%s was not registered: %s (registering needs write access to cgroup.event_control: run as the cgroup's owner, or set FAULTLINE_MEMORY_PRESSURE=off); no v1 pressure warnings\n",
+                level, g_pressure.level_refused);
     // A trigger the user asked for and the kernel refused: say so, once.
     if (g_opt.psi_given && g_pressure.psi_refused[0])
         fprintf(stderr, "faultline: FAULTLINE_MEMORY_PSI=%s was refused: %s (the window must be 500000 to 10000000 us, a multiple of 2000000 without CAP_SYS_RESOURCE, and the stall no longer than it); %s\n",

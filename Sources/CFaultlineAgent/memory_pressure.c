@@ -77,7 +77,8 @@ int fl_pressure_open(fl_pressure *p, const fl_memcg *m, const char *level, const
     why[0] = 0;
     fl_strlcpy(p->level, level, sizeof p->level);
     fl_strlcpy(p->trigger, trigger, sizeof p->trigger);
-    if (m->version == 1 && strcmp(level, "off") != 0) open_v1_level(p, m, level, why, why_cap);
+    if (m->version == 1 && strcmp(level, "off") != 0 && !open_v1_level(p, m, level, why, why_cap))
+        fl_strlcpy(p->level_refused, why, sizeof p->level_refused);
     // PSI of our own v2 cgroup; the root's is the whole machine's, not ours.
     const char *v2 = m->version == 2 ? m->dir : m->v2_dir;
     if (strcmp(trigger, "off") != 0 && v2[0] && !(m->version == 2 && strcmp(m->path, "/") == 0) &&

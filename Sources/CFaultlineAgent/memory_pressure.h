@@ -26,6 +26,7 @@ typedef struct fl_pressure {
     char psi_path[4200];            ///< the memory.pressure file of the trigger
     char psi_refused[256];          ///< why the trigger asked for was not set ("" when it was, or none was asked)
     int psi_on;                     ///< 1 when a PSI trigger (`trigger`) is registered
+    char level_refused[256];        ///< why the v1 level asked for was not registered ("" when it was, or none was asked)
 } fl_pressure;
 
 /// Opens the sources that apply to `m`: `level` (low, medium, critical or

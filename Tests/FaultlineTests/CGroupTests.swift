@@ -280,6 +280,33 @@ struct LimitedVictim {
         #expect(try FileManager.default.contentsOfDirectory(atPath: v.reportDirectory) == [])
     }
 
+    /// A FAULTLINE_MEMORY_PRESSURE level that cannot be registered (here:
+    /// a user who may not write cgroup.event_control) is named on stderr;
+    /// it was dropped without a word.
+    @Test(.enabled(if: getuid() == 0 && CGroupHost.v1Memory && access("/usr/bin/setpriv", X_OK) == 0,
+                   "SKIP: needs root (to run the victim as nobody with setpriv) and a cgroup v1 memory controller"))
+    func pressureLevelThatCannotBeRegisteredIsNamedOnStderr() throws {
+        let dir = try makeTemporaryDirectory("faultline-cgroup-test")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        chmod(dir, 0o777)
+        let victim = try BuildProducts.path("victim-oom"), agent = try BuildProducts.path("libFaultlineAgentPreload.so")
+        // The agent goes into the victim only (env after setpriv): in setpriv
+        // itself its threads would break the privilege drop (a limit of
+        // docs/design-notes.md).
+        let env = ["LD_PRELOAD=\(agent)", "FAULTLINE_REPORT_DIR=\(dir)", "FAULTLINE_DETECTORS=memory",
+                   "FAULTLINE_MEMORY_PRESSURE=low", "SWIFT_BACKTRACE=enable=no"]
+        let err = try CloexecPipe()
+        let pid = try ChildProcess.spawn("/usr/bin/setpriv", arguments: ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                                                         "/usr/bin/env"] + env + [victim, "spike", "4M", "50"],
+                                         environment: [:], stderr: err.write.fileDescriptor)
+        try err.write.close()
+        let text = String(decoding: err.read.readDataToEndOfFile(), as: UTF8.self)
+        #expect(ChildProcess.wait(pid) == .exited(0))
+        let line = text.split(separator: "\n").first { $0.hasPrefix("faultline: FAULTLINE_MEMORY_PRESSURE=low ") }
+        #expect(line?.contains("cgroup.event_control") == true, "stderr: \(text)")
+        #expect(line?.contains("FAULTLINE_MEMORY_PRESSURE=off") == true, "stderr: \(text)")
+    }
+
     @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
     func pressureBecomesAMemoryWarningReport() throws {
         // 20 MiB held under 32 MiB while 64 MiB of page cache is cycled:
