@@ -47,12 +47,17 @@ static void on_signal(int sig) {
     errno = saved;
 }
 
-static tracked *slot_for(uint32_t id) {
+// The slot of stack `id`; a free one is claimed for it when `claim` is set,
+// else 0 when it has none.
+static tracked *slot_for(uint32_t id, int claim) {
     uint32_t h = (id * 2654435761u) & (TRACKED_STACKS - 1);
     for (uint32_t k = 0; k < TRACKED_STACKS; k++) {
         tracked *t = &g_tracked[(h + k) & (TRACKED_STACKS - 1)];
         if (t->id == id) return t;
-        if (t->id == 0) { t->id = id; return t; }
+        if (t->id == 0) {
+            if (claim) t->id = id;
+            return claim ? t : 0;
+        }
     }
     return 0;
 }
@@ -96,10 +101,12 @@ static void snapshot(void) {
     for (uint32_t id = shim_depot_next(0); id; id = shim_depot_next(id)) {
         uint64_t bytes, blocks;
         shim_depot_live(id, &bytes, &blocks);
-        tracked *t = 0;
-        if (bytes == 0) continue;
-        t = slot_for(id);
-        if (!t) { g_untracked++; continue; }
+        // A followed stack that dropped to nothing is recorded too: skipped,
+        // the rise before the dip and the one after counted as one run (a
+        // leak_growth report for memory all freed), and its series kept
+        // stale values. Stacks never seen with live bytes get no slot.
+        tracked *t = slot_for(id, bytes != 0);
+        if (!t) { if (bytes) g_untracked++; continue; }
         uint64_t *ring = &g_series[(size_t)(t - g_tracked) * (size_t)n];
         t->rising = (t->filled && bytes > t->last) ? t->rising + 1 : 0;
         t->last = bytes;

@@ -16,6 +16,9 @@
 //                   long: its first page holds the only pointer to a 555-byte
 //                   block, the pages past the end of the file raise SIGBUS
 //                   when touched; plus a 77-byte leak
+//   growth-dip      grows by 4 KiB every 10 ms for 300 ms, frees it all and
+//                   holds nothing for 250 ms, then takes more than before and
+//                   grows for 150 ms more; frees everything (nothing leaks)
 //   many-stacks N   loses N (up to 8192) 24-byte blocks, each from its own
 //                   allocation stack (13 levels of two call sites each)
 //   main-exits-first the main thread leaves with pthread_exit; a worker then
@@ -137,6 +140,24 @@ __attribute__((noinline)) static void lose_suppressed(void) {
 }
 
 __attribute__((noinline)) static void *grow_slowly(void) { return malloc(4096); }
+__attribute__((noinline)) static void *dip_site(void) { return malloc(4096); }
+
+// Live bytes on dip_site's stack (one call site, so one allocation stack)
+// rise, fall to 0, then rise past where they were: not "rising in each
+// snapshot" — a snapshot in the dip sees 0. Steps of 10 ms: 30 rising by
+// one block, 25 holding nothing, one taking 60 blocks, 14 rising by one.
+__attribute__((noinline)) static void grow_with_a_dip(void) {
+    static void *held[128];
+    int n = 0;
+    for (int step = 0; step < 70; step++) {
+        int dip = step >= 30 && step < 55;
+        int take = dip ? 0 : step == 55 ? 60 : 1;
+        if (dip) while (n) free(held[--n]);
+        for (int k = 0; k < take; k++) held[n++] = dip_site();
+        usleep(10000);
+    }
+    while (n) free(held[--n]);
+}
 
 // One allocation site reached through callers of the same frame shape, so
 // the site's return address and stack pointer repeat while the caller
@@ -243,6 +264,9 @@ int main(int argc, char **argv) {
         lose_through_two_paths();
         clear_stack();
         printf("victim: lost 300 blocks through path_left, 300 through path_right, 300 through path_alloca\n");
+    } else if (!strcmp(cmd, "growth-dip")) {
+        grow_with_a_dip();
+        printf("victim: grew, dropped to nothing, grew again, freed it all\n");
     } else if (!strcmp(cmd, "many-stacks")) {
         int n = argc > 2 ? atoi(argv[2]) : 8192;
         if (n < 1 || n > 8192) { fprintf(stderr, "victim: many-stacks takes 1 to 8192 blocks\n"); return 2; }
@@ -263,7 +287,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|many-stacks [N]|main-exits-first|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|growth-dip|many-stacks [N]|main-exits-first|growth [MS N]\n");
         return 2;
     }
     return 0;
