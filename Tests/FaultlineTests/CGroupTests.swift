@@ -155,6 +155,28 @@ struct LimitedVictim {
         #expect(!CGroupCleanup.shared.pending.contains(cg))
     }
 
+    /// A limit above an ancestor's cannot be had (the ancestor's applies to
+    /// everything below it, and an OOM kill there took faultline itself,
+    /// leaving no report and the cgroup behind): one line naming both.
+    @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
+    func limitAboveAnAncestorsLimitIsRefusedInOneLine() throws {
+        var h = try CGroupDiscovery.memory().get()
+        let parent = try CGroupDirectory.create(parent: h.ownDirectory, name: "faultline-test-ancestor-\(getpid())", version: .v1)
+        defer { try? parent.remove() }
+        try "50331648".write(toFile: parent.path + "/memory.limit_in_bytes", atomically: false, encoding: .utf8)
+        h.ownDirectory = parent.path
+        #expect {
+            _ = try MemoryCGroup.create(name: "faultline-test-above", limit: 1 << 30, in: h)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("1.0 GiB") && text.contains("48.0 MiB") && text.contains(parent.path) && !text.contains("\n")
+        }
+        #expect(!FileManager.default.fileExists(atPath: parent.path + "/faultline-test-above"))
+        // At or below the ancestor's limit is fine.
+        let below = try MemoryCGroup.create(name: "faultline-test-below", limit: 32 << 20, in: h)
+        try below.remove()
+    }
+
     @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
     func spawnedChildStartsInsideAndTheThreadGoesHome() throws {
         let run = try MemoryLimitedRun.prepare(limit: 32 << 20, label: "test-placement")

@@ -38,6 +38,13 @@ public struct MemoryCGroup: Sendable, Hashable {
         guard limit >= 1 << 20 else {
             throw CGroupError("memory limit \(limit) bytes is too small; use at least 1M (the program and its libraries need some)")
         }
+        // A limit above an ancestor's is not the one the program gets, and an
+        // OOM kill at the ancestor's limit may pick faultline itself (it is
+        // in that cgroup too): the run would end with no report.
+        if let (lowest, dir) = lowestAncestorLimit(from: h.ownDirectory, mountPoint: h.mount.mountPoint, version: h.version), lowest < limit {
+            throw CGroupError(
+                "memory limit \(ByteCount.describe(limit)) is above the \(ByteCount.describe(lowest)) limit of \(dir), which applies to every cgroup below it (and an OOM kill there can take faultline itself); ask for at most \(ByteCount.describe(lowest)), or run faultline from a cgroup without that limit")
+        }
         if h.version == .v2 { try enableMemoryController(in: h.ownDirectory) }
         let dir = try CGroupDirectory.create(parent: h.ownDirectory, name: name, version: h.version)
         let cgroup = MemoryCGroup(
@@ -70,6 +77,21 @@ public struct MemoryCGroup: Sendable, Hashable {
             try CGroupFiles.write(path + "/memory.max", String(limitBytes))
             if access(path + "/memory.swap.max", W_OK) == 0 { try CGroupFiles.write(path + "/memory.swap.max", "0") }
         }
+    }
+
+    /// The smallest memory limit from `directory` up to the mount point, and
+    /// the cgroup that sets it; nil when none of them has a limit.
+    static func lowestAncestorLimit(from directory: String, mountPoint: String, version: CGroupVersion) -> (UInt64, String)? {
+        var best: (UInt64, String)?
+        var dir = directory
+        while dir.hasPrefix(mountPoint) {
+            let file = dir + (version == .v1 ? "/memory.limit_in_bytes" : "/memory.max")
+            // v2 "max" reads as nil, v1 "unlimited" as a number of 2^63 - 4096.
+            if let v = CGroupFiles.readNumber(file), v < MemoryCounters.v1Unlimited, v < (best?.0 ?? .max) { best = (v, dir) }
+            guard dir.count > mountPoint.count, let slash = dir.lastIndex(of: "/") else { break }
+            dir = String(dir[..<slash])
+        }
+        return best
     }
 
     /// True when /proc/meminfo reports any swap.
