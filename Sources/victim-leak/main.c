@@ -16,6 +16,8 @@
 //                   long: its first page holds the only pointer to a 555-byte
 //                   block, the pages past the end of the file raise SIGBUS
 //                   when touched; plus a 77-byte leak
+//   no-vm-readv     as cache, in a process whose seccomp filter makes
+//                   process_vm_readv fail with EPERM (as sandboxes do)
 //   growth-dip      grows by 4 KiB every 10 ms for 300 ms, frees it all and
 //                   holds nothing for 250 ms, then takes more than before and
 //                   grows for 150 ms more; frees everything (nothing leaks)
@@ -26,7 +28,13 @@
 //                   returns, and glibc ends the process with exit(0) from it
 #include <alloca.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <limits.h>
 #include <signal.h>
@@ -72,6 +80,23 @@ __attribute__((noinline)) static void leak_77(void) {
     volatile char *p = malloc(77);
     p[0] = 1;
     p = 0;
+}
+
+// Every thread of the process gets a seccomp filter under which
+// process_vm_readv fails with EPERM, as in many sandboxes.
+static void forbid_process_vm_readv(void) {
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = { .len = sizeof filter / sizeof filter[0], .filter = filter };
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0) {
+        perror("victim: seccomp");
+        exit(2);
+    }
 }
 
 static long (*leak_check(void))(void) { return (long (*)(void))dlsym(RTLD_DEFAULT, "faultline_leak_check"); }
@@ -208,6 +233,12 @@ int main(int argc, char **argv) {
         leak_77();
         clear_stack();
         printf("victim: cache of 100 blocks held by a global, one 77-byte block lost\n");
+    } else if (!strcmp(cmd, "no-vm-readv")) {
+        forbid_process_vm_readv();
+        fill_cache();
+        leak_77();
+        clear_stack();
+        printf("victim: process_vm_readv forbidden; cache of 100 blocks held by a global, one 77-byte block lost\n");
     } else if (!strcmp(cmd, "thread-stack")) {
         long (*check)(void) = leak_check();
         if (!check) { printf("victim: faultline_leak_check not found (shim not preloaded)\n"); return 2; }
@@ -287,7 +318,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|growth-dip|many-stacks [N]|main-exits-first|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|growth [MS N]\n");
         return 2;
     }
     return 0;
