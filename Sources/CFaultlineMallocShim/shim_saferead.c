@@ -50,6 +50,9 @@ int shim_safe_read(const void *addr, void *out, size_t n) {
         // syscall() is variadic: pass every argument at full register width.
         long pid = g_pid ? (long)g_pid : syscall(SYS_getpid);
         ssize_t r = syscall(SYS_process_vm_readv, pid, &local, 1ul, &remote, 1ul, 0ul);
+        // The main thread has ended (pthread_exit) and the pid's task has no
+        // memory any more: ask by the calling thread's id.
+        if (r < 0 && errno == ESRCH) r = syscall(SYS_process_vm_readv, syscall(SYS_gettid), &local, 1ul, &remote, 1ul, 0ul);
         if (r == (ssize_t)n) result = 0;
         else if (r < 0 && (errno == ENOSYS || errno == EPERM)) atomic_store(&g_use_pipe, 1);
     }

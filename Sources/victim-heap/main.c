@@ -190,6 +190,38 @@ static int double_free(void) {
     return 1;
 }
 
+// 1 once the main thread has ended (its /proc entry is a zombie), 0 after
+// 5 s of waiting.
+static int main_thread_gone(void) {
+    char path[64], stat[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)getpid());
+    for (int i = 0; i < 500; i++) {
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
+        if (f) fclose(f);
+        stat[n] = 0;
+        const char *state = strrchr(stat, ')');
+        if (!f || (state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'))) return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
+static void *double_free_worker(void *unused) {
+    if (!main_thread_gone()) fprintf(stderr, "victim: the main thread did not end within 5 s\n");
+    double_free();
+    return 0;
+}
+
+// The double free on a worker after the main thread has left with
+// pthread_exit: the shim reads the block's header through the kernel, by
+// the pid, whose task has no memory once the main thread has ended.
+static int double_free_after_main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, double_free_worker, 0);
+    pthread_exit(0);
+}
+
 // The same double free with each free on a line of its own and code after
 // it: frame 0 of the free stacks (the return address of the call to free)
 // names the free's line only when it is looked up as a return address, one
@@ -614,6 +646,7 @@ static const struct command k_commands[] = {
     {"write-after-free-late", write_after_free_late, "write into a freed block after 100 other frees, then exit"},
     {"read-after-release", read_after_release, "SIGSEGV: walk a list whose first node already left a 4-block quarantine"},
     {"double-free", double_free, "free the same block twice"},
+    {"double-free-after-main", double_free_after_main, "free a block twice on a worker after the main thread called pthread_exit"},
     {"double-free-lines", double_free_lines, "free the same block twice, each free on a line of its own"},
     {"double-free-released", double_free_released, "free a block again after it left the quarantine"},
     {"double-free-unmapped", double_free_unmapped, "free a 32 MiB block again after glibc unmapped it"},
