@@ -38,6 +38,7 @@ SHIM_DEFINE_HEAPSORT(sort_groups, group, MORE_BYTES)
 
 static pthread_mutex_t g_check_lock = PTHREAD_MUTEX_INITIALIZER;
 
+// One element of "groups": class, count, bytes and the allocation stack.
 static void write_group(fl_json *w, const group *g) {
     fl_json_begin_object(w, 0);
     fl_json_string(w, "class", class_name(g->cls));
