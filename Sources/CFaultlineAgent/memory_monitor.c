@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,15 +116,25 @@ static uint64_t peak_now(uint64_t usage) {
     return k ? k : g_max_seen;
 }
 
-/// Opens (again, in a forked child) and reads statm once, so a later read
-/// needs no new kernel buffer. Called on the monitor thread, for its own
-/// entry: the kernel reads statm through the task it was opened for, and the
-/// main thread's (/proc/self) reads 0 once the main thread has ended
-/// (pthread_exit) while the others run on.
-static void open_statm(void) {
+// The monitor thread's tid, published as it starts; set to 1 in
+// g_statm_ready once the starter has opened its statm.
+static atomic_int g_monitor_tid;
+static atomic_int g_statm_ready;
+
+/// Opens (again, in a forked child) the monitor thread's statm, on the
+/// thread that starts the monitor: the kernel reads statm through the task
+/// it was opened for, and the main thread's (/proc/self) reads 0 once the
+/// main thread has ended (pthread_exit) while the others run on. Opened
+/// here rather than on the monitor thread because an open on a thread of
+/// ours takes the program's lowest free fd until fl_fd_guard moves it: at
+/// start-up the program may be dup2'ing onto low numbers at that moment
+/// (crash.dup2-onto-low-fds), and the move would then take its fd.
+static void open_statm(pid_t tid) {
     if (g_statm >= 0) fl_fd_close(g_statm);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/statm", (int)tid);
     // Read for the monitor's life: a program closing every fd must not take it.
-    g_statm = fl_fd_guard(open("/proc/thread-self/statm", O_RDONLY | O_CLOEXEC));
+    g_statm = tid > 0 ? fl_fd_guard(open(path, O_RDONLY | O_CLOEXEC)) : -1;
     char buf[128];
     if (g_statm >= 0) pread(g_statm, buf, sizeof buf, 0);
 }
@@ -249,7 +260,8 @@ static void *monitor(void *unused) {
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, 0);
     prefault_stack();
-    open_statm();
+    atomic_store(&g_monitor_tid, fl_gettid());
+    while (!atomic_load(&g_statm_ready)) fl_sleep_ns(100000);
     for (;;) {
         int ready = poll(g_pressure.pfds, (nfds_t)g_pressure.count, g_opt.interval_ms);
         if (ready < 0 && errno != EINTR) fl_sleep_ns((uint64_t)g_opt.interval_ms * 1000000ull);
@@ -267,9 +279,15 @@ static int start_thread(void) {
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 256u << 10);
+    atomic_store(&g_monitor_tid, 0);
+    atomic_store(&g_statm_ready, 0);
     int rc = fl_agent_thread_create(&t, &attr, monitor, 0);
     pthread_attr_destroy(&attr);
     if (rc != 0) { errno = rc; return -1; }
+    // Wait (bounded: 2 s) for its tid, open its statm here, let it run.
+    for (int i = 0; i < 20000 && !atomic_load(&g_monitor_tid); i++) fl_sleep_ns(100000);
+    open_statm(atomic_load(&g_monitor_tid));
+    atomic_store(&g_statm_ready, 1);
     fl_thread_uncount();  // it never ends: it must not keep the process alive
     pthread_setname_np(t, "faultline-mem");
     return 0;
