@@ -77,6 +77,10 @@ let package = Package(
             ]
         ),
         // Victims: one fault per subcommand.
+        .target(
+            name: "VictimSupport",
+            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")]
+        ),
         .executableTarget(
             name: "victim-c",
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
@@ -107,6 +111,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "victim-heap",
+            dependencies: ["VictimSupport"],
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("pthread")]
         ),
@@ -124,11 +129,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "victim-leak",
+            dependencies: ["VictimSupport"],
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
         .executableTarget(
             name: "victim-oom",
+            dependencies: ["VictimSupport"],
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")]
         ),
         // Benchmarks: programs that print figures; never timed tests.

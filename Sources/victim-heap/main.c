@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "victim_heap.h"
+#include "victim_threads.h"
 
 #define NOINLINE __attribute__((noinline))
 
@@ -190,25 +191,8 @@ static int double_free(void) {
     return 1;
 }
 
-// 1 once the main thread has ended (its /proc entry is a zombie), 0 after
-// 5 s of waiting.
-static int main_thread_gone(void) {
-    char path[64], stat[256];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)getpid());
-    for (int i = 0; i < 500; i++) {
-        FILE *f = fopen(path, "r");
-        size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
-        if (f) fclose(f);
-        stat[n] = 0;
-        const char *state = strrchr(stat, ')');
-        if (!f || (state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'))) return 1;
-        usleep(10000);
-    }
-    return 0;
-}
-
 static void *double_free_worker(void *unused) {
-    if (!main_thread_gone()) fprintf(stderr, "victim: the main thread did not end within 5 s\n");
+    if (!victim_main_thread_gone()) fprintf(stderr, "victim: the main thread did not end within 5 s\n");
     double_free();
     return 0;
 }

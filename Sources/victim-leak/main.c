@@ -26,6 +26,8 @@
 //   main-exits-first the main thread leaves with pthread_exit; a worker then
 //                   fills the 100-block global cache, loses 77 bytes and
 //                   returns, and glibc ends the process with exit(0) from it
+#include "victim_threads.h"
+
 #include <alloca.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -116,23 +118,6 @@ __attribute__((noinline)) static void *thread_holder(void *unused) {
     return 0;
 }
 
-// 1 once the main thread has ended (its /proc entry is a zombie), 0 after
-// 5 s of waiting.
-static int main_thread_gone(void) {
-    char path[64], stat[256];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)getpid());
-    for (int i = 0; i < 500; i++) {
-        FILE *f = fopen(path, "r");
-        size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
-        if (f) fclose(f);
-        stat[n] = 0;
-        const char *state = strrchr(stat, ')');
-        if (!f || (state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'))) return 1;
-        usleep(10000);
-    }
-    return 0;
-}
-
 // Loses the block on a thread of its own that has ended by the exit check:
 // a stale copy of the pointer left in a register spill slot of this
 // thread's stack (which clear_stack cannot reach above its own frame) would
@@ -144,7 +129,7 @@ __attribute__((noinline)) static void *leaking_thread(void *unused) {
 }
 
 __attribute__((noinline)) static void *last_worker(void *unused) {
-    if (!main_thread_gone()) printf("victim: the main thread did not end within 5 s\n");
+    if (!victim_main_thread_gone()) printf("victim: the main thread did not end within 5 s\n");
     fill_cache();
     pthread_t t;
     pthread_create(&t, 0, leaking_thread, 0);

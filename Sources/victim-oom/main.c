@@ -5,6 +5,7 @@
 // happens in named, non-inlined functions so the malloc shim's allocation
 // stacks (in the memory monitor's breadcrumbs) name them.
 #include "stall_at_limit.h"
+#include "victim_threads.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -198,23 +199,6 @@ NOINLINE static void victim_fork_exit(int n) {
     exit(left ? 1 : 0);
 }
 
-/// 1 once the main thread has ended (its /proc entry is a zombie), 0 after
-/// 5 s of waiting.
-static int main_thread_gone(void) {
-    char path[64], stat[256];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)getpid());
-    for (int i = 0; i < 500; i++) {
-        FILE *f = fopen(path, "r");
-        size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
-        if (f) fclose(f);
-        stat[n] = 0;
-        const char *state = strrchr(stat, ')');
-        if (!f || (state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'))) return 1;
-        sleep_ms(10);
-    }
-    return 0;
-}
-
 static size_t g_worker_size;
 
 /// Says what the last breadcrumb in this process's breadcrumb file
@@ -241,7 +225,7 @@ static void say_breadcrumb_rss(void) {
 /// written meanwhile gives as resident size, frees, then returns, and
 /// glibc ends the process with exit(0).
 NOINLINE static void *victim_last_worker(void *unused) {
-    if (!main_thread_gone()) printf("victim-oom: the main thread did not end within 5 s\n");
+    if (!victim_main_thread_gone()) printf("victim-oom: the main thread did not end within 5 s\n");
     void *p = victim_malloc_chunk(g_worker_size);
     sleep_ms(300);  // a few monitor ticks
     say_breadcrumb_rss();

@@ -1,0 +1,9 @@
+// What several victims need about their own threads.
+#ifndef VICTIM_THREADS_H
+#define VICTIM_THREADS_H
+
+/// 1 once the process's main thread has ended (its /proc entry is a zombie,
+/// as after pthread_exit), 0 after 5 s of waiting.
+int victim_main_thread_gone(void);
+
+#endif
