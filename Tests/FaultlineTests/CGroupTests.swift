@@ -488,29 +488,40 @@ func leftoverCgroups(prefix: String) -> [String] {
         #expect(!dir.exists)
     }
 
+    /// Runs `victim-oom pressure 20M 64M 2500` with the agent's memory
+    /// detector (at most one warning, v1 pressure off, `extra` on top) in a
+    /// new v2 cgroup `name` and under a 32 MiB v1 limit; returns its
+    /// memory_warning reports and what it wrote on stderr.
+    private func pressureRunOnV2(_ name: String, env extra: [String: String] = [:]) throws -> (warnings: [Report], stderr: String) {
+        let v2 = try #require(CGroupHost.v2Writable)
+        let group = try CGroupDirectory.create(parent: v2.ownDirectory, name: "faultline-test-\(name)-\(getpid())", version: .v2)
+        defer { try? group.remove() }
+        let dir = try makeTemporaryDirectory("faultline-cgroup-test")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try MemoryLimitedRun.prepare(limit: 32 << 20, label: "test-\(name)")
+        let faultline = try BuildProducts.path("faultline"), victim = try BuildProducts.path("victim-oom")
+        let agent = try BuildProducts.path("libFaultlineAgentPreload.so")
+        let argv = [faultline, "__cgroup-exec", "--env", "LD_PRELOAD=\(agent)", group.path, "--", victim, "pressure", "20M", "64M", "2500"]
+        let env = ["FAULTLINE_REPORT_DIR": dir, "FAULTLINE_DETECTORS": "memory", "FAULTLINE_MEMORY_PRESSURE": "off",
+                   "FAULTLINE_MEMORY_WARNINGS": "1", "SWIFT_BACKTRACE": "enable=no"].merging(extra) { $1 }
+        let err = try CloexecPipe()
+        try run.enterForSpawn()
+        let pid = try ChildProcess.spawn(faultline, arguments: argv, environment: env, stderr: err.write.fileDescriptor)
+        try run.attach(pid: pid)
+        try err.write.close()
+        let text = String(decoding: err.read.readDataToEndOfFile(), as: UTF8.self)
+        #expect(ChildProcess.wait(pid) == .exited(0))
+        #expect(run.finish(status: .exited(0)).verdict.oomKills.isEmpty)
+        return (try ReportStore.list(directory: dir).compactMap(\.report).filter { $0.kind == "memory_warning" }, text)
+    }
+
     /// The agent's v2 PSI trigger on the victim's own v2 cgroup, with the
     /// memory limit from v1 (this machine's hybrid layout): reclaim stalls
     /// are counted in the v2 cgroup's memory.pressure whatever holds the
     /// memory controller.
     @Test(.enabled(if: CGroupHost.v2Writable != nil && CGroupHost.v1Memory, "SKIP: needs a writable cgroup v2 hierarchy and a v1 memory controller"))
     func psiTriggerOnTheV2CgroupBecomesAMemoryWarning() throws {
-        let v2 = try #require(CGroupHost.v2Writable)
-        let group = try CGroupDirectory.create(parent: v2.ownDirectory, name: "faultline-test-psi-\(getpid())", version: .v2)
-        defer { try? group.remove() }
-        let dir = try makeTemporaryDirectory("faultline-cgroup-test")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let run = try MemoryLimitedRun.prepare(limit: 32 << 20, label: "test-psi")
-        let faultline = try BuildProducts.path("faultline"), victim = try BuildProducts.path("victim-oom")
-        let agent = try BuildProducts.path("libFaultlineAgentPreload.so")
-        let argv = [faultline, "__cgroup-exec", "--env", "LD_PRELOAD=\(agent)", group.path, "--", victim, "pressure", "20M", "64M", "2500"]
-        let env = ["FAULTLINE_REPORT_DIR": dir, "FAULTLINE_DETECTORS": "memory", "FAULTLINE_MEMORY_PRESSURE": "off",
-                   "FAULTLINE_MEMORY_WARNINGS": "1", "SWIFT_BACKTRACE": "enable=no"]
-        try run.enterForSpawn()
-        let pid = try ChildProcess.spawn(faultline, arguments: argv, environment: env)
-        try run.attach(pid: pid)
-        #expect(ChildProcess.wait(pid) == .exited(0))
-        #expect(run.finish(status: .exited(0)).verdict.oomKills.isEmpty)
-        let warnings = try ReportStore.list(directory: dir).compactMap(\.report).filter { $0.kind == "memory_warning" }
+        let warnings = try pressureRunOnV2("psi").warnings
         try #require(warnings.count == 1)
         #expect(warnings[0].sections["pressure"]?["source"]?.stringValue == "memory.pressure")
         #expect(warnings[0].sections["pressure"]?["trigger"]?.stringValue == "some 150000 2000000")
@@ -522,28 +533,9 @@ func leftoverCgroups(prefix: String) -> [String] {
     /// dropped without a word, and no pressure was ever reported.
     @Test(.enabled(if: CGroupHost.v2Writable != nil && CGroupHost.v1Memory, "SKIP: needs a writable cgroup v2 hierarchy and a v1 memory controller"))
     func refusedPSITriggerIsNamedOnStderrAndTheDefaultUsed() throws {
-        let v2 = try #require(CGroupHost.v2Writable)
-        let group = try CGroupDirectory.create(parent: v2.ownDirectory, name: "faultline-test-psi-refused-\(getpid())", version: .v2)
-        defer { try? group.remove() }
-        let dir = try makeTemporaryDirectory("faultline-cgroup-test")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let run = try MemoryLimitedRun.prepare(limit: 32 << 20, label: "test-psi-refused")
-        let faultline = try BuildProducts.path("faultline"), victim = try BuildProducts.path("victim-oom")
-        let agent = try BuildProducts.path("libFaultlineAgentPreload.so")
-        let argv = [faultline, "__cgroup-exec", "--env", "LD_PRELOAD=\(agent)", group.path, "--", victim, "pressure", "20M", "64M", "2500"]
-        let env = ["FAULTLINE_REPORT_DIR": dir, "FAULTLINE_DETECTORS": "memory", "FAULTLINE_MEMORY_PRESSURE": "off",
-                   "FAULTLINE_MEMORY_WARNINGS": "1", "FAULTLINE_MEMORY_PSI": "some 1000 100000", "SWIFT_BACKTRACE": "enable=no"]
-        let err = try CloexecPipe()
-        try run.enterForSpawn()
-        let pid = try ChildProcess.spawn(faultline, arguments: argv, environment: env, stderr: err.write.fileDescriptor)
-        try run.attach(pid: pid)
-        try err.write.close()
-        let text = String(decoding: err.read.readDataToEndOfFile(), as: UTF8.self)
-        #expect(ChildProcess.wait(pid) == .exited(0))
-        #expect(run.finish(status: .exited(0)).verdict.oomKills.isEmpty)
+        let (warnings, text) = try pressureRunOnV2("psi-refused", env: ["FAULTLINE_MEMORY_PSI": "some 1000 100000"])
         let line = text.split(separator: "\n").first { $0.hasPrefix("faultline: FAULTLINE_MEMORY_PSI=some 1000 100000 ") }
         #expect(line?.contains("using some 150000 2000000") == true, "stderr: \(text)")
-        let warnings = try ReportStore.list(directory: dir).compactMap(\.report).filter { $0.kind == "memory_warning" }
         try #require(warnings.count == 1)
         #expect(warnings[0].sections["pressure"]?["trigger"]?.stringValue == "some 150000 2000000")
     }
