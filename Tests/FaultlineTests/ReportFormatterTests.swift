@@ -39,7 +39,7 @@ import Testing
         let cycle = try #require(report.sections["deadlock"]?["cycle"]?.arrayValue)
         try #require(cycle.count == 2)
         let main = report.process.pid
-        let worker = try #require(cycle[1]["tid"]?.numberValue.map { Int64($0) })
+        let worker = try #require(cycle[1]["tid"]?.integerValue)
         let rwlock = try #require(cycle[0]["waits_for"]?["address"]?.stringValue)
         let mutex = try #require(cycle[1]["waits_for"]?["address"]?.stringValue)
         let lines = ReportFormatter().format(report).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -56,8 +56,8 @@ import Testing
         let reports = try ReportStore.list(directory: dir).compactMap(\.report)
         let hang = try #require(reports.first { $0.kind == "hang" })
         let waits = try #require(hang.sections["hang"]?["thread"]?["waits_for"])
-        let writer = try #require(waits["owner_tid"]?.numberValue.map { Int64($0) })
-        let ms = try #require(hang.sections["hang"]?["duration_ms"]?.numberValue.map { Int64($0) })
+        let writer = try #require(waits["owner_tid"]?.integerValue)
+        let ms = try #require(hang.sections["hang"]?["duration_ms"]?.integerValue)
         let line = ReportFormatter().format(hang).split(separator: "\n").map(String.init)[1]
         #expect(line.hasPrefix("hang: the main thread \"victim-hang\" (tid \(hang.process.pid)) has not responded for \(ms) ms (threshold 2000 ms, inferred mode, "))
         #expect(line.hasSuffix(" ms on the CPU); it waits for rwlock \(waits["address"]?.stringValue ?? "?") held by \"rw-writer\" (tid \(writer))"))
@@ -93,7 +93,7 @@ import Testing
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let report = try ReportStore.load(path: try Victims.cxx("future", in: dir).path)
-        let thrower = try #require(report.sections["exception"]?["throw_tid"]?.numberValue.map { Int64($0) })
+        let thrower = try #require(report.sections["exception"]?["throw_tid"]?.integerValue)
         #expect(thrower != Int64(report.process.pid))
         let lines = ReportFormatter().format(report).split(separator: "\n").map(String.init)
         #expect(lines[1] == "uncaught C++ exception std::runtime_error: \"task failed on a worker thread\", thrown on thread \(thrower)")
@@ -113,6 +113,17 @@ import Testing
         let killed = "OOM kill: victim-oom (pid 19681) killed by the kernel's OOM killer; limit 64.0 MiB, peak 63.0 MiB (limit hit 23 times)"
         #expect(a[1] == killed + "; last breadcrumb at 95% (61.0 MiB)")
         #expect(b[1] == killed + "; no breadcrumb from its memory monitor")
+    }
+
+    /// A number too big for 64 bits in a damaged report is left out of the
+    /// headline; converting it would trap and take `report show` down.
+    @Test func headlineSkipsNumbersThatDoNotFit() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let json = #"{"schema": "faultline.report", "schema_version": 1, "id": "54cee45ef39f8ffe", "kind": "oom_kill", "detector": "memory", "time": "2026-11-21T23:41:41.231Z", "time_unix_ms": 1795304501231, "process": {"pid": 19681, "name": "victim-oom"}, "evidence": {"started_process": "killed by the kernel's OOM killer", "limit_hits": 1e300}}"#
+        try json.write(toFile: "\(dir)/a.json", atomically: true, encoding: .utf8)
+        let lines = ReportFormatter().format(try ReportStore.load(path: "\(dir)/a.json")).split(separator: "\n").map(String.init)
+        #expect(lines[1] == "OOM kill: victim-oom (pid 19681) killed by the kernel's OOM killer; no breadcrumb from its memory monitor")
     }
 
     @Test func threadsThatDidNotAnswerAreNamedAsSuch() throws {

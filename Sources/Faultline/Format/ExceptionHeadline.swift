@@ -9,7 +9,7 @@ enum ExceptionHeadline {
         if e["no_active_exception"]?.boolValue == true { return ["std::terminate() called with no exception in flight"] }
         var text = "uncaught C++ exception " + describe(e)
         if e["rethrown"]?.boolValue == true { text += ", rethrown with `throw;`" }
-        if let tid = e["throw_tid"]?.numberValue.map({ Int64($0) }), tid != report.crashedThread.map({ Int64($0.tid) }) {
+        if let tid = e["throw_tid"]?.integerValue, tid != report.crashedThread.map({ Int64($0.tid) }) {
             text += ", thrown on thread \(tid)"
         }
         for inner in e["nested"]?.arrayValue ?? [] { text += "; nested: " + describe(inner) }

@@ -18,8 +18,8 @@ enum MemoryErrorHeadline {
         case "write_after_free":
             guard let w = report.sections["write_after_free"] else { return [] }
             var text = "write after free:"
-            if let n = int(w["length"]) { text += " \(n) byte\(n == 1 ? "" : "s")" }
-            if let o = int(w["offset"]) { text += " at offset \(o)" }
+            if let n = w["length"]?.integerValue { text += " \(n) byte\(n == 1 ? "" : "s")" }
+            if let o = w["offset"]?.integerValue { text += " at offset \(o)" }
             text += " changed after the free"
             if let bytes = w["bytes"]?.stringValue { text += " (now \(bytes))" }
             if let when = w["detected"]?.stringValue { text += ", found at \(when.replacingOccurrences(of: "_", with: " "))" }
@@ -43,16 +43,14 @@ enum MemoryErrorHeadline {
 
     /// ` — offset 16 of a quarantined 64-byte block at 0x…, allocated by thread 7, freed by thread 7`
     private static func describe(_ block: JSONValue?, offset: Bool = true, lead: String = " — ") -> String {
-        guard let b = block, let size = int(b["size"]) else { return "" }
+        guard let b = block, let size = b["size"]?.integerValue else { return "" }
         var text = lead
-        if offset, let o = int(b["offset"]) { text += "offset \(o) of " }
+        if offset, let o = b["offset"]?.integerValue { text += "offset \(o) of " }
         let state = b["state"]?.stringValue.map { "\($0) " } ?? ""
         text += "a \(state)\(size)-byte block"
         if let a = b["address"]?.stringValue { text += " at \(a)" }
-        if let t = int(b["allocated_by_tid"]) { text += ", allocated by thread \(t)" }
-        if let t = int(b["freed_by_tid"]) { text += ", freed by thread \(t)" }
+        if let t = b["allocated_by_tid"]?.integerValue { text += ", allocated by thread \(t)" }
+        if let t = b["freed_by_tid"]?.integerValue { text += ", freed by thread \(t)" }
         return text
     }
-
-    private static func int(_ v: JSONValue?) -> Int64? { v?.numberValue.map { Int64($0) } }
 }

@@ -24,9 +24,9 @@ enum MemoryLimitHeadline {
         if let limit = s["limit_bytes"]?.numberValue { figures.append("limit \(mib(limit))") }
         if let peak = s["peak_bytes"]?.numberValue { figures.append("peak \(mib(peak))") }
         if !figures.isEmpty { text += "; " + figures.joined(separator: ", ") }
-        if let hits = s["evidence"]?["limit_hits"]?.numberValue { text += " (limit hit \(Int64(hits)) time\(hits == 1 ? "" : "s"))" }
-        if let b = s["last_breadcrumb"], let pct = b["threshold_percent"]?.numberValue {
-            text += "; last breadcrumb at \(Int64(pct))%"
+        if let hits = s["evidence"]?["limit_hits"]?.integerValue { text += " (limit hit \(hits) time\(hits == 1 ? "" : "s"))" }
+        if let b = s["last_breadcrumb"], let pct = b["threshold_percent"]?.integerValue {
+            text += "; last breadcrumb at \(pct)%"
             if let used = b["usage_bytes"]?.numberValue { text += " (\(mib(used)))" }
         } else {
             text += "; no breadcrumb from its memory monitor"
@@ -37,11 +37,11 @@ enum MemoryLimitHeadline {
     /// `memory warning 1: 31.9 MiB of a 32.0 MiB limit (99%), from memory.pressure_level medium`
     private static func warning(_ r: Report, memory m: JSONValue) -> String {
         var text = "memory warning"
-        if let n = r.sections["warning_number"]?.numberValue { text += " \(Int64(n))" }
+        if let n = r.sections["warning_number"]?.integerValue { text += " \(n)" }
         text += ":"
         if let used = m["usage_bytes"]?.numberValue { text += " \(mib(used)) used" }
         if let limit = m["limit_bytes"]?.numberValue { text += " of a \(mib(limit)) limit" }
-        if let pct = m["percent"]?.numberValue { text += " (\(Int64(pct))%)" }
+        if let pct = m["percent"]?.integerValue { text += " (\(pct)%)" }
         if let p = r.sections["pressure"], let source = p["source"]?.stringValue {
             text += ", from \(source)"
             if let level = p["level"]?.stringValue { text += " \(level)" }

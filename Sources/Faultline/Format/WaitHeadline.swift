@@ -22,7 +22,7 @@ enum WaitHeadline {
             ? "deadlock: a thread blocked past the deadlock threshold, no cycle"
             : "deadlock: a cycle of \(cycle.count) thread\(cycle.count == 1 ? "" : "s")"
         let facts = [d["mode"]?.stringValue.map { "\($0) mode" },
-                     d["blocked_ms"]?.numberValue.map { "blocked \(Int64($0)) ms" }].compactMap { $0 }
+                     d["blocked_ms"]?.integerValue.map { "blocked \($0) ms" }].compactMap { $0 }
         if !facts.isEmpty { what += " (" + facts.joined(separator: ", ") + ")" }
         switch d["action"]?.stringValue {
         case "abort": what += "; the process was aborted"
@@ -38,13 +38,13 @@ enum WaitHeadline {
         let t = h["thread"]
         if let name = thread?.name { text += " \"\(name)\"" }
         if let tid = thread?.tid { text += " (tid \(tid))" }
-        let ms = h["duration_ms"]?.numberValue.map { Int64($0) }
+        let ms = h["duration_ms"]?.integerValue
         text += h["recovered"]?.boolValue == true
             ? " did not respond for \(ms.map { "\($0) ms" } ?? "a while") and then recovered"
             : " has not responded for \(ms.map { "\($0) ms" } ?? "a while")"
-        let facts = [h["threshold_ms"]?.numberValue.map { "threshold \(Int64($0)) ms" },
+        let facts = [h["threshold_ms"]?.integerValue.map { "threshold \($0) ms" },
                      h["mode"]?.stringValue.map { "\($0) mode" },
-                     h["cpu_ms"]?.numberValue.map { "\(Int64($0)) ms on the CPU" }].compactMap { $0 }
+                     h["cpu_ms"]?.integerValue.map { "\($0) ms on the CPU" }].compactMap { $0 }
         if !facts.isEmpty { text += " (" + facts.joined(separator: ", ") + ")" }
         if let t, let doing = activity(t) { text += "; it " + doing }
         return text
@@ -55,7 +55,7 @@ enum WaitHeadline {
         var who = t["name"]?.stringValue.map { "\"\($0)\"" } ?? "a thread"
         var tags: [String] = []
         if t["main"]?.boolValue == true { tags.append("main") }
-        if let tid = t["tid"]?.numberValue { tags.append("tid \(Int64(tid))") }
+        if let tid = t["tid"]?.integerValue { tags.append("tid \(tid)") }
         if !tags.isEmpty { who += " (" + tags.joined(separator: ", ") + ")" }
         return who + " " + (activity(t) ?? "state unknown")
     }
@@ -83,7 +83,7 @@ enum WaitHeadline {
 
     /// ` held by "b" (tid 2)`, or the dead owner's tid with `dead`.
     private static func owner(_ w: JSONValue, dead: String, prefix: String = "") -> String {
-        guard let tid = w["owner_tid"]?.numberValue.map({ Int64($0) }) else { return "" }
+        guard let tid = w["owner_tid"]?.integerValue else { return "" }
         if w["owner_alive"]?.boolValue == false { return "\(prefix) tid \(tid), \(dead)" }
         let name = w["owner_name"]?.stringValue.map { "\"\($0)\" " } ?? ""
         return "\(prefix) \(name)(tid \(tid))"

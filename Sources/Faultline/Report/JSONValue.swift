@@ -41,6 +41,12 @@ public enum JSONValue: Codable, Hashable, Sendable {
     public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
     /// The number, else nil.
     public var numberValue: Double? { if case .number(let n) = self { return n }; return nil }
+    /// The number without its fraction, else nil; nil too when it does not
+    /// fit in 64 bits (a corrupt report's 1e300 must not trap).
+    public var integerValue: Int64? {
+        guard case .number(let n) = self, n.isFinite, n > -9.2e18, n < 9.2e18 else { return nil }
+        return Int64(n)
+    }
     /// The boolean, else nil.
     public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
     /// The elements, else nil.
