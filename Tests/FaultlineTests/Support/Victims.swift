@@ -6,41 +6,41 @@ enum Victims {
     /// Runs `victim-c COMMAND` with the agent preloaded; returns the report
     /// file it wrote (exactly one is expected) and the run.
     static func crashC(_ command: String, in dir: String) throws -> (path: String, run: Finished) {
-        try preloaded("victim-c", command, in: dir)
+        let run = try preloaded("victim-c", command, in: dir)
+        return (try onlyReport(in: dir), run)
     }
 
     /// Runs `victim-cxx COMMAND` with the agent preloaded; returns the one
     /// report it wrote and the run.
     static func cxx(_ command: String, in dir: String) throws -> (path: String, run: Finished) {
-        try preloaded("victim-cxx", command, in: dir)
-    }
-
-    private static func preloaded(_ name: String, _ command: String, in dir: String) throws -> (path: String, run: Finished) {
-        let victim = try BuildProducts.path(name)
-        let agent = try BuildProducts.path("libFaultlineAgentPreload.so")
-        let run = try runProgram(victim, [command], environment: ["FAULTLINE_REPORT_DIR": dir, "LD_PRELOAD": agent])
+        let run = try preloaded("victim-cxx", command, in: dir)
         return (try onlyReport(in: dir), run)
     }
 
     /// Runs `victim-hang COMMAND` with the agent's crash and hang detectors
     /// (and `environment`); returns the run. Its reports are in `dir`.
     static func hang(_ command: String, in dir: String, environment: [String: String] = [:]) throws -> Finished {
-        let victim = try BuildProducts.path("victim-hang")
-        let agent = try BuildProducts.path("libFaultlineAgentPreload.so")
-        return try runProgram(victim, [command], environment: environment.merging([
-            "FAULTLINE_REPORT_DIR": dir, "LD_PRELOAD": agent, "FAULTLINE_DETECTORS": "crash,hang"]) { $1 })
+        try preloaded("victim-hang", command, in: dir, environment: environment.merging(["FAULTLINE_DETECTORS": "crash,hang"]) { $1 })
     }
 
     /// Runs `victim-heap COMMAND` with the agent and the malloc shim
     /// preloaded (crash and use_after_free detectors); returns the one
     /// report it wrote and the run.
     static func heap(_ command: String, in dir: String) throws -> (path: String, run: Finished) {
-        let victim = try BuildProducts.path("victim-heap")
-        let agent = try BuildProducts.path("libFaultlineAgentPreload.so")
-        let shim = try BuildProducts.path("libFaultlineMallocShim.so")
-        let run = try runProgram(victim, [command], environment: [
-            "FAULTLINE_REPORT_DIR": dir, "LD_PRELOAD": "\(agent):\(shim)", "FAULTLINE_DETECTORS": "crash,use_after_free"])
+        let run = try preloaded("victim-heap", command, in: dir, libraries: ["libFaultlineAgentPreload.so", "libFaultlineMallocShim.so"],
+                                environment: ["FAULTLINE_DETECTORS": "crash,use_after_free"])
         return (try onlyReport(in: dir), run)
+    }
+
+    /// Runs the victim `name` with `libraries` preloaded, its reports going
+    /// to `dir`, and `environment` on top.
+    private static func preloaded(_ name: String, _ command: String, in dir: String,
+                                  libraries: [String] = ["libFaultlineAgentPreload.so"],
+                                  environment: [String: String] = [:]) throws -> Finished {
+        let victim = try BuildProducts.path(name)
+        let preload = try libraries.map { try BuildProducts.path($0) }.joined(separator: ":")
+        return try runProgram(victim, [command], environment: environment.merging([
+            "FAULTLINE_REPORT_DIR": dir, "LD_PRELOAD": preload]) { $1 })
     }
 
     /// Runs `victim-swift COMMAND` (which links the agent and installs it
