@@ -454,13 +454,13 @@ func leftoverCgroups(prefix: String) -> [String] {
         #expect(text.split(separator: "\n").contains { $0 == "0::\(v2.mount.root == "/" ? "" : v2.mount.root)\(relative)" })
     }
 
-    @Test(.enabled(if: CGroupHost.v2Writable != nil, "SKIP: no writable cgroup v2 hierarchy"))
-    func v2RemoveKillsWhatIsInside() throws {
-        let v2 = try #require(CGroupHost.v2Writable)
-        let dir = try CGroupDirectory.create(parent: v2.ownDirectory, name: "faultline-test-kill-\(getpid())", version: .v2)
+    /// Starts `victim-oom sleep-forever` through the v2 trampoline in
+    /// `target` (`dir` itself or a cgroup below it), waits until `dir`
+    /// lists it, then removes `dir`: the process and every cgroup must go.
+    private func v2RemoveKillsSleeper(in dir: CGroupDirectory, startedIn target: CGroupDirectory) throws {
         let victim = try BuildProducts.path("victim-oom")
         let faultline = try BuildProducts.path("faultline")
-        let pid = try ChildProcess.spawn(faultline, arguments: [faultline, "__cgroup-exec", dir.path, "--", victim, "sleep-forever"],
+        let pid = try ChildProcess.spawn(faultline, arguments: [faultline, "__cgroup-exec", target.path, "--", victim, "sleep-forever"],
                                          environment: [:])
         let reaper = Thread { _ = ChildProcess.wait(pid) }
         reaper.start()
@@ -472,20 +472,18 @@ func leftoverCgroups(prefix: String) -> [String] {
     }
 
     @Test(.enabled(if: CGroupHost.v2Writable != nil, "SKIP: no writable cgroup v2 hierarchy"))
+    func v2RemoveKillsWhatIsInside() throws {
+        let v2 = try #require(CGroupHost.v2Writable)
+        let dir = try CGroupDirectory.create(parent: v2.ownDirectory, name: "faultline-test-kill-\(getpid())", version: .v2)
+        try v2RemoveKillsSleeper(in: dir, startedIn: dir)
+    }
+
+    @Test(.enabled(if: CGroupHost.v2Writable != nil, "SKIP: no writable cgroup v2 hierarchy"))
     func v2RemoveTakesTheCgroupsAProgramMadeBelow() throws {
         let v2 = try #require(CGroupHost.v2Writable)
         let dir = try CGroupDirectory.create(parent: v2.ownDirectory, name: "faultline-test-nested-\(getpid())", version: .v2)
         let nested = try CGroupDirectory.create(parent: dir.path, name: "nested", version: .v2)
-        let victim = try BuildProducts.path("victim-oom")
-        let faultline = try BuildProducts.path("faultline")
-        let pid = try ChildProcess.spawn(faultline, arguments: [faultline, "__cgroup-exec", nested.path, "--", victim, "sleep-forever"],
-                                         environment: [:])
-        let reaper = Thread { _ = ChildProcess.wait(pid) }
-        reaper.start()
-        for _ in 0..<400 where !dir.processes().contains(pid) { usleep(5000) }
-        #expect(dir.processes() == [pid])
-        try dir.remove(timeout: 5)
-        #expect(!dir.exists)
+        try v2RemoveKillsSleeper(in: dir, startedIn: nested)
     }
 
     /// Runs `victim-oom pressure 20M 64M 2500` with the agent's memory
