@@ -199,19 +199,29 @@ struct LimitedVictim {
         #expect(!FileManager.default.fileExists(atPath: run.cgroup.path))
     }
 
-    @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
-    func removeKillsWhatIsLeftInside() throws {
-        let run = try MemoryLimitedRun.prepare(limit: 32 << 20, label: "test-remove")
+    /// Starts `victim-oom sleep-forever` inside `run`'s cgroup, with a
+    /// reaper so that, once killed, it does not stay a zombie of ours.
+    private func startSleeper(in run: MemoryLimitedRun) throws -> pid_t {
         let victim = try BuildProducts.path("victim-oom")
         try run.enterForSpawn()
         let pid = try ChildProcess.spawn(victim, arguments: [victim, "sleep-forever"], environment: [:])
         run.leaveAfterSpawn()
-        // A reaper, so the killed sleeper does not stay a zombie of ours.
-        let reaped = Thread { _ = ChildProcess.wait(pid) }
-        reaped.start()
+        Thread { _ = ChildProcess.wait(pid) }.start()
+        return pid
+    }
+
+    /// Removes `run`'s cgroup and checks that it and `pid` are gone.
+    private func expectRemoved(_ run: MemoryLimitedRun, with pid: pid_t) throws {
         try run.cgroup.remove()
         #expect(!FileManager.default.fileExists(atPath: run.cgroup.path))
         #expect(kill(pid, 0) != 0 || (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z") == true)
+    }
+
+    @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
+    func removeKillsWhatIsLeftInside() throws {
+        let run = try MemoryLimitedRun.prepare(limit: 32 << 20, label: "test-remove")
+        let pid = try startSleeper(in: run)
+        try expectRemoved(run, with: pid)
     }
 
     /// A program may make cgroups below the run's and move processes there
@@ -220,20 +230,13 @@ struct LimitedVictim {
     @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
     func removeTakesTheCgroupsAProgramMadeBelowAndWhatIsInThem() throws {
         let run = try MemoryLimitedRun.prepare(limit: 32 << 20, label: "test-nested")
-        let victim = try BuildProducts.path("victim-oom")
-        try run.enterForSpawn()
-        let pid = try ChildProcess.spawn(victim, arguments: [victim, "sleep-forever"], environment: [:])
-        run.leaveAfterSpawn()
-        let reaped = Thread { _ = ChildProcess.wait(pid) }
-        reaped.start()
+        let pid = try startSleeper(in: run)
         let nested = try CGroupDirectory.create(parent: run.cgroup.path, name: "nested", version: .v1)
         let deeper = try CGroupDirectory.create(parent: nested.path, name: "deeper", version: .v1)
         try deeper.addProcess(pid)
         #expect(run.cgroup.directory.subtree().map(\.path) == [run.cgroup.path, nested.path, deeper.path])
         #expect(run.cgroup.processes() == [pid])
-        try run.cgroup.remove()
-        #expect(!FileManager.default.fileExists(atPath: run.cgroup.path))
-        #expect(kill(pid, 0) != 0 || (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z") == true)
+        try expectRemoved(run, with: pid)
     }
 
     @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
