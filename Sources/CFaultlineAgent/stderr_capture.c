@@ -131,10 +131,19 @@ undo:
 int fl_stderr_capture_active(void) { return g_active; }
 int fl_stderr_original_fd(void) { return g_orig_fd; }
 
-// Lets the drain thread forward what is still queued in the pipe (the
-// message a runtime printed just before trapping), for at most 50 ms.
-static void wait_for_drain(void) {
-    uint64_t deadline = fl_monotonic_ns() + 50000000ull;
+// How long a report waits for the message a runtime printed just before
+// trapping: short, the process is dying.
+#define FL_DRAIN_REPORT_NS 50000000ull
+// How long an ending image waits for its last lines: they are the
+// program's output, not ours to drop, and on a loaded machine the drain
+// thread may not run for tens of milliseconds (50 ms lost a final line in
+// 1 run of 10 at a load of 10).
+#define FL_DRAIN_EXIT_NS 2000000000ull
+
+// Lets the drain thread forward what is still queued in the pipe, for at
+// most `max_ns`.
+static void wait_for_drain(uint64_t max_ns) {
+    uint64_t deadline = fl_monotonic_ns() + max_ns;
     for (;;) {
         int pending = 0;
         if (ioctl(g_read_fd, FIONREAD, &pending) != 0) pending = 0;
@@ -151,7 +160,7 @@ void fl_stderr_write_tail(fl_json *w, char *buf, size_t cap) {
 
 void fl_stderr_release(void) {
     if (!g_active) return;
-    wait_for_drain();
+    wait_for_drain(FL_DRAIN_EXIT_NS);
     dup2(g_orig_fd, 2);
 }
 
@@ -175,7 +184,7 @@ void fl_stderr_resume(void) {
 
 size_t fl_stderr_tail(char *out, size_t cap) {
     if (!g_active) return 0;
-    wait_for_drain();
+    wait_for_drain(FL_DRAIN_REPORT_NS);
     size_t total = atomic_load(&g_total);
     size_t n = total < FL_STDERR_RING ? total : FL_STDERR_RING;
     if (n > cap) n = cap;
