@@ -7,6 +7,7 @@
 // the process: that pair is moved high and guarded too.
 #include "fd_guard.h"
 #include "fd_high.h"
+#include "fd_transient.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -107,8 +108,7 @@ FL_EXPORT void closefrom(int lowfd) {
     for (long fd = lo; fd < (max > 0 ? max : 1024); fd++) close((int)fd);
 }
 
-FL_EXPORT int dup2(int oldfd, int newfd) {
-    if (newfd >= 0 && oldfd != newfd && guarded((unsigned)newfd)) { errno = EBADF; return -1; }
+static int real_dup2(int oldfd, int newfd) {
 #ifdef SYS_dup2
     return (int)syscall(SYS_dup2, oldfd, newfd);
 #else
@@ -119,9 +119,26 @@ FL_EXPORT int dup2(int oldfd, int newfd) {
 #endif
 }
 
+// Both wait out an open of ours that may hold `newfd` for a moment
+// (fd_transient.h); errno is the call's own.
+FL_EXPORT int dup2(int oldfd, int newfd) {
+    if (newfd >= 0 && oldfd != newfd && guarded((unsigned)newfd)) { errno = EBADF; return -1; }
+    fl_fd_dup_begin();
+    int r = real_dup2(oldfd, newfd);
+    int saved = errno;
+    fl_fd_dup_end();
+    errno = saved;
+    return r;
+}
+
 FL_EXPORT int dup3(int oldfd, int newfd, int flags) {
     if (newfd >= 0 && oldfd != newfd && guarded((unsigned)newfd)) { errno = EBADF; return -1; }
-    return (int)syscall(SYS_dup3, oldfd, newfd, flags);
+    fl_fd_dup_begin();
+    int r = (int)syscall(SYS_dup3, oldfd, newfd, flags);
+    int saved = errno;
+    fl_fd_dup_end();
+    errno = saved;
+    return r;
 }
 
 // libunwind (1.6) opens a pipe at its first use to test whether memory is
@@ -134,10 +151,15 @@ static int called_from_libunwind(const void *caller) {
 }
 
 FL_EXPORT int pipe2(int fds[2], int flags) {
+    if (!called_from_libunwind(__builtin_return_address(0))) return (int)syscall(SYS_pipe2, fds, flags);
+    fl_fd_open_begin();
     int r = (int)syscall(SYS_pipe2, fds, flags);
-    if (r == 0 && called_from_libunwind(__builtin_return_address(0))) {
+    if (r == 0) {
         fds[0] = fl_fd_guard(fds[0]);
         fds[1] = fl_fd_guard(fds[1]);
     }
+    int saved = errno;
+    fl_fd_open_end();
+    errno = saved;
     return r;
 }

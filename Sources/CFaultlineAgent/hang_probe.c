@@ -1,4 +1,5 @@
 #include "hang_probe.h"
+#include "fd_transient.h"
 #include "fd_guard.h"
 #include "sigsafe.h"
 
@@ -87,7 +88,7 @@ void fl_probe_keep(pid_t tid) {
     if (tid == g_kept_tid && g_kept_fd >= 0) return;
     char path[64];
     task_path(path, tid, "syscall");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     fl_probe_forget();
     g_kept_fd = fl_fd_guard(fd);  // a program closing every fd must not take it

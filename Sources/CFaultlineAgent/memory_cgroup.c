@@ -1,4 +1,5 @@
 #include "memory_cgroup.h"
+#include "fd_transient.h"
 #include "fd_guard.h"
 #include "sigsafe.h"
 
@@ -137,7 +138,7 @@ static int directory_of(const mount_entry *m, const char *path, char *out, size_
 static int open_ro(const char *dir, const char *file) {
     char p[PATH_MAX + 64];
     snprintf(p, sizeof p, "%s/%s", dir, file);
-    return fl_fd_guard(open(p, O_RDONLY | O_CLOEXEC));
+    return fl_fd_guard(fl_open_high(p, O_RDONLY | O_CLOEXEC));
 }
 
 int fl_memcg_open(fl_memcg *m, char *why, int why_cap) {

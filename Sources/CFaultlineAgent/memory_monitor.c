@@ -1,4 +1,5 @@
 #include "env_option.h"
+#include "fd_transient.h"
 #include "fd_guard.h"
 #include "altstack.h"
 #include "memory_monitor.h"
@@ -134,7 +135,7 @@ static void open_statm(pid_t tid) {
     char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%d/statm", (int)tid);
     // Read for the monitor's life: a program closing every fd must not take it.
-    g_statm = tid > 0 ? fl_fd_guard(open(path, O_RDONLY | O_CLOEXEC)) : -1;
+    g_statm = tid > 0 ? fl_fd_guard(fl_open_high(path, O_RDONLY | O_CLOEXEC)) : -1;
     char buf[128];
     if (g_statm >= 0) pread(g_statm, buf, sizeof buf, 0);
 }

@@ -1,5 +1,7 @@
 #include "memory_pressure.h"
 #include "fd_guard.h"
+#include "fd_high.h"
+#include "fd_transient.h"
 #include "sigsafe.h"
 
 #include <errno.h>
@@ -36,10 +38,12 @@ static uint64_t read_high(int fd) {
 static int open_v1_level(fl_pressure *p, const fl_memcg *m, const char *level, char *why, int cap) {
     char path[PATH_MAX + 64], line[96];
     snprintf(path, sizeof path, "%s/memory.pressure_level", m->dir);
-    int pfd = open(path, O_RDONLY | O_CLOEXEC);
-    int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    int pfd = fl_open_high(path, O_RDONLY | O_CLOEXEC);
+    fl_fd_open_begin();
+    int efd = fl_fd_move_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    fl_fd_open_end();
     snprintf(path, sizeof path, "%s/cgroup.event_control", m->dir);
-    int cfd = open(path, O_WRONLY | O_CLOEXEC);
+    int cfd = fl_open_high(path, O_WRONLY | O_CLOEXEC);
     if (pfd < 0 || efd < 0 || cfd < 0) goto fail;
     // "local": only reclaim in this cgroup itself. The default mode also
     // passes up pressure from descendant cgroups that have no listener (a
@@ -59,7 +63,7 @@ fail:
 
 static int open_psi(fl_pressure *p, const char *dir, const char *trigger, char *why, int cap) {
     snprintf(p->psi_path, sizeof p->psi_path, "%s/memory.pressure", dir);
-    int fd = open(p->psi_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    int fd = fl_open_high(p->psi_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0 || write(fd, trigger, strlen(trigger) + 1) < 0) {
         // EINVAL: without CAP_SYS_RESOURCE the window must be a multiple of 2 s.
         snprintf(why, cap, "PSI trigger '%s' not set on %s: %s", trigger, p->psi_path, strerror(errno));
@@ -89,7 +93,7 @@ int fl_pressure_open(fl_pressure *p, const fl_memcg *m, const char *level, const
     if (m->version == 2) {
         char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/memory.events", m->dir);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC);
         if (fd >= 0) { p->high_seen = read_high(fd); add(p, fd, POLLPRI, KIND_V2_EVENTS, -1); }
     }
     return p->count;

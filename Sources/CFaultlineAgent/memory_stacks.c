@@ -1,4 +1,5 @@
 #include "memory_stacks.h"
+#include "fd_transient.h"
 #include "fd_guard.h"
 #include "image_list.h"
 #include "report_file.h"
@@ -37,7 +38,7 @@ void fl_memory_stacks_prefault(void) {
     if (g_maps >= 0) fl_fd_close(g_maps);
     // Read with lseek and read later: were its number another file's, that
     // file's offset would move under the program.
-    g_maps = fl_fd_guard(open("/proc/self/maps", O_RDONLY | O_CLOEXEC));
+    g_maps = fl_fd_guard(fl_open_high("/proc/self/maps", O_RDONLY | O_CLOEXEC));
     if (g_maps < 0) return;
     fl_images_load_fd(g_all, g_maps);
     // As many pages of g_used as the fullest it can get: all the images.

@@ -1,4 +1,5 @@
 #include "thread_capture.h"
+#include "fd_transient.h"
 #include "raw_syscall.h"
 #include "sigsafe.h"
 #include "stack_switch.h"
@@ -120,7 +121,7 @@ struct linux_dirent64 {
 
 int fl_threads_list(pid_t *tids, int max, int *total) {
     // opendir/readdir allocate; getdents64 on a raw fd does not.
-    int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = fl_open_high("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return 0;
     char buf[4096] __attribute__((aligned(8)));
     int n = 0, all = 0;

@@ -1,4 +1,5 @@
 #include "image_list.h"
+#include "fd_transient.h"
 #include "sigsafe.h"
 
 #include <elf.h>
@@ -116,8 +117,8 @@ int fl_images_load(fl_image_list *list) {
     list->count = 0;
     // The calling thread's view: /proc/self/maps reads empty once the main
     // thread has ended (pthread_exit) while other threads run.
-    int fd = open("/proc/thread-self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    int fd = fl_open_high("/proc/thread-self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fd = fl_open_high("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     fl_images_load_fd(list, fd);
     close(fd);

@@ -1,4 +1,5 @@
 #include "report_file.h"
+#include "fd_transient.h"
 #include "fd_high.h"
 #include "sigsafe.h"
 #include "unwinder.h"
@@ -61,7 +62,7 @@ int fl_report_dir(void) {
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == g_dir_dev && st.st_ino == g_dir_ino) return fd;
     if (!g_dir_abs[0]) return fd;
-    int nfd = fl_fd_move_high(open(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    int nfd = fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     // Removed meanwhile: the number we held is still not ours to use.
     if (nfd < 0) return -1;
     if (fstat(nfd, &st) == 0) { g_dir_dev = st.st_dev; g_dir_ino = st.st_ino; }
@@ -204,7 +205,7 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
     size_t t = 1 + fl_strlcpy(tmp_name + 1, final_name, sizeof tmp_name - 1);
     fl_strlcpy(tmp_name + t, ".tmp", sizeof tmp_name - t);
 
-    int fd = openat(dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = fl_openat_high(dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
         print_unwritten(r, errno);
         return -1;

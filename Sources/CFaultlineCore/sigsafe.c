@@ -1,4 +1,5 @@
 #include "sigsafe.h"
+#include "fd_transient.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,7 +91,7 @@ int fl_write_all(int fd, const void *buf, size_t len) {
 }
 
 ssize_t fl_read_file(const char *path, char *buf, size_t cap) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     size_t n = 0;
     while (n + 1 < cap) {
