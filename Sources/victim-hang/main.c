@@ -428,7 +428,16 @@ static int cmd_under_gdb(int argc, char **argv) {
     // gdb runs as a child and its exit status becomes ours.
     pid_t child = fork();
     if (child == 0) {
-        execlp("gdb", "gdb", "-nx", "-batch", "-ex", "run", "--args", self, "spin-recover", ms, (char *)0);
+        // The agent watches the program gdb runs, not gdb: preloaded into
+        // gdb too, it reported gdb's own busy main thread (symbol loading
+        // takes over 2 s on a loaded machine) as a hang.
+        static char set_env[8192] = "set environment LD_PRELOAD=";
+        const char *preload = getenv("LD_PRELOAD");
+        if (preload) {
+            strncat(set_env, preload, sizeof set_env - strlen(set_env) - 1);
+            unsetenv("LD_PRELOAD");
+        }
+        execlp("gdb", "gdb", "-nx", "-batch", "-ex", preload ? set_env : "echo", "-ex", "run", "--args", self, "spin-recover", ms, (char *)0);
         say("cannot run gdb: %s", strerror(errno));
         _exit(77);
     }
