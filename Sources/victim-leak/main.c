@@ -18,9 +18,9 @@
 //                   when touched; plus a 77-byte leak
 //   no-vm-readv     as cache, in a process whose seccomp filter makes
 //                   process_vm_readv fail with EPERM (as sandboxes do)
-//   growth-dip      grows by 4 KiB every 10 ms for 300 ms, frees it all and
+//   growth-dip      grows by 4 KiB every 10 ms for 350 ms, frees it all and
 //                   holds nothing for 250 ms, then takes more than before and
-//                   grows for 150 ms more; frees everything (nothing leaks)
+//                   grows for 250 ms more; frees everything (nothing leaks)
 //   many-stacks N   loses N (up to 8192) 24-byte blocks, each from its own
 //                   allocation stack (13 levels of two call sites each)
 //   main-exits-first the main thread leaves with pthread_exit; a worker then
@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct node { struct node *next; char payload[40]; } node;
@@ -154,16 +155,29 @@ __attribute__((noinline)) static void *dip_site(void) { return malloc(4096); }
 
 // Live bytes on dip_site's stack (one call site, so one allocation stack)
 // rise, fall to 0, then rise past where they were: not "rising in each
-// snapshot" — a snapshot in the dip sees 0. Steps of 10 ms: 30 rising by
-// one block, 25 holding nothing, one taking 60 blocks, 14 rising by one.
+// snapshot" - a snapshot in the dip sees 0. The phases are measured on the
+// clock, not in counted sleeps, which stretch on a loaded machine (at a
+// load of 10 the first rise lasted 4 snapshots and was rightly reported):
+// one block every 10 ms for 350 ms, nothing for 250 ms, 60 blocks and one
+// more every 10 ms for 250 ms. With snapshots every 100 ms the first rise
+// spans 3 or 4 of them and the second, after the dip's 0, 2 or 3: fewer
+// than the 5 the scenario asks for; a growth mode that skipped the
+// snapshot in the dip would join them into 5 to 7.
+static long elapsed_ms(const struct timespec *t0) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
 __attribute__((noinline)) static void grow_with_a_dip(void) {
     static void *held[128];
     int n = 0;
-    for (int step = 0; step < 70; step++) {
-        int dip = step >= 30 && step < 55;
-        int take = dip ? 0 : step == 55 ? 60 : 1;
-        if (dip) while (n) free(held[--n]);
-        for (int k = 0; k < take; k++) held[n++] = dip_site();
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (long t = 0; t < 850; t = elapsed_ms(&t0)) {
+        int want = t < 350 ? 1 + (int)(t / 10) : t < 600 ? 0 : 60 + (int)((t - 600) / 10);
+        while (n > want) free(held[--n]);
+        while (n < want) held[n++] = dip_site();
         usleep(10000);
     }
     while (n) free(held[--n]);
