@@ -6,7 +6,7 @@
 // - The memory monitor's breadcrumb file exists only for a SIGKILL to leave
 //   behind: it is removed, or every forked child that ends in _exit would
 //   leave one (the monitor creates it at the fork). An image that exec
-//   loads with the agent makes its own.
+//   loads with the agent makes its own. An exec that fails puts it back.
 // Injected (LD_PRELOAD) these wrappers interpose the libc functions; linked
 // into a program, its own calls reach them too. Both steps are
 // async-signal-safe (_exit may be called from a signal handler).
@@ -34,6 +34,12 @@ static void image_ending(void) {
     fl_breadcrumb_remove();
 }
 
+// An exec failed: this image goes on, captured again, with its breadcrumbs.
+static void image_continues(void) {
+    fl_stderr_resume();
+    fl_breadcrumb_restore();
+}
+
 FL_EXPORT void _exit(int status) {
     image_ending();
     ((exit_fn)real("_exit"))(status);
@@ -49,42 +55,42 @@ FL_EXPORT void _Exit(int status) {
 FL_EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
     image_ending();
     int rc = ((execve_fn)real("execve"))(path, argv, envp);
-    fl_stderr_resume();  // exec failed: this image goes on, captured again
+    image_continues();  // exec failed
     return rc;
 }
 
 FL_EXPORT int execv(const char *path, char *const argv[]) {
     image_ending();
     int rc = ((execv_fn)real("execv"))(path, argv);
-    fl_stderr_resume();
+    image_continues();
     return rc;
 }
 
 FL_EXPORT int execvp(const char *file, char *const argv[]) {
     image_ending();
     int rc = ((execv_fn)real("execvp"))(file, argv);
-    fl_stderr_resume();
+    image_continues();
     return rc;
 }
 
 FL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
     image_ending();
     int rc = ((execvpe_fn)real("execvpe"))(file, argv, envp);
-    fl_stderr_resume();
+    image_continues();
     return rc;
 }
 
 FL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
     image_ending();
     int rc = ((fexecve_fn)real("fexecve"))(fd, argv, envp);
-    fl_stderr_resume();
+    image_continues();
     return rc;
 }
 
 FL_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
     image_ending();
     int rc = ((execveat_fn)real("execveat"))(dirfd, path, argv, envp, flags);
-    fl_stderr_resume();
+    image_continues();
     return rc;
 }
 

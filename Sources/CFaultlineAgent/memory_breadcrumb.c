@@ -2,7 +2,9 @@
 #include "report_file.h"
 #include "sigsafe.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -12,7 +14,9 @@
 #define FILE_SIZE (HEADER + FL_BREADCRUMB_SLOTS * FL_BREADCRUMB_SLOT)
 
 static unsigned char *g_map;
-static pid_t g_owner;       // pid the mapping belongs to (a forked child makes its own)
+static _Atomic pid_t g_owner;  // pid the mapping belongs to (a forked child makes its own); 0 while removed
+static pid_t g_removed;        // pid whose file fl_breadcrumb_remove took away (restorable until an exec succeeds)
+static _Atomic int g_writers;  // fl_breadcrumb_write calls in progress (the monitor thread's)
 static uint32_t g_writes;
 
 static void name_for(char *out, size_t cap, pid_t pid) {
@@ -21,6 +25,18 @@ static void name_for(char *out, size_t cap, pid_t pid) {
     fl_strlcpy(out + n, ".breadcrumbs", cap - n);
 }
 
+static int write_all(int fd, const unsigned char *p, size_t n) {
+    for (size_t done = 0; done < n;) {
+        ssize_t w = pwrite(fd, p + done, n - done, (off_t)done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return 0;
+        done += (size_t)w;
+    }
+    return 1;
+}
+
+static int write_slot(int slot, const char *json, size_t len);
+
 static void put32(unsigned char *p, uint32_t v) {
     for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
@@ -28,6 +44,9 @@ static void put32(unsigned char *p, uint32_t v) {
 int fl_breadcrumb_open(void) {
     pid_t me = getpid();
     if (g_map && g_owner == me) return 0;
+    // This image is ending (exit, _exit, an exec in progress): no new file,
+    // or one would be left behind; a failed exec restores the old one.
+    if (g_map && g_removed == me) return -1;
     if (g_map) { munmap(g_map, FILE_SIZE); g_map = 0; }  // inherited from the parent: not ours
     int dir = fl_report_dir();
     if (dir < 0) return -1;
@@ -55,8 +74,16 @@ int fl_breadcrumb_open(void) {
 }
 
 int fl_breadcrumb_write(int slot, const char *json, size_t len) {
-    if (!g_map || g_owner != getpid() || slot < 0 || slot >= (int)FL_BREADCRUMB_SLOTS) return -1;
-    if (len > FL_BREADCRUMB_SLOT - 16) return -1;
+    if (slot < 0 || slot >= (int)FL_BREADCRUMB_SLOTS || len > FL_BREADCRUMB_SLOT - 16) return -1;
+    // Counted before the owner is checked: fl_breadcrumb_restore waits for
+    // writes that saw the old mapping before it unmaps it.
+    atomic_fetch_add(&g_writers, 1);
+    int rc = g_map && g_owner == getpid() ? write_slot(slot, json, len) : -1;
+    atomic_fetch_sub(&g_writers, 1);
+    return rc;
+}
+
+static int write_slot(int slot, const char *json, size_t len) {
     unsigned char *s = g_map + HEADER + (size_t)slot * FL_BREADCRUMB_SLOT;
     // State goes to "writing" first and "complete" last: a process killed
     // in between leaves a slot the reader skips, never a torn one.
@@ -78,9 +105,40 @@ void fl_breadcrumb_remove(void) {
     // moment would fault on an unmapped page (a SIGSEGV at exit, seen in
     // memory-limits.child-oom under load). The mapping ends with the process;
     // later writes see another owner and stop.
+    g_removed = me;
     g_owner = 0;
     char name[64];
     name_for(name, sizeof name, me);
     int dir = fl_report_dir();  // checks (fstat) that the fd is still the directory's
     if (dir >= 0) unlinkat(dir, name, 0);
+}
+
+void fl_breadcrumb_restore(void) {
+    pid_t me = getpid();
+    if (!g_map || g_removed != me || g_owner != 0) return;
+    // A write that saw this process as owner before the file went may still
+    // be copying into the old mapping: let it finish (the monitor thread
+    // never waits for this one, so this ends).
+    for (int i = 0; i < 100000 && atomic_load(&g_writers) > 0; i++) fl_sleep_ns(10000);
+    int dir = fl_report_dir();
+    if (dir < 0) return;
+    char name[64];
+    name_for(name, sizeof name, me);
+    int fd = openat(dir, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    // The unlinked file is still mapped: its breadcrumbs go into the new one.
+    if ((posix_fallocate(fd, 0, FILE_SIZE) != 0 && ftruncate(fd, FILE_SIZE) != 0) || !write_all(fd, g_map, FILE_SIZE)) {
+        close(fd);
+        unlinkat(dir, name, 0);
+        return;
+    }
+    void *p = mmap(0, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) { unlinkat(dir, name, 0); return; }
+    mlock(p, FILE_SIZE);
+    unsigned char *old = g_map;
+    g_map = p;
+    g_removed = 0;
+    atomic_store(&g_owner, me);  // writes may start again, into the new mapping
+    munmap(old, FILE_SIZE);
 }

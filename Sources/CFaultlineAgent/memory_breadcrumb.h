@@ -27,7 +27,15 @@ int fl_breadcrumb_open(void);
 int fl_breadcrumb_write(int slot, const char *json, size_t len);
 
 /// Removes this process's file (an exit, _exit or exec: nothing was killed).
+/// The mapping stays, and no new file is made for this process after it.
 /// Async-signal-safe.
 void fl_breadcrumb_remove(void);
+
+/// After an exec that failed: makes the file again with what the removed
+/// one held, so the image that goes on keeps its breadcrumbs (before, they
+/// were gone and the next one made a new file as usage neared the limit).
+/// Does nothing unless fl_breadcrumb_remove ran in this process. Only
+/// system calls: async-signal-safe.
+void fl_breadcrumb_restore(void);
 
 #endif

@@ -221,6 +221,44 @@ static void say_breadcrumb_rss(void) {
     else printf("victim-oom: breadcrumb rss_bytes is %s\n", rss > 0 ? "above 0" : "0");
 }
 
+/// Whether this process's breadcrumb file holds a breadcrumb for
+/// `percent` (0: whether the file exists at all).
+static int breadcrumb_file_has(int percent) {
+    const char *dir = getenv("FAULTLINE_REPORT_DIR");
+    char path[4096], needle[64];
+    snprintf(path, sizeof path, "%s/memory-%d.breadcrumbs", dir ? dir : ".", (int)getpid());
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    static char text[256 * 1024];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    if (percent == 0) return 1;
+    snprintf(needle, sizeof needle, "\"threshold_percent\":%d,", percent);
+    for (size_t i = 0; i < n; i += strlen(text + i) + 1)  // NUL-padded slots
+        if (strstr(text + i, needle)) return 1;
+    return 0;
+}
+
+/// Leaks until the 50 % breadcrumb is written, tries to exec a program that
+/// does not exist (ENOENT), says whether the breadcrumb file survived the
+/// failed exec, then leaks on until the OOM killer ends it: the report must
+/// still carry every breadcrumb, the 50 % one from before the exec included.
+NOINLINE static void victim_exec_fails(size_t step, long interval_ms) {
+    fprintf(stderr, "victim-oom: leaking %zu KiB every %ld ms, an exec that fails at 50 %%\n", step / KiB, interval_ms);
+    for (int i = 0; !breadcrumb_file_has(50); i++) {
+        if (i > 100000) { printf("victim-oom: no 50 %% breadcrumb\n"); exit(2); }
+        g_sink = victim_malloc_chunk(step);
+        sleep_ms(interval_ms);
+    }
+    char *argv[] = { "faultline-no-such-program", 0 };
+    execv("/nonexistent/faultline-no-such-program", argv);
+    int err = errno;
+    printf("victim-oom: exec failed (%s); breadcrumb file %s\n", strerror(err),
+           breadcrumb_file_has(50) ? "kept with the 50 % breadcrumb" : breadcrumb_file_has(0) ? "lost the 50 % breadcrumb" : "gone");
+    victim_slow_leak(step, interval_ms);
+}
+
 /// The last thread: allocates g_worker_size, says what the breadcrumb
 /// written meanwhile gives as resident size, frees, then returns, and
 /// glibc ends the process with exit(0).
@@ -330,6 +368,7 @@ static void usage(void) {
             "  main-exits-first [SIZE=8M]       main calls pthread_exit; a worker uses SIZE and returns: the process must end\n"
             "  leave-child                      fork a child that sleeps until killed, exit 0\n"
             "  nested-oom [STEP=64K]            move into a new cgroup below its own, then grow until OOM-killed\n"
+            "  exec-fails [STEP=256K] [MS=20]   leak to 50 %, fail an exec (ENOENT), leak on until OOM-killed\n"
             "  stall-at-limit                   OOM killer off, a child stalls at the limit; was a breadcrumb written?\n"
             "VICTIM_CLOSE_FDS=1 closes every fd above 2 first (closefrom(3)).\n");
 }
@@ -357,6 +396,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(cmd, "main-exits-first")) victim_main_exits_first(a ? parse_size("SIZE", a) : 8 * MiB);
     else if (!strcmp(cmd, "leave-child")) victim_leave_child();
     else if (!strcmp(cmd, "nested-oom")) victim_nested_oom(a ? parse_size("STEP", a) : 64 * KiB);
+    else if (!strcmp(cmd, "exec-fails")) victim_exec_fails(a ? parse_size("STEP", a) : 256 * KiB, b ? parse_ms("MS", b) : 20);
     else if (!strcmp(cmd, "stall-at-limit")) victim_stall_at_limit("/proc/self/exe");
     else {
         fprintf(stderr, "victim-oom: unknown command '%s'\n", cmd);
