@@ -1,4 +1,5 @@
 #include "shim_config.h"
+#include "shim_config_signal.h"
 #include "env_option.h"
 
 #include <signal.h>
@@ -113,20 +114,6 @@ static void env_int(const char *name, int *field, int lo, int hi) {
     *field = (int)n;
 }
 
-// A signal the kernel raises for a fault (the handler returning would run
-// the faulting instruction again, forever) or one that cannot be caught
-// cannot ask for a leak check or stop threads.
-static void refuse_fault_signal(const char *name, int *field, int fallback) {
-    int s = *field;
-    if (s != SIGSEGV && s != SIGBUS && s != SIGILL && s != SIGFPE && s != SIGTRAP && s != SIGSYS && s != SIGABRT &&
-        s != SIGKILL && s != SIGSTOP)
-        return;
-    char value[16];
-    value[fl_fmt_u64(value, (uint64_t)s)] = 0;
-    warn(name, value, "is a fault signal or one that cannot be caught; choose another (e.g. SIGUSR2, 12); using the default");
-    *field = fallback;
-}
-
 // Detection is on when FAULTLINE_DETECTORS is unset, "all", or names
 // use_after_free or shim; the agent reads the same list for its detectors.
 static int detectors_include(const char *list, const char *a, const char *b, const char *c) {
@@ -187,10 +174,8 @@ void shim_config_load(void) {
     env_int("FAULTLINE_LEAK_SHOW_REACHABLE", &c->leak_show_reachable, 0, 1);
     // 0 turns the on-demand signal off; otherwise any signal but the fault
     // signals and the uncatchable ones.
-    env_int("FAULTLINE_LEAK_SIGNAL", &c->leak_signal, 0, SIGRTMAX);
-    env_int("FAULTLINE_LEAK_STOP_SIGNAL", &c->leak_stop_signal, 1, SIGRTMAX);
-    refuse_fault_signal("FAULTLINE_LEAK_SIGNAL", &c->leak_signal, SIGRTMIN + 11);
-    refuse_fault_signal("FAULTLINE_LEAK_STOP_SIGNAL", &c->leak_stop_signal, SIGRTMIN + 10);
+    shim_env_signal("FAULTLINE_LEAK_SIGNAL", &c->leak_signal, 1);
+    shim_env_signal("FAULTLINE_LEAK_STOP_SIGNAL", &c->leak_stop_signal, 0);
     env_int("FAULTLINE_LEAK_STOP_TIMEOUT_MS", &c->leak_stop_timeout_ms, 1, 60000);
     env_int("FAULTLINE_LEAK_MAX_GROUPS", &c->leak_max_groups, 1, 100000);
     env_int("FAULTLINE_LEAK_GROWTH_MS", &c->leak_growth_ms, 0, 86400000);

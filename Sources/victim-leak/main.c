@@ -273,7 +273,12 @@ int main(int argc, char **argv) {
         leak_77();
         clear_stack();
         const char *s = getenv("FAULTLINE_LEAK_SIGNAL");
-        int sig = s && *s ? atoi(s) : SIGRTMIN + 11;
+        // As the shim reads it (the forms scenarios use); anything else
+        // is refused by the shim, which keeps the default.
+        int sig = SIGRTMIN + 11;
+        if (s && *s >= '0' && *s <= '9') sig = atoi(s);
+        else if (s && (!strcmp(s, "SIGUSR2") || !strcmp(s, "USR2"))) sig = SIGUSR2;
+        else if (s && !strncmp(s, "SIGRTMIN+", 9)) sig = SIGRTMIN + atoi(s + 9);
         printf("victim: raising signal %d for an on-demand leak check\n", sig);
         raise(sig);
         usleep(500000);  // the check runs on the shim's helper thread
