@@ -124,6 +124,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "victim-hang",
+            dependencies: ["VictimSupport"],
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),

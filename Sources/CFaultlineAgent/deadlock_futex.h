@@ -33,8 +33,9 @@ typedef struct fl_wait_edge {
 } fl_wait_edge;
 
 /// Decodes `p` (a probe of a thread blocked in futex). Reads the lock from
-/// this process's memory with process_vm_readv, so a stale address cannot
-/// fault. Returns the edge kind (FL_EDGE_NONE when `p` is not a futex wait).
+/// this process's memory with process_vm_readv (through the calling
+/// thread's id, which has memory even after the main thread has ended), so
+/// a stale address cannot fault. Returns the edge kind (FL_EDGE_NONE when `p` is not a futex wait).
 fl_edge_kind fl_futex_edge(const fl_thread_probe *p, fl_wait_edge *e);
 
 /// "mutex", "pi_mutex", "join", "rwlock", "futex" or "none".

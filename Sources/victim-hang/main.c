@@ -2,6 +2,8 @@
 // hang detector's scenarios. Runs under the preloaded agent; the commands
 // that drive their own loop call faultline_heartbeat when the agent provides
 // it (a weak reference: the program runs without the agent too).
+#include "victim_threads.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -282,6 +284,34 @@ static int cmd_join_cycle(int argc, char **argv) {
     return 1;
 }
 
+// --- a deadlock after the main thread has gone -------------------------------------
+
+/// hb-worker: heartbeats (so it is the watched thread) until the main thread
+/// has ended with pthread_exit, then takes A and waits for B.
+static void *main_gone_heartbeat_worker(void *arg) {
+    name_thread("hb-worker");
+    for (int i = 0; i < 20; i++) {
+        heartbeat();
+        idle_ms(10);
+    }
+    if (!victim_main_thread_gone()) say("the main thread did not end within 5 s");
+    say("main thread gone; hb-worker locks A then B, lock-worker B then A");
+    victim_lock_second(&g_lock_a, &g_lock_b);
+    return 0;
+}
+
+/// Two workers deadlock on each other after main has called pthread_exit:
+/// the locks must be read through a live thread (the leader has no memory).
+static int cmd_main_gone_deadlock(int argc, char **argv) {
+    pthread_barrier_init(&g_barrier, 0, 2);
+    static struct lock_pair worker = {"lock-worker", &g_lock_b, &g_lock_a};
+    pthread_t t1, t2;
+    pthread_create(&t1, 0, main_gone_heartbeat_worker, 0);
+    pthread_create(&t2, 0, lock_worker, &worker);
+    say("main leaves with pthread_exit (A=%p B=%p)", (void *)&g_lock_a, (void *)&g_lock_b);
+    pthread_exit(0);
+}
+
 // --- rwlocks ----------------------------------------------------------------------
 
 static pthread_rwlock_t g_rwlock = PTHREAD_RWLOCK_INITIALIZER;
@@ -461,6 +491,7 @@ static const struct command k_commands[] = {
     {"relock", cmd_relock, "main locks a default mutex twice"},
     {"orphaned-lock", cmd_orphaned_lock, "main waits for a mutex whose owner exited"},
     {"join-cycle", cmd_join_cycle, "main joins a worker that waits for main's lock"},
+    {"main-gone-deadlock", cmd_main_gone_deadlock, "main calls pthread_exit; hb-worker (heartbeats) and lock-worker lock A/B in opposite orders"},
     {"rwlock-cycle", cmd_rwlock_cycle, "main waits to write an rwlock rw-worker writes; rw-worker waits for main's mutex"},
     {"rwlock-held", cmd_rwlock_held, "main reads an rwlock that rw-writer holds for writing while it sleeps"},
     {"busy-responsive", cmd_busy_responsive, "[MS] 30 ms work items with poll between them"},
