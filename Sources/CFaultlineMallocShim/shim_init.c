@@ -105,6 +105,7 @@ static void after_fork_child(void) {
     shim_thread_after_fork();
     shim_saferead_after_fork();
     shim_quarantine_after_fork_child();
+    shim_live_after_fork_child();  // the parent's blocks are the parent's to report
     fl_report_reseed();
 }
 

@@ -20,7 +20,8 @@ typedef struct leak_block {
     uint32_t tid;     ///< allocating thread
     uint8_t cls;      ///< LEAK_*
     uint8_t scanned;  ///< contents read already
-    uint8_t pad[6];
+    uint8_t inherited;  ///< allocated before this process was forked (the parent's)
+    uint8_t pad[5];
 } leak_block;
 
 /// What a scan found; memory is mmap'd and released by shim_leak_scan_free.
@@ -74,6 +75,11 @@ void shim_leak_symbolize(uintptr_t pc, const char **function, const char **image
 /// that runtime), or NULL when it is not mangled or cannot be demangled.
 /// Calls malloc: report time only.
 const char *shim_leak_demangle(const char *name, char *out, size_t cap);
+
+/// FAULTLINE_LEAK_INHERITED: 1 to report blocks allocated before this
+/// process was forked too (default 0: the parent reports them). Read by
+/// shim_leak_init.
+extern int shim_leak_report_inherited;
 
 /// Installs the on-demand signal and starts the helper thread (signal
 /// checks and growth snapshots). Called from the shim's constructor.

@@ -156,6 +156,16 @@ static void *helper(void *unused) {
 extern int shim_leak_debug_roots;
 void shim_leak_init(void) {
     shim_leak_debug_roots = getenv("FAULTLINE_LEAK_DEBUG_ROOTS") != 0;
+    const char *inh = getenv("FAULTLINE_LEAK_INHERITED");
+    if (inh && *inh) {
+        if (fl_streq(inh, "0") || fl_streq(inh, "1")) shim_leak_report_inherited = inh[0] == '1';
+        else {
+            static const char a[] = "faultline: FAULTLINE_LEAK_INHERITED=", b[] = " is not 0 or 1 (1 also reports, in a forked child, the blocks allocated before the fork); using 0\n";
+            fl_write_all(2, a, sizeof a - 1);
+            fl_write_all(2, inh, fl_strlen(inh));
+            fl_write_all(2, b, sizeof b - 1);
+        }
+    }
     void (*get)(size_t *, size_t *) = (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
     size_t align = 0;
     if (get) get(&shim_leak_static_tls, &align);

@@ -1,7 +1,9 @@
 // The `leak` report: lost blocks grouped by (class, allocation stack),
 // ordered by bytes, with totals per class; still-reachable blocks counted
 // (and grouped only with FAULTLINE_LEAK_SHOW_REACHABLE=1); suppressed
-// groups counted per pattern.
+// groups counted per pattern. In a forked child, blocks allocated before
+// the fork are the parent's: counted apart (`inherited`) and left out of
+// the classes and groups unless FAULTLINE_LEAK_INHERITED=1.
 #include "shim_leak.h"
 #include "report_file.h"
 #include "shim_config.h"
@@ -23,6 +25,8 @@ typedef struct group {
 } group;
 
 typedef struct totals { uint64_t blocks, bytes; } totals;
+
+int shim_leak_report_inherited;
 
 static const char *class_name(int c) {
     switch (c) {
@@ -94,9 +98,16 @@ long shim_leak_check(const char *trigger) {
     uint64_t slots = 64;
     while (slots < 2 * s.count + 2) slots <<= 1;
     group *table = mmap(0, slots * sizeof(group), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    totals tot[4] = {{0, 0}};
+    totals tot[4] = {{0, 0}}, inherited = {0, 0};
     for (uint64_t i = 0; i < s.count && table != MAP_FAILED; i++) {
         const leak_block *b = &s.blocks[i];
+        if (b->inherited && !shim_leak_report_inherited) {
+            // The parent's allocation: the parent reports it (every forked
+            // child that exited reported it again).
+            inherited.blocks++;
+            inherited.bytes += b->size;
+            continue;
+        }
         tot[b->cls].blocks++;
         tot[b->cls].bytes += b->size;
         if (b->cls == LEAK_REACHABLE && !shim_cfg.leak_show_reachable) continue;
@@ -156,6 +167,7 @@ long shim_leak_check(const char *trigger) {
         put_totals(w, "still_reachable", (totals){tot[LEAK_REACHABLE].blocks, tot[LEAK_REACHABLE].bytes});
         put_totals(w, "suppressed", suppressed);
         put_totals(w, "reported_lost", shown_lost);
+        put_totals(w, "inherited", inherited);
         fl_json_end_object(w);
         fl_json_uint(w, "groups_total", kept);
         fl_json_uint(w, "groups_listed", listed);
@@ -202,6 +214,11 @@ long shim_leak_check(const char *trigger) {
         l += fl_strlcpy(line + l, " still reachable (", sizeof line - l);
         l += fl_fmt_u64(line + l, tot[LEAK_REACHABLE].bytes);
         l += fl_strlcpy(line + l, " bytes)", sizeof line - l);
+        if (inherited.blocks) {
+            l += fl_strlcpy(line + l, "; ", sizeof line - l);
+            l += fl_fmt_u64(line + l, inherited.blocks);
+            l += fl_strlcpy(line + l, " blocks from before the fork left to the parent", sizeof line - l);
+        }
         if (listed < want) {
             l += fl_strlcpy(line + l, "; ", sizeof line - l);
             l += fl_fmt_u64(line + l, listed);

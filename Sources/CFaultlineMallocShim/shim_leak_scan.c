@@ -59,7 +59,7 @@ static void *map(size_t n) {
 
 typedef struct fill_ctx { leak_block *b; uint64_t n, cap; } fill_ctx;
 
-static void fill(const shim_block *h, void *vctx) {
+static void fill(const shim_block *h, int inherited, void *vctx) {
     fill_ctx *c = vctx;
     if (c->n >= c->cap) return;
     leak_block *e = &c->b[c->n++];
@@ -69,6 +69,7 @@ static void fill(const shim_block *h, void *vctx) {
     e->tid = h->alloc_tid;
     e->cls = LEAK_UNVISITED;
     e->scanned = 0;
+    e->inherited = (uint8_t)inherited;
 }
 
 // By address (for the binary search in `find`).
@@ -309,7 +310,7 @@ int shim_leak_scan_run(leak_scan *out) {
     s.work = map(cap * sizeof(uint32_t));
     if (s.chunk && maps && s.b && s.work) {
         fill_ctx fc = {s.b, 0, cap};
-        shim_live_each(fill, &fc);
+        shim_live_each_origin(fill, &fc);
         s.n = fc.n;
         sort_blocks(s.b, s.n);
         if (s.n) { s.lo = s.b[0].user; s.hi = s.b[s.n - 1].user + s.b[s.n - 1].size + 1; }

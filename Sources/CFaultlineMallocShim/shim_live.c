@@ -7,14 +7,18 @@
 
 int shim_live_on = 1;
 
-// One list per stripe, on its own cache line.
+// One list per stripe, on its own cache line, and the blocks this process
+// inherited from the one that forked it (allocated before the fork).
 typedef struct stripe {
     _Atomic int lock;
     uint32_t pad;
-    shim_block *first;
-    uint64_t count;
-    char fill[40];
+    shim_block *first;      // this process's own blocks, newest first
+    shim_block *last;       // ... and the oldest of them
+    shim_block *inherited;  // blocks allocated before the fork, in their own list
+    uint64_t count;         // both lists
+    char fill[24];
 } stripe;
+_Static_assert(sizeof(stripe) == 64, "a stripe is one cache line");
 
 static stripe g_stripes[SHIM_LIVE_STRIPES];
 
@@ -31,6 +35,7 @@ void shim_live_insert(shim_block *b) {
     l->prev = 0;
     l->next = s->first;
     if (s->first) shim_block_link(s->first)->prev = b;
+    else s->last = b;
     s->first = b;
     s->count++;
     unlock(s);
@@ -49,7 +54,9 @@ void shim_live_remove(shim_block *b) {
     shim_link *l = shim_block_link(b);
     if (l->prev) shim_block_link(l->prev)->next = l->next;
     else if (s->first == b) s->first = l->next;
+    else if (s->inherited == b) s->inherited = l->next;
     if (l->next) shim_block_link(l->next)->prev = l->prev;
+    else if (s->last == b) s->last = l->prev;  // `last` is the own list's only
     l->prev = l->next = 0;
     s->count--;
     unlock(s);
@@ -77,6 +84,29 @@ uint64_t shim_live_count(void) {
 }
 
 void shim_live_each(void (*fn)(const shim_block *b, void *ctx), void *ctx) {
-    for (int i = 0; i < SHIM_LIVE_STRIPES; i++)
+    for (int i = 0; i < SHIM_LIVE_STRIPES; i++) {
         for (const shim_block *b = g_stripes[i].first; b; b = shim_block_link(b)->next) fn(b, ctx);
+        for (const shim_block *b = g_stripes[i].inherited; b; b = shim_block_link(b)->next) fn(b, ctx);
+    }
+}
+
+void shim_live_each_origin(void (*fn)(const shim_block *b, int inherited, void *ctx), void *ctx) {
+    for (int i = 0; i < SHIM_LIVE_STRIPES; i++) {
+        for (const shim_block *b = g_stripes[i].first; b; b = shim_block_link(b)->next) fn(b, 0, ctx);
+        for (const shim_block *b = g_stripes[i].inherited; b; b = shim_block_link(b)->next) fn(b, 1, ctx);
+    }
+}
+
+void shim_live_after_fork_child(void) {
+    // Each own list goes in front of the inherited one: two links written
+    // per stripe, no walk (a walk would touch, and copy, every page that
+    // holds a block the child shares with its parent).
+    for (int i = 0; i < SHIM_LIVE_STRIPES; i++) {
+        stripe *s = &g_stripes[i];
+        if (!s->first) continue;
+        shim_block_link(s->last)->next = s->inherited;
+        if (s->inherited) shim_block_link(s->inherited)->prev = s->last;
+        s->inherited = s->first;
+        s->first = s->last = 0;
+    }
 }

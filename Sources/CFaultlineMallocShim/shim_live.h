@@ -36,5 +36,11 @@ int shim_live_locked_here(void);
 uint64_t shim_live_count(void);
 /// Calls `fn(header, ctx)` for every live block; requires shim_live_lock_all.
 void shim_live_each(void (*fn)(const shim_block *b, void *ctx), void *ctx);
+/// The same, with `inherited` 1 for blocks allocated before this process
+/// was forked (the leak scan leaves them to the parent).
+void shim_live_each_origin(void (*fn)(const shim_block *b, int inherited, void *ctx), void *ctx);
+/// fork, in the child (one thread, lists unlocked): every live block so far
+/// was the parent's allocation and becomes inherited. O(stripes).
+void shim_live_after_fork_child(void);
 
 #endif

@@ -23,6 +23,8 @@
 //                   grows for 250 ms more; frees everything (nothing leaks)
 //   many-stacks N   loses N (up to 8192) 24-byte blocks, each from its own
 //                   allocation stack (13 levels of two call sites each)
+//   fork-children N loses 77 bytes, then forks N children that each lose 33
+//                   bytes and exit (each runs its exit check)
 //   main-exits-first the main thread leaves with pthread_exit; a worker then
 //                   fills the 100-block global cache, loses 77 bytes and
 //                   returns, and glibc ends the process with exit(0) from it
@@ -38,6 +40,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <limits.h>
 #include <signal.h>
 #include <pthread.h>
@@ -83,6 +86,37 @@ __attribute__((noinline)) static void leak_77(void) {
     volatile char *p = malloc(77);
     p[0] = 1;
     p = 0;
+}
+
+__attribute__((noinline)) static void leak_33_in_child(void) {
+    volatile char *p = malloc(33);
+    p[0] = 1;
+    p = 0;
+}
+
+/// Fills the global cache and loses 77 bytes, then forks `n` children that
+/// each free part of the cache they inherited, lose 33 bytes of their own
+/// and exit normally (exit check in each); the parent waits for them.
+static int fork_children(int n) {
+    fill_cache();  // reachable; each child frees the parent's blocks it inherited
+    leak_77();
+    clear_stack();
+    for (int i = 0; i < n; i++) {
+        fflush(0);
+        pid_t p = fork();
+        if (p < 0) { perror("victim: fork"); return 2; }
+        if (p == 0) {
+            for (int k = 0; k < 100; k += 1 + k % 3) { free(g_cache[k]); g_cache[k] = 0; }
+            leak_33_in_child();
+            clear_stack();
+            exit(0);
+        }
+        int status;
+        while (waitpid(p, &status, 0) < 0 && errno == EINTR) {}
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) { printf("victim: child %d did not exit 0\n", i); return 1; }
+    }
+    printf("victim: lost 77 bytes, then %d forked children lost 33 bytes each and exited\n", n);
+    return 0;
 }
 
 // Every thread of the process gets a seccomp filter under which
@@ -313,6 +347,10 @@ int main(int argc, char **argv) {
         pthread_create(&t, 0, last_worker, 0);
         printf("victim: main thread leaves with pthread_exit\n");
         pthread_exit(0);
+    } else if (!strcmp(cmd, "fork-children")) {
+        int n = argc > 2 ? atoi(argv[2]) : 3;
+        if (n < 1 || n > 100) { fprintf(stderr, "victim: fork-children takes 1 to 100 children\n"); return 2; }
+        return fork_children(n);
     } else if (!strcmp(cmd, "growth")) {
         int ms = argc > 2 ? atoi(argv[2]) : 50, n = argc > 3 ? atoi(argv[3]) : 20;
         for (int i = 0; i < n; i++) {
@@ -322,7 +360,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|growth [MS N]\n");
         return 2;
     }
     return 0;
