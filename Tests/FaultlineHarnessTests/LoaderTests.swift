@@ -55,7 +55,8 @@ import Testing
         #expect(s.env == ["A": "1", "B": "two"])
         #expect(s.timeout == 0.25)
         #expect(s.memoryLimit == 64 << 20)
-        #expect(s.requires == ["root", "program:sh"])
+        // memory_limit adds cgroup-memory (memoryLimitImpliesTheCgroupRequirement).
+        #expect(s.requires == ["root", "program:sh", "cgroup-memory"])
         #expect(s.expect.exit == .signal(11))
         #expect(s.expect.stderrContains == ["victim: dereferencing NULL"])
         #expect(s.expect.stdoutContains == ["out"])
@@ -72,6 +73,23 @@ import Testing
         #expect(byPath["user"] == "null")
         #expect(byPath["threads"] == "[{name: \"idler-0\"}, \"x\"]")
         #expect(byPath["quoted"] == "\"42\"")
+    }
+
+    @Test func memoryLimitImpliesTheCgroupRequirement() throws {
+        func requires(_ extra: String) throws -> [String] {
+            try loader.parse(yaml: "name: a\nvictim: /bin/true\n\(extra)expect: {exit: {code: 0}}\n", file: "s.yaml").requires
+        }
+        #expect(try requires("memory_limit: 64M\n") == ["cgroup-memory"])
+        #expect(try requires("memory_limit: 64M\nrequires: [root]\n") == ["root", "cgroup-memory"])
+        // Already asked for (either form): not added again.
+        #expect(try requires("memory_limit: 64M\nrequires: [cgroup-memory]\n") == ["cgroup-memory"])
+        #expect(try requires("memory_limit: 64M\nrequires: [cgroup-v1-memory]\n") == ["cgroup-v1-memory"])
+        // No limit, no cgroup.
+        #expect(try requires("requires: [root]\n") == ["root"])
+        // A registry without the requirement cannot be asked for it.
+        let bare = try ScenarioLoader(requirements: RequirementRegistry())
+            .parse(yaml: "name: a\nvictim: /bin/true\nmemory_limit: 64M\nexpect: {exit: {code: 0}}\n", file: "s.yaml")
+        #expect(bare.requires == [])
     }
 
     @Test func defaults() throws {

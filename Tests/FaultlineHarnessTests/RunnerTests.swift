@@ -143,6 +143,27 @@ func isDead(_ pid: pid_t) -> Bool {
         #expect(result.scenarios[0].runs[0].memoryLimit == MemoryLimitOutcome(oomKilled: false, peakBytes: 4096, note: "recorded"))
     }
 
+    /// On a machine without a memory cgroup a `memory_limit` scenario SKIPs
+    /// with the reason, never reaching the limit hook (it failed there).
+    @Test func memoryLimitWithoutACgroupSkipsWithTheReason() throws {
+        let dir = try TemporaryDirectory()
+        var registry = RequirementRegistry.standard
+        registry.register("cgroup-memory", help: "a memory cgroup can be created") { _ in
+            "no memory controller on this machine (test); run where a memory cgroup can be created"
+        }
+        var opts = options(dir)
+        opts.requirements = registry
+        let limit = RecordingLimit()
+        opts.memoryLimitRunner = limit
+        let yaml = "name: t.limited\nvictim: /bin/true\nmemory_limit: 64M\nexpect: {exit: {code: 0}}\n"
+        let scenario = try ScenarioLoader(requirements: registry).parse(yaml: yaml, file: "t.yaml")
+        let result = SuiteRunner(options: opts).run([scenario])
+        #expect(result.scenarios[0].verdict == .skip)
+        #expect(result.scenarios[0].reason == "requires cgroup-memory: no memory controller on this machine (test); run where a memory cgroup can be created")
+        #expect(limit.calls.withLock { $0 } == [])
+        #expect(!result.failed)
+    }
+
     @Test func repeatRunsEachScenarioAndKeepsNumberedFolders() throws {
         let dir = try TemporaryDirectory()
         let suite = try scenarios(["name: t.again\nvictim: victim-c\nargs: [exit]\ninject: [crash]\nexpect: {exit: {code: 0}, no_reports: true}\n"])

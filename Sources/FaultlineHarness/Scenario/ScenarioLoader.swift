@@ -120,11 +120,25 @@ public struct ScenarioLoader: Sendable {
         }
         scenario.name = name
         scenario.victim = victim
+        scenario.requires = impliedRequirements(scenario)
         if victim.contains("/") && !victim.hasPrefix("/") {
             scenario.victim = ((directory as NSString).appendingPathComponent(victim) as NSString).standardizingPath
         }
         scenario.expect = try parseExpect(expectNode, r)
         return scenario
+    }
+
+    /// `requires` plus what the scenario's own keys need: a `memory_limit`
+    /// needs a memory cgroup, so without one the scenario SKIPs with that
+    /// reason instead of failing to create it (unless it already asks for
+    /// a cgroup, or this loader's registry has no such requirement).
+    func impliedRequirements(_ scenario: Scenario) -> [String] {
+        var requires = scenario.requires
+        let cgroup = ["cgroup-memory", "cgroup-v1-memory"]
+        if scenario.memoryLimit != nil, !requires.contains(where: cgroup.contains), requirements.validate(cgroup[0]) == nil {
+            requires.append(cgroup[0])
+        }
+        return requires
     }
 
     private func parseExpect(_ node: Node, _ r: YAMLNodeReader) throws(ScenarioLoadError) -> ScenarioExpectation {
