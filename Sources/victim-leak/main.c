@@ -23,11 +23,15 @@
 //                   grows for 250 ms more; frees everything (nothing leaks)
 //   many-stacks N   loses N (up to 8192) 24-byte blocks, each from its own
 //                   allocation stack (13 levels of two call sites each)
+//   signal-storm T B T threads malloc and free in a tight loop while main sends
+//                   them B bursts of FAULTLINE_LEAK_SIGNAL; each burst must
+//                   be answered by a leak report (signal_storm.c)
 //   fork-children N loses 77 bytes, then forks N children that each lose 33
 //                   bytes and exit (each runs its exit check)
 //   main-exits-first the main thread leaves with pthread_exit; a worker then
 //                   fills the 100-block global cache, loses 77 bytes and
 //                   returns, and glibc ends the process with exit(0) from it
+#include "signal_storm.h"
 #include "victim_threads.h"
 
 #include <alloca.h>
@@ -347,6 +351,8 @@ int main(int argc, char **argv) {
         pthread_create(&t, 0, last_worker, 0);
         printf("victim: main thread leaves with pthread_exit\n");
         pthread_exit(0);
+    } else if (!strcmp(cmd, "signal-storm")) {
+        return victim_signal_storm(argc > 2 ? atoi(argv[2]) : 4, argc > 3 ? atoi(argv[3]) : 10);
     } else if (!strcmp(cmd, "fork-children")) {
         int n = argc > 2 ? atoi(argv[2]) : 3;
         if (n < 1 || n > 100) { fprintf(stderr, "victim: fork-children takes 1 to 100 children\n"); return 2; }
@@ -360,7 +366,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|signal-storm [T B]|growth [MS N]\n");
         return 2;
     }
     return 0;
