@@ -11,12 +11,29 @@ public enum JSONValue: Codable, Hashable, Sendable {
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
+        // Each failed attempt throws an error that records its coding path,
+        // the costly part, so the kinds reports hold most (strings: pcs and
+        // offsets) come first: the decoder never converts between the kinds,
+        // so the order changes no value, only how many attempts fail.
+        // A value that cannot be decoded deep inside fails as it did when
+        // objects came last (the same error, at the same path).
         if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? c.decode(Double.self) { self = .number(n) }
         else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let n = try? c.decode(Double.self) { self = .number(n) }
+        else if let o = try Self.objectIfOne(c, at: decoder) { self = .object(o) }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
         else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
         else { self = .object(try c.decode([String: JSONValue].self)) }
+    }
+
+    /// The object at `c`; nil when the value is of another kind. An error
+    /// inside the object (deeper than `decoder`) is thrown.
+    private static func objectIfOne(_ c: SingleValueDecodingContainer, at decoder: Decoder) throws -> [String: JSONValue]? {
+        do {
+            return try c.decode([String: JSONValue].self)
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.count <= decoder.codingPath.count {
+            return nil
+        }
     }
 
     public func encode(to encoder: Encoder) throws {

@@ -38,14 +38,18 @@ public enum ReportStore {
 
     /// Decodes report bytes; `path` is only used in errors.
     public static func decode(_ data: Data, path: String) throws(ReportLoadError) -> Report {
-        let trimmed = data.filter { ![0x20, 0x0a, 0x0d, 0x09].contains($0) }
-        if trimmed.isEmpty { throw ReportLoadError(path: path, reason: .empty) }
+        // The first byte that is not JSON whitespace (nil: nothing else). A
+        // copy of the file without its whitespace, made with a closure
+        // that built an array per byte, was 45 % of `report show` on a
+        // 4 MiB leak report.
+        let firstByte = data.first { $0 != 0x20 && $0 != 0x0a && $0 != 0x0d && $0 != 0x09 }
+        guard let firstByte else { throw ReportLoadError(path: path, reason: .empty) }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data)
         } catch {
             // A report that starts like one but does not close was cut short.
-            if trimmed.first == UInt8(ascii: "{") && JSONShape.isUnterminatedPrefix(data) {
+            if firstByte == UInt8(ascii: "{") && JSONShape.isUnterminatedPrefix(data) {
                 throw ReportLoadError(path: path, reason: .truncated)
             }
             throw ReportLoadError(path: path, reason: .notJSON(JSONShape.describeParseError(error, in: data)))

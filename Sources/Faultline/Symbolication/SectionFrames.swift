@@ -33,12 +33,11 @@ enum SectionFrames {
 
     /// The typed frame a frame object describes, nil when it has no `pc`.
     static func frame(_ o: [String: JSONValue]) -> Report.Frame? {
-        try? JSONValue.object(o).decode(Report.Frame.self)
+        SectionFrameValues.frame(o) ?? (try? JSONValue.object(o).decode(Report.Frame.self))
     }
 
     /// `symbol` as a JSON value, as the report writes it.
     static func json(_ symbol: Report.Symbol) -> JSONValue? {
-        guard let data = try? JSONEncoderFactory.plain().encode(symbol) else { return nil }
-        return try? JSONDecoderFactory.reports().decode(JSONValue.self, from: data)
+        SectionFrameValues.json(symbol)
     }
 }
