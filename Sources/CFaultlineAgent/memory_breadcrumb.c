@@ -1,4 +1,5 @@
 #include "memory_breadcrumb.h"
+#include "fd_transient.h"
 #include "report_file.h"
 #include "sigsafe.h"
 
@@ -52,7 +53,7 @@ int fl_breadcrumb_open(void) {
     if (dir < 0) return -1;
     char name[64];
     name_for(name, sizeof name, me);
-    int fd = openat(dir, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = fl_openat_high(dir, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) return -1;
     // Allocate the blocks now: a write fault later must not need disk space.
     if (posix_fallocate(fd, 0, FILE_SIZE) != 0 && ftruncate(fd, FILE_SIZE) != 0) { close(fd); unlinkat(dir, name, 0); return -1; }
@@ -124,7 +125,7 @@ void fl_breadcrumb_restore(void) {
     if (dir < 0) return;
     char name[64];
     name_for(name, sizeof name, me);
-    int fd = openat(dir, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = fl_openat_high(dir, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) return;
     // The unlinked file is still mapped: its breadcrumbs go into the new one.
     if ((posix_fallocate(fd, 0, FILE_SIZE) != 0 && ftruncate(fd, FILE_SIZE) != 0) || !write_all(fd, g_map, FILE_SIZE)) {
