@@ -368,7 +368,7 @@ static void usage(void) {
             "  main-exits-first [SIZE=8M]       main calls pthread_exit; a worker uses SIZE and returns: the process must end\n"
             "  leave-child                      fork a child that sleeps until killed, exit 0\n"
             "  nested-oom [STEP=64K]            move into a new cgroup below its own, then grow until OOM-killed\n"
-            "  exec-fails [STEP=256K] [MS=20]   leak to 50 %, fail an exec (ENOENT), leak on until OOM-killed\n"
+            "  exec-fails [STEP=256K] [MS=20]   leak to 50 %%, fail an exec (ENOENT), leak on until OOM-killed\n"
             "  stall-at-limit                   OOM killer off, a child stalls at the limit; was a breadcrumb written?\n"
             "VICTIM_CLOSE_FDS=1 closes every fd above 2 first (closefrom(3)).\n");
 }
