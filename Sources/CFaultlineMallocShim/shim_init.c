@@ -106,6 +106,7 @@ static void after_fork_child(void) {
     shim_saferead_after_fork();
     shim_quarantine_after_fork_child();
     shim_live_after_fork_child();  // the parent's blocks are the parent's to report
+    shim_leak_after_fork_child();
     fl_report_reseed();
 }
 

@@ -59,6 +59,11 @@ void shim_leak_world_resume(void);
 /// Scan, report (`trigger`: exit, api, signal). Returns the unsuppressed
 /// lost blocks, or -1 when no scan ran.
 long shim_leak_check(const char *trigger);
+/// In a forked child: one scan at a time starts over. The thread that held
+/// the check's lock at the fork (faultline-leaks writing a report the leak
+/// signal asked for) does not exist in the child, and the child's own exit
+/// check would wait for it forever.
+void shim_leak_after_fork_child(void);
 
 /// Reads FAULTLINE_LEAK_SUPPRESSIONS (one line on stderr per bad line).
 void shim_leak_suppress_load(const char *path);

@@ -42,6 +42,11 @@ SHIM_DEFINE_HEAPSORT(sort_groups, group, MORE_BYTES)
 
 static pthread_mutex_t g_check_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void shim_leak_after_fork_child(void) {
+    // Not unlocked: the owner is another thread; made anew.
+    g_check_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+}
+
 // One element of "groups": class, count, bytes and the allocation stack.
 static void write_group(fl_json *w, const group *g) {
     fl_json_begin_object(w, 0);

@@ -26,6 +26,10 @@
 //   signal-storm T B T threads malloc and free in a tight loop while main sends
 //                   them B bursts of FAULTLINE_LEAK_SIGNAL; each burst must
 //                   be answered by a leak report (signal_storm.c)
+//   fork-during-checks SIG S loses 8192 blocks from as many stacks, then
+//                   for S seconds sends itself SIG (FAULTLINE_LEAK_SIGNAL)
+//                   and forks 20 children that exit(0) at once, each given
+//                   5 s to end
 //   fork-children N loses 77 bytes, then forks N children that each lose 33
 //                   bytes and exit (each runs its exit check)
 //   main-exits-first the main thread leaves with pthread_exit; a worker then
@@ -120,6 +124,40 @@ static int fork_children(int n) {
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) { printf("victim: child %d did not exit 0\n", i); return 1; }
     }
     printf("victim: lost 77 bytes, then %d forked children lost 33 bytes each and exited\n", n);
+    return 0;
+}
+
+// Forks children while the faultline-leaks thread writes the report of a
+// check the leak signal asked for (8192 groups: a long report). A child
+// forked then inherits the shim's check lock held by a thread it does not
+// have; its exit check must still run and end. Each child gets 5 s.
+__attribute__((noinline)) static void lose_from_many_stacks(int n);
+
+static int fork_during_checks(int signo, int seconds) {
+    lose_from_many_stacks(8192);
+    clear_stack();
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int children = 0;
+    do {
+        kill(getpid(), signo);
+        for (int i = 0; i < 20; i++, children++) {
+            fflush(0);
+            pid_t p = fork();
+            if (p < 0) { perror("victim: fork"); return 2; }
+            if (p == 0) exit(0);  // runs the shim's exit check
+            int status = 0, waited = 0;
+            while (waitpid(p, &status, WNOHANG) == 0 && waited < 5000) { usleep(1000); waited++; }
+            if (waited >= 5000) {
+                printf("victim: child %d did not end within 5 s of exit(0) (its exit check hung)\n", children);
+                kill(p, SIGKILL);
+                waitpid(p, &status, 0);
+                return 1;
+            }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (t.tv_sec - t0.tv_sec < seconds);
+    printf("victim: %d children forked during leak checks all ended\n", children);
     return 0;
 }
 
@@ -353,6 +391,8 @@ int main(int argc, char **argv) {
         pthread_exit(0);
     } else if (!strcmp(cmd, "signal-storm")) {
         return victim_signal_storm(argc > 2 ? atoi(argv[2]) : 4, argc > 3 ? atoi(argv[3]) : 10);
+    } else if (!strcmp(cmd, "fork-during-checks")) {
+        return fork_during_checks(argc > 2 ? atoi(argv[2]) : 45, argc > 3 ? atoi(argv[3]) : 3);
     } else if (!strcmp(cmd, "fork-children")) {
         int n = argc > 2 ? atoi(argv[2]) : 3;
         if (n < 1 || n > 100) { fprintf(stderr, "victim: fork-children takes 1 to 100 children\n"); return 2; }
@@ -366,7 +406,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|signal-storm [T B]|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|growth [MS N]\n");
         return 2;
     }
     return 0;
