@@ -651,6 +651,8 @@ static const struct command k_commands[] = {
     {"mtrace", mtrace_blocks, "allocate and free a 4321-byte block between mtrace() and muntrace()"},
     {"null-deref-with-mask", null_deref_with_mask, "SIGSEGV: read through NULL while a register holds 0x5555555555555555 by coincidence"},
     {"errno-kept", errno_kept, "check that every allocation call leaves errno alone, on main and on a new thread"},
+    {"write-after-free-many", write_after_free_many, "write into 20000 freed blocks from one site and 3 from another, then exit"},
+    {"double-free-repeated", double_free_repeated, "free 1000 blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"},
     {"errno-after-reports", errno_after_reports, "double free, invalid free, write after free, with FAULTLINE_HALT_ON_ERROR=0: errno must not change"},
 };
 

@@ -25,4 +25,10 @@ int write_after_free_across_fork(void);
 /// links), in a program whose SIGSEGV handler calls exit(3).
 int exit_in_handler(void);
 
+/// Writes into 20000 freed blocks from one allocation and free site and
+/// into 3 from another, then exits: two groups for the exit check.
+int write_after_free_many(void);
+/// Frees 1000 blocks twice each (run with FAULTLINE_HALT_ON_ERROR=0).
+int double_free_repeated(void);
+
 #endif
