@@ -24,6 +24,7 @@ shim_config shim_cfg = {
     .exit_code = 23,
     .check_at_exit = 1,
     .max_frames = 128,
+    .max_reports = 100,
     .stats = 0,
     .leak_tracking = 1,
     .leak_check_at_exit = 0,
@@ -161,6 +162,7 @@ void shim_config_load(void) {
     env_int("FAULTLINE_ERROR_EXITCODE", &c->exit_code, 1, 255);
     env_int("FAULTLINE_CHECK_AT_EXIT", &c->check_at_exit, 0, 1);
     env_int("FAULTLINE_MAX_FRAMES", &c->max_frames, 1, SHIM_MAX_REPORT_FRAMES);
+    env_int("FAULTLINE_MAX_HEAP_REPORTS", &c->max_reports, 1, 1000000);
     env_int("FAULTLINE_SHIM_STATS", &c->stats, 0, 1);
     c->leak_check_at_exit = detectors_include(detectors, "leaks", 0, 0);
     c->leak_signal = SIGRTMIN + 11;

@@ -24,6 +24,7 @@ typedef struct shim_config {
     int exit_code;              ///< FAULTLINE_ERROR_EXITCODE
     int check_at_exit;          ///< FAULTLINE_CHECK_AT_EXIT
     int max_frames;             ///< FAULTLINE_MAX_FRAMES (report stacks)
+    int max_reports;            ///< FAULTLINE_MAX_HEAP_REPORTS: double/invalid free and write-after-free reports per process
     int stats;                  ///< FAULTLINE_SHIM_STATS: one line of figures at exit
     int leak_tracking;          ///< FAULTLINE_LEAK_TRACKING: keep live-block records
     int leak_check_at_exit;     ///< FAULTLINE_LEAK_CHECK_AT_EXIT (default: FAULTLINE_DETECTORS names leaks, or is unset/all)

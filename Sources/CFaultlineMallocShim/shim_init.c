@@ -4,6 +4,7 @@
 #include "shim_config.h"
 #include "shim_depot.h"
 #include "shim_describe.h"
+#include "shim_exit_check.h"
 #include "shim_heap.h"
 #include "shim_live.h"
 #include "shim_lookup.h"
@@ -107,6 +108,7 @@ static void after_fork_child(void) {
     shim_quarantine_after_fork_child();
     shim_live_after_fork_child();  // the parent's blocks are the parent's to report
     shim_leak_after_fork_child();
+    shim_report_after_fork_child();
     fl_report_reseed();
 }
 
@@ -222,6 +224,20 @@ static void print_stats(void) {
     fl_write_all(2, line, n);
 }
 
+// Errors the run did not report (FAULTLINE_MAX_HEAP_REPORTS): how many in
+// all, once, before the exit check (which says what it leaves out itself).
+static void say_dropped_during_run(void) {
+    uint64_t dropped = shim_report_dropped();
+    if (!dropped) return;
+    char line[256];
+    size_t n = fl_strlcpy(line, "faultline: malloc shim: ", sizeof line);
+    n += fl_fmt_u64(line + n, dropped);
+    n += fl_strlcpy(line + n, " more heap error(s) during the run were not reported: FAULTLINE_MAX_HEAP_REPORTS=", sizeof line - n);
+    n += fl_fmt_u64(line + n, (uint64_t)shim_cfg.max_reports);
+    n += fl_strlcpy(line + n, " reached\n", sizeof line - n);
+    fl_write_all(2, line, n);
+}
+
 __attribute__((destructor)) static void shim_fini(void) {
     if (shim_mode != SHIM_MODE_DETECT || !shim_ready) return;
     // exit() from a signal handler that interrupted the shim on this thread
@@ -235,9 +251,10 @@ __attribute__((destructor)) static void shim_fini(void) {
     }
     shim_self.batch_off = 1;
     shim_quarantine_flush_thread();
+    say_dropped_during_run();
     // Every exit check reports before the process halts for any of them.
     shim_report_hold_halt();
-    if (shim_cfg.check_at_exit) shim_quarantine_check_all();
+    if (shim_cfg.check_at_exit) shim_exit_check();
     if (shim_cfg.leak_check_at_exit) shim_leak_check("exit");
     shim_report_release_halt();
     if (shim_cfg.stats) print_stats();

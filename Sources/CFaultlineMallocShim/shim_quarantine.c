@@ -145,7 +145,7 @@ static void release_batch(const ring_entry *batch, int n) {
         if (__atomic_load_n(&b->magic, __ATOMIC_RELAXED) != shim_magic(b, SHIM_QUARANTINED)) continue;
         size_t off, len;
         if (limit && !(batch[i].cost & INHERITED) && shim_scribble_changed(b, limit, &off, &len))
-            shim_report_write_after_free(b, off, len, "quarantine_release");
+            shim_report_write_after_free(b, off, len, "quarantine_release", 0);
         __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELEASE);
         shim_real_free_block(b);
     }
@@ -240,66 +240,42 @@ void shim_quarantine_flush_thread(void) {
     push(blocks, n);
 }
 
-// A changed block another thread has collected but not handed over yet
-// (g_lock held, so none of them can reach the ring and be released). It
-// is marked released, so its thread's later release skips it, and it is
-// not given back: the process is exiting.
-static shim_block *take_changed_pending(void) {
+size_t shim_quarantine_capacity(void) { return g_ring_cap + (size_t)MAX_THREADS * SHIM_THREAD_BATCH; }
+
+// Marks a changed block released, so that the release that would have
+// given it back (the ring's, or its thread's batch's) skips it: the exit
+// check reads it after the lock is let go. It is never given back: the
+// process is exiting.
+static int take_if_changed(shim_block *b) {
+    size_t off, len;
+    if (__atomic_load_n(&b->magic, __ATOMIC_RELAXED) != shim_magic(b, SHIM_QUARANTINED)) return 0;
+    if (!shim_scribble_changed(b, shim_cfg.scribble_limit, &off, &len)) return 0;
+    __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELEASE);
+    return 1;
+}
+
+size_t shim_quarantine_take_changed(shim_block **out, size_t cap) {
+    if (!shim_cfg.scribble_limit || !__atomic_load_n(&g_ring, __ATOMIC_ACQUIRE)) return 0;
+    size_t n = 0;
+    pthread_mutex_lock(&g_lock);
+    // One pass over the ring, oldest first, leaving every entry in place
+    // (the blocks held before a fork are the parent's to check).
+    size_t i = g_head;
+    for (size_t k = 0; k < g_count && n < cap; k++) {
+        if (k >= g_inherited && take_if_changed(g_ring[i].block)) out[n++] = g_ring[i].block;
+        i = i + 1 == g_ring_cap ? 0 : i + 1;
+    }
+    // Then the frees other threads collected but did not hand over yet
+    // (g_lock held: none of them can reach the ring meanwhile).
     for (int t = 0; t < g_thread_count; t++) {
         shim_thread *th = g_threads[t];
         if (th == &shim_self) continue;
-        int n = __atomic_load_n(&th->pending_count, __ATOMIC_ACQUIRE);
-        for (int i = 0; i < n && i < SHIM_THREAD_BATCH; i++) {
-            shim_block *b = th->pending[i];
-            size_t off, len;
-            if (__atomic_load_n(&b->magic, __ATOMIC_RELAXED) != shim_magic(b, SHIM_QUARANTINED)) continue;
-            if (!shim_scribble_changed(b, shim_cfg.scribble_limit, &off, &len)) continue;
-            __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELEASE);
-            return b;
-        }
+        int m = __atomic_load_n(&th->pending_count, __ATOMIC_ACQUIRE);
+        for (int j = 0; j < m && j < SHIM_THREAD_BATCH && n < cap; j++)
+            if (take_if_changed(th->pending[j])) out[n++] = th->pending[j];
     }
-    return 0;
-}
-
-int shim_quarantine_check_all(void) {
-    int reported = 0;
-    for (;;) {
-        shim_block *bad = 0;
-        pthread_mutex_lock(&g_lock);
-        // Find one changed block and take it out of the ring (so no other
-        // thread releases it while we report), keeping the FIFO order.
-        size_t i = g_head;
-        for (size_t k = 0; k < g_count; k++) {
-            ring_entry e = g_ring[i];
-            size_t off, len;
-            if (k >= g_inherited && shim_cfg.scribble_limit && shim_scribble_changed(e.block, shim_cfg.scribble_limit, &off, &len)) {
-                bad = e.block;
-                size_t j = i;
-                for (size_t m = k; m + 1 < g_count; m++) {
-                    size_t nj = j + 1 == g_ring_cap ? 0 : j + 1;
-                    g_ring[j] = g_ring[nj];
-                    j = nj;
-                }
-                g_tail = j;
-                g_count--;
-                g_bytes -= e.cost;
-                break;
-            }
-            i = i + 1 == g_ring_cap ? 0 : i + 1;
-        }
-        shim_block *pending = bad || !shim_cfg.scribble_limit ? 0 : take_changed_pending();
-        pthread_mutex_unlock(&g_lock);
-        if (!bad && !pending) return reported;
-        size_t off, len;
-        shim_block *b = bad ? bad : pending;
-        shim_scribble_changed(b, shim_cfg.scribble_limit, &off, &len);
-        shim_report_write_after_free(b, off, len, "exit_check");
-        reported++;
-        if (bad) {
-            __atomic_store_n(&bad->magic, shim_magic(bad, SHIM_RELEASED), __ATOMIC_RELEASE);
-            shim_real_free_block(bad);
-        }
-    }
+    pthread_mutex_unlock(&g_lock);
+    return n;
 }
 
 int shim_quarantine_scan(int (*visit)(shim_block *b, void *ctx), void *ctx, uint64_t timeout_ns) {

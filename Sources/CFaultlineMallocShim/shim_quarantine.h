@@ -23,10 +23,15 @@ int shim_quarantine_init(size_t max_bytes, size_t max_count);
 void shim_quarantine_put(shim_block *b);
 /// Moves the calling thread's collected blocks into the quarantine.
 void shim_quarantine_flush_thread(void);
-/// Checks every block still held (at exit), in the ring and in other
-/// threads' collected batches: reports those whose pattern changed.
-/// Returns how many were reported.
-int shim_quarantine_check_all(void);
+/// The most blocks shim_quarantine_take_changed can return: the ring's
+/// slots and a full batch for every thread it may see.
+size_t shim_quarantine_capacity(void);
+/// At exit: every held block whose pattern changed, in the ring (oldest
+/// first, in one pass, nothing moved) and then in other threads' collected
+/// batches, into `out` (room for `cap`). Each is marked released, so no
+/// thread releases it while it is being reported, and it is never given
+/// back. Returns how many.
+size_t shim_quarantine_take_changed(shim_block **out, size_t cap);
 /// The calling thread may collect frees from now on (its batch is checked
 /// at exit); it stops when it exits. Take the quarantine lock.
 void shim_quarantine_thread_start(void);

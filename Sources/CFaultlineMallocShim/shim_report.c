@@ -258,6 +258,34 @@ void shim_report_close(fl_json *w, const char *summary) {
 
 void shim_report_stack(fl_json *w, const char *key, uint32_t id) { write_stack(w, key, id, g_images); }
 
+// FAULTLINE_MAX_HEAP_REPORTS: error reports written so far in this process,
+// and errors left unreported once that many were.
+static unsigned g_reports_taken;
+static uint64_t g_reports_dropped;
+
+int shim_report_slot(int quiet) {
+    unsigned taken = __atomic_fetch_add(&g_reports_taken, 1, __ATOMIC_RELAXED);
+    if (taken < (unsigned)shim_cfg.max_reports) return 1;
+    __atomic_store_n(&g_reports_taken, (unsigned)shim_cfg.max_reports, __ATOMIC_RELAXED);  // no wrap-around
+    // Only the first error dropped during the run says so (the process may
+    // be killed before it exits and says how many in all).
+    if (__atomic_fetch_add(&g_reports_dropped, 1, __ATOMIC_RELAXED) == 0 && !quiet) {
+        line l = {.len = 0};
+        add(&l, "faultline: malloc shim: FAULTLINE_MAX_HEAP_REPORTS=");
+        add_u(&l, (uint64_t)shim_cfg.max_reports);
+        add(&l, " reports written; later heap errors are counted, not reported (raise it to see more)");
+        emit(&l);
+    }
+    return 0;
+}
+
+uint64_t shim_report_dropped(void) { return __atomic_load_n(&g_reports_dropped, __ATOMIC_RELAXED); }
+
+void shim_report_after_fork_child(void) {
+    g_reports_taken = 0;
+    g_reports_dropped = 0;
+}
+
 // Before the constructor ran there is no report machinery: one line only.
 static int early(const char *what, const void *p) {
     line l = {.len = 0};
@@ -274,7 +302,7 @@ static int early(const char *what, const void *p) {
 
 void shim_report_double_free(const void *p, uint32_t state, const char *operation) {
     if (!shim_ready) { early("double free", p); return; }
-    if (shim_self.depth > 0) return;
+    if (shim_self.depth > 0 || !shim_report_slot(0)) return;
     fl_json *w = begin("double_free");
     if (!w) return;
     // A released block's header may be gone with memory glibc unmapped (and
@@ -338,7 +366,7 @@ static int find_big_live_block(uintptr_t addr, shim_found *out) {
 
 void shim_report_invalid_free(const void *p, const char *operation) {
     if (!shim_ready) { early("invalid free", p); return; }
-    if (shim_self.depth > 0) return;
+    if (shim_self.depth > 0 || !shim_report_slot(0)) return;
     fl_json *w = begin("invalid_free");
     if (!w) return;
     shim_found f;
@@ -366,10 +394,12 @@ void shim_report_invalid_free(const void *p, const char *operation) {
     finish(w, &l, 0);
 }
 
-void shim_report_write_after_free(const shim_block *b, size_t offset, size_t length, const char *detection) {
-    if (!shim_ready || shim_self.depth > 0) return;
+int shim_report_write_after_free(const shim_block *b, size_t offset, size_t length, const char *detection, uint64_t changed_blocks) {
+    if (!shim_ready || shim_self.depth > 0) return 1;
+    // The exit check says itself how many of its groups were left out.
+    if (!shim_report_slot(changed_blocks > 0)) return 0;
     fl_json *w = begin("write_after_free");
-    if (!w) return;
+    if (!w) return 1;
     shim_block copy = *b;
     const unsigned char *user = shim_block_user(b);
     write_thread(w);
@@ -387,6 +417,7 @@ void shim_report_write_after_free(const shim_block *b, size_t offset, size_t len
     }
     bytes[2 * k] = 0;
     fl_json_string(w, "bytes", bytes);
+    if (changed_blocks) fl_json_uint(w, "changed_blocks", changed_blocks);
     fl_json_end_object(w);
     shim_write_block(w, &copy, user, SHIM_QUARANTINED, 0, 0, g_images);
     line l = {.len = 0};
@@ -399,5 +430,11 @@ void shim_report_write_after_free(const shim_block *b, size_t offset, size_t len
     add(&l, " (");
     add_u(&l, copy.size);
     add(&l, " bytes) changed after free");
+    if (changed_blocks > 1) {
+        add(&l, ", and ");
+        add_u(&l, changed_blocks - 1);
+        add(&l, " more block(s) with the same allocation and free stacks");
+    }
     finish(w, &l, fl_streq(detection, "exit_check"));
+    return 1;
 }

@@ -27,8 +27,23 @@ void shim_report_double_free(const void *p, uint32_t state, const char *operatio
 /// Freeing a pointer that is not the start of a live block.
 void shim_report_invalid_free(const void *p, const char *operation);
 /// A quarantined block whose 0x55 pattern changed; `detection` says when
-/// it was seen ("quarantine_release" or "exit_check").
-void shim_report_write_after_free(const shim_block *b, size_t offset, size_t length, const char *detection);
+/// it was seen ("quarantine_release" or "exit_check"). `changed_blocks`:
+/// at exit, how many changed blocks share this one's allocation and free
+/// stacks, it included (the report stands for them all); 0 for a single
+/// block found at release. Returns 0 when FAULTLINE_MAX_HEAP_REPORTS was
+/// reached and nothing was written (quietly when `changed_blocks` > 0:
+/// the exit check says how many it left out), else 1.
+int shim_report_write_after_free(const shim_block *b, size_t offset, size_t length, const char *detection, uint64_t changed_blocks);
+
+/// Takes one of the FAULTLINE_MAX_HEAP_REPORTS report slots: 1 when an
+/// error report may be written, 0 when that many were written already;
+/// the error is then counted (shim_report_dropped), and the first one
+/// dropped says so on stderr unless `quiet`.
+int shim_report_slot(int quiet);
+/// Errors not reported because FAULTLINE_MAX_HEAP_REPORTS was reached.
+uint64_t shim_report_dropped(void);
+/// fork, in the child: its own reports count from zero.
+void shim_report_after_fork_child(void);
 
 /// Exit checks: a report that would halt the process waits until
 /// shim_report_release_halt, which then halts (once).
