@@ -2,7 +2,8 @@
 /// reports whose essentials otherwise sit in sections after every thread:
 /// a crash the shim traced to freed or never-initialised memory
 /// (`memory_error`), and the shim's own `double_free`, `invalid_free` and
-/// `write_after_free` reports. Printed under the header and signal lines.
+/// `write_after_free` reports (with how many blocks an exit-check report
+/// stands for). Printed under the header and signal lines.
 enum MemoryErrorHeadline {
     /// The line for `report`, or none when the shim had nothing to say.
     static func lines(_ report: Report) -> [String] {
@@ -23,7 +24,12 @@ enum MemoryErrorHeadline {
             text += " changed after the free"
             if let bytes = w["bytes"]?.stringValue { text += " (now \(bytes))" }
             if let when = w["detected"]?.stringValue { text += ", found at \(when.replacingOccurrences(of: "_", with: " "))" }
-            return [text + describe(block, offset: false)]
+            text += describe(block, offset: false)
+            // The exit check's one report for a group of blocks with the same stacks.
+            if let n = w["changed_blocks"]?.integerValue, n > 1 {
+                text += "; \(n - 1) more block\(n == 2 ? "" : "s") allocated and freed at the same stacks changed too (\(n) in all)"
+            }
+            return [text]
         default:
             guard let m = report.sections["memory_error"], let kind = m["kind"]?.stringValue else { return [] }
             var text = kind.replacingOccurrences(of: "_", with: " ")

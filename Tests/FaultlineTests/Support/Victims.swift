@@ -27,9 +27,15 @@ enum Victims {
     /// preloaded (crash and use_after_free detectors); returns the one
     /// report it wrote and the run.
     static func heap(_ command: String, in dir: String) throws -> (path: String, run: Finished) {
-        let run = try preloaded("victim-heap", command, in: dir, libraries: ["libFaultlineAgentPreload.so", "libFaultlineMallocShim.so"],
-                                environment: ["FAULTLINE_DETECTORS": "crash,use_after_free"])
+        let run = try heapRun(command, in: dir)
         return (try onlyReport(in: dir), run)
+    }
+
+    /// Runs `victim-heap COMMAND` as `heap` does, with `environment` on
+    /// top, for a command that may leave several reports (all in `dir`).
+    static func heapRun(_ command: String, in dir: String, environment: [String: String] = [:]) throws -> Finished {
+        try preloaded("victim-heap", command, in: dir, libraries: ["libFaultlineAgentPreload.so", "libFaultlineMallocShim.so"],
+                      environment: environment.merging(["FAULTLINE_DETECTORS": "crash,use_after_free"]) { $1 })
     }
 
     /// Runs the victim `name` with `libraries` preloaded, its reports going
