@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "FaultlineAgentPreload", type: .dynamic, targets: ["CFaultlineAgent", "CFaultlineDylibStubs"]),
         /// The quarantining malloc shim: `LD_PRELOAD=libFaultlineMallocShim.so`.
         .library(name: "FaultlineMallocShim", type: .dynamic, targets: ["CFaultlineMallocShim", "CFaultlineDylibStubs"]),
+        /// A library victim-heap loads with dlopen(RTLD_DEEPBIND).
+        .library(name: "VictimDeepbind", type: .dynamic, targets: ["victim-deepbind-lib"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -114,6 +116,11 @@ let package = Package(
             dependencies: ["VictimSupport"],
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("pthread")]
+        ),
+        // Allocates with its own (deep-bound) malloc: victim-heap deepbind.
+        .target(
+            name: "victim-deepbind-lib",
+            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])]
         ),
         // Position-dependent, so that taking malloc's address makes a
         // canonical PLT entry (as in Debian's python3).

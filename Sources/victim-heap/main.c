@@ -653,6 +653,8 @@ static const struct command k_commands[] = {
     {"errno-kept", errno_kept, "check that every allocation call leaves errno alone, on main and on a new thread"},
     {"write-after-free-many", write_after_free_many, "write into 20000 freed blocks from one site and 3 from another, then exit"},
     {"double-free-repeated", double_free_repeated, "free 1000 blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"},
+    {"deepbind", deepbind, "free and reallocate blocks from a library loaded with RTLD_DEEPBIND (its malloc is glibc's)"},
+    {"deepbind-interior", deepbind_interior, "after an RTLD_DEEPBIND load, free a pointer into a block where its bytes look like a glibc chunk"},
     {"errno-after-reports", errno_after_reports, "double free, invalid free, write after free, with FAULTLINE_HALT_ON_ERROR=0: errno must not change"},
 };
 

@@ -30,5 +30,11 @@ int exit_in_handler(void);
 int write_after_free_many(void);
 /// Frees 1000 blocks twice each (run with FAULTLINE_HALT_ON_ERROR=0).
 int double_free_repeated(void);
+/// Loads libVictimDeepbind.so with RTLD_DEEPBIND; frees and reallocates
+/// blocks its (glibc-bound) malloc returned.
+int deepbind(void);
+/// After that load, frees an interior pointer of a program block whose
+/// bytes look like a glibc chunk header there.
+int deepbind_interior(void);
 
 #endif
