@@ -2,6 +2,7 @@
 #include "shim_arena.h"
 #include "shim_live.h"
 #include "shim_config.h"
+#include "shim_deepbind.h"
 #include "shim_depot.h"
 #include "shim_quarantine.h"
 #include "shim_real.h"
@@ -99,6 +100,11 @@ static inline int may_be_unmapped(uintptr_t a) {
 int shim_heap_trimmed(uintptr_t a) {
     return a >= atomic_load_explicit(&g_brk_lo, memory_order_relaxed) && a < atomic_load_explicit(&g_brk_hi, memory_order_relaxed) &&
            a + SHIM_HEADER_SIZE > current_brk();
+}
+
+int shim_heap_holds(uintptr_t a, size_t n) {
+    uintptr_t lo = atomic_load_explicit(&g_brk_lo, memory_order_relaxed);
+    return lo && a >= lo && a + n >= a && a + n <= current_brk();
 }
 
 // The real allocation for `total` bytes: an arena block when it fits (16
@@ -216,12 +222,28 @@ void shim_free(void *p, uintptr_t fp) {
         st = quarantine(p, capture(fp));
         if (st == 0) return;
     }
+    size_t usable;
+    // A block from a library loaded with RTLD_DEEPBIND, whose malloc is glibc's.
+    if (st == 0 && shim_deepbind_glibc_block(p, &usable)) { __libc_free(p); return; }
     bad_free(p, st, "free");
+}
+
+// realloc of a glibc block from an RTLD_DEEPBIND library: moved into a
+// block of the shim's (its usable bytes kept, as glibc's realloc would).
+static void *realloc_glibc_block(void *p, size_t usable, size_t size, uintptr_t fp) {
+    if (size == 0) { __libc_free(p); return 0; }
+    void *q = shim_alloc(size, 16, 0, fp);
+    if (!q) return 0;
+    memcpy(q, p, min_size(usable, size));
+    __libc_free(p);
+    return q;
 }
 
 void *shim_realloc(void *p, size_t size, uintptr_t fp) {
     if (!p) return shim_alloc(size, 16, 0, fp);
     uint32_t st = shim_classify(p);
+    size_t usable;
+    if (st == 0 && shim_deepbind_glibc_block(p, &usable)) return realloc_glibc_block(p, usable, size, fp);
     if (st != SHIM_LIVE) {
         bad_free(p, st, "realloc");
         errno = EINVAL;

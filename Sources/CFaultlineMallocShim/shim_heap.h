@@ -36,6 +36,10 @@ uint32_t shim_classify(const void *p);
 /// top: memory glibc has given back to the kernel since it held blocks.
 int shim_heap_trimmed(uintptr_t a);
 
+/// 1 when [a, a + n) lies in glibc's main heap as it is now (between the
+/// break before glibc's first growth and the current break).
+int shim_heap_holds(uintptr_t a, size_t n);
+
 /// Lowest and highest address a block can have (glibc blocks ever handed
 /// out and the arena's reserved range; for the fault describer).
 void shim_heap_range(uintptr_t *lo, uintptr_t *hi);
