@@ -17,9 +17,9 @@ typedef struct group {
 /// Scratch for one check, in one anonymous mapping (pages are touched only
 /// as they are used): the changed blocks, their groups in order of first
 /// appearance, and an open-addressing table from stack pair to group.
-/// Mapped once, at the check, and kept.
 typedef struct scratch {
-    void *map;  // never unmapped (see shim_exit_check)
+    void *map;
+    size_t map_bytes;
     shim_block **changed;
     group *groups;
     uint32_t *table;  ///< group index + 1; 0 is empty
@@ -33,6 +33,7 @@ static int scratch_map(scratch *s, size_t cap) {
     void *p = mmap(0, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return -1;
     s->map = p;
+    s->map_bytes = bytes;
     s->changed = p;
     s->groups = (group *)(s->changed + cap);
     s->table = (uint32_t *)(s->groups + cap);
@@ -100,9 +101,6 @@ int shim_exit_check(void) {
         }
     }
     if (left_groups) say_left_out(left_groups, left_blocks);
-    // The scratch stays mapped (address space, and pages only for what was
-    // found): unmapping it left a hole that the exit leak check's own
-    // mappings then took, and leaks.real-git found three more git leaks
-    // than with no mapping at all or one kept. Why is not understood yet.
+    munmap(s.map, s.map_bytes);
     return reported;
 }

@@ -9,7 +9,7 @@
 /// one group per distinct (allocation stack, free stack) pair, oldest
 /// first, with the number of changed blocks in it; says on stderr how many
 /// groups and blocks the report limit left out. Returns how many reports
-/// were written. Allocation-free: its scratch is mapped for the call and kept.
+/// were written. Allocation-free: its scratch is mapped for the call.
 int shim_exit_check(void);
 
 #endif
