@@ -1,4 +1,5 @@
 #include "altstack.h"
+#include "page_size.h"
 #include "sigsafe.h"
 #include "thread_capture.h"
 #include "unwinder.h"
@@ -15,14 +16,22 @@
 
 static atomic_int g_enabled;
 
+// The guard is one page, of the system's size (64 KiB on some aarch64
+// kernels): mprotect works in whole pages.
 static void *map_stack(void) {
-    size_t guard = 4096;
+    size_t guard = fl_page_size();
     char *p = mmap(0, FL_ALTSTACK_SIZE + guard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return 0;
     // Guard page below the stack: a handler that overflows faults instead of
     // corrupting whatever is mapped beneath.
     mprotect(p, guard, PROT_NONE);
     return p + guard;
+}
+
+/// Unmaps a stack from map_stack, guard page included.
+static void unmap_stack(void *sp) {
+    size_t guard = fl_page_size();
+    munmap((char *)sp - guard, FL_ALTSTACK_SIZE + guard);
 }
 
 static int has_altstack(void) {
@@ -39,7 +48,7 @@ int fl_altstack_install_current(void) {
     if (has_altstack()) return 0;
     void *sp = map_stack();
     if (!sp) return -1;
-    if (set_altstack(sp) != 0) { munmap((char *)sp - 4096, FL_ALTSTACK_SIZE + 4096); return -1; }
+    if (set_altstack(sp) != 0) { unmap_stack(sp); return -1; }
     return 0;
 }
 
@@ -56,7 +65,7 @@ static void release_altstack(void *unused) {
     if (sigaltstack(0, &cur) != 0 || (cur.ss_flags & SS_DISABLE)) return;
     stack_t off = { .ss_flags = SS_DISABLE };
     if (sigaltstack(&off, 0) == 0 && cur.ss_size == FL_ALTSTACK_SIZE)
-        munmap((char *)cur.ss_sp - 4096, FL_ALTSTACK_SIZE + 4096);
+        unmap_stack(cur.ss_sp);
 }
 
 // The trampoline is the agent's, not the program's: it comes from glibc's

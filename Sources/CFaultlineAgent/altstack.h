@@ -12,7 +12,7 @@
 /// hundred bytes of it (they switch to stacks of their own, stack_switch.h),
 /// but a previous handler the crash handler chains to runs here too: the
 /// Swift runtime's backtracer loops forever faulting on an 8 KiB one.
-#define FL_ALTSTACK_SIZE (256 * 1024)
+#define FL_ALTSTACK_SIZE (256 * 1024)  // a whole number of pages of 4, 16 or 64 KiB
 
 /// Gives the calling thread an alternate signal stack (with a guard page)
 /// unless it already has one. Not async-signal-safe: mmap is, but callers

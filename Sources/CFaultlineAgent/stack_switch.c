@@ -1,12 +1,13 @@
 #include "stack_switch.h"
+#include "page_size.h"
 
 #include <errno.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 int fl_stack_map(fl_stack *stack, size_t size) {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size = (size + page - 1) & ~(page - 1);
+    size_t page = fl_page_size();
+    size = fl_page_round_up(size);
     // MAP_NORESERVE: pages are only committed if a crash ever touches them.
     char *p = mmap(0, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (p == MAP_FAILED) return -1;

@@ -1,5 +1,6 @@
 #include "image_list.h"
 #include "fd_transient.h"
+#include "page_size.h"
 #include "sigsafe.h"
 
 #include <elf.h>
@@ -42,7 +43,7 @@ int fl_elf_build_id(uintptr_t base, size_t mapped, unsigned char *out, int cap, 
     if (!ph) return 0;
     uintptr_t bias = base;
     for (int i = 0; i < phnum; i++) {
-        if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) { bias = base - (ph[i].p_vaddr & ~(uintptr_t)0xfff); break; }
+        if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) { bias = base - (ph[i].p_vaddr & ~(uintptr_t)(fl_page_size() - 1)); break; }
     }
     if (load_bias) *load_bias = bias;
     for (int i = 0; i < phnum; i++) {
