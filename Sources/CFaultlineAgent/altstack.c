@@ -34,9 +34,14 @@ static void unmap_stack(void *sp) {
     munmap((char *)sp - guard, FL_ALTSTACK_SIZE + guard);
 }
 
+// Any alternate stack the thread already has is left in force, however
+// small: the crash and sample handlers use only a few hundred bytes of it
+// and switch to stacks of the agent's (stack_switch.h), and a program's
+// handlers must keep running on the stack it chose. The kernel's signal
+// frame must still fit (docs/agent.md, Limits).
 static int has_altstack(void) {
     stack_t cur;
-    return sigaltstack(0, &cur) == 0 && !(cur.ss_flags & SS_DISABLE) && cur.ss_size >= 16384;
+    return sigaltstack(0, &cur) == 0 && !(cur.ss_flags & SS_DISABLE);
 }
 
 static int set_altstack(void *sp) {
@@ -44,11 +49,17 @@ static int set_altstack(void *sp) {
     return sigaltstack(&ss, 0);
 }
 
+// The alternate stack this thread got from the agent, if any: the only one
+// it may unmap when the thread ends (a program's stack of the same size is
+// the program's). initial-exec: reading it never allocates.
+static __thread void *t_agent_altstack __attribute__((tls_model("initial-exec")));
+
 int fl_altstack_install_current(void) {
     if (has_altstack()) return 0;
     void *sp = map_stack();
     if (!sp) return -1;
     if (set_altstack(sp) != 0) { unmap_stack(sp); return -1; }
+    t_agent_altstack = sp;
     return 0;
 }
 
@@ -60,12 +71,20 @@ typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(
 
 struct trampoline { void *(*start)(void *); void *arg; };
 
+// Gives back the agent's alternate stack when a thread it started ends. It
+// is switched off first when still in force; when the program has put its
+// own in its place, that setting is the program's and stays.
 static void release_altstack(void *unused) {
+    void *mine = t_agent_altstack;
+    if (!mine) return;
     stack_t cur;
-    if (sigaltstack(0, &cur) != 0 || (cur.ss_flags & SS_DISABLE)) return;
-    stack_t off = { .ss_flags = SS_DISABLE };
-    if (sigaltstack(&off, 0) == 0 && cur.ss_size == FL_ALTSTACK_SIZE)
-        unmap_stack(cur.ss_sp);
+    if (sigaltstack(0, &cur) != 0) return;
+    if (!(cur.ss_flags & SS_DISABLE) && cur.ss_sp == mine) {
+        stack_t off = { .ss_flags = SS_DISABLE };
+        if (sigaltstack(&off, 0) != 0) return;  // EPERM: running on it; keep it mapped
+    }
+    t_agent_altstack = 0;
+    unmap_stack(mine);
 }
 
 // The trampoline is the agent's, not the program's: it comes from glibc's
@@ -157,7 +176,11 @@ static void install_handler(int sig, siginfo_t *info, void *uc) {
     int n = atomic_load(&g_pending_count);
     for (int i = 0; i < n; i++) {
         if (g_pending_tid[i] == me && g_pending_stack[i]) {
-            if (!has_altstack()) set_altstack(g_pending_stack[i]);
+            // A thread with an alternate stack of its own keeps it (see
+            // has_altstack); the one mapped for it goes back (munmap is a
+            // plain system call, safe here).
+            if (has_altstack()) unmap_stack(g_pending_stack[i]);
+            else set_altstack(g_pending_stack[i]);
             g_pending_tid[i] = 0;
             atomic_fetch_add(&g_answered, 1);
         }
@@ -166,6 +189,10 @@ static void install_handler(int sig, siginfo_t *info, void *uc) {
 }
 
 int fl_altstack_install_existing(void) {
+    // SIGURG's default action is to ignore, so a stray or late delivery is
+    // harmless; borrow it briefly, only when the program has no handler.
+    struct sigaction sa = {0}, old;
+    if (sigaction(SIGURG, 0, &old) != 0 || old.sa_handler != SIG_DFL) return 0;
     pid_t tids[FL_MAX_EXISTING];
     int n = fl_threads_list(tids, FL_MAX_EXISTING, 0);
     pid_t me = fl_gettid();
@@ -182,10 +209,6 @@ int fl_altstack_install_existing(void) {
     }
     if (asked == 0) return 0;
     atomic_store(&g_pending_count, asked);
-    // SIGURG's default action is to ignore, so a stray or late delivery is
-    // harmless; borrow it briefly, only when the program has no handler.
-    struct sigaction sa = {0}, old;
-    if (sigaction(SIGURG, 0, &old) != 0 || old.sa_handler != SIG_DFL) return 0;
     sa.sa_sigaction = install_handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);

@@ -15,7 +15,8 @@
 #define FL_ALTSTACK_SIZE (256 * 1024)  // a whole number of pages of 4, 16 or 64 KiB
 
 /// Gives the calling thread an alternate signal stack (with a guard page)
-/// unless it already has one. Not async-signal-safe: mmap is, but callers
+/// unless it already has one; one the program set, of any size, is left in
+/// force. Not async-signal-safe: mmap is, but callers
 /// use it from thread start and install.
 int fl_altstack_install_current(void);
 
