@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static atomic_int g_enabled;
@@ -170,8 +171,14 @@ static pid_t g_pending_tid[FL_MAX_EXISTING];
 static atomic_int g_pending_count;
 static atomic_int g_answered;
 
-static void install_handler(int sig, siginfo_t *info, void *uc) {
+// Runs on the existing thread. The kernel saves the thread's sigaltstack
+// setting in the signal frame (uc_stack) and restores it at sigreturn, so a
+// sigaltstack call made here would be undone the moment the handler
+// returns: the new stack goes into uc_stack instead, and sigreturn installs
+// it.
+static void install_handler(int sig, siginfo_t *info, void *ucv) {
     int saved = errno;
+    ucontext_t *uc = ucv;
     pid_t me = fl_gettid();
     int n = atomic_load(&g_pending_count);
     for (int i = 0; i < n; i++) {
@@ -179,8 +186,13 @@ static void install_handler(int sig, siginfo_t *info, void *uc) {
             // A thread with an alternate stack of its own keeps it (see
             // has_altstack); the one mapped for it goes back (munmap is a
             // plain system call, safe here).
-            if (has_altstack()) unmap_stack(g_pending_stack[i]);
-            else set_altstack(g_pending_stack[i]);
+            if (!(uc->uc_stack.ss_flags & SS_DISABLE)) {
+                unmap_stack(g_pending_stack[i]);
+            } else {
+                uc->uc_stack.ss_sp = g_pending_stack[i];
+                uc->uc_stack.ss_size = FL_ALTSTACK_SIZE;
+                uc->uc_stack.ss_flags = 0;
+            }
             g_pending_tid[i] = 0;
             atomic_fetch_add(&g_answered, 1);
         }

@@ -84,9 +84,39 @@ static void finish_own_altstack(void *mine) {
     pthread_barrier_wait(&g_checked);
 }
 
+// --- early-overflow: a thread that existed before install overflows ------
+
+static pthread_barrier_t g_early_go;
+
+/// Unbounded recursion; the volatile array keeps every frame on the stack.
+__attribute__((noinline)) static int early_recurse(int depth) {
+    volatile char pad[256];
+    pad[0] = (char)depth;
+    return early_recurse(depth + 1) + pad[0];
+}
+
+static void *early_overflow_thread(void *unused) {
+    pthread_setname_np(pthread_self(), "early-ovf");
+    pthread_barrier_wait(&g_early_go);  // main installs the agent meanwhile
+    fprintf(stderr, "victim: overflowing the stack of a thread started before install\n");
+    early_recurse(0);
+    return unused;
+}
+
+/// Starts thread 'early-ovf' (no alternate stack: threads start without
+/// one) before the agent is installed; it overflows its stack afterwards.
+static pthread_t start_early_overflow(void) {
+    pthread_barrier_init(&g_early_go, 0, 2);
+    pthread_t t;
+    pthread_create(&t, 0, early_overflow_thread, 0);
+    return t;
+}
+
 int main(int argc, char **argv) {
     int own_altstack = argc > 1 && strcmp(argv[1], "own-altstack") == 0;
     void *mine = own_altstack ? start_own_altstack() : 0;
+    int early_overflow = argc > 1 && strcmp(argv[1], "early-overflow") == 0;
+    pthread_t early = early_overflow ? start_early_overflow() : 0;
     faultline_options options;
     memset(&options, 0, sizeof options);  // report_dir from FAULTLINE_REPORT_DIR
     if (faultline_install(&options) != 0) {
@@ -95,6 +125,10 @@ int main(int argc, char **argv) {
     }
     faultline_set_crash_callback(add_build_info, (void *)"1.4.2-ci");
     if (own_altstack) finish_own_altstack(mine);
+    if (early_overflow) {
+        pthread_barrier_wait(&g_early_go);
+        pthread_join(early, 0);
+    }
     if (argc > 1 && strcmp(argv[1], "exit") == 0) return 0;
     linked_null_deref();
     return 1;
