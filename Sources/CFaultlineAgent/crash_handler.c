@@ -361,6 +361,20 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
     }
 }
 
+/// What fl_crash_report_event hands to the code it runs on the crash stack.
+struct event {
+    const char *kind;
+    fl_section_writer extra;
+    void *ctx;
+    const ucontext_t *uc;
+    fl_frame0 frame0;
+};
+
+static void report_event(void *p) {
+    const struct event *e = p;
+    write_report(e->kind, 0, 0, e->uc, e->frame0, e->extra, e->ctx);
+}
+
 int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext, fl_frame0 frame0) {
     int expected = 0;
     if (!g_buf) return -1;  // neither fl_crash_prepare nor fl_crash_install ran
@@ -368,7 +382,13 @@ int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, 
     t_reporting = 1;
     g_first_sig = SIGABRT;
     memset(&g_first_info, 0, sizeof g_first_info);
-    write_report(kind, 0, 0, (const ucontext_t *)ucontext, frame0, extra, ctx);
+    // On the crash stack, as a signal's report: the caller (a terminate
+    // handler) may be on a thread with little stack left, after deep
+    // recursion or on a small pthread stack, and writing takes ~11 KiB.
+    // g_state is ours, so nothing else is on the crash stack. A fault while
+    // writing goes to the crash handler as for a signal's report (t_reporting).
+    struct event e = {kind, extra, ctx, (const ucontext_t *)ucontext, frame0};
+    fl_call_on_stack(report_event, &e, g_crash_stack.hi);
     t_abort_reported = 1;
     t_reporting = 0;
     atomic_store(&g_state, 0);
@@ -379,6 +399,10 @@ const fl_image_list *fl_crash_images(void) { return &g_images; }
 
 int fl_crash_prepare(void) {
     if (g_buf) return 0;
+    // The stacks first: without them no report is written, so g_buf stays
+    // unset (fl_crash_report_event checks it).
+    if (!g_crash_stack.hi && fl_stack_map(&g_crash_stack, FL_CRASH_STACK_SIZE) != 0) return -1;
+    if (!g_recrash_stack.hi && fl_stack_map(&g_recrash_stack, FL_RECRASH_STACK_SIZE) != 0) return -1;
     char *buf = mmap(0, FL_REPORT_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     char *rbuf = mmap(0, FL_RECRASH_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (buf == MAP_FAILED || rbuf == MAP_FAILED) return -1;
@@ -390,8 +414,6 @@ int fl_crash_prepare(void) {
 int fl_crash_install(void) {
     if (g_installed) return 0;
     if (fl_crash_prepare() != 0) return -1;
-    if (!g_crash_stack.hi && fl_stack_map(&g_crash_stack, FL_CRASH_STACK_SIZE) != 0) return -1;
-    if (!g_recrash_stack.hi && fl_stack_map(&g_recrash_stack, FL_RECRASH_STACK_SIZE) != 0) return -1;
     g_describer = (fl_fault_describer)dlsym(RTLD_DEFAULT, "faultline_shim_describe_fault");
     typedef void *(*getbuf_fn)(void);
     getbuf_fn getbuf = (getbuf_fn)dlsym(RTLD_DEFAULT, "swift_getFatalErrorMessageBuffer");

@@ -11,7 +11,8 @@
 /// ones. Not async-signal-safe. Returns 0 or -1.
 int fl_crash_install(void);
 
-/// Preallocates the report buffers without installing signal handlers, so
+/// Preallocates the report buffers and the stacks reports are written on,
+/// without installing signal handlers, so
 /// another detector can report through `fl_crash_report_event` while the
 /// crash detector is off. Idempotent. Not async-signal-safe. Returns 0 or -1.
 int fl_crash_prepare(void);
@@ -35,7 +36,8 @@ typedef unsigned long (*fl_fault_describer)(const void *siginfo, const void *uco
 /// `kind` names the report. The crashed thread's stack is unwound from
 /// `ucontext` when given, whose pc `frame0` describes (a context from
 /// getcontext() holds a return address: FL_FRAME0_RETURN_ADDRESS), else
-/// from inside this call. Async-signal-safe.
+/// from inside this call. The report is written on the crash detector's own
+/// stack, not the caller's, which may have little left. Async-signal-safe.
 typedef void (*fl_section_writer)(void *json, void *ctx);
 int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext, fl_frame0 frame0);
 

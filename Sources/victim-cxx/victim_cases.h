@@ -248,6 +248,63 @@ VICTIM_NOINLINE long catch_loop(long count, int depth) {
     return caught;
 }
 
+// --- an uncaught exception with little stack left ---------------------------
+
+/// Bytes of its stack the small-stack thread leaves unused before throwing.
+static size_t victim_small_stack_left = 12 * 1024;
+
+/// The lowest address of the calling thread's stack.
+static char *victim_stack_low() {
+    pthread_attr_t a;
+    void *lo = nullptr;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &a) != 0) abort();
+    pthread_attr_getstack(&a, &lo, &size);
+    pthread_attr_destroy(&a);
+    return (char *)lo;
+}
+
+VICTIM_NOINLINE void throw_with_little_stack() {
+    if (victim_always) throw std::runtime_error("thrown near the end of a small thread stack");
+}
+
+/// Recurses until less than `victim_small_stack_left` bytes of the stack
+/// remain below this frame, then throws; nothing catches it.
+VICTIM_NOINLINE int recurse_then_throw(char *low, int depth) {
+    volatile char pad[512];
+    pad[0] = (char)depth;
+    char *here = (char *)__builtin_frame_address(0);
+    if ((size_t)(here - low) < victim_small_stack_left) {
+        throw_with_little_stack();
+        return 0;
+    }
+    int r = recurse_then_throw(low, depth + 1);
+    __asm__ volatile("" : "+r"(r));  // no tail call: the frames stay
+    return r + pad[0];
+}
+
+static void *small_stack_body(void *) {
+    pthread_setname_np(pthread_self(), "small-stack");
+    // Said before recursing: stdio on an unbuffered stderr takes 8 KiB of stack.
+    fprintf(stderr, "victim: a thread with a 64 KiB stack recurses until %zu bytes are left, then throws std::runtime_error\n",
+            victim_small_stack_left);
+    recurse_then_throw(victim_stack_low(), 0);
+    return nullptr;
+}
+
+/// A thread created with a 64 KiB stack (pthread_attr_setstacksize) recurses
+/// until `left` bytes remain, then throws uncaught: std::terminate runs with
+/// that little stack.
+VICTIM_NOINLINE void throw_on_small_stack(const char *left) {
+    if (left) victim_small_stack_left = (size_t)strtoul(left, nullptr, 0);
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setstacksize(&a, 64 * 1024);
+    pthread_t t;
+    if (pthread_create(&t, &a, small_stack_body, nullptr) != 0) abort();
+    pthread_join(t, nullptr);
+}
+
 static int victim_usage(const char *self) {
     fprintf(stderr,
             "usage: %s COMMAND\n"
@@ -269,6 +326,7 @@ static int victim_usage(const char *self) {
             "  own-terminate     the program sets its own terminate handler, then throws\n"
             "  crashing-terminate  the program's own terminate handler segfaults after a throw\n"
             "  make-exception-ptr  throw and catch, then rethrow a std::make_exception_ptr uncaught\n"
+            "  small-stack [LEFT] a thread with a 64 KiB stack recurses until LEFT bytes (12288) remain, then throws uncaught\n"
             "  catch-loop [N] [DEPTH]  throw and catch N times (default 100000, depth 8); exits 0\n",
             self);
     return 2;
@@ -295,6 +353,7 @@ static int victim_main(int argc, char **argv) {
     else if (!strcmp(c, "future")) return wait_for_task();
     else if (!strcmp(c, "busy-threads")) throw_among_throwers();
     else if (!strcmp(c, "make-exception-ptr")) rethrow_made_exception_ptr();
+    else if (!strcmp(c, "small-stack")) throw_on_small_stack(argc > 2 ? argv[2] : nullptr);
     else if (!strcmp(c, "catch-loop")) {
         long n = argc > 2 ? atol(argv[2]) : 100000;
         int depth = argc > 3 ? atoi(argv[3]) : 8;
