@@ -18,67 +18,64 @@
 
 static int g_signo;
 
-// One request at a time; the scratch buffer is owned by the request until
-// the answering handler has left (busy == 0), so a late answer to a timed-out
-// request can never write into the next one.
+// One request at a time, and one answer per request. g_req holds the
+// request number and where it stands (REQ_*): the requester opens it, the
+// target's handler claims it with a compare-and-swap before it writes the
+// scratch buffer, then marks it answered. A handler that finds no open
+// request for its thread writes nothing. So a late answer (the target ran
+// its handler after the requester gave up) either finds its request
+// withdrawn and does nothing, or has claimed it, and then the next request
+// waits until it is done before it opens: two answers never write the
+// scratch at once, and none is taken for another request's. (Before, a
+// `busy` flag any handler could clear, checked before opening, let a late
+// answer and the next one write the scratch together.)
+enum { REQ_IDLE = 0, REQ_OPEN = 1, REQ_CLAIMED = 2, REQ_ANSWERED = 3 };
+#define REQ_STATE(w) ((unsigned)((w) & 3u))
+#define REQ_WORD(seq, state) (((seq) << 2) | (uint64_t)(state))
 static atomic_int g_requester;        // 0 free, else requester tid
-static atomic_uint g_seq;             // current request number
-static atomic_int g_target;           // tid asked to answer
-static atomic_uint g_done_seq;        // request number last answered
-static atomic_int g_busy;             // a handler is writing scratch
+static uint64_t g_seq;                // last request number (requesters are serialised)
+static _Atomic uint64_t g_req;        // REQ_WORD(current request, its state)
+static atomic_int g_target;           // tid asked to answer the open request
+static atomic_int g_claimer;          // tid writing an answer, while REQ_CLAIMED
 static uintptr_t g_scratch[FL_MAX_FRAMES];
 static atomic_int g_scratch_n;
 static atomic_int g_scratch_max;
 
-/// The stack answers are unwound on (see sample_handler), and whether an
-/// answer is running on it. An answer took at most 7.5 KiB across the
-/// scenario suite.
+/// The stack answers are unwound on (see sample_handler); only the thread
+/// that claimed the request runs on it. An answer took at most 7.5 KiB
+/// across the scenario suite.
 #define FL_SAMPLE_STACK_SIZE (64u << 10)
 static fl_stack g_sample_stack;
-static atomic_int g_sample_stack_used;
-
-/// One answer: the interrupted context and the request it is for.
-struct answer {
-    const ucontext_t *uc;
-    unsigned seq;
-};
 
 static void unwind_answer(void *p) {
-    const struct answer *a = p;
+    const ucontext_t *uc = p;
     int saved_errno = errno;
     int max = atomic_load(&g_scratch_max);
-    int n = fl_unwind_context(a->uc, g_scratch, max);
+    int n = fl_unwind_context(uc, g_scratch, max);
     atomic_store(&g_scratch_n, n);
-    atomic_store(&g_done_seq, a->seq);
     errno = saved_errno;
 }
 
 // Runs on the stack it was entered on until the switch, so no libc calls
 // before it (raw_syscall.h says why).
 static void sample_handler(int sig, siginfo_t *info, void *ucv) {
-    unsigned seq = atomic_load(&g_seq);
-    if (atomic_load(&g_target) == (pid_t)fl_raw_syscall(SYS_gettid, 0, 0, 0, 0) && atomic_load(&g_done_seq) != seq) {
-        atomic_store(&g_busy, 1);
-        if (atomic_load(&g_seq) == seq) {
-            struct answer a = {(const ucontext_t *)ucv, seq};
-            // Unwinding needs several KiB (libunwind's cursor and context are
-            // 1 KiB each, its DWARF parsing more), which the thread's
-            // alternate stack may not have left: a program may have put an
-            // 8 KiB one of its own over the agent's, and the kernel's signal
-            // frame takes 3.3 KiB of that with AVX-512. So unwind on the
-            // sample stack. Requests are serialised, but a late answer to a
-            // timed-out one may still hold it: then answer on this stack, as
-            // before.
-            int idle = 0;
-            if (atomic_compare_exchange_strong(&g_sample_stack_used, &idle, 1)) {
-                fl_call_on_stack(unwind_answer, &a, g_sample_stack.hi);
-                atomic_store(&g_sample_stack_used, 0);
-            } else {
-                unwind_answer(&a);
-            }
-        }
-        atomic_store(&g_busy, 0);
-    }
+    uint64_t w = atomic_load(&g_req);
+    if (REQ_STATE(w) != REQ_OPEN) return;
+    pid_t me = (pid_t)fl_raw_syscall(SYS_gettid, 0, 0, 0, 0);
+    // The target read while the request is open is that request's: the
+    // claim below succeeds only if the same request (numbers never repeat)
+    // is still open.
+    if (atomic_load(&g_target) != me) return;
+    if (!atomic_compare_exchange_strong(&g_req, &w, w + (REQ_CLAIMED - REQ_OPEN))) return;
+    atomic_store(&g_claimer, me);
+    // Unwinding needs several KiB (libunwind's cursor and context are 1 KiB
+    // each, its DWARF parsing more), which the thread's alternate stack may
+    // not have left: a program may have put an 8 KiB one of its own over the
+    // agent's, and the kernel's signal frame takes 3.3 KiB of that with
+    // AVX-512. So unwind on the sample stack, which only the claimer uses.
+    fl_call_on_stack(unwind_answer, ucv, g_sample_stack.hi);
+    atomic_store(&g_claimer, 0);  // before the answer: a stale claimer never matches
+    atomic_store(&g_req, w + (REQ_ANSWERED - REQ_OPEN));
 }
 
 int fl_threads_init(int signo) {
@@ -160,6 +157,25 @@ int fl_capture_self(uintptr_t *pcs, int max) {
     return n;
 }
 
+// Waits, until `deadline`, for the scratch buffer to be free: an answer to
+// an earlier request that claimed it after its requester gave up may still
+// be writing it. Returns 1 when free.
+static int wait_for_scratch(pid_t me, uint64_t deadline) {
+    for (;;) {
+        uint64_t w = atomic_load(&g_req);
+        unsigned state = REQ_STATE(w);
+        if (state == REQ_IDLE || state == REQ_ANSWERED) return 1;  // an unread late answer is dropped
+        // Our own answer, cut short by a fault inside it (we are the crash
+        // handler now): it will never finish.
+        if (state == REQ_CLAIMED && atomic_load(&g_claimer) == me) return 1;
+        // A request left open by a requester that faulted mid-request (we
+        // are its crash handler): withdraw it, unless claimed meanwhile.
+        if (state == REQ_OPEN && atomic_compare_exchange_strong(&g_req, &w, w - REQ_OPEN)) return 1;
+        if (fl_monotonic_ns() >= deadline) return 0;
+        fl_sleep_ns(10000);
+    }
+}
+
 int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns) {
     if (!g_signo) return -1;
     if (max > FL_MAX_FRAMES) max = FL_MAX_FRAMES;
@@ -174,25 +190,29 @@ int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns) {
         if (fl_monotonic_ns() > deadline) return -1;
         fl_sleep_ns(50000);
     }
-    while (atomic_load(&g_busy) && fl_monotonic_ns() < deadline) fl_sleep_ns(10000);
     int result = -1;
-    if (!atomic_load(&g_busy)) {
+    if (wait_for_scratch(me, deadline)) {
         atomic_store(&g_scratch_max, max);
         atomic_store(&g_target, tid);
-        unsigned seq = atomic_fetch_add(&g_seq, 1) + 1;
+        uint64_t seq = ++g_seq;
+        atomic_store(&g_req, REQ_WORD(seq, REQ_OPEN));
         uint64_t start = fl_monotonic_ns();
         if (syscall(SYS_tgkill, getpid(), tid, g_signo) == 0) {
             while (fl_monotonic_ns() < deadline) {
-                if (atomic_load(&g_done_seq) == seq && !atomic_load(&g_busy)) {
-                    result = atomic_load(&g_scratch_n);
-                    for (int i = 0; i < result; i++) pcs[i] = g_scratch[i];
-                    break;
-                }
+                if (atomic_load(&g_req) == REQ_WORD(seq, REQ_ANSWERED)) break;
                 // Spin briefly (an answer usually takes a few microseconds and
                 // nanosleep's timer slack is ~50 us), then back off.
                 if (fl_monotonic_ns() - start > 200000) fl_sleep_ns(20000);
                 else sched_yield();
             }
+        }
+        // Withdraw the request unless it was claimed: a claimed one that is
+        // not answered yet is left to its answer (the next request waits).
+        uint64_t w = REQ_WORD(seq, REQ_OPEN);
+        if (!atomic_compare_exchange_strong(&g_req, &w, REQ_WORD(seq, REQ_IDLE)) && w == REQ_WORD(seq, REQ_ANSWERED)) {
+            result = atomic_load(&g_scratch_n);
+            for (int i = 0; i < result; i++) pcs[i] = g_scratch[i];
+            atomic_store(&g_req, REQ_WORD(seq, REQ_IDLE));
         }
         atomic_store(&g_target, 0);
     }

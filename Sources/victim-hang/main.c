@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,6 +112,58 @@ static int cmd_spin_small_altstack(int argc, char **argv) {
     victim_recalculate_totals(ms);
     say("main thread responsive again");
     idle_ms(400);
+    return 0;
+}
+
+// --- late answers --------------------------------------------------------------
+
+static volatile int g_stop_late;
+
+/// Blocks the calling thread in vfork, again and again, for 70 ms at a time:
+/// the parent thread of a vfork runs no signal handler until its child has
+/// exited, so a sample request sent meanwhile times out (50 ms) and the
+/// answer comes later, while the requester has moved on.
+__attribute__((noinline)) static void late_vfork_loop(void) {
+    while (!g_stop_late) {
+        pid_t pid = vfork();
+        if (pid == 0) {
+            // Only raw system calls in a vfork child (it borrows the
+            // parent's memory and stack; the agent wraps _exit).
+            struct timespec ts = {0, 70 * 1000000};
+            syscall(SYS_nanosleep, &ts, 0);
+            syscall(SYS_exit, 0);
+        }
+        if (pid > 0) waitpid(pid, 0, 0);
+    }
+}
+
+static void *late_thread(void *arg) {
+    name_thread((const char *)arg);
+    late_vfork_loop();
+    return 0;
+}
+
+/// Two threads that answer at once, each in a function of its own: the
+/// report must show each one's own stack, never another thread's.
+__attribute__((noinline)) static void steady_wait_a(void) { for (;;) pause(); }
+__attribute__((noinline)) static void steady_wait_b(void) { for (;;) pause(); }
+
+static void *steady_thread_a(void *unused) { name_thread("steady-a"); steady_wait_a(); return unused; }
+static void *steady_thread_b(void *unused) { name_thread("steady-b"); steady_wait_b(); return unused; }
+
+static int cmd_late_answers(int argc, char **argv) {
+    int ms = arg_ms(argc, argv, 3000);
+    pthread_t t;
+    pthread_create(&t, 0, late_thread, (void *)"late-0");
+    pthread_create(&t, 0, steady_thread_a, 0);
+    pthread_create(&t, 0, late_thread, (void *)"late-1");
+    pthread_create(&t, 0, steady_thread_b, 0);
+    idle_ms(300);
+    say("spinning on the main thread for %d ms while late-0 and late-1 answer sample requests late", ms);
+    victim_recalculate_totals(ms);
+    say("main thread responsive again");
+    idle_ms(400);
+    g_stop_late = 1;
     return 0;
 }
 
@@ -484,6 +537,7 @@ static const struct command k_commands[] = {
     {"spin-recover", cmd_spin_recover, "[MS] main thread burns the CPU for MS (3000) ms, then recovers"},
     {"spin-not-dumpable", cmd_spin_not_dumpable, "[MS] as spin-recover, in a process that made itself non-dumpable (as nobody)"},
     {"spin-small-altstack", cmd_spin_small_altstack, "[MS] as spin-recover, with an 8 KiB alternate signal stack installed by the program on main"},
+    {"late-answers", cmd_late_answers, "[MS] as spin-recover, while threads late-0 and late-1 sit in vfork 70 ms at a time (they answer sample requests after the requester gave up) and steady-a and steady-b wait in pause"},
     {"sleep-main", cmd_sleep_main, "[MS] main thread sleeps MS (3000) ms in nanosleep"},
     {"heartbeat-stall", cmd_heartbeat_stall, "[MS] heartbeat loop stuck MS (3000) ms in a loop of 1 ms sleeps"},
     {"abba", cmd_abba, "main and abba-worker lock A/B in opposite orders"},
