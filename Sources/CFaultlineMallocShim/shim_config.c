@@ -38,8 +38,7 @@ shim_config shim_cfg = {
     .leak_growth_min_bytes = 1024,
 };
 
-// One line on stderr, without stdio (this runs before and inside malloc).
-static void warn(const char *name, const char *value, const char *what) {
+void shim_config_warn(const char *name, const char *value, const char *what) {
     char line[512];
     size_t n = fl_strlcpy(line, "faultline: ", sizeof line);
     n += fl_strlcpy(line + n, name, sizeof line - n);
@@ -60,7 +59,7 @@ static void warn_range(const char *name, const char *value, uint64_t lo, uint64_
     k += fl_fmt_u64(what + k, hi);
     k += fl_strlcpy(what + k, note, sizeof what - k);
     fl_strlcpy(what + k, "; using the default", sizeof what - k);
-    warn(name, value, what);
+    shim_config_warn(name, value, what);
 }
 
 // Decimal digits at `s` into `*out`, `*end` after them. Returns -1 when
@@ -143,7 +142,7 @@ static int detectors_include_shim(const char *list) {
 static const char *detectors_list(void) {
     const char *list = getenv("FAULTLINE_DETECTORS");
     if (!fl_detector_list_unknown(list, 0, 0)) return list;
-    warn("FAULTLINE_DETECTORS", list, "names an unknown detector (known: crash, cxx_exception, hang, memory, use_after_free, leaks, shim, all, none); the malloc shim checks as if it were unset");
+    shim_config_warn("FAULTLINE_DETECTORS", list, "names an unknown detector (known: crash, cxx_exception, hang, memory, use_after_free, leaks, shim, all, none); the malloc shim checks as if it were unset");
     return 0;
 }
 
@@ -190,6 +189,6 @@ void shim_config_load(void) {
     if (u && *u) {
         if (fl_streq(u, "fp")) c->unwinder = SHIM_UNWIND_FP;
         else if (fl_streq(u, "libunwind")) c->unwinder = SHIM_UNWIND_LIBUNWIND;
-        else warn("FAULTLINE_MALLOC_UNWINDER", u, "is not one of fp, libunwind; using the default");
+        else shim_config_warn("FAULTLINE_MALLOC_UNWINDER", u, "is not one of fp, libunwind; using the default");
     }
 }

@@ -51,4 +51,8 @@ extern shim_config shim_cfg;
 /// on stderr naming it, and the default is kept. Allocation-free.
 void shim_config_load(void);
 
+/// "faultline: NAME=VALUE WHAT" as one line on stderr, without stdio (this
+/// runs before and inside malloc).
+void shim_config_warn(const char *name, const char *value, const char *what);
+
 #endif
