@@ -42,6 +42,27 @@ static void put32(unsigned char *p, uint32_t v) {
     for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 
+// Makes this process's file in the report directory, its blocks allocated
+// now (a write fault later must not need disk space), filled with `from`'s
+// FILE_SIZE bytes when given, and maps it. 0 when a step fails; the file is
+// then removed again.
+static unsigned char *map_new_file(pid_t me, const unsigned char *from) {
+    int dir = fl_report_dir();  // checks (fstat) that the fd is still the directory's
+    if (dir < 0) return 0;
+    char name[64];
+    name_for(name, sizeof name, me);
+    int fd = fl_openat_high(dir, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return 0;
+    int ready = (posix_fallocate(fd, 0, FILE_SIZE) == 0 || ftruncate(fd, FILE_SIZE) == 0) && (!from || write_all(fd, from, FILE_SIZE));
+    void *p = ready ? mmap(0, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    close(fd);
+    if (p == MAP_FAILED) { unlinkat(dir, name, 0); return 0; }
+    // Keep the pages resident, so writing a breadcrumb near the limit does
+    // not fault a page back in (best effort: RLIMIT_MEMLOCK may forbid it).
+    mlock(p, FILE_SIZE);
+    return p;
+}
+
 int fl_breadcrumb_open(void) {
     pid_t me = getpid();
     if (g_map && g_owner == me) return 0;
@@ -49,20 +70,8 @@ int fl_breadcrumb_open(void) {
     // or one would be left behind; a failed exec restores the old one.
     if (g_map && g_removed == me) return -1;
     if (g_map) { munmap(g_map, FILE_SIZE); g_map = 0; }  // inherited from the parent: not ours
-    int dir = fl_report_dir();
-    if (dir < 0) return -1;
-    char name[64];
-    name_for(name, sizeof name, me);
-    int fd = fl_openat_high(dir, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) return -1;
-    // Allocate the blocks now: a write fault later must not need disk space.
-    if (posix_fallocate(fd, 0, FILE_SIZE) != 0 && ftruncate(fd, FILE_SIZE) != 0) { close(fd); unlinkat(dir, name, 0); return -1; }
-    void *p = mmap(0, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) { unlinkat(dir, name, 0); return -1; }
-    // Keep the pages resident, so writing a breadcrumb near the limit does
-    // not fault a page back in (best effort: RLIMIT_MEMLOCK may forbid it).
-    mlock(p, FILE_SIZE);
+    unsigned char *p = map_new_file(me, 0);
+    if (!p) return -1;
     g_map = p;
     g_owner = me;
     g_writes = 0;
@@ -121,22 +130,9 @@ void fl_breadcrumb_restore(void) {
     // be copying into the old mapping: let it finish (the monitor thread
     // never waits for this one, so this ends).
     for (int i = 0; i < 100000 && atomic_load(&g_writers) > 0; i++) fl_sleep_ns(10000);
-    int dir = fl_report_dir();
-    if (dir < 0) return;
-    char name[64];
-    name_for(name, sizeof name, me);
-    int fd = fl_openat_high(dir, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) return;
     // The unlinked file is still mapped: its breadcrumbs go into the new one.
-    if ((posix_fallocate(fd, 0, FILE_SIZE) != 0 && ftruncate(fd, FILE_SIZE) != 0) || !write_all(fd, g_map, FILE_SIZE)) {
-        close(fd);
-        unlinkat(dir, name, 0);
-        return;
-    }
-    void *p = mmap(0, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) { unlinkat(dir, name, 0); return; }
-    mlock(p, FILE_SIZE);
+    unsigned char *p = map_new_file(me, g_map);
+    if (!p) return;
     unsigned char *old = g_map;
     g_map = p;
     g_removed = 0;
