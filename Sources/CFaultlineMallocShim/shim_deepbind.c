@@ -3,6 +3,7 @@
 #include "shim_find.h"
 #include "shim_heap.h"
 #include "shim_saferead.h"
+#include "page_size.h"
 #include "sigsafe.h"
 
 #include <dlfcn.h>
@@ -62,8 +63,9 @@ static int main_arena_chunk(uintptr_t chunk, uint64_t size, size_t *usable) {
 // A chunk glibc mapped on its own: glibc's own test in munmap_chunk (the
 // mapping starts on a page and is whole pages), and its last byte mapped.
 static int mapped_chunk(uintptr_t p, uintptr_t chunk, uint64_t prev, uint64_t size, size_t *usable) {
-    uintptr_t off = p & 4095;
-    if (prev > chunk || (((chunk - prev) | (prev + size)) & 4095) || (off & (off - 1))) return 0;
+    uintptr_t page_mask = fl_page_size() - 1;
+    uintptr_t off = p & page_mask;
+    if (prev > chunk || (((chunk - prev) | (prev + size)) & page_mask) || (off & (off - 1))) return 0;
     char last;
     if (shim_safe_read((const void *)(chunk + size - 1), &last, 1) != 0) return 0;
     *usable = size - 16;
