@@ -119,27 +119,22 @@ static int real_dup2(int oldfd, int newfd) {
 #endif
 }
 
-// Both wait out an open of ours that may hold `newfd` for a moment
-// (fd_transient.h); errno is the call's own.
-FL_EXPORT int dup2(int oldfd, int newfd) {
+// dup2 (`is_dup3` 0) or dup3 onto `newfd`: EBADF onto a guarded fd, and
+// otherwise the real call, after any open of ours that may hold `newfd` for
+// a moment (fd_transient.h); errno is the call's own.
+static int dup_onto(int oldfd, int newfd, int is_dup3, int flags) {
     if (newfd >= 0 && oldfd != newfd && guarded((unsigned)newfd)) { errno = EBADF; return -1; }
     fl_fd_dup_begin();
-    int r = real_dup2(oldfd, newfd);
+    int r = is_dup3 ? (int)syscall(SYS_dup3, oldfd, newfd, flags) : real_dup2(oldfd, newfd);
     int saved = errno;
     fl_fd_dup_end();
     errno = saved;
     return r;
 }
 
-FL_EXPORT int dup3(int oldfd, int newfd, int flags) {
-    if (newfd >= 0 && oldfd != newfd && guarded((unsigned)newfd)) { errno = EBADF; return -1; }
-    fl_fd_dup_begin();
-    int r = (int)syscall(SYS_dup3, oldfd, newfd, flags);
-    int saved = errno;
-    fl_fd_dup_end();
-    errno = saved;
-    return r;
-}
+FL_EXPORT int dup2(int oldfd, int newfd) { return dup_onto(oldfd, newfd, 0, 0); }
+
+FL_EXPORT int dup3(int oldfd, int newfd, int flags) { return dup_onto(oldfd, newfd, 1, flags); }
 
 // libunwind (1.6) opens a pipe at its first use to test whether memory is
 // readable, writes a byte of the tested memory into it, and on a failed
