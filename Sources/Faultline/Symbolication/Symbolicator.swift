@@ -9,6 +9,10 @@ import Foundation
 /// tool to use instead, or `none`. Swift names are demangled with
 /// `swift-demangle` (one batch), C++ names by the symbolizer.
 ///
+/// A symbolicator and its copies remember every answer (`SymbolCache`) and
+/// keep one `llvm-symbolizer` open, so symbolicating many reports from the
+/// same program asks the tools only about frames not seen before.
+///
 /// Each image is verified by GNU build-id before its frames are looked up:
 /// when the file at the image's path has changed since the report was
 /// written, a debug file with the report's build-id under
@@ -23,6 +27,8 @@ public struct Symbolicator: Sendable {
     public let tools: [SymbolizerTool]
     /// Directories searched for `.build-id/xx/rest.debug` files.
     public let debugFileDirectories: [String]
+    /// Answers and open tools shared by this symbolicator's copies.
+    let cache = SymbolCache()
 
     /// What `symbolicateWithWarnings` produced.
     public struct Result: Sendable {
@@ -93,6 +99,7 @@ public struct Symbolicator: Sendable {
         let images = report.images ?? []
         let resolver = ImageResolver(debugFileDirectories: debugFileDirectories)
         var resolutions: [Int: ImageResolver.Resolution] = [:]
+        var identities: [Int: FileIdentity] = [:]
         var warnings: [SymbolicationWarning] = []
         var queries: [SymbolizerTool.Query] = []
         var queryIndex: [SymbolizerTool.Query: Int] = [:]
@@ -106,9 +113,11 @@ public struct Symbolicator: Sendable {
                 let r = resolver.resolve(image, index: i)
                 resolutions[i] = r
                 if case .skip(let w) = r { warnings.append(w) }
+                if case .file(let file) = r { identities[i] = FileIdentity(path: file) }
             }
             guard case .file(let file)? = resolutions[i] else { return nil }
-            let q = SymbolizerTool.Query(file: file, address: frame.isReturnAddress(at: position) ? offset &- 1 : offset)
+            let q = SymbolizerTool.Query(file: file, address: frame.isReturnAddress(at: position) ? offset &- 1 : offset,
+                                         identity: identities[i])
             if queryIndex[q] == nil {
                 queryIndex[q] = queries.count
                 queries.append(q)
@@ -127,17 +136,9 @@ public struct Symbolicator: Sendable {
             }
         }
 
-        var symbols: [Report.Symbol?] = []
-        var usedTool: SymbolizerTool?
-        if !queries.isEmpty {
-            for tool in tools {
-                if let found = tool.lookup(queries) {
-                    symbols = found
-                    usedTool = tool
-                    break
-                }
-            }
-            if usedTool == nil { warnings.append(SymbolicationWarning(imageIndex: nil, imagePath: nil, reason: .noSymbolizer)) }
+        var (symbols, usedTool) = lookUp(queries)
+        if !queries.isEmpty, usedTool == nil {
+            warnings.append(SymbolicationWarning(imageIndex: nil, imagePath: nil, reason: .noSymbolizer))
         }
         symbols = demangleSwift(symbols)
 
@@ -169,6 +170,25 @@ public struct Symbolicator: Sendable {
         return Result(report: out, warnings: warnings.sorted { ($0.imageIndex ?? -1) < ($1.imageIndex ?? -1) }, tool: usedTool)
     }
 
+    /// One symbol per query, remembered ones from the cache and the rest
+    /// from the first tool that runs; and the tool that answered (nil when
+    /// some query was left because no tool ran).
+    private func lookUp(_ queries: [SymbolizerTool.Query]) -> ([Report.Symbol?], SymbolizerTool?) {
+        let known = cache.answers(for: queries)
+        var symbols = known.map { $0?.symbol }
+        let usedTool = known.lazy.compactMap { $0?.tool }.first
+        let missing = queries.indices.filter { known[$0] == nil }
+        guard !missing.isEmpty else { return (symbols, usedTool) }
+        let asked = missing.map { queries[$0] }
+        for tool in tools {
+            guard let found = tool.lookup(asked, cache: cache) else { continue }
+            cache.store(found, for: asked, by: tool)
+            for (k, i) in missing.enumerated() where k < found.count { symbols[i] = found[k] }
+            return (symbols, usedTool ?? tool)
+        }
+        return (symbols, nil)
+    }
+
     /// `symbols` with Swift mangled names (also inside inlined frames)
     /// replaced by their demangled forms.
     private func demangleSwift(_ symbols: [Report.Symbol?]) -> [Report.Symbol?] {
@@ -178,7 +198,16 @@ public struct Symbolicator: Sendable {
             s.inlined?.forEach(collect)
         }
         symbols.forEach { $0.map(collect) }
-        let demangled = demangle(names.sorted())
+        var demangled = cache.demangled(Array(names))
+        let asked = names.filter { demangled[$0] == nil }.sorted()
+        if !asked.isEmpty {
+            // A name the demangler leaves out is remembered as itself, so it
+            // is not asked about again.
+            var fresh = demangle(asked)
+            for name in asked where fresh[name] == nil { fresh[name] = name }
+            cache.storeDemangled(fresh)
+            demangled.merge(fresh) { _, new in new }
+        }
         guard !demangled.isEmpty else { return symbols }
         func fix(_ s: Report.Symbol) -> Report.Symbol {
             var s = s

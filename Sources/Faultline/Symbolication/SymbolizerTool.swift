@@ -3,7 +3,8 @@ import Foundation
 /// An external program that turns (file, address) pairs into function,
 /// file and line, with inlined frames.
 public enum SymbolizerTool: Sendable, Hashable, CustomStringConvertible {
-    /// `llvm-symbolizer` at a path: one batched process for all images.
+    /// `llvm-symbolizer` at a path: one batch for all images, through a
+    /// process kept open across reports.
     case llvmSymbolizer(String)
     /// GNU `addr2line` at a path: one process per image.
     case addr2line(String)
@@ -25,19 +26,24 @@ public enum SymbolizerTool: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// One address to look up: `address` is a link-time virtual address in
-    /// the ELF file at `file`.
+    /// the ELF file at `file`, which had `identity` when the query was made
+    /// (so an answer is never reused for a file rebuilt since).
     struct Query: Hashable {
         var file: String
         var address: UInt64
+        var identity: FileIdentity?
     }
 
     /// Looks up every query; the result has one element per query (nil when
     /// unknown). Returns nil when the tool could not run at all, so the
     /// caller can try the next tool. Names are demangled for C++ only.
-    func lookup(_ queries: [Query]) -> [Report.Symbol?]? {
+    /// `llvm-symbolizer` answers through `cache`'s open session when given,
+    /// else through a process of its own.
+    func lookup(_ queries: [Query], cache: SymbolCache? = nil) -> [Report.Symbol?]? {
         guard !queries.isEmpty else { return [] }
         switch self {
-        case .llvmSymbolizer(let tool): return LLVMSymbolizerProtocol.lookup(tool, queries)
+        case .llvmSymbolizer(let tool):
+            return LLVMSymbolizerProtocol.lookup(tool, queries, session: cache?.session(forLLVMSymbolizer: tool))
         case .addr2line(let tool): return Addr2LineProtocol.lookup(tool, queries)
         }
     }
@@ -79,24 +85,35 @@ enum LLVMSymbolizerProtocol {
         var Symbol: [Sym]?
     }
 
-    static func lookup(_ tool: String, _ queries: [SymbolizerTool.Query]) -> [Report.Symbol?]? {
+    /// The tool's arguments for JSON answers with inlined frames.
+    static let arguments = ["--output-style=JSON", "--inlines", "--demangle"]
+
+    /// Looks `queries` up with `tool`: through `session` when given (one
+    /// process kept open across calls), else with a process of its own.
+    static func lookup(_ tool: String, _ queries: [SymbolizerTool.Query], session: SymbolizerSession? = nil) -> [Report.Symbol?]? {
         // A path holding a double quote or a line break cannot be quoted in
         // the batch protocol; those images get one `--obj` run each.
         let batchable = queries.indices.filter { !queries[$0].file.contains("\"") && !queries[$0].file.contains("\n") }
         var result = [Report.Symbol?](repeating: nil, count: queries.count)
         if !batchable.isEmpty {
-            let input = batchable.map { "\"\(queries[$0].file)\" 0x\(String(queries[$0].address, radix: 16))" }
-                .joined(separator: "\n") + "\n"
-            guard let out = ToolLocator.run(tool, ["--output-style=JSON", "--inlines", "--demangle"], input: input) else {
-                return nil
+            let lines = batchable.map { "\"\(queries[$0].file)\" 0x\(String(queries[$0].address, radix: 16))" }
+            let out: String?
+            if let session {
+                let identities = batchable.reduce(into: [String: FileIdentity]()) { ids, i in
+                    if let id = queries[i].identity { ids[queries[i].file] = id }
+                }
+                out = session.ask(lines, identities: identities).map { $0.joined(separator: "\n") }
+            } else {
+                out = ToolLocator.run(tool, arguments, input: lines.joined(separator: "\n") + "\n")
             }
+            guard let out else { return nil }
             let symbols = parse(out, expected: batchable.map { queries[$0].address })
             for (k, i) in batchable.enumerated() { result[i] = symbols[k] }
         }
         let odd = Dictionary(grouping: queries.indices.filter { !batchable.contains($0) }, by: { queries[$0].file })
         for (file, indices) in odd {
             let input = indices.map { "0x" + String(queries[$0].address, radix: 16) }.joined(separator: "\n") + "\n"
-            guard let out = ToolLocator.run(tool, ["--output-style=JSON", "--inlines", "--demangle", "--obj=\(file)"], input: input)
+            guard let out = ToolLocator.run(tool, arguments + ["--obj=\(file)"], input: input)
             else { continue }
             let symbols = parse(out, expected: indices.map { queries[$0].address })
             for (k, i) in indices.enumerated() { result[i] = symbols[k] }

@@ -41,9 +41,7 @@ public enum ToolLocator {
         p.standardInput = inPipe
         p.standardOutput = outPipe
         p.standardError = FileHandle.nullDevice
-        // A tool that exits early closes its stdin; writing to it must give
-        // EPIPE, not kill this process with SIGPIPE.
-        _ = ignoreSIGPIPE
+        ignoreSIGPIPEOnce()
         do { try p.run() } catch { return nil }
         let pid = p.processIdentifier
         // Feed stdin from another thread so a large output cannot deadlock us.
@@ -69,6 +67,10 @@ public enum ToolLocator {
         guard p.terminationReason == .exit, p.terminationStatus == 0 else { return nil }
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// Ignores SIGPIPE for the whole process (once): a tool that exits early
+    /// closes its stdin, and writing to it must give EPIPE, not kill us.
+    static func ignoreSIGPIPEOnce() { _ = ignoreSIGPIPE }
 
     private static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN); return () }()
 }
