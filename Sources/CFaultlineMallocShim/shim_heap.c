@@ -267,6 +267,12 @@ void *shim_realloc(void *p, size_t size, uintptr_t fp) {
 }
 
 size_t shim_usable_size(const void *p) {
-    if (!p || shim_classify(p) != SHIM_LIVE) return 0;
+    if (!p) return 0;
+    int st = shim_classify(p);
+    size_t usable;
+    // A block of glibc's from a library loaded with RTLD_DEEPBIND: glibc's
+    // own answer (the chunk's usable bytes), as it gives without the shim.
+    if (st == 0 && shim_deepbind_glibc_block(p, &usable)) return usable;
+    if (st != SHIM_LIVE) return 0;
     return shim_block_from_user(p)->size;
 }

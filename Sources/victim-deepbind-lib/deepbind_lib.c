@@ -2,6 +2,7 @@
 // malloc and free bind to glibc's, not to an LD_PRELOADed malloc shim.
 #include "deepbind_lib.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,3 +14,5 @@ char *deepbind_copy(const char *text) {
 }
 
 void deepbind_release(void *p) { free(p); }  // glibc's free
+
+size_t deepbind_usable_size(void *p) { return malloc_usable_size(p); }  // glibc's

@@ -3,6 +3,7 @@
 // reallocates) memory the library allocated.
 #include <dlfcn.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +31,15 @@ int deepbind(void) {
     void *h = load_library();
     if (!h) return 3;
     char *(*copy)(const char *) = (char *(*)(const char *))dlsym(h, "deepbind_copy");
-    if (!copy) return 3;
+    size_t (*usable)(void *) = (size_t (*)(void *))dlsym(h, "deepbind_usable_size");
+    if (!copy || !usable) return 3;
     char *a = copy("from the library"), *b = copy("grown by the program");
     printf("victim: the library returned '%s'\n", a);
+    // The program's malloc_usable_size (the shim's) of the library's block
+    // must give what glibc gives, not 0.
+    size_t mine = malloc_usable_size(a), glibc = usable(a);
+    printf("victim: malloc_usable_size of the library's block: %zu (glibc says %zu)\n", mine, glibc);
+    if (mine != glibc || mine < strlen(a) + 1) return 1;
     fflush(stdout);
     b = realloc(b, 4000);  // a library block reallocated by the program
     if (!b || strcmp(b, "grown by the program") != 0) { printf("victim: realloc lost the contents\n"); return 1; }
