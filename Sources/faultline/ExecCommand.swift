@@ -117,7 +117,7 @@ struct ExecCommand: AsyncParsableCommand {
         limit?.finish(termination)
 
         let (finalDirectory, reports) = directory.finish(command: program, pid: pid)
-        let loaded = printReports(reports)
+        let loaded = printReports(reports, in: finalDirectory)
         if leaks { FileHandle.standardError.write(Data(("\n" + LeakSummary().render(loaded)).utf8)) }
         if let finalDirectory {
             ReportCommand.stderr("faultline: \(reports.count) report(s) in \(Self.relative(finalDirectory))")
@@ -128,14 +128,27 @@ struct ExecCommand: AsyncParsableCommand {
     }
 
     /// Prints each report in the order they were written (files that are
-    /// not reports last); returns the ones that loaded (symbolicated).
+    /// not reports last); returns the ones that loaded (symbolicated, but
+    /// for repeats). A report whose site (`ReportSite`) an earlier one had
+    /// is not printed again: one line per such site at the end counts them.
     @discardableResult
-    private func printReports(_ paths: [String]) -> [Report] {
+    private func printReports(_ paths: [String], in directory: String?) -> [Report] {
         var loaded: [Report] = []
         let symbolicator = noSymbolicate ? nil : Symbolicator()
         let formatter = ReportFormatter()
         let entries = ReportStore.load(paths: paths)
+        var firstOfSite: [ReportSite: Int] = [:]
+        var repeats: [(first: Int, kind: String, count: Int)] = []
         for (n, entry) in entries.enumerated() {
+            if case .success(let report) = entry.result, let site = ReportSite(report) {
+                if let first = firstOfSite[site] {
+                    if let k = repeats.firstIndex(where: { $0.first == first }) { repeats[k].count += 1 }
+                    else { repeats.append((first, report.kind, 1)) }
+                    loaded.append(report)
+                    continue
+                }
+                firstOfSite[site] = n + 1
+            }
             ReportCommand.stderr("")
             ReportCommand.stderr("faultline: report \(n + 1) of \(entries.count): \(Self.relative(entry.path))")
             switch entry.result {
@@ -146,6 +159,11 @@ struct ExecCommand: AsyncParsableCommand {
             case .failure(let error):
                 ReportCommand.stderr("faultline: \(error)")
             }
+        }
+        if !repeats.isEmpty { ReportCommand.stderr("") }
+        for r in repeats {
+            let list = directory.map { "; `faultline report list \(Self.relative($0))` lists every report" } ?? ""
+            ReportCommand.stderr("faultline: \(r.count) later report(s) repeat report \(r.first) (\(r.kind) with the same stacks), not printed\(list)")
         }
         return loaded
     }
