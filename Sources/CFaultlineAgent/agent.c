@@ -68,6 +68,7 @@ static void resolve_config(const faultline_options *o, fl_config *c) {
     c->max_threads = o && o->max_threads ? o->max_threads : fl_env_int("FAULTLINE_MAX_THREADS", 256, 1, 1024);
     c->capture_stderr = o && o->capture_stderr ? 1 : fl_env_int("FAULTLINE_CAPTURE_STDERR", 0, 0, 1);
     c->sample_signal = o && o->sample_signal ? o->sample_signal : fl_env_int("FAULTLINE_SAMPLE_SIGNAL", SIGRTMIN + 8, SIGRTMIN, SIGRTMAX);
+    c->crash_deadline_ms = fl_env_int("FAULTLINE_CRASH_DEADLINE_MS", 10000, 0, 3600000);
     char bad[64];
     long d = fl_parse_detectors(getenv("FAULTLINE_DETECTORS"), bad, sizeof bad);
     if (d < 0) {

@@ -21,6 +21,9 @@ typedef struct fl_config {
     int max_threads;
     int capture_stderr;
     int sample_signal;
+    /// Longest a stage of the crash handler may take before the report is
+    /// written again without it (crash_deadline.h); 0: no deadline.
+    int crash_deadline_ms;
     unsigned detectors;
 } fl_config;
 

@@ -1,6 +1,7 @@
 #include "crash_handler.h"
 #include "agent_config.h"
 #include "agent_threads.h"
+#include "crash_deadline.h"
 #include "image_list.h"
 #include "raw_syscall.h"
 #include "report_file.h"
@@ -73,6 +74,8 @@ static int g_first_sig;
 static siginfo_t g_first_info;
 static fl_report g_report;
 static const char *g_stage = "start";
+/// The stage the deadline found stuck.
+static const char *g_stalled_stage = "start";
 
 static faultline_crash_callback g_cb;
 static void *g_cb_ctx;
@@ -80,6 +83,22 @@ static fl_fault_describer g_describer;
 // swift_getFatalErrorMessageBuffer() returns a std::atomic<const char *> *;
 // the Swift runtime stores its fatal error message there before trapping.
 static _Atomic(const char *) *g_swift_message;
+/// The reporting thread's context, copied: a deadline signal lands on the
+/// alternate stack over the kernel's frame that held it.
+static ucontext_t g_first_uc;
+static int g_first_has_uc, g_first_frame0, g_first_has_signal;
+static pid_t g_reporter;
+/// When the stage in progress began (CLOCK_MONOTONIC).
+static uint64_t g_stage_start_ns;
+
+// Names what the handler does next and gives it the deadline's time anew,
+// plus `extra_ms` for a stage that waits on purpose (other threads' stacks).
+static void set_stage(const char *stage, uint64_t extra_ms) {
+    g_stage = stage;
+    g_stage_start_ns = fl_monotonic_ns();
+    uint64_t ms = (uint64_t)fl_agent_config.crash_deadline_ms;
+    if (ms) fl_deadline_arm(g_reporter, ms + extra_ms);
+}
 
 void fl_crash_set_callback(faultline_crash_callback cb, void *ctx) {
     g_cb_ctx = ctx;
@@ -151,7 +170,7 @@ static void write_crashed_thread(fl_json *w, const ucontext_t *uc, fl_frame0 fra
     // Registers only of an interrupted context (a signal's): a context from
     // getcontext() (the C++ terminate handler's) leaves several unset.
     if (uc && frame0 == FL_FRAME0_INTERRUPTED) write_registers(w, uc);
-    g_stage = "unwinding the crashed thread";
+    set_stage("unwinding the crashed thread", 0);
     int max = fl_agent_config.max_frames;
     if (!uc) {
         int n = fl_capture_self(g_pcs, max);
@@ -175,42 +194,98 @@ static void write_crashed_thread(fl_json *w, const ucontext_t *uc, fl_frame0 fra
 static void write_report(const char *kind, int sig, const siginfo_t *info, const ucontext_t *uc, fl_frame0 frame0,
                          fl_section_writer extra, void *extra_ctx) {
     uint64_t t0 = fl_monotonic_ns();
-    g_stage = "reading images";
+    g_reporter = fl_gettid();
+    g_first_has_uc = uc != 0;
+    if (uc) g_first_uc = *uc;
+    g_first_frame0 = frame0;
+    g_first_has_signal = info != 0;
+    set_stage("reading images", 0);
     fl_images_load(&g_images);
     fl_report *r = &g_report;
     fl_report_begin(r, g_buf, FL_REPORT_BUF_SIZE, kind);
     fl_json *w = &r->json;
     if (info) write_signal(w, sig, info);
     write_crashed_thread(w, uc, frame0);
-    if (extra) { g_stage = "writing the detector's section"; extra(w, extra_ctx); }
+    if (extra) { set_stage("writing the detector's section", 0); extra(w, extra_ctx); }
     if (g_swift_message) {
         const char *m = atomic_load(g_swift_message);
         if (m) fl_json_string_n(w, "swift_fatal_error", m, fl_strlen(m) > 4096 ? 4096 : fl_strlen(m));
     }
     if (g_describer && info && uc) {
         static char desc[16384];
-        g_stage = "asking the malloc shim about the fault";
+        set_stage("asking the malloc shim about the fault", 0);
         unsigned long dl = g_describer(info, uc, desc, sizeof desc);
         if (dl > 0 && dl < sizeof desc) fl_json_raw(w, "memory_error", desc, dl);
     }
     if (g_cb) {
-        g_stage = "running the crash callback";
+        set_stage("running the crash callback", 0);
         fl_json_begin_object(w, "user");
         g_cb(w, g_cb_ctx);
         fl_json_end_object(w);
     }
-    g_stage = "capturing other threads";
+    set_stage("capturing other threads", (uint64_t)fl_agent_config.max_threads * (uint64_t)fl_agent_config.thread_timeout_ms);
     fl_report_other_threads(w, fl_gettid(), &g_images, fl_agent_config.max_frames,
                             fl_agent_config.max_threads, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull);
-    g_stage = "writing images";
+    set_stage("writing images", 0);
     fl_report_images(w, &g_images);
     static char tail[FL_STDERR_TAIL];
     fl_stderr_write_tail(w, tail, sizeof tail);
     fl_report_capture(w, t0);
-    g_stage = "writing the file";
+    set_stage("writing the file", 0);
     char name[128];
     // On failure fl_report_commit says why and prints the report to stderr.
     if (fl_report_commit(r, name, sizeof name) == 0) notify("faultline: report written: ", name);
+    fl_deadline_disarm();
+}
+
+// The deadline passed while writing the first report: the handler is
+// blocked (a lock held by a thread that will not let go) or far too slow.
+// Write the report again without what can block: the crashed thread's stack
+// by its frame pointers only, no other threads, no callback, no malloc shim;
+// images if they were read. The first attempt's JSON goes along, as in a
+// recrash report.
+static void write_stalled(void) {
+    uint64_t stalled_ms = (fl_monotonic_ns() - g_stage_start_ns) / 1000000u;
+    set_stage("writing the report again without the stalled stage", 0);
+    fl_report r;
+    fl_report_begin(&r, g_recrash_buf, FL_RECRASH_BUF_SIZE, g_report.kind[0] ? g_report.kind : "crash");
+    fl_json *w = &r.json;
+    if (g_first_has_signal) write_signal(w, g_first_sig, &g_first_info);
+    char name[64];
+    pid_t tid = fl_gettid();
+    fl_json_begin_object(w, "crashed_thread");
+    fl_json_int(w, "tid", tid);
+    if (fl_thread_name(tid, name, sizeof name) > 0) fl_json_string(w, "name", name);
+    fl_json_bool(w, "main", tid == getpid());
+    if (g_first_has_uc) {
+        if (g_first_frame0 == FL_FRAME0_INTERRUPTED) write_registers(w, &g_first_uc);
+        int n = fl_unwind_context_fp(&g_first_uc, g_pcs, fl_agent_config.max_frames);
+        fl_report_frames(w, "frames", g_pcs, n, (fl_frame0)g_first_frame0, &g_images);
+    }
+    fl_json_end_object(w);
+    fl_json_begin_object(w, "handler_stalled");
+    fl_json_string(w, "stage", g_stalled_stage);
+    fl_json_uint(w, "stalled_ms", stalled_ms);
+    fl_json_uint(w, "deadline_ms", (uint64_t)fl_agent_config.crash_deadline_ms);
+    fl_json_string(w, "unwinder", "frame_pointer");
+    fl_json_string(w, "first_report_id", g_report.id);
+    size_t len = g_report.json.len;
+    size_t keep = len > FL_RECRASH_PARTIAL_MAX ? FL_RECRASH_PARTIAL_MAX : len;
+    fl_json_uint(w, "partial_bytes", len);
+    fl_json_string_n(w, "partial_report", g_report.json.buf, keep);
+    fl_json_end_object(w);
+    if (g_images.count > 0) fl_report_images(w, &g_images);
+    static char tail[FL_STDERR_TAIL];
+    fl_stderr_write_tail(w, tail, sizeof tail);
+    char file[128];
+    if (fl_report_commit(&r, file, sizeof file) == 0) {
+        char line[256];
+        size_t n = fl_strlcpy(line, "faultline: the crash handler stalled while ", sizeof line);
+        n += fl_strlcpy(line + n, g_stalled_stage, sizeof line - n);
+        fl_strlcpy(line + n, "; report written without it: ", sizeof line - n);
+        notify(line, file);
+    }
+    fl_deadline_disarm();
 }
 
 // A fault while writing the first report: write a minimal one that says so
@@ -282,13 +357,26 @@ static void report_crash(void *p) {
 
 static void report_recrash(void *p) {
     const struct fault *f = p;
+    // The first attempt's deadline may be nearly spent: the recrash report
+    // gets the full time (a stall in it ends in give_up).
+    set_stage(g_stage, 0);
     write_recrash(f->sig, f->info);
+    fl_deadline_disarm();
     fl_stderr_release();
     restore_previous();
     die_by(g_first_sig);
 }
 
 static void give_up(void *unused) {
+    fl_deadline_disarm();
+    restore_previous();
+    die_by(g_first_sig);
+}
+
+static void report_stalled(void *unused) {
+    g_stalled_stage = g_stage;
+    write_stalled();
+    fl_stderr_release();
     restore_previous();
     die_by(g_first_sig);
 }
@@ -331,6 +419,14 @@ static void wait_then_die(int sig, const ucontext_t *uc) {
 // signals (see fl_crash_install) so none can arrive asynchronously there.
 static void crash_handler(int sig, siginfo_t *info, void *ucv) {
     struct fault f = {sig, info, (const ucontext_t *)ucv, 0, 0};
+    if (fl_deadline_is_ours(info)) {
+        // The timer aims at the reporting thread only. A signal queued just
+        // before the deadline was cancelled is ignored.
+        if (!t_reporting || !fl_deadline_armed()) return;
+        // A stall in the second attempt (or in a recrash report) gives up.
+        if (atomic_exchange(&g_recrashing, 1) == 0) fl_call_on_stack(report_stalled, 0, g_recrash_stack.hi);
+        fl_call_on_stack(give_up, 0, g_crash_stack.hi);
+    }
     int expected = 0;
     if (!atomic_compare_exchange_strong(&g_state, &expected, 1)) {
         if (t_reporting) {
@@ -396,6 +492,8 @@ int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, 
 }
 
 const fl_image_list *fl_crash_images(void) { return &g_images; }
+
+int fl_crash_in_progress(void) { return atomic_load(&g_state) != 0; }
 
 int fl_crash_prepare(void) {
     if (g_buf) return 0;

@@ -41,6 +41,11 @@ typedef unsigned long (*fl_fault_describer)(const void *siginfo, const void *uco
 typedef void (*fl_section_writer)(void *json, void *ctx);
 int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext, fl_frame0 frame0);
 
+/// 1 while a crash (or another fatal event) is being reported. The hang
+/// watchdog then stands still: the reporting thread is in our handler, not
+/// hung in the program, and the handler's own deadline covers a stall.
+int fl_crash_in_progress(void);
+
 /// Marks the next SIGABRT raised on the calling thread as already reported
 /// (the caller is about to abort()): no second report is written for it.
 /// Other signals, and a SIGABRT on another thread, are still reported.

@@ -490,6 +490,9 @@ static void *watchdog_main(void *unused) {
         }
         if (now - s.prev_tick_ns > o.sample_ns + FL_RESUME_GAP_NS) s.resume_ns = now;
         if (now > next + o.sample_ns) next = now;  // late: do not fire a burst of ticks
+        // A crash report in progress: its thread is in our handler, not hung
+        // in the program (the handler has a deadline of its own).
+        if (fl_crash_in_progress()) { s.prev_tick_ns = now; continue; }
         tick(&s, now);
         s.prev_tick_ns = now;
     }

@@ -110,6 +110,8 @@ static int unwind_frame_pointers(const ucontext_t *uc, uintptr_t *pcs, int max) 
     return n;
 }
 
+int fl_unwind_context_fp(const ucontext_t *uc, uintptr_t *pcs, int max) { return unwind_frame_pointers(uc, pcs, max); }
+
 // Fast path: unwind from here (inside the signal handler, on the thread the
 // context belongs to) through the signal trampoline into `buf`, then keep
 // only the frames from the interrupted instruction outwards (moved to the

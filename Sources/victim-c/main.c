@@ -24,6 +24,7 @@
 #define NOINLINE __attribute__((noinline))
 
 void victim_dup2_churn(void);  // fd_churn.c
+void victim_crash_holding_loader_lock(void);  // loader_lock.c
 
 // Keeps the optimiser from proving a fault away.
 static volatile int g_zero = 0;
@@ -371,6 +372,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"stderr-after-closing-fds", "close fds 3 and up (close, closefrom, close_range), then write 80 KiB to stderr"},
     {"crash-after-closing-fds", "close fds 3-1023, open '.' into the lowest 16, then SIGSEGV"},
     {"crash-after-dup2-low-fds", "dup2 /dev/null onto fds 3-63, write 80 KiB to stderr, then SIGSEGV"},
+    {"crash-holding-loader-lock", "SIGSEGV on main while thread 'lock-holder' holds the dynamic linker's lock for ever (inside dl_iterate_phdr)"},
     {"dup2-churn", "for 2 s, dup2 a file onto fd 3 and close it again, on a worker thread; exit 1 if fd 3 was ever not the program's"},
     {"execle-env", "execle /usr/bin/env with the environment VICTIM_EXECLE=from-execle"},
     {"small-altstack-crash", "SIGSEGV: NULL store on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"},
@@ -410,6 +412,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "crash-after-closing-fds")) victim_crash_after_closing_fds();
     else if (!strcmp(c, "crash-after-dup2-low-fds")) victim_crash_after_dup2_onto_low_fds();
     else if (!strcmp(c, "dup2-churn")) victim_dup2_churn();
+    else if (!strcmp(c, "crash-holding-loader-lock")) victim_crash_holding_loader_lock();
     else if (!strcmp(c, "execle-env")) victim_execle_env();
     else if (!strcmp(c, "small-altstack-crash")) victim_small_altstack(argv[2], SMALL_ALT_NULL_DEREF, 0);
     else if (!strcmp(c, "small-altstack-main-crash")) victim_small_altstack(argv[2], SMALL_ALT_IDLE, 1);

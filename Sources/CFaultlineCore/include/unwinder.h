@@ -31,6 +31,12 @@ const char *fl_unwinder_method(void);
 /// signal handler. Async-signal-safe.
 int fl_unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max);
 
+/// The frames of `uc` by its frame-pointer chain alone: no libunwind, no
+/// lock, no dl_iterate_phdr; frames built without frame pointers are
+/// skipped or end the walk. For a crash handler that could not finish the
+/// libunwind walk. Async-signal-safe.
+int fl_unwind_context_fp(const ucontext_t *uc, uintptr_t *pcs, int max);
+
 /// Like `fl_unwind_context` but for any number of frames: `pcs` (capacity
 /// `cap`, which may be far above FL_UNWIND_MAX) is also the scratch buffer.
 /// For a stack overflow, where the outermost frames matter too.

@@ -56,6 +56,7 @@ public struct ReportFormatter: Sendable {
             out.append("Swift fatal error: " + m)
         }
         if let r = report.recrash { out += recrash(r, stacks: stacks) }
+        out += HandlerStallHeadline.lines(report)
         for w in warnings { out.append("warning: \(w)") }
         if let tail = report.stderrTail { out += stderrTail(tail) }
 

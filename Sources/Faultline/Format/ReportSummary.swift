@@ -1,7 +1,8 @@
 /// One-line descriptions of a report, for tables.
 public enum ReportSummary {
-    /// `SIGSEGV SEGV_MAPERR at 0x0`, the Swift fatal error, a recrash note,
-    /// or the detector's first section name, whichever the report has.
+    /// `SIGSEGV SEGV_MAPERR at 0x0`, the Swift fatal error, a recrash or
+    /// stalled-handler note, or the detector's first section name,
+    /// whichever the report has.
     public static func oneLine(_ r: Report) -> String {
         var parts: [String] = []
         if let s = r.signal {
@@ -17,6 +18,7 @@ public enum ReportSummary {
             parts.append(text)
         }
         if let rc = r.recrash { parts.append("recrash while \(rc.stage)") }
+        if let stage = r.sections["handler_stalled"]?["stage"]?.stringValue { parts.append("handler stalled while \(stage)") }
         if parts.isEmpty, let (key, section) = mainSection(r) { parts.append(describe(key, section)) }
         return parts.joined(separator: "; ")
     }

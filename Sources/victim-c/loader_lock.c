@@ -1,0 +1,44 @@
+// victim-c crash-holding-loader-lock: a thread sits inside a
+// dl_iterate_phdr callback, which holds the dynamic linker's lock, and never
+// returns; the main thread then crashes. A crash handler that unwinds with
+// libunwind reads the image list through dl_iterate_phdr and waits for that
+// lock forever: a crash became a hang (the agent's crash-handler deadline
+// now ends it with a report). Plugin loaders, JITs and unwinders hold this
+// lock in real programs; a thread stopped or blocked while holding it
+// (here, for ever) is the case.
+#define _GNU_SOURCE
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static atomic_int g_holding;
+
+static int hold_forever(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)info, (void)size, (void)data;
+    atomic_store(&g_holding, 1);
+    for (;;) pause();
+    return 0;
+}
+
+static void *loader_lock_holder(void *unused) {
+    (void)unused;
+    pthread_setname_np(pthread_self(), "lock-holder");
+    dl_iterate_phdr(hold_forever, 0);
+    return 0;
+}
+
+NOINLINE static void victim_crash_while_loader_locked(void) {
+    fprintf(stderr, "victim: thread 'lock-holder' holds the dynamic linker's lock; dereferencing NULL\n");
+    *(volatile int *)0 = 1;
+}
+
+void victim_crash_holding_loader_lock(void) {
+    pthread_t t;
+    pthread_create(&t, 0, loader_lock_holder, 0);
+    while (!atomic_load(&g_holding)) usleep(1000);
+    victim_crash_while_loader_locked();
+}
