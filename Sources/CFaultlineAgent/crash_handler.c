@@ -158,15 +158,20 @@ static void write_signal(fl_json *w, int sig, const siginfo_t *info) {
     fl_json_end_object(w);
 }
 
-// `frame0`: what the pc in `uc` is. Without `uc` the stack is taken here, by
-// a call, so its frame 0 is a return address.
-static void write_crashed_thread(fl_json *w, const ucontext_t *uc, fl_frame0 frame0) {
+// Opens `crashed_thread` with this thread's tid, name and whether it is main.
+static void begin_crashed_thread(fl_json *w) {
     char name[64];
     pid_t tid = fl_gettid();
     fl_json_begin_object(w, "crashed_thread");
     fl_json_int(w, "tid", tid);
     if (fl_thread_name(tid, name, sizeof name) > 0) fl_json_string(w, "name", name);
     fl_json_bool(w, "main", tid == getpid());
+}
+
+// `frame0`: what the pc in `uc` is. Without `uc` the stack is taken here, by
+// a call, so its frame 0 is a return address.
+static void write_crashed_thread(fl_json *w, const ucontext_t *uc, fl_frame0 frame0) {
+    begin_crashed_thread(w);
     // Registers only of an interrupted context (a signal's): a context from
     // getcontext() (the C++ terminate handler's) leaves several unset.
     if (uc && frame0 == FL_FRAME0_INTERRUPTED) write_registers(w, uc);
@@ -238,6 +243,16 @@ static void write_report(const char *kind, int sig, const siginfo_t *info, const
     fl_deadline_disarm();
 }
 
+// The first attempt's id and its JSON so far (cut at 96 KiB), for a report
+// written in its place.
+static void write_first_attempt(fl_json *w) {
+    fl_json_string(w, "first_report_id", g_report.id);
+    size_t len = g_report.json.len;
+    size_t keep = len > FL_RECRASH_PARTIAL_MAX ? FL_RECRASH_PARTIAL_MAX : len;
+    fl_json_uint(w, "partial_bytes", len);
+    fl_json_string_n(w, "partial_report", g_report.json.buf, keep);
+}
+
 // The deadline passed while writing the first report: the handler is
 // blocked (a lock held by a thread that will not let go) or far too slow.
 // Write the report again without what can block: the crashed thread's stack
@@ -251,12 +266,7 @@ static void write_stalled(void) {
     fl_report_begin(&r, g_recrash_buf, FL_RECRASH_BUF_SIZE, g_report.kind[0] ? g_report.kind : "crash");
     fl_json *w = &r.json;
     if (g_first_has_signal) write_signal(w, g_first_sig, &g_first_info);
-    char name[64];
-    pid_t tid = fl_gettid();
-    fl_json_begin_object(w, "crashed_thread");
-    fl_json_int(w, "tid", tid);
-    if (fl_thread_name(tid, name, sizeof name) > 0) fl_json_string(w, "name", name);
-    fl_json_bool(w, "main", tid == getpid());
+    begin_crashed_thread(w);
     if (g_first_has_uc) {
         if (g_first_frame0 == FL_FRAME0_INTERRUPTED) write_registers(w, &g_first_uc);
         int n = fl_unwind_context_fp(&g_first_uc, g_pcs, fl_agent_config.max_frames);
@@ -268,11 +278,7 @@ static void write_stalled(void) {
     fl_json_uint(w, "stalled_ms", stalled_ms);
     fl_json_uint(w, "deadline_ms", (uint64_t)fl_agent_config.crash_deadline_ms);
     fl_json_string(w, "unwinder", "frame_pointer");
-    fl_json_string(w, "first_report_id", g_report.id);
-    size_t len = g_report.json.len;
-    size_t keep = len > FL_RECRASH_PARTIAL_MAX ? FL_RECRASH_PARTIAL_MAX : len;
-    fl_json_uint(w, "partial_bytes", len);
-    fl_json_string_n(w, "partial_report", g_report.json.buf, keep);
+    write_first_attempt(w);
     fl_json_end_object(w);
     if (g_images.count > 0) fl_report_images(w, &g_images);
     static char tail[FL_STDERR_TAIL];
@@ -298,11 +304,7 @@ static void write_recrash(int sig, const siginfo_t *info) {
     fl_json_begin_object(w, "recrash");
     fl_json_string(w, "stage", g_stage);
     write_signal(w, sig, info);
-    fl_json_string(w, "first_report_id", g_report.id);
-    size_t len = g_report.json.len;
-    size_t keep = len > FL_RECRASH_PARTIAL_MAX ? FL_RECRASH_PARTIAL_MAX : len;
-    fl_json_uint(w, "partial_bytes", len);
-    fl_json_string_n(w, "partial_report", g_report.json.buf, keep);
+    write_first_attempt(w);
     fl_json_end_object(w);
     // The partial report's frames refer to these images by index.
     if (g_images.count > 0) fl_report_images(w, &g_images);

@@ -61,15 +61,7 @@ final class SymbolizerSession: @unchecked Sendable {
     }
 
     private func start() -> Bool {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = arguments
-        let inPipe = Pipe(), outPipe = Pipe()
-        p.standardInput = inPipe
-        p.standardOutput = outPipe
-        p.standardError = FileHandle.nullDevice
-        ToolLocator.ignoreSIGPIPEOnce()
-        do { try p.run() } catch { return false }
+        guard let (p, inPipe, outPipe) = ToolLocator.launch(tool, arguments) else { return false }
         // Our own copies of the pipe ends, so Foundation closing its handles
         // cannot pull the descriptors away mid-batch.
         input = dup(inPipe.fileHandleForWriting.fileDescriptor)

@@ -34,15 +34,7 @@ public enum ToolLocator {
     /// Runs `tool` with `input` on stdin; returns stdout, nil if it could not
     /// start, failed, or ran longer than `timeout` seconds (then it is killed).
     public static func run(_ tool: String, _ args: [String], input: String, timeout: Double = defaultTimeout) -> String? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        let inPipe = Pipe(), outPipe = Pipe()
-        p.standardInput = inPipe
-        p.standardOutput = outPipe
-        p.standardError = FileHandle.nullDevice
-        ignoreSIGPIPEOnce()
-        do { try p.run() } catch { return nil }
+        guard let (p, inPipe, outPipe) = launch(tool, args) else { return nil }
         let pid = p.processIdentifier
         // Feed stdin from another thread so a large output cannot deadlock us.
         let data = Data(input.utf8)
@@ -66,6 +58,21 @@ public enum ToolLocator {
         finished.set()
         guard p.terminationReason == .exit, p.terminationStatus == 0 else { return nil }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Starts `tool` with pipes on its stdin and stdout and stderr discarded;
+    /// nil when it cannot start.
+    static func launch(_ tool: String, _ args: [String]) -> (Process, input: Pipe, output: Pipe)? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = args
+        let inPipe = Pipe(), outPipe = Pipe()
+        p.standardInput = inPipe
+        p.standardOutput = outPipe
+        p.standardError = FileHandle.nullDevice
+        ignoreSIGPIPEOnce()
+        do { try p.run() } catch { return nil }
+        return (p, inPipe, outPipe)
     }
 
     /// Ignores SIGPIPE for the whole process (once): a tool that exits early
