@@ -35,6 +35,13 @@
 //   main-exits-first the main thread leaves with pthread_exit; a worker then
 //                   fills the 100-block global cache, loses 77 bytes and
 //                   returns, and glibc ends the process with exit(0) from it
+//   reserved-region a 64 MiB anonymous read-write mapping, touched in one
+//                   page only, which holds the only pointer to a 555-byte
+//                   block; a private mapping of a file, never touched, whose
+//                   file holds the only pointer to a 444-byte block; a 77-byte
+//                   leak. Then an on-demand check, and the number of the
+//                   mapping's pages it made present (the zero page mapped in
+//                   by reading them) is printed
 #include "signal_storm.h"
 #include "victim_threads.h"
 
@@ -45,6 +52,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/mman.h>
@@ -297,6 +305,54 @@ __attribute__((noinline)) static void lose_through_two_paths(void) {
     }
 }
 
+// Pages of [p, p + len) that /proc/self/pagemap says are present or swapped
+// out, or -1.
+static long touched_pages(const char *p, size_t len) {
+    long page = sysconf(_SC_PAGESIZE), n = 0;
+    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    for (size_t off = 0; off < len; off += (size_t)page) {
+        unsigned long long e;
+        if (pread(fd, &e, sizeof e, (off_t)(((uintptr_t)p + off) / (uintptr_t)page * sizeof e)) != sizeof e) { n = -1; break; }
+        if (e >> 62) n++;
+    }
+    close(fd);
+    return n;
+}
+
+/// The reserved-region command (see the top of the file).
+static int reserved_region(void) {
+    long (*check)(void) = leak_check();
+    if (!check) { printf("victim: faultline_leak_check not found (shim not preloaded)\n"); return 2; }
+    size_t len = 64u << 20;
+    long page = sysconf(_SC_PAGESIZE);
+    char *r = mmap(0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED) { perror("victim: mmap"); return 2; }
+    void *kept = malloc(555);
+    memcpy(r + len / 2 + 64, &kept, sizeof kept);  // the block's only pointer, in the one touched page
+    kept = 0;
+    // The file is written with write(), so the mapping's page is never
+    // touched in this process: its contents are the file's.
+    int fd = open("pointer-file", O_RDWR | O_CREAT | O_TRUNC, 0600);
+    char buf[128] = {0};
+    void *in_file = malloc(444);
+    memcpy(buf + 64, &in_file, sizeof in_file);
+    in_file = 0;
+    if (fd < 0 || write(fd, buf, sizeof buf) != (ssize_t)sizeof buf) { perror("victim: pointer-file"); return 2; }
+    memset(buf, 0, sizeof buf);
+    char *f = mmap(0, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (f == MAP_FAILED) { perror("victim: mmap pointer-file"); return 2; }
+    close(fd);
+    leak_77();
+    clear_stack();
+    long before = touched_pages(r, len);
+    long lost = check();
+    long after = touched_pages(r, len);
+    printf("victim: on-demand check: %ld lost; %ld of %zu pages of the reserved region touched before it, %ld after\n",
+           lost, before, len / (size_t)page, after);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, 0, _IOLBF, 0);
     const char *cmd = argc > 1 ? argv[1] : "";
@@ -397,6 +453,8 @@ int main(int argc, char **argv) {
         int n = argc > 2 ? atoi(argv[2]) : 3;
         if (n < 1 || n > 100) { fprintf(stderr, "victim: fork-children takes 1 to 100 children\n"); return 2; }
         return fork_children(n);
+    } else if (!strcmp(cmd, "reserved-region")) {
+        return reserved_region();
     } else if (!strcmp(cmd, "growth")) {
         int ms = argc > 2 ? atoi(argv[2]) : 50, n = argc > 3 ? atoi(argv[3]) : 20;
         for (int i = 0; i < n; i++) {
@@ -406,7 +464,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|reserved-region|growth [MS N]\n");
         return 2;
     }
     return 0;
