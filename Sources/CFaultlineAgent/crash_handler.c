@@ -151,7 +151,12 @@ static void write_signal(fl_json *w, int sig, const siginfo_t *info) {
     fl_json_string(w, "name", fl_signal_name(sig));
     fl_json_int(w, "code", info->si_code);
     fl_json_string(w, "code_name", fl_signal_code_name(sig, info->si_code));
-    if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP)
+    // Only a signal the kernel raised for a fault has an address: in one a
+    // process sent (si_code <= 0: kill, tgkill, raise, sigqueue, as a
+    // program's own handler does when it re-raises a fault it caught)
+    // si_addr overlays the sender's pid and uid, and read "at address
+    // 0x15a4" for pid 5540.
+    if ((sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP) && info->si_code > 0)
         fl_json_hex(w, "fault_address", (uint64_t)(uintptr_t)info->si_addr);
     if (info->si_code == SI_USER || info->si_code == SI_TKILL || info->si_code == SI_QUEUE)
         fl_json_int(w, "sender_pid", info->si_pid);
