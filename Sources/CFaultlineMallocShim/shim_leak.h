@@ -33,10 +33,12 @@ typedef struct leak_scan {
     uint32_t threads_parked;   ///< other threads stopped and scanned from their sp
     uint32_t threads_missed;   ///< threads that did not park in time (whole stack mapping scanned)
     uint64_t stop_ns, scan_ns; ///< time to park the threads, time of the scan
+    int maps_errno;            ///< why /proc/thread-self/maps could not be read (the scan then fails)
 } leak_scan;
 
 /// Stops the other threads, scans and classifies every live block. Never
-/// allocates through malloc. Returns 0, or -1 when tracking is off.
+/// allocates through malloc. Returns 0, or -1 when tracking is off or the
+/// process's maps could not be read (`maps_errno` set; nothing classified).
 int shim_leak_scan_run(leak_scan *s);
 /// Releases a scan's memory.
 void shim_leak_scan_free(leak_scan *s);

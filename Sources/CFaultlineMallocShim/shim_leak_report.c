@@ -116,6 +116,16 @@ __attribute__((noinline)) static long check(const char *trigger) {
     leak_scan s;
     if (shim_leak_scan_run(&s) != 0) {
         pthread_mutex_unlock(&g_check_lock);
+        if (s.maps_errno) {
+            char l[256];
+            size_t n = fl_strlcpy(l, "faultline: leak check (", sizeof l);
+            n += fl_strlcpy(l + n, trigger, sizeof l - n);
+            n += fl_strlcpy(l + n, ") skipped, no report: cannot read /proc/self/maps: ", sizeof l - n);
+            const char *why = strerrordesc_np(s.maps_errno);  // a static table: no allocation
+            n += fl_strlcpy(l + n, why ? why : "unknown error", sizeof l - n);
+            if (n < sizeof l - 1) l[n++] = '\n';
+            fl_write_all(2, l, n);
+        }
         return -1;
     }
     shim_self.depth++;

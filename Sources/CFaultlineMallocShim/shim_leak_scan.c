@@ -55,6 +55,7 @@ typedef struct scanner {
     uint8_t mark_as;     // LEAK_REACHABLE, then LEAK_INDIRECT
     int64_t self;        // block being scanned in the lost phase (not marked by itself)
     pid_t pid;           // the scanning thread's id, for process_vm_readv (below)
+    int maps_errno;      // set when /proc/thread-self/maps could not be read: no scan
     int pagemap;         // /proc/thread-self/pagemap, or -1: every page is read
     int file_backed;     // the root being read maps a file: every page is read
     uint64_t pm[PAGEMAP_BATCH];
@@ -300,17 +301,22 @@ static void scan_maps(scanner *s, const char *maps, size_t len, const uintptr_t 
 
 // Through /proc/thread-self: /proc/self is the main thread's entry, which
 // reads empty once the main thread has ended (pthread_exit) while others run.
+// Returns 0 with errno set when nothing could be read (no fd left: EMFILE).
 static size_t read_maps(char *buf, size_t cap) {
     int fd = open("/proc/thread-self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     size_t n = 0;
+    int err = EIO;  // an empty maps file
     while (n < cap) {
         ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) err = errno;
         if (r <= 0) break;
         n += (size_t)r;
     }
     close(fd);
+    if (!n) errno = err;
     return n;
 }
 
@@ -328,6 +334,14 @@ __attribute__((noinline)) static void scan_everything(scanner *s, leak_thread *t
     sps[nsp++] = (uintptr_t)__builtin_frame_address(0);
     for (int i = 0; i < nthreads && nsp < 8193; i++) sps[nsp++] = threads[i].sp;
     size_t len = read_maps(maps, maps_cap);
+    // Without the maps there are no roots but the threads' registers and
+    // TLS, and nearly every block would be called lost: a process that had
+    // used up its fds (EMFILE) got a report of every block of its heap.
+    if (!len) { s->maps_errno = errno ? errno : EIO; return; }
+    // Opened after the maps were read, so that with a single fd left the
+    // maps get it and the roots are read whole instead.
+    s->pagemap = open("/proc/thread-self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (s->pagemap < 0) s->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
     scan_maps(s, maps, len, sps, nsp);
     for (int i = 0; i < nthreads; i++) {
         for (uint32_t r = 0; r < threads[i].nregs; r++) consider(s, threads[i].regs[r]);
@@ -348,9 +362,7 @@ int shim_leak_scan_run(leak_scan *out) {
     // (pthread_exit) while others run; every read then failed, no root was
     // read and every block was called lost.
     s.pid = (pid_t)syscall(SYS_gettid);
-    // Through /proc/thread-self as the maps are (read_maps).
-    s.pagemap = open("/proc/thread-self/pagemap", O_RDONLY | O_CLOEXEC);
-    if (s.pagemap < 0) s.pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    s.pagemap = -1;
     s.chunk = map(CHUNK);
     char *maps = map(MAPS_CAP);
     uint64_t t0 = fl_monotonic_ns();
@@ -383,6 +395,18 @@ int shim_leak_scan_run(leak_scan *out) {
         s.mark_as = LEAK_REACHABLE;
         s.self = -1;
         scan_everything(&s, threads, parked, maps, MAPS_CAP);
+    }
+    if (s.maps_errno) {
+        shim_leak_world_resume();
+        shim_live_unlock_all();
+        if (s.work) munmap(s.work, cap * sizeof(uint32_t));
+        if (s.chunk) munmap(s.chunk, CHUNK);
+        if (maps) munmap(maps, MAPS_CAP);
+        if (s.b) munmap(s.b, (cap ? cap : 1) * sizeof(leak_block));
+        if (s.pagemap >= 0) close(s.pagemap);
+        out->maps_errno = s.maps_errno;
+        shim_self.depth--;
+        return -1;
     }
     // Lost blocks: whatever another lost block points to is indirectly lost.
     // Still stopped: nothing may free a block while it is read.

@@ -35,6 +35,10 @@
 //   main-exits-first the main thread leaves with pthread_exit; a worker then
 //                   fills the 100-block global cache, loses 77 bytes and
 //                   returns, and glibc ends the process with exit(0) from it
+//   no-fds-left     fills the 100-block global cache and loses 77 bytes, then
+//                   opens /dev/null until no fd is left (EMFILE) and asks for
+//                   an on-demand check; closes them again and exits (exit
+//                   check)
 //   reserved-region a 64 MiB anonymous read-write mapping, touched in one
 //                   page only, which holds the only pointer to a 555-byte
 //                   block; a private mapping of a file, never touched, whose
@@ -320,6 +324,27 @@ static long touched_pages(const char *p, size_t len) {
     return n;
 }
 
+/// The no-fds-left command (see the top of the file).
+static int no_fds_left(void) {
+    long (*check)(void) = leak_check();
+    if (!check) { printf("victim: faultline_leak_check not found (shim not preloaded)\n"); return 2; }
+    fill_cache();
+    leak_77();
+    clear_stack();
+    static int fds[65536];
+    int n = 0;
+    while (n < (int)(sizeof fds / sizeof fds[0])) {
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd < 0) break;
+        fds[n++] = fd;
+    }
+    int err = errno;
+    long lost = check();
+    while (n > 0) close(fds[--n]);
+    printf("victim: opened /dev/null until %s; on-demand check with no fd left: %ld\n", err == EMFILE ? "EMFILE" : "another error", lost);
+    return 0;
+}
+
 /// The reserved-region command (see the top of the file).
 static int reserved_region(void) {
     long (*check)(void) = leak_check();
@@ -453,6 +478,8 @@ int main(int argc, char **argv) {
         int n = argc > 2 ? atoi(argv[2]) : 3;
         if (n < 1 || n > 100) { fprintf(stderr, "victim: fork-children takes 1 to 100 children\n"); return 2; }
         return fork_children(n);
+    } else if (!strcmp(cmd, "no-fds-left")) {
+        return no_fds_left();
     } else if (!strcmp(cmd, "reserved-region")) {
         return reserved_region();
     } else if (!strcmp(cmd, "growth")) {
@@ -464,7 +491,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|reserved-region|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|no-fds-left|reserved-region|growth [MS N]\n");
         return 2;
     }
     return 0;

@@ -20,8 +20,9 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
 
 /// Runs a leak check now (docs/leaks.md): stops the other threads, scans
 /// from the roots, writes a `leak` report (trigger `api`) and returns the
-/// number of lost blocks not suppressed, or -1 when leak tracking is off or
-/// the shim stepped aside. Call it from a normal thread, never from a
+/// number of lost blocks not suppressed, or -1 when leak tracking is off,
+/// the shim stepped aside, or /proc/self/maps could not be read (no fd left;
+/// no report then, one line on stderr). Call it from a normal thread, never from a
 /// signal handler; look it up with dlsym(RTLD_DEFAULT, "faultline_leak_check").
 long faultline_leak_check(void);
 
