@@ -1,6 +1,7 @@
 #include "hang_probe.h"
 #include "fd_transient.h"
 #include "fd_guard.h"
+#include "proc_tid.h"
 #include "sigsafe.h"
 
 #include <fcntl.h>
@@ -10,9 +11,11 @@
 
 // --- reading -----------------------------------------------------------------
 
+// `tid` is the process's own id (gettid); /proc may know it by another
+// (proc_tid.h).
 static size_t task_path(char *buf, pid_t tid, const char *leaf) {
     size_t l = fl_strlcpy(buf, "/proc/self/task/", 64);
-    l += fl_fmt_u64(buf + l, (uint64_t)tid);
+    l += fl_fmt_u64(buf + l, (uint64_t)fl_proc_tid(tid));
     buf[l++] = '/';
     l += fl_strlcpy(buf + l, leaf, 64 - l);
     return l;

@@ -6,10 +6,12 @@
 #include "memory_cgroup.h"
 #include "memory_pressure.h"
 #include "memory_stacks.h"
+#include "proc_tid.h"
 #include "report_file.h"
 #include "sigsafe.h"
 #include "thread_count.h"
 
+#include <sys/prctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -133,7 +135,7 @@ static atomic_int g_statm_ready;
 static void open_statm(pid_t tid) {
     if (g_statm >= 0) fl_fd_close(g_statm);
     char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/statm", (int)tid);
+    snprintf(path, sizeof path, "/proc/self/task/%d/statm", (int)fl_proc_tid(tid));
     // Read for the monitor's life: a program closing every fd must not take it.
     g_statm = tid > 0 ? fl_fd_guard(fl_open_high(path, O_RDONLY | O_CLOEXEC)) : -1;
     char buf[128];
@@ -256,6 +258,10 @@ static void charge_up_front(void) {
 }
 
 static void *monitor(void *unused) {
+    // Named by itself too: the creator's pthread_setname_np writes
+    // /proc/self/task/<tid>/comm, which is not this thread's when /proc
+    // belongs to another pid namespace (proc_tid.h).
+    prctl(PR_SET_NAME, "faultline-mem");
     // Never the target of the program's process-directed signals.
     sigset_t all;
     sigfillset(&all);

@@ -5,6 +5,7 @@
 #include "sigsafe.h"
 #include "thread_count.h"
 
+#include <sys/prctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -37,6 +38,10 @@ static void append(const char *p, size_t n) {
 static void after_fork_child(void);
 
 static void *drain(void *unused) {
+    // Named by itself too: the creator's pthread_setname_np writes
+    // /proc/self/task/<tid>/comm, which is not this thread's when /proc
+    // belongs to another pid namespace (proc_tid.h).
+    prctl(PR_SET_NAME, "faultline-err");
     // Block every signal here: this thread must not be picked for
     // process-directed signals the program expects on its own threads.
     sigset_t all;

@@ -1,4 +1,5 @@
 #include "thread_capture.h"
+#include "proc_tid.h"
 #include "fd_transient.h"
 #include "raw_syscall.h"
 #include "sigsafe.h"
@@ -121,14 +122,18 @@ int fl_threads_list(pid_t *tids, int max, int *total) {
     int fd = fl_open_high("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return 0;
     char buf[4096] __attribute__((aligned(8)));
-    int n = 0, all = 0;
+    int n = 0, all = 0, foreign = fl_proc_foreign();
     for (;;) {
         long r = syscall(SYS_getdents64, fd, buf, sizeof buf);
         if (r <= 0) break;
         for (long off = 0; off < r;) {
             struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
             if (d->d_name[0] >= '0' && d->d_name[0] <= '9') {
-                if (n < max) tids[n++] = (pid_t)fl_parse_dec(d->d_name, 0);
+                // /proc's id, which is not ours when /proc is another pid
+                // namespace's (proc_tid.h): tgkill would miss the thread.
+                pid_t tid = (pid_t)fl_parse_dec(d->d_name, 0);
+                if (foreign) tid = fl_ns_tid(tid);
+                if (n < max && tid > 0) tids[n++] = tid;
                 all++;
             }
             off += d->d_reclen;
@@ -142,7 +147,7 @@ int fl_threads_list(pid_t *tids, int max, int *total) {
 int fl_thread_name(pid_t tid, char *buf, int cap) {
     char path[64] = "/proc/self/task/";
     size_t l = fl_strlen(path);
-    l += fl_fmt_u64(path + l, (uint64_t)tid);
+    l += fl_fmt_u64(path + l, (uint64_t)fl_proc_tid(tid));
     fl_strlcpy(path + l, "/comm", sizeof path - l);
     ssize_t n = fl_read_file(path, buf, (size_t)cap);
     if (n <= 0) { buf[0] = 0; return 0; }
@@ -223,7 +228,7 @@ int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns) {
 int fl_thread_blocks_signal(pid_t tid, int sig) {
     char path[64], buf[2048];
     size_t l = fl_strlcpy(path, "/proc/self/task/", sizeof path);
-    l += fl_fmt_u64(path + l, (uint64_t)tid);
+    l += fl_fmt_u64(path + l, (uint64_t)fl_proc_tid(tid));
     fl_strlcpy(path + l, "/status", sizeof path - l);
     if (fl_read_file(path, buf, sizeof buf) <= 0 || sig < 1 || sig > 64) return 0;
     static const char key[] = "\nSigBlk:";

@@ -13,6 +13,7 @@
 #include "sigsafe.h"
 #include "thread_count.h"
 
+#include <sys/prctl.h>
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <errno.h>
@@ -122,6 +123,10 @@ static void snapshot(void) {
 }
 
 static void *helper(void *unused) {
+    // Named by itself too: the creator's pthread_setname_np writes
+    // /proc/self/task/<tid>/comm, which is not this thread's when /proc
+    // belongs to another pid namespace (proc_tid.h).
+    prctl(PR_SET_NAME, "faultline-leaks");
     shim_self.depth++;  // the helper's own allocations (none expected) are not tracked
     sigset_t all;
     sigfillset(&all);

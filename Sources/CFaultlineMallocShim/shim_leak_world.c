@@ -22,7 +22,7 @@
 #define MAX_THREADS 8192
 
 static leak_thread *g_slots;        // MAX_THREADS, mmap'd once, never unmapped
-static uint32_t *g_sent;            // tids signalled this round
+static uint32_t *g_sent;            // threads signalled this round, by /proc's ids
 static _Atomic int g_stopping, g_release, g_slot, g_arrived, g_departed;
 static struct sigaction g_old;
 static int g_installed;
@@ -84,18 +84,33 @@ static int already_sent(uint32_t tid, int n) {
 
 enum { THREAD_PARKS, THREAD_BLOCKS, THREAD_ENDED };
 
-// Whether thread `tid` can park: THREAD_BLOCKS when it blocks `sig` (SigBlk
-// in its status), THREAD_ENDED when it is a zombie — a main thread that
-// called pthread_exit stays listed until the process ends. Neither would
-// ever park, so the scan does not wait for them.
-static int thread_state(uint32_t tid, int sig) {
+// Whether the thread /proc/self/task lists as `proc_tid` can park:
+// THREAD_BLOCKS when it blocks `sig` (SigBlk in its status), THREAD_ENDED
+// when it is a zombie — a main thread that called pthread_exit stays listed
+// until the process ends. Neither would ever park, so the scan does not wait
+// for them. `*tid` receives the thread's id for tgkill: the last NSpid
+// field, which differs from /proc's when /proc belongs to another pid
+// namespace (unshare --pid without a /proc of its own; tgkill then failed
+// for every thread, none was stopped, and the process itself was taken for
+// another thread).
+static int thread_state(uint32_t proc_tid, int sig, uint32_t *tid) {
     char path[64] = "/proc/self/task/", buf[4096];
     size_t l = fl_strlen(path);
-    l += fl_fmt_u64(path + l, tid);
+    l += fl_fmt_u64(path + l, proc_tid);
     fl_strlcpy(path + l, "/status", sizeof path - l);
+    *tid = proc_tid;
     ssize_t n = fl_read_file(path, buf, sizeof buf - 1);
     if (n <= 0) return THREAD_PARKS;
     buf[n] = 0;
+    const char *ns = strstr(buf, "\nNSpid:");
+    if (ns) {
+        ns += 7;
+        for (;;) {
+            while (*ns == ' ' || *ns == '\t') ns++;
+            if (*ns < '0' || *ns > '9') break;
+            *tid = (uint32_t)fl_parse_dec(ns, &ns);
+        }
+    }
     const char *state = strstr(buf, "State:");
     if (state) {
         state += 6;
@@ -126,18 +141,19 @@ static int signal_new(int *sent, uint32_t self) {
             struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d = (void *)(buf + off);
             off += d->reclen;
             if (d->name[0] < '0' || d->name[0] > '9') continue;
-            uint32_t tid = (uint32_t)fl_parse_dec(d->name, 0);
-            if (tid == self || *sent >= MAX_THREADS || already_sent(tid, *sent)) continue;
-            int state = thread_state(tid, shim_cfg.leak_stop_signal);
+            uint32_t tid, proc_tid = (uint32_t)fl_parse_dec(d->name, 0);
+            if (*sent >= MAX_THREADS || already_sent(proc_tid, *sent)) continue;
+            int state = thread_state(proc_tid, shim_cfg.leak_stop_signal, &tid);
+            if (tid == self) continue;
             if (state == THREAD_ENDED) continue;  // nothing to stop, nothing missed
             if (state == THREAD_BLOCKS) {
-                g_sent[(*sent)++] = tid;  // remembered, not waited for
+                g_sent[(*sent)++] = proc_tid;  // remembered, not waited for
                 g_blocked++;
                 added++;
                 continue;
             }
             if (syscall(SYS_tgkill, (long)pid, (long)tid, (long)shim_cfg.leak_stop_signal) == 0) {
-                g_sent[(*sent)++] = tid;
+                g_sent[(*sent)++] = proc_tid;
                 added++;
             }
         }

@@ -154,11 +154,11 @@ static int write_thread(fl_json *w) {
     uint32_t tid = shim_tid();
     fl_json_begin_object(w, "crashed_thread");
     fl_json_int(w, "tid", tid);
-    char path[64] = "/proc/self/task/", name[64];
-    size_t l = fl_strlen(path);
-    l += fl_fmt_u64(path + l, tid);
-    fl_strlcpy(path + l, "/comm", sizeof path - l);
-    ssize_t nl = fl_read_file(path, name, sizeof name);
+    // The calling thread's own entry: /proc/self/task/<tid> is not this
+    // thread when /proc belongs to another pid namespace (unshare --pid
+    // without a /proc of its own).
+    char name[64];
+    ssize_t nl = fl_read_file("/proc/thread-self/comm", name, sizeof name);
     if (nl > 0) {
         while (nl > 0 && name[nl - 1] == '\n') name[--nl] = 0;
         fl_json_string(w, "name", name);

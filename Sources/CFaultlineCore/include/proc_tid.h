@@ -1,0 +1,30 @@
+// Thread ids when /proc belongs to another pid namespace than the process:
+// `unshare --pid --fork` without `--mount-proc`, or a sandbox that keeps the
+// host's /proc. /proc/self and /proc/self/task then name the process and
+// its threads by their ids in /proc's namespace, while getpid(), gettid()
+// and tgkill() use the process's own: a thread listed in /proc/self/task
+// cannot be signalled by that number, and /proc/self/task/<gettid()> is
+// not there (or, worse, another thread). Every function here returns its
+// argument unchanged when /proc is the process's own, which is checked
+// once per process (again after a fork into a new pid namespace).
+#ifndef FL_PROC_TID_H
+#define FL_PROC_TID_H
+
+#include <sys/types.h>
+
+/// 1 when /proc is another pid namespace's (its /proc/self is not
+/// getpid()), 0 when it is ours or cannot be read. Async-signal-safe.
+int fl_proc_foreign(void);
+
+/// The id /proc uses for the thread whose id (gettid, tgkill) is `tid`: for
+/// building /proc/self/task/<id>/… paths. `tid` itself when /proc is ours;
+/// 0 when /proc is foreign and no listed thread has that id.
+/// Async-signal-safe.
+pid_t fl_proc_tid(pid_t tid);
+
+/// The process's own id (gettid, tgkill) for the thread /proc/self/task
+/// lists as `proc_tid` (the last NSpid field of its status). `proc_tid`
+/// itself when /proc is ours; 0 when it cannot be told. Async-signal-safe.
+pid_t fl_ns_tid(pid_t proc_tid);
+
+#endif
