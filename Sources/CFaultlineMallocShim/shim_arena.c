@@ -17,6 +17,8 @@
 
 arena_class shim_arena_classes[CLASS_COUNT] __attribute__((aligned(64)));
 uintptr_t shim_arena_base;
+int shim_arena_trimmed;
+uint32_t shim_arena_class_limit[CLASS_COUNT];
 uint32_t shim_arena_class_sizes[SHIM_ARENA_CLASSES];
 static _Atomic size_t g_committed;
 /// 0: not reserved yet, 1: being reserved, 2: ready, 3: reservation failed.
@@ -67,6 +69,7 @@ static int reserve(void) {
             k->per_span = SHIM_SPAN_SIZE / k->size;
             k->start = k->frontier = k->committed = k->next = k->span_end = base + c * REGION_SIZE;
             k->reclaimed = (uint32_t *)stacks + (size_t)c * SHIM_SPANS_PER_REGION;
+            shim_arena_class_limit[c] = (uint32_t)REGION_SIZE;
         }
         // Published last: shim_arena_owns is true from here on.
         __atomic_store_n(&shim_arena_base, base, __ATOMIC_RELEASE);
@@ -86,7 +89,8 @@ static int next_span(arena_class *k) {
         span = k->start + ((uintptr_t)k->reclaimed[--k->reclaimed_count] << SHIM_SPAN_SHIFT);
     } else {
         if (k->frontier + SHIM_SPAN_SIZE > k->committed) {
-            if (k->committed + COMMIT_STEP > k->start + REGION_SIZE) return 0;
+            // The region's end, or after a trim what the class kept of it.
+            if (k->committed + COMMIT_STEP > k->start + shim_arena_class_limit[k - shim_arena_classes]) return 0;
             if (mprotect((void *)k->committed, COMMIT_STEP, PROT_READ | PROT_WRITE) != 0) return 0;
             __atomic_store_n(&k->committed, k->committed + COMMIT_STEP, __ATOMIC_RELEASE);
             atomic_fetch_add_explicit(&g_committed, COMMIT_STEP, memory_order_relaxed);
@@ -209,6 +213,26 @@ int shim_arena_readable_before(const void *p, size_t n) {
 void shim_arena_range(uintptr_t *lo, uintptr_t *hi) {
     *lo = atomic_load_explicit(&g_state, memory_order_acquire) == 2 ? shim_arena_base : 0;
     *hi = *lo ? *lo + CLASS_COUNT * REGION_SIZE : 0;
+}
+
+void shim_arena_trim(void) {
+    if (atomic_load_explicit(&g_state, memory_order_acquire) != 2 || __atomic_load_n(&shim_arena_trimmed, __ATOMIC_ACQUIRE))
+        return;
+    // Each class stops at its writable part (under its lock, so no class is
+    // growing meanwhile); ownership narrows before anything else can be
+    // mapped where the rest was.
+    for (unsigned c = 0; c < CLASS_COUNT; c++) {
+        arena_class *k = &shim_arena_classes[c];
+        shim_spin_lock(&k->lock);
+        shim_arena_class_limit[c] = (uint32_t)(k->committed - k->start);
+        shim_spin_unlock(&k->lock);
+    }
+    __atomic_store_n(&shim_arena_trimmed, 1, __ATOMIC_RELEASE);
+    for (unsigned c = 0; c < CLASS_COUNT; c++) {
+        const arena_class *k = &shim_arena_classes[c];
+        uintptr_t end = k->start + shim_arena_class_limit[c];
+        if (end < k->start + REGION_SIZE) munmap((void *)end, k->start + REGION_SIZE - end);
+    }
 }
 
 size_t shim_arena_committed(void) { return atomic_load_explicit(&g_committed, memory_order_relaxed); }

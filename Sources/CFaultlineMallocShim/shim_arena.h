@@ -44,9 +44,20 @@ extern uintptr_t shim_arena_base;
 /// Block size of each class, indexed by (address - base) / region size.
 extern uint32_t shim_arena_class_sizes[SHIM_ARENA_CLASSES];
 
-/// 1 when `p` lies in the arena's reserved range.
+/// 1 once shim_arena_trim gave back the unused part of the reservation:
+/// from then on each class owns only the first shim_arena_class_limit
+/// bytes of its region, and the rest may hold other mappings.
+extern int shim_arena_trimmed;
+/// Bytes of each class's region that the arena still holds (the region
+/// size until a trim).
+extern uint32_t shim_arena_class_limit[SHIM_ARENA_CLASSES];
+/// 1 when `p` lies in the arena's reserved range (and, after a trim, in the
+/// part of its class's region the arena kept).
 static inline int shim_arena_owns(const void *p) {
-    return (uintptr_t)p - shim_arena_base < SHIM_ARENA_CLASSES * SHIM_ARENA_REGION_SIZE && shim_arena_base;
+    uintptr_t off = (uintptr_t)p - shim_arena_base;
+    if (!(off < SHIM_ARENA_CLASSES * SHIM_ARENA_REGION_SIZE && shim_arena_base)) return 0;
+    if (__builtin_expect(!__atomic_load_n(&shim_arena_trimmed, __ATOMIC_ACQUIRE), 1)) return 1;
+    return off % SHIM_ARENA_REGION_SIZE < shim_arena_class_limit[off / SHIM_ARENA_REGION_SIZE];
 }
 /// The class whose region holds `p` (which the arena owns).
 static inline unsigned shim_arena_class_at(const void *p) {
@@ -58,7 +69,15 @@ int shim_arena_readable_before(const void *p, size_t n);
 /// The size of the arena block at `block` (its class size).
 static inline size_t shim_arena_block_size(const void *block) { return shim_arena_class_sizes[shim_arena_class_at(block)]; }
 /// The reserved range (lo == hi == 0 until the first arena allocation).
+/// After a trim, parts of it may be other mappings (see shim_arena_owns).
 void shim_arena_range(uintptr_t *lo, uintptr_t *hi);
+/// Gives the never-used part of every class's region back to the kernel
+/// (munmap) and stops each class at what it has made writable: blocks that
+/// do not fit go to glibc. For a program that lowers its own RLIMIT_AS
+/// (`ulimit -v`, setrlimit): the 40 GiB reservation counts against that
+/// limit, and every mmap and brk of the process failed after it. Not
+/// async-signal-safe (takes the class locks); idempotent.
+void shim_arena_trim(void);
 /// Bytes made readable and writable so far (all classes).
 size_t shim_arena_committed(void);
 /// Bytes given back to the kernel so far (shim_arena_scavenge.c).

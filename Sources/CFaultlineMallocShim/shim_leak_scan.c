@@ -389,9 +389,12 @@ int shim_leak_scan_run(leak_scan *out) {
         shim_depot_range(&dlo, &dhi);
         exclude(&s, dlo, dhi);
         // The arena outside live blocks holds only freed memory: no roots.
+        // After a trim its range may hold other mappings, which are roots;
+        // the arena's own writable parts are then read like any mapping
+        // (live blocks skipped), which costs time, not accuracy.
         uintptr_t alo, ahi;
         shim_arena_range(&alo, &ahi);
-        exclude(&s, alo, ahi);
+        if (!__atomic_load_n(&shim_arena_trimmed, __ATOMIC_ACQUIRE)) exclude(&s, alo, ahi);
         s.mark_as = LEAK_REACHABLE;
         s.self = -1;
         scan_everything(&s, threads, parked, maps, MAPS_CAP);
