@@ -2,7 +2,9 @@
 // (Scenarios/leaks/). Each command prints what it did on stdout.
 //   list            a 10-node linked list whose head pointer is dropped
 //   cache           100 blocks held by a global cache, plus one 77-byte leak
-//   thread-stack    a block held only in a thread's stack during an on-demand check
+//   thread-stack [MS] a block held only in a thread's stack during an on-demand
+//                   check (made MS ms after start, default at once: the
+//                   shim's helper thread has started by then)
 //   suppressed      a leak from suppressed_allocator() (and one that is not)
 //   suppressed-file writes leaks.supp (with one malformed line) into the
 //                   working directory and re-runs itself as `suppressed` with
@@ -35,6 +37,9 @@
 //   main-exits-first the main thread leaves with pthread_exit; a worker then
 //                   fills the 100-block global cache, loses 77 bytes and
 //                   returns, and glibc ends the process with exit(0) from it
+//   thread-exits    4 threads each lose 77 bytes and end; main joins them
+//                   and exits normally (their stacks stay mapped in glibc's
+//                   cache)
 //   no-fds-left     fills the 100-block global cache and loses 77 bytes, then
 //                   opens /dev/null until no fd is left (EMFILE) and asks for
 //                   an on-demand check; closes them again and exits (exit
@@ -324,6 +329,16 @@ static long touched_pages(const char *p, size_t len) {
     return n;
 }
 
+/// The thread-exits command (see the top of the file).
+static int thread_exits(void) {
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) pthread_create(&t[i], 0, leaking_thread, 0);
+    for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
+    clear_stack();
+    printf("victim: 4 threads each lost 77 bytes and ended\n");
+    return 0;
+}
+
 /// The no-fds-left command (see the top of the file).
 static int no_fds_left(void) {
     long (*check)(void) = leak_check();
@@ -398,6 +413,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(cmd, "thread-stack")) {
         long (*check)(void) = leak_check();
         if (!check) { printf("victim: faultline_leak_check not found (shim not preloaded)\n"); return 2; }
+        if (argc > 2) usleep((useconds_t)atoi(argv[2]) * 1000);
         pthread_t t;
         pthread_create(&t, 0, thread_holder, 0);
         pthread_mutex_lock(&g_lock);
@@ -478,6 +494,8 @@ int main(int argc, char **argv) {
         int n = argc > 2 ? atoi(argv[2]) : 3;
         if (n < 1 || n > 100) { fprintf(stderr, "victim: fork-children takes 1 to 100 children\n"); return 2; }
         return fork_children(n);
+    } else if (!strcmp(cmd, "thread-exits")) {
+        return thread_exits();
     } else if (!strcmp(cmd, "no-fds-left")) {
         return no_fds_left();
     } else if (!strcmp(cmd, "reserved-region")) {
@@ -491,7 +509,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|no-fds-left|reserved-region|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|reserved-region|growth [MS N]\n");
         return 2;
     }
     return 0;
