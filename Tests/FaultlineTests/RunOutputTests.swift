@@ -19,6 +19,10 @@ import Testing
         (["--junit", "missing/results.xml"], "faultline: cannot write missing/results.xml: No such file or directory; pass another --junit"),
         (["--json", "."], "faultline: cannot write .: it is a folder; pass another --json"),
         (["--artifacts", "a-file/artifacts"], "faultline: cannot create a-file/artifacts: Not a directory; pass another --artifacts"),
+        // Empty paths: --junit "" failed after the whole suite with Foundation's
+        // error text, --artifacts "" wrote into the current folder.
+        (["--junit", ""], "faultline: an empty path names no file or folder; pass another --junit"),
+        (["--artifacts", ""], "faultline: an empty path names no file or folder; pass another --artifacts"),
     ])
     func unwritableOutputIsOneLineBeforeAnythingRuns(options: [String], message: String) throws {
         let dir = try makeTemporaryDirectory()
@@ -41,5 +45,27 @@ import Testing
         #expect((json as? [String: Any])?["scenarios"] != nil)
         #expect(try String(contentsOfFile: "\(dir)/results.xml", encoding: .utf8).contains("<testsuite"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).allSatisfy { !$0.hasPrefix(".faultline-probe") })
+    }
+
+    /// Outputs on a full file system: refused before anything runs, like any
+    /// other unwritable path (an empty probe file fit, so the scenarios ran
+    /// and failed for want of space, and --json failed after the suite with
+    /// Foundation's error text). The folders the check made are removed.
+    @Test func fullFileSystemIsOneLineBeforeAnythingRuns() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        guard let full = try FullFileSystem(in: dir) else { return }  // mounting needs root
+        defer { full.unmount() }
+        for (options, message) in [
+            (["--json", "full/results.json"], "faultline: cannot write full/results.json: No space left on device; pass another --json"),
+            (["--artifacts", "full/a/b"], "faultline: cannot write into full/a/b: No space left on device; pass another --artifacts"),
+        ] {
+            let result = try run(options, in: dir)
+            #expect(result.status == 73, "\(result.stderr)")
+            #expect(result.stderr == message + "\n")
+            #expect(result.stdout.isEmpty, "the suite ran: \(result.stdout)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: "\(dir)/full") == ["filler"])
+        }
+        #expect(OutputLocation.write(Data("x".utf8), to: "\(dir)/full/x.json") == "cannot write \(dir)/full/x.json: No space left on device")
     }
 }

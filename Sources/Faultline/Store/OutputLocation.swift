@@ -11,6 +11,7 @@ public enum OutputLocation {
     /// Nil when a file can be created at `path` (its folder must exist);
     /// else one line naming the path and the cause.
     public static func problem(writingFile path: String) -> String? {
+        if path.isEmpty { return emptyPath }
         var st = stat()
         if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
             return "cannot write \(path): it is a folder"
@@ -20,40 +21,84 @@ public enum OutputLocation {
     }
 
     /// Nil when `path` is a folder a file can be created in, after creating
-    /// it and its missing parents; else one line naming the path and the cause.
+    /// it and its missing parents; else one line naming the path and the
+    /// cause, and the folders this call created are removed again.
     public static func problem(folder path: String) -> String? {
+        if path.isEmpty { return emptyPath }
         var current = path.hasPrefix("/") ? "" : "."
+        var created: [String] = []
+        defer { for dir in created.reversed() where rmdir(dir) != 0 { break } }
         for part in path.split(separator: "/") {
             current += "/" + part
-            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+            if mkdir(current, 0o755) == 0 {
+                created.append(current)
+            } else if errno != EEXIST {
                 let why = String(cString: strerror(errno))
                 return current.hasSuffix(path) ? "cannot create \(path): \(why)" : "cannot create \(path): \(current): \(why)"
             }
         }
-        return probe(path).map { "cannot write into \(path): \($0)" }
+        if let why = probe(path) { return "cannot write into \(path): \(why)" }
+        created = []
+        return nil
     }
 
-    /// Writes all of `data` to `path` or nothing (a temporary file renamed
-    /// into place). Nil when written; else one line naming the path and why.
+    /// Writes all of `data` to `path` or nothing (a temporary file in the
+    /// same folder, flushed, renamed into place). Nil when written; else one
+    /// line naming the path and why (strerror text, also for a full disk).
     public static func write(_ data: Data, to path: String) -> String? {
-        do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-            return nil
-        } catch {
-            let why = (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
-            return "cannot write \(path): \(why)"
+        if path.isEmpty { return emptyPath }
+        var st = stat()
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { return "cannot write \(path): it is a folder" }
+        let parent = (path as NSString).deletingLastPathComponent
+        var template = Array("\(parent.isEmpty ? "." : parent)/.faultline-write-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { return "cannot write \(path): \(String(cString: strerror(errno)))" }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var failure: Int32 = 0
+        data.withUnsafeBytes { bytes in
+            var done = 0
+            while done < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { failure = n < 0 ? errno : ENOSPC; return }
+                done += n
+            }
         }
+        if failure == 0 && fchmod(fd, 0o644 & ~currentUmask()) != 0 { failure = errno }
+        if failure == 0 && fsync(fd) != 0 { failure = errno }
+        if close(fd) != 0 && failure == 0 { failure = errno }
+        if failure == 0 && rename(temporary, path) != 0 { failure = errno }
+        guard failure != 0 else { return nil }
+        unlink(temporary)
+        return "cannot write \(path): \(String(cString: strerror(failure)))"
     }
 
-    /// Creates and removes a file in `folder`; nil when that worked, else
-    /// why not (strerror). Root passes permission checks that a real write
-    /// can still fail, e.g. on a read-only file system.
+    /// The process's umask (read by setting it and putting it back).
+    private static func currentUmask() -> mode_t {
+        let mask = umask(0o022)
+        umask(mask)
+        return mask
+    }
+
+    /// The problem with an empty path (`--json ""`): it names no file, and
+    /// the folder checks would otherwise look at `/` or `.`.
+    static let emptyPath = "an empty path names no file or folder"
+
+    /// Creates a file in `folder`, writes a byte into it and removes it;
+    /// nil when that worked, else why not (strerror). Root passes
+    /// permission checks that a real write can still fail, e.g. on a
+    /// read-only file system; and an empty file fits on a full one, where
+    /// the first byte gets ENOSPC.
     static func probe(_ folder: String) -> String? {
         let probe = "\(folder)/.faultline-probe-\(getpid())"
         let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
+        var byte: UInt8 = 0x0a
+        var written = -1
+        repeat { written = Glibc.write(fd, &byte, 1) } while written < 0 && errno == EINTR
+        let why = written == 1 ? nil : String(cString: strerror(written < 0 ? errno : ENOSPC))
         close(fd)
         unlink(probe)
-        return nil
+        return why
     }
 }
