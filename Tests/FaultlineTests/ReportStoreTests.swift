@@ -115,6 +115,30 @@ import Testing
         }
     }
 
+    /// A FIFO named like a report is refused without waiting for a writer
+    /// (`report list` and `report show` hung in open(2) forever).
+    @Test func fifoIsRefusedWithoutBlocking() throws {
+        let f = try Fixture()
+        defer { try? FileManager.default.removeItem(atPath: f.dir) }
+        let fifo = "\(f.dir)/crash-fifo.json"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var entries: [ReportStore.Entry] = []
+        Thread { entries = (try? ReportStore.list(directory: f.dir)) ?? []; done.signal() }.start()
+        if done.wait(timeout: .now() + 10) == .timedOut {
+            Issue.record("listing a directory with a FIFO blocked")
+            let unblock = open(fifo, O_WRONLY | O_NONBLOCK)  // the blocked open(2) returns
+            done.wait()
+            close(unblock)
+        }
+        #expect(entries.compactMap(\.report).count == 1)
+        if case .failure(let error)? = entries.first(where: { $0.path == fifo })?.result {
+            #expect(error.description == "\(fifo): cannot read: not a regular file; give a report file")
+        } else {
+            Issue.record("the FIFO is not listed as a bad file")
+        }
+    }
+
     @Test func listingSkipsBadFilesAndKeepsGoing() throws {
         let f = try Fixture()
         defer { try? FileManager.default.removeItem(atPath: f.dir) }

@@ -180,7 +180,10 @@ public enum ReportStore {
 
     /// The file's bytes, or why it cannot be read (with what to do).
     static func readFile(_ path: String) throws(ReportLoadError) -> Data {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO named like a report would otherwise wait
+        // for a writer forever; it is refused below as not a regular file.
+        // (For regular files the flag changes nothing.)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw ReportLoadError(path: path, reason: .unreadable(explain(errno))) }
         defer { close(fd) }
         var st = stat()
