@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `faultline` command: runs the scenario suite, runs programs under the
 /// agent, and shows reports.
@@ -17,4 +18,38 @@ struct FaultlineCommand: AsyncParsableCommand {
             RunCommand.self, ListCommand.self, ExecCommand.self, ReportCommand.self, DoctorCommand.self, CGroupExecCommand.self, BenchCommand.self,
         ]
     )
+
+    /// ArgumentParser's `main`, except that a bad option or value is one
+    /// line (`faultline: MESSAGE (see 'faultline run --help')`, exit 64)
+    /// instead of the error, a help line, the usage text and a pointer to
+    /// --help on four lines.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exitWithOneLine(error)
+        }
+    }
+
+    /// Help requests and bare exit codes as ArgumentParser ends them; every
+    /// other error as one `faultline:` line on stderr.
+    private static func exitWithOneLine(_ error: Error) -> Never {
+        let code = exitCode(for: error)
+        let text = message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard code != .success, !text.isEmpty else { exit(withError: error) }
+        var line = "faultline: " + text.replacingOccurrences(of: "\n", with: " ")
+        // ArgumentParser's usage text ends "See 'faultline run --help' for more information."
+        let full = fullMessage(for: error, columns: 10_000)
+        if code == .validationFailure, let see = full.range(of: "See '"),
+           let end = full[see.upperBound...].firstIndex(of: "'") {
+            line += " (see '\(full[see.upperBound..<end])')"
+        }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+        Foundation.exit(code.rawValue)
+    }
 }
