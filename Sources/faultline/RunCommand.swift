@@ -48,7 +48,15 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
         if repeatCount < 1 { throw ValidationError("--repeat must be at least 1, got \(repeatCount)") }
+        // Every run gets a slot up front: --repeat 999999999999 died in a
+        // 24 TB allocation (Swift fatal error and a crash dump).
+        if repeatCount > Self.maximumRepeat {
+            throw ValidationError("--repeat must be at most \(Self.maximumRepeat), got \(repeatCount)")
+        }
     }
+
+    /// The largest `--repeat`: more than a day of the quickest scenario.
+    static let maximumRepeat = 100_000
 
     func run() throws {
         let build = SuiteLocation.buildDirectory(buildDirectory)

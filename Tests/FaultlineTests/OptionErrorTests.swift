@@ -9,6 +9,7 @@ import Testing
         (["run", "--jobs", "abc"], "faultline: The value 'abc' is invalid for '--jobs <jobs>' (see 'faultline run --help')"),
         (["run", "--jobs", "-1"], "faultline: Missing value for '--jobs <jobs>' (see 'faultline run --help')"),
         (["run", "--repeat", "0"], "faultline: --repeat must be at least 1, got 0 (see 'faultline run --help')"),
+        (["run", "--repeat", "999999999999"], "faultline: --repeat must be at most 100000, got 999999999999 (see 'faultline run --help')"),
         (["list", "--scenarios"], "faultline: Missing value for '--scenarios <dir>' (see 'faultline list --help')"),
         (["report", "show"], "faultline: Missing expected argument '<report>' (see 'faultline report show --help')"),
         (["bench", "--threshold", "0"], "faultline: --threshold 0.0 must be a fraction above 0, e.g. 0.1 for 10 % (see 'faultline bench --help')"),
