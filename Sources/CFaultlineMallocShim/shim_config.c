@@ -38,15 +38,22 @@ shim_config shim_cfg = {
     .leak_growth_min_bytes = 1024,
 };
 
+// A value longer than this is shown cut, with "...": the line must keep
+// room for what is wrong with it and its newline (a 700-byte value filled
+// the line, which then said nothing about it and ran into the next one).
+#define WARN_VALUE_MAX 96
+
 void shim_config_warn(const char *name, const char *value, const char *what) {
-    char line[512];
-    size_t n = fl_strlcpy(line, "faultline: ", sizeof line);
-    n += fl_strlcpy(line + n, name, sizeof line - n);
-    n += fl_strlcpy(line + n, "=", sizeof line - n);
-    n += fl_strlcpy(line + n, value, sizeof line - n);
-    n += fl_strlcpy(line + n, " ", sizeof line - n);
-    n += fl_strlcpy(line + n, what, sizeof line - n);
-    if (n < sizeof line - 1) line[n++] = '\n';
+    char line[512], shown[WARN_VALUE_MAX + 4];
+    size_t v = fl_strlcpy(shown, value, WARN_VALUE_MAX + 1);
+    if (value[v]) fl_strlcpy(shown + v, "...", sizeof shown - v);
+    size_t n = fl_strlcpy(line, "faultline: ", sizeof line - 1);
+    n += fl_strlcpy(line + n, name, sizeof line - 1 - n);
+    n += fl_strlcpy(line + n, "=", sizeof line - 1 - n);
+    n += fl_strlcpy(line + n, shown, sizeof line - 1 - n);
+    n += fl_strlcpy(line + n, " ", sizeof line - 1 - n);
+    n += fl_strlcpy(line + n, what, sizeof line - 1 - n);
+    line[n++] = '\n';  // always: sizeof line - 1 kept room for it
     fl_write_all(2, line, n);
 }
 

@@ -52,7 +52,8 @@ extern shim_config shim_cfg;
 void shim_config_load(void);
 
 /// "faultline: NAME=VALUE WHAT" as one line on stderr, without stdio (this
-/// runs before and inside malloc).
+/// runs before and inside malloc). A VALUE over 96 bytes is shown cut, with
+/// "...", so WHAT and the newline always fit.
 void shim_config_warn(const char *name, const char *value, const char *what);
 
 #endif
