@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,8 +92,18 @@ int fl_write_all(int fd, const void *buf, size_t len) {
 }
 
 ssize_t fl_read_file(const char *path, char *buf, size_t cap) {
-    int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK and regular files only: a FIFO given as a file (a
+    // FAULTLINE_LEAK_SUPPRESSIONS path) blocked the program in open(2) at
+    // startup, waiting for a writer. /proc files are regular.
+    int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        close(fd);
+        errno = e;
+        return -1;
+    }
     size_t n = 0;
     while (n + 1 < cap) {
         ssize_t r = read(fd, buf + n, cap - 1 - n);

@@ -7,6 +7,7 @@
 #include "shim_leak.h"
 #include "sigsafe.h"
 
+#include <errno.h>
 #include <string.h>
 
 #define MAX_PATTERNS 256
@@ -39,10 +40,14 @@ void shim_leak_suppress_load(const char *path) {
     if (!path || !*path) return;
     ssize_t len = fl_read_file(path, g_text, sizeof g_text - 1);
     if (len < 0) {
+        const char *why = errno == ENOENT ? " (no such file)" : errno == EACCES ? " (permission denied)"
+                        : errno == EISDIR ? " (a directory)" : errno == EINVAL ? " (not a regular file)" : "";
         char l[1024];
-        size_t n = fl_strlcpy(l, "faultline: cannot read FAULTLINE_LEAK_SUPPRESSIONS=", sizeof l);
-        n += fl_strlcpy(l + n, path, sizeof l - n);
-        n += fl_strlcpy(l + n, "; leaks are reported unsuppressed (check the path)\n", sizeof l - n);
+        size_t n = fl_strlcpy(l, "faultline: cannot read FAULTLINE_LEAK_SUPPRESSIONS=", sizeof l - 1);
+        n += fl_strlcpy(l + n, path, sizeof l - 1 - n);
+        n += fl_strlcpy(l + n, why, sizeof l - 1 - n);
+        n += fl_strlcpy(l + n, "; leaks are reported unsuppressed (check the path)", sizeof l - 1 - n);
+        l[n++] = '\n';
         fl_write_all(2, l, n);
         return;
     }

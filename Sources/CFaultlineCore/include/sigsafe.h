@@ -30,7 +30,9 @@ uint64_t fl_parse_hex(const char *s, const char **end);
 uint64_t fl_parse_dec(const char *s, const char **end);
 /// Writes all of `len` bytes, retrying on EINTR/short writes. 0 on success.
 int fl_write_all(int fd, const void *buf, size_t len);
-/// Reads a whole small file into `buf` (NUL-terminated); returns length or -1.
+/// Reads a whole small regular file into `buf` (NUL-terminated); returns
+/// its length, or -1 with errno (EISDIR for a directory, EINVAL for any
+/// other file that is not regular, such as a FIFO, which is never waited on).
 ssize_t fl_read_file(const char *path, char *buf, size_t cap);
 /// Sleeps for `ns` nanoseconds (nanosleep is async-signal-safe).
 void fl_sleep_ns(uint64_t ns);

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// FAULTLINE_LEAK_SUPPRESSIONS naming something that is not a regular
+/// file: one line saying so, and the program runs on with its leaks
+/// reported unsuppressed.
+@Suite struct LeakSuppressionFileTests {
+    private func run(suppressions: String, in dir: String) throws -> Finished {
+        let preload = try ["libFaultlineAgentPreload.so", "libFaultlineMallocShim.so"].map { try BuildProducts.path($0) }
+        return try runProgram(try BuildProducts.path("victim-leak"), ["list"], environment: [
+            "LD_PRELOAD": preload.joined(separator: ":"), "FAULTLINE_REPORT_DIR": "\(dir)/reports",
+            "FAULTLINE_DETECTORS": "leaks", "FAULTLINE_LEAK_SUPPRESSIONS": suppressions,
+        ])
+    }
+
+    /// A FIFO is refused at once; the program blocked in open(2) at startup,
+    /// waiting for a writer (here one comes after 10 s, so the test ends).
+    @Test func fifoIsRefusedWithoutWaiting() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let fifo = "\(dir)/suppressions"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            // A blocked reader would wait for ever: open a writer and close it.
+            if finished.wait(timeout: .now() + 10) == .timedOut {
+                let fd = open(fifo, O_WRONLY | O_NONBLOCK)
+                if fd >= 0 { close(fd) }
+            }
+        }.start()
+        let start = Date()
+        let result = try run(suppressions: fifo, in: dir)
+        finished.signal()
+        #expect(Date().timeIntervalSince(start) < 8, "the program waited for a writer")
+        #expect(result.stderr.components(separatedBy: "\n").filter { $0.contains("SUPPRESSIONS") }
+            == ["faultline: cannot read FAULTLINE_LEAK_SUPPRESSIONS=\(fifo) (not a regular file); leaks are reported unsuppressed (check the path)"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(dir)/reports").contains { $0.hasPrefix("leak-") })
+    }
+
+    /// A directory and a missing file say which.
+    @Test(arguments: [("", "(a directory)"), ("/missing", "(no such file)")])
+    func otherUnreadablePathsSayWhy(suffix: String, why: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let result = try run(suppressions: dir + suffix, in: dir)
+        #expect(result.stderr.contains("faultline: cannot read FAULTLINE_LEAK_SUPPRESSIONS=\(dir + suffix) \(why); leaks are reported unsuppressed"))
+    }
+}
