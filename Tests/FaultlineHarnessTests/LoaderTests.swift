@@ -147,6 +147,23 @@ import Testing
         #expect(error("")?.description == "s.yaml:1: empty scenario file; it needs at least name, victim and expect")
     }
 
+    /// Keys that check nothing are no expectation: these scenarios passed
+    /// whatever the victim did.
+    @Test(arguments: ["  no_reports: false\n", "  stderr_contains: []\n", "  stdout_contains: []\n  no_reports: false\n"])
+    func expectThatChecksNothingIsRefused(expect: String) {
+        #expect(error("name: a\nvictim: v\nexpect:\n" + expect)?.description
+            == "s.yaml:4: expect checks nothing (no_reports: false and empty lists check nothing); say what must happen (exit, reports, no_reports: true, stderr_contains…)")
+    }
+
+    /// A folder named `x.yaml` is named as a folder, not as a file that may
+    /// not exist or be unreadable.
+    @Test func folderNamedLikeAScenarioFile() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/old.yaml", withIntermediateDirectories: true)
+        #expect(ScenarioSuite.load(directory: dir.path).errors.map(\.description)
+            == ["\(dir.path)/old.yaml:1: a folder named like a scenario file; rename it so it does not end in .yaml or .yml (scenario files are the files that do)"])
+    }
+
     @Test func badValues() {
         #expect(error("name: a\nvictim: v\ninject: [crash, heap]\nexpect: {no_reports: true}\n")?.description
             == "s.yaml:3: unknown detector 'heap' in inject; use one of: crash, cxx_exception, hang, memory, use_after_free, leaks, shim")

@@ -22,6 +22,11 @@ public struct ScenarioLoader: Sendable {
     /// Loads the file at `path`; errors name it as `displayPath` (default `path`).
     public func load(path: String, displayPath: String? = nil) throws(ScenarioLoadError) -> Scenario {
         let shown = displayPath ?? path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ScenarioLoadError(SourceLocation(file: shown, line: 1),
+                "a folder named like a scenario file; rename it so it does not end in .yaml or .yml (scenario files are the files that do)")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ScenarioLoadError(SourceLocation(file: shown, line: 1), "cannot read the file; check that it exists and is readable")
         }
@@ -169,6 +174,11 @@ public struct ScenarioLoader: Sendable {
                 throw r.error(flagNode, "no_reports: true contradicts the reports listed; keep one of them")
             }
             e.reports = []
+        }
+        // `no_reports: false` and empty lists are keys that check nothing:
+        // such a scenario passed whatever the victim did.
+        if e.exit == nil && e.reports == nil && e.stderrContains.isEmpty && e.stdoutContains.isEmpty {
+            throw r.error(node, "expect checks nothing (no_reports: false and empty lists check nothing); say what must happen (exit, reports, no_reports: true, stderr_contains…)")
         }
         return e
     }
