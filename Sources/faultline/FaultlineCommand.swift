@@ -1,4 +1,5 @@
 import ArgumentParser
+import Faultline
 import Foundation
 
 /// The `faultline` command: runs the scenario suite, runs programs under the
@@ -42,7 +43,7 @@ struct FaultlineCommand: AsyncParsableCommand {
         let code = exitCode(for: error)
         let text = message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
         guard code != .success, !text.isEmpty else { exit(withError: error) }
-        var line = "faultline: " + text.replacingOccurrences(of: "\n", with: " ")
+        var line = "faultline: " + OneLine.escaped(text)
         // ArgumentParser's usage text ends "See 'faultline run --help' for more information."
         let full = fullMessage(for: error, columns: 10_000)
         if code == .validationFailure, let see = full.range(of: "See '"),

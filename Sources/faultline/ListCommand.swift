@@ -1,4 +1,5 @@
 import ArgumentParser
+import Faultline
 import FaultlineHarness
 import Foundation
 
@@ -22,7 +23,7 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let build = SuiteLocation.buildDirectory(buildDirectory)
         guard let directory = SuiteLocation.scenariosDirectory(scenariosDirectory, build: build) else {
-            FileHandle.standardError.write(Data("faultline: no Scenarios directory here or in the package above \(build.path); pass --scenarios DIR\n".utf8))
+            FileHandle.standardError.write(Data("faultline: \(OneLine.escaped("no Scenarios directory here or in the package above \(build.path)")); pass --scenarios DIR\n".utf8))
             throw ExitCode(2)
         }
         let suite = ScenarioSuite.load(directory: directory)

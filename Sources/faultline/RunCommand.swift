@@ -97,7 +97,7 @@ struct RunCommand: ParsableCommand {
     /// Prints `faultline: message` and exits 2 (bad suite or selection, as opposed
     /// to 1 for failing scenarios).
     private func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("faultline: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("faultline: \(OneLine.escaped(message))\n".utf8))
         Foundation.exit(2)
     }
 

@@ -34,7 +34,8 @@ public struct RunReportDirectory: Sendable {
     public struct SetupError: Error, CustomStringConvertible, Sendable {
         /// What went wrong.
         public let message: String
-        public var description: String { message }
+        /// `message`, one line whatever the path holds.
+        public var description: String { OneLine.escaped(message) }
     }
 
     /// Creates (and checks by writing a probe file) the directory for a run.

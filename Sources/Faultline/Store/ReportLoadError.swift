@@ -30,7 +30,11 @@ public struct ReportLoadError: Error, CustomStringConvertible, Sendable, Equatab
         self.reason = reason
     }
 
-    public var description: String {
+    /// One line even when the path holds a newline or another control
+    /// character (written as an escape).
+    public var description: String { OneLine.escaped(text) }
+
+    private var text: String {
         switch reason {
         case .unreadable(let why): return "\(path): cannot read: \(why)"
         case .empty: return "\(path): empty file, not a report; delete it"

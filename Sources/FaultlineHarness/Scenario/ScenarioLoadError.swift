@@ -1,3 +1,5 @@
+import Faultline
+
 /// A scenario file that cannot be used. Its description is one line:
 /// `FILE:LINE: what is wrong and what to do`.
 public struct ScenarioLoadError: Error, Sendable, CustomStringConvertible, Equatable {
@@ -12,5 +14,7 @@ public struct ScenarioLoadError: Error, Sendable, CustomStringConvertible, Equat
         self.message = message
     }
 
-    public var description: String { "\(location): \(message)" }
+    /// One line even when the file name or a quoted value holds a newline
+    /// or another control character (written as an escape).
+    public var description: String { OneLine.escaped("\(location): \(message)") }
 }

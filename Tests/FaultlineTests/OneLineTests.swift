@@ -1,0 +1,39 @@
+import Faultline
+import Foundation
+import Testing
+
+/// Error lines stay one line when the paths or values they quote hold
+/// newlines or other control characters (legal in Linux file names).
+@Suite struct OneLineTests {
+    @Test func controlCharactersAreEscaped() {
+        #expect(OneLine.escaped("plain ünïcode/with spaces") == "plain ünïcode/with spaces")
+        #expect(OneLine.escaped("a\nb\tc\r\0d\u{1B}[0m\u{7F}") == "a\\nb\\tc\\r\\0d\\u{1B}[0m\\u{7F}")
+    }
+
+    @Test func reportErrorsNameAPathWithANewlineOnOneLine() {
+        let error = ReportLoadError(path: "/tmp/new\nline/crash.json", reason: .empty)
+        #expect(error.description == "/tmp/new\\nline/crash.json: empty file, not a report; delete it")
+    }
+
+    /// Through the CLI: a results path and a scenario folder with a newline.
+    @Test func cliErrorsNameAPathWithANewlineOnOneLine() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let odd = "\(dir)/new\nline"
+        try FileManager.default.createDirectory(atPath: "\(odd)/Scenarios", withIntermediateDirectories: true)
+        try "name: a\nvictim: v\nbogus: 1\nexpect: {no_reports: true}\n".write(toFile: "\(odd)/Scenarios/a.yaml", atomically: true, encoding: .utf8)
+        let faultline = try BuildProducts.path("faultline")
+        let list = try runProgram(faultline, ["list", "--scenarios", "\(odd)/Scenarios"])
+        #expect(list.status == 2)
+        #expect(list.stderr.hasPrefix("\(dir)/new\\nline/Scenarios/a.yaml:3: unknown key 'bogus' in the scenario;"))
+        #expect(list.stderr.filter { $0 == "\n" }.count == 1, "\(list.stderr)")
+        let run = try runProgram(faultline, ["run", "--scenarios", "\(odd)/Scenarios", "--json", "\(odd)/missing/results.json"])
+        #expect(run.stderr.components(separatedBy: "\n").first == "\(dir)/new\\nline/Scenarios/a.yaml:3: unknown key 'bogus' in the scenario; known keys: name, description, victim, args, inject, mode, env, timeout, memory_limit, requires, expect")
+        try FileManager.default.removeItem(atPath: "\(odd)/Scenarios/a.yaml")
+        try "name: a\nvictim: victim-c\nargs: [exit]\nexpect: {exit: {code: 0}}\n".write(toFile: "\(odd)/Scenarios/a.yaml", atomically: true, encoding: .utf8)
+        let json = try runProgram(faultline, ["run", "--scenarios", "\(odd)/Scenarios", "--build-dir", (faultline as NSString).deletingLastPathComponent,
+                                              "--json", "\(odd)/missing/results.json"], directory: dir)
+        #expect(json.status == 73)
+        #expect(json.stderr == "faultline: cannot write \(dir)/new\\nline/missing/results.json: No such file or directory; pass another --json\n")
+    }
+}
