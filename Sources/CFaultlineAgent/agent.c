@@ -59,10 +59,17 @@ long fl_parse_detectors(const char *list, char *bad, int cap) {
     return bits;
 }
 
+// The malloc shim reads FAULTLINE_DETECTORS and FAULTLINE_MAX_FRAMES too
+// and names a bad value in one line whichever library starts first; with
+// it loaded the agent keeps quiet about them, so a typo gets one line, not
+// two differently worded ones.
+static int malloc_shim_loaded(void) { return dlsym(RTLD_DEFAULT, "faultline_shim_describe_fault") != 0; }
+
 static void resolve_config(const faultline_options *o, fl_config *c) {
+    int shim = malloc_shim_loaded();
     const char *dir = o && o->report_dir ? o->report_dir : getenv("FAULTLINE_REPORT_DIR");
     fl_strlcpy(c->report_dir, dir && *dir ? dir : "faultline-reports", sizeof c->report_dir);
-    c->max_frames = o && o->max_frames ? o->max_frames : fl_env_int("FAULTLINE_MAX_FRAMES", 128, 1, FL_MAX_FRAMES);
+    c->max_frames = o && o->max_frames ? o->max_frames : fl_env_int_quietly("FAULTLINE_MAX_FRAMES", 128, 1, FL_MAX_FRAMES, shim);
     if (c->max_frames > FL_MAX_FRAMES) c->max_frames = FL_MAX_FRAMES;
     c->thread_timeout_ms = o && o->thread_timeout_ms ? o->thread_timeout_ms : fl_env_int("FAULTLINE_THREAD_TIMEOUT_MS", 50, 1, 10000);
     c->max_threads = o && o->max_threads ? o->max_threads : fl_env_int("FAULTLINE_MAX_THREADS", 256, 1, 1024);
@@ -72,7 +79,7 @@ static void resolve_config(const faultline_options *o, fl_config *c) {
     char bad[64];
     long d = fl_parse_detectors(getenv("FAULTLINE_DETECTORS"), bad, sizeof bad);
     if (d < 0) {
-        fprintf(stderr, "faultline: FAULTLINE_DETECTORS names unknown detector '%s'; known: crash, cxx_exception, hang, memory, use_after_free, leaks; using all\n", bad);
+        if (!shim) fprintf(stderr, "faultline: FAULTLINE_DETECTORS names unknown detector '%s'; known: crash, cxx_exception, hang, memory, use_after_free, leaks; using all\n", bad);
         d = 0xffff;
     }
     c->detectors = (unsigned)d;

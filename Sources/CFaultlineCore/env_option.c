@@ -4,17 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-int fl_env_int(const char *name, int fallback, int lo, int hi) {
+int fl_env_int_quietly(const char *name, int fallback, int lo, int hi, int quiet) {
     const char *v = getenv(name);
     if (!v || !*v) return fallback;
     char *end;
     long n = strtol(v, &end, 10);
     if (*end || n < lo || n > hi) {
-        fprintf(stderr, "faultline: %s=%s is not a number in %d...%d; using %d\n", name, v, lo, hi, fallback);
+        if (!quiet) fprintf(stderr, "faultline: %s=%s is not a number in %d...%d; using %d\n", name, v, lo, hi, fallback);
         return fallback;
     }
     return (int)n;
 }
+
+int fl_env_int(const char *name, int fallback, int lo, int hi) { return fl_env_int_quietly(name, fallback, lo, hi, 0); }
 
 int fl_detector_list_unknown(const char *list, char *bad, int cap) {
     static const char *const known[] = {"crash", "cxx_exception", "hang", "memory", "use_after_free", "leaks", "shim"};

@@ -13,6 +13,10 @@ extern "C" {
 /// the fallback is used.
 int fl_env_int(const char *name, int fallback, int lo, int hi);
 
+/// `fl_env_int`, saying nothing about a bad value when `quiet` (another
+/// library in the process reads the same variable and says it).
+int fl_env_int_quietly(const char *name, int fallback, int lo, int hi, int quiet);
+
 /// 1 when the detector list `list` (FAULTLINE_DETECTORS: names separated by
 /// commas, or "all" or "none") names a detector that does not exist, copied
 /// into `bad` (`cap` bytes); 0 for a valid, empty or missing list. The
