@@ -83,7 +83,13 @@ struct ScenarioExecution {
         if let session { argv = session.wrap(command: argv) }
         record.command = argv
         let commandText = "cd \(ShellQuote.quote(folder)) && \(ShellQuote.commandLine(argv, env: added))\n"
-        try? commandText.write(toFile: folder + "/command", atomically: false, encoding: .utf8)
+        // The first file of the run: when it cannot be written (the disk
+        // filled up after faultline run checked it), the victim's output and
+        // reports could not be either, and the verdict would blame the victim.
+        if let why = OutputLocation.write(Data(commandText.utf8), to: folder + "/command") {
+            return finish(record, failure: CheckFailure("artifacts", expected: "room to write in \(folder)",
+                found: "\(why); free space or pass another --artifacts (the victim was not run)"), seconds())
+        }
 
         let request = ChildProcess.Request(
             executable: argv[0], arguments: argv, environment: environment, workingDirectory: folder,
