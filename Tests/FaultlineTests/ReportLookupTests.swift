@@ -37,6 +37,28 @@ import Testing
         #expect(throws: ReportLookupError.noDirectory("\(dir)/nope")) { try ReportStore.find(id: "ab", in: "\(dir)/nope") }
     }
 
+    /// `report show PATH` with a path that cannot be looked at says why; it
+    /// said the path was "neither a report file nor a report id".
+    @Test func unreadablePathsSayWhy() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createSymbolicLink(atPath: "\(dir)/loop.json", withDestinationPath: "\(dir)/loop.json")
+        #expect(throws: ReportLookupError.unreadablePath("\(dir)/loop.json", "Too many levels of symbolic links")) {
+            try ReportStore.find(id: "\(dir)/loop.json", in: dir)
+        }
+        #expect(throws: ReportLookupError.unreadablePath("\(dir)/gone/crash.json", "No such file or directory; check the path")) {
+            try ReportStore.find(id: "\(dir)/gone/crash.json", in: dir)
+        }
+        let faultline = try BuildProducts.path("faultline")
+        let show = try runProgram(faultline, ["report", "show", "--dir", dir, "\(dir)/loop.json"])
+        #expect(show.stderr == "faultline: \(dir)/loop.json: cannot read: Too many levels of symbolic links\n")
+        #expect(show.status == 66)
+        // A file given as the directory to list: the cause, not Foundation's "error 256".
+        try Data().write(to: URL(fileURLWithPath: "\(dir)/file"))
+        let list = try runProgram(faultline, ["report", "list", "\(dir)/file"])
+        #expect(list.stderr == "faultline: cannot read report directory \(dir)/file: Not a directory; run `faultline exec -- CMD` first or pass DIR\n")
+    }
+
     @Test func renamedFilesAreFoundByTheIdInside() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

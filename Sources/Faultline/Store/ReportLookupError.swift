@@ -5,6 +5,9 @@ import Foundation
 public enum ReportLookupError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The argument is neither an existing file nor hex digits.
     case notAnID(String)
+    /// The argument is a path (it has a `/` or ends in `.json`) that could
+    /// not be looked at: the path, and why with what to do.
+    case unreadablePath(String, String)
     /// The report directory does not exist.
     case noDirectory(String)
     /// No report id starts with the prefix.
@@ -12,10 +15,15 @@ public enum ReportLookupError: Error, CustomStringConvertible, Sendable, Equatab
     /// Several reports start with the prefix: (id, path) of each.
     case ambiguous(String, [(String, String)])
 
-    public var description: String {
+    /// One line, whatever the path or id holds.
+    public var description: String { OneLine.escaped(text) }
+
+    private var text: String {
         switch self {
         case .notAnID(let s):
             return "'\(s)' is neither a report file nor a report id (hex digits); give a path or an id from `faultline report list`"
+        case .unreadablePath(let path, let why):
+            return "\(path): cannot read: \(why)"
         case .noDirectory(let dir):
             return "no report directory \(dir); pass --dir DIR or run a program with `faultline exec -- CMD` first"
         case .notFound(let id, let dir):

@@ -82,6 +82,15 @@ public enum ReportStore {
     /// cannot be read.
     public static func list(directory: String, includingSubdirectories: Bool = false) throws -> [Entry] {
         let fm = FileManager.default
+        // Foundation words a directory it cannot open as "The operation could
+        // not be completed. (NSCocoaErrorDomain error 256.)": the cause as an
+        // errno instead (a missing directory keeps Foundation's own error).
+        if let handle = opendir(directory) {
+            closedir(handle)
+        } else if errno != ENOENT {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSFileReadUnknownError,
+                          userInfo: [NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(errno))])
+        }
         var paths: [String] = []
         func collect(_ dir: String, descend: Bool) throws {
             for name in try fm.contentsOfDirectory(atPath: dir) where !name.hasPrefix(".") {
@@ -124,7 +133,16 @@ public enum ReportStore {
     /// follow that pattern are read to learn their id.
     public static func find(id prefix: String, in directory: String) throws(ReportLookupError) -> Entry {
         let wanted = prefix.lowercased()
-        guard !wanted.isEmpty, wanted.allSatisfy(\.isHexDigit) else { throw .notAnID(prefix) }
+        guard !wanted.isEmpty, wanted.allSatisfy(\.isHexDigit) else {
+            // A path that could not be looked at (`report show` tries ids
+            // only for what is not an existing file): say why, not that it
+            // is no id.
+            var st = stat()
+            if prefix.contains("/") || prefix.hasSuffix(".json"), stat(prefix, &st) != 0 {
+                throw .unreadablePath(prefix, explain(errno))
+            }
+            throw .notAnID(prefix)
+        }
         var names: [String] = []
         let fm = FileManager.default
         var isDir: ObjCBool = false
