@@ -17,7 +17,12 @@ public struct ScenarioSuite: Sendable {
             return ScenarioSuite(scenarios: [], errors: [ScenarioLoadError(SourceLocation(file: directory, line: 1),
                 "no such scenario directory; pass --scenarios DIR")])
         }
-        for relative in scenarioFiles(in: directory) {
+        let (files, unreadable) = scenarioFiles(in: directory)
+        for (relative, why) in unreadable {
+            errors.append(ScenarioLoadError(SourceLocation(file: (directory as NSString).appendingPathComponent(relative), line: 1),
+                "cannot read this folder (\(why)), so its scenarios are missing from the suite; check its permissions"))
+        }
+        for relative in files {
             let path = (directory as NSString).appendingPathComponent(relative)
             do {
                 scenarios.append(try loader.load(path: path))
@@ -37,14 +42,36 @@ public struct ScenarioSuite: Sendable {
         return ScenarioSuite(scenarios: scenarios, errors: errors)
     }
 
-    /// Relative paths of the scenario files under `directory`, sorted.
-    static func scenarioFiles(in directory: String) -> [String] {
-        guard let e = FileManager.default.enumerator(atPath: directory) else { return [] }
-        var out: [String] = []
-        while let p = e.nextObject() as? String {
-            if p.hasSuffix(".yaml") || p.hasSuffix(".yml") { out.append(p) }
+    /// Relative paths of the scenario files under `directory`, sorted, and
+    /// the folders below it that could not be read, with why (strerror).
+    /// Symbolic links to files count; links to folders are not followed.
+    /// (FileManager's enumerator skipped an unreadable folder without a
+    /// word, and with it every scenario inside.)
+    static func scenarioFiles(in directory: String) -> (files: [String], unreadable: [(String, String)]) {
+        var files: [String] = [], unreadable: [(String, String)] = []
+        func walk(_ relative: String) {
+            let path = relative.isEmpty ? directory : (directory as NSString).appendingPathComponent(relative)
+            guard let dir = opendir(path) else {
+                unreadable.append((relative, String(cString: strerror(errno))))
+                return
+            }
+            var names: [String] = []
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name != "." && name != ".." { names.append(name) }
+            }
+            closedir(dir)
+            for name in names.sorted() {
+                let child = relative.isEmpty ? name : relative + "/" + name
+                if name.hasSuffix(".yaml") || name.hasSuffix(".yml") { files.append(child) }
+                var st = stat()
+                if lstat((directory as NSString).appendingPathComponent(child), &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+                    walk(child)
+                }
+            }
         }
-        return out.sorted()
+        walk("")
+        return (files.sorted(), unreadable)
     }
 
     /// The scenarios whose name contains any of `filters` (all when empty).
