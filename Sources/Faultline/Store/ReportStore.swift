@@ -92,20 +92,32 @@ public enum ReportStore {
                           userInfo: [NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(errno))])
         }
         var paths: [String] = []
+        // Run directories that cannot be read: listed as bad entries, since
+        // their reports would otherwise be missing without a word.
+        var unreadable: [Entry] = []
         func collect(_ dir: String, descend: Bool) throws {
             for name in try fm.contentsOfDirectory(atPath: dir) where !name.hasPrefix(".") {
                 let path = (dir as NSString).appendingPathComponent(name)
                 var isDir: ObjCBool = false
                 let exists = fm.fileExists(atPath: path, isDirectory: &isDir)
                 if exists && isDir.boolValue {
-                    if descend { try? collect(path, descend: false) }
+                    guard descend else { continue }
+                    if let handle = opendir(path) {
+                        closedir(handle)
+                        try? collect(path, descend: false)
+                    } else {
+                        let why = "\(explain(errno)); the reports in it are not listed"
+                        unreadable.append(Entry(path: path, result: .failure(ReportLoadError(path: path, reason: .unreadable(why)))))
+                    }
                 } else if name.hasSuffix(".json") {
                     paths.append(path)
                 }
             }
         }
         try collect(directory, descend: includingSubdirectories)
-        return load(paths: paths)
+        let entries = load(paths: paths)
+        guard !unreadable.isEmpty else { return entries }
+        return entries.filter { $0.report != nil } + (entries.filter { $0.report == nil } + unreadable).sorted { $0.path < $1.path }
     }
 
     /// The files at `paths`, loaded: reports in the order they were started
