@@ -147,6 +147,14 @@ import Testing
         #expect(error("")?.description == "s.yaml:1: empty scenario file; it needs at least name, victim and expect")
     }
 
+    /// A NUL cut arguments and environment entries short without a word.
+    @Test func nulCharactersAreRefused() {
+        #expect(error("name: a\nvictim: v\nargs: [\"ab\\0c\"]\nexpect: {no_reports: true}\n")?.description
+            == "s.yaml:3: each entry of args 'ab\\0c' contains a NUL character, which cannot be passed to a program; remove it")
+        #expect(error("name: a\nvictim: v\nenv: {\"A\\0B\": x}\nexpect: {no_reports: true}\n")?.description
+            == "s.yaml:3: a key in env 'A\\0B' contains a NUL character, which cannot be passed to a program; remove it")
+    }
+
     /// Keys that check nothing are no expectation: these scenarios passed
     /// whatever the victim did.
     @Test(arguments: ["  no_reports: false\n", "  stderr_contains: []\n", "  stdout_contains: []\n  no_reports: false\n"])

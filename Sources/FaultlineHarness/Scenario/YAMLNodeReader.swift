@@ -47,17 +47,26 @@ struct YAMLNodeReader {
             guard case .scalar(let scalar) = keyNode else {
                 throw error(keyNode, "keys in \(what) must be plain text, found \(kind(of: keyNode))")
             }
+            try refuseNUL(scalar.string, keyNode, "a key in \(what)")
             entries.append((scalar.string, keyNode, value))
         }
         return entries
     }
 
-    /// A scalar as text.
+    /// A scalar as text. A NUL (`"\0"` in YAML) is refused: arguments,
+    /// environment and paths are C strings, which silently ended there.
     func string(_ node: Node, _ what: String) throws(ScenarioLoadError) -> String {
         guard case .scalar(let scalar) = node else {
             throw error(node, "\(what) must be a single value, found \(kind(of: node))")
         }
+        try refuseNUL(scalar.string, node, what)
         return scalar.string
+    }
+
+    private func refuseNUL(_ text: String, _ node: Node, _ what: String) throws(ScenarioLoadError) {
+        if text.utf8.contains(0) {
+            throw error(node, "\(what) '\(text)' contains a NUL character, which cannot be passed to a program; remove it")
+        }
     }
 
     /// A non-empty scalar.
