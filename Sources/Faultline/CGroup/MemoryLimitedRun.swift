@@ -127,10 +127,16 @@ public final class MemoryLimitedRun: Sendable {
             // The trampoline joins before it execs: not in yet means not started yet.
             $0.placedLate = late && placement == .spawningThread
         }
-        if let text = environment[Self.killAfterVariable], let ms = Double(text), ms >= 0 {
-            DispatchQueue.global().asyncAfter(deadline: .now() + ms / 1000) { [self] in
-                self.killAsRunner(signal: SIGKILL)
-            }
+        guard let text = environment[Self.killAfterVariable], !text.isEmpty else { return }
+        guard let ms = Double(text), ms.isFinite, ms >= 0 else {
+            // A typo used to be ignored without a word: the victim then ran
+            // to its timeout and nothing said why it was never killed.
+            let line = OneLine.escaped("faultline: \(Self.killAfterVariable)=\(text) is not a number of milliseconds (0 or more); the runner does not kill pid \(pid)") + "\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + ms / 1000) { [self] in
+            self.killAsRunner(signal: SIGKILL)
         }
     }
 
