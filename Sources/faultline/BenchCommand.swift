@@ -39,6 +39,7 @@ struct BenchCommand: ParsableCommand {
     var filters: [String] = []
 
     func validate() throws {
+        if let buildDirectory, let problem = SuiteLocation.problem(buildDirectory: buildDirectory) { throw ValidationError(problem) }
         let unknown = BenchSuite.unknownFilters(filters)
         if !unknown.isEmpty {
             throw ValidationError("no bench section matches '\(unknown[0])'; sections are \(BenchSuite.sections.joined(separator: ", "))")

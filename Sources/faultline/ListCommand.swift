@@ -20,6 +20,10 @@ struct ListCommand: ParsableCommand {
     @Option(name: .customLong("build-dir"), help: ArgumentHelp("Build directory used to find the package's Scenarios.", valueName: "dir"))
     var buildDirectory: String?
 
+    func validate() throws {
+        if let buildDirectory, let problem = SuiteLocation.problem(buildDirectory: buildDirectory) { throw ValidationError(problem) }
+    }
+
     func run() throws {
         let build = SuiteLocation.buildDirectory(buildDirectory)
         guard let directory = SuiteLocation.scenariosDirectory(scenariosDirectory, build: build) else {

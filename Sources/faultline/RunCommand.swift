@@ -46,6 +46,7 @@ struct RunCommand: ParsableCommand {
     var json: String?
 
     func validate() throws {
+        if let buildDirectory, let problem = SuiteLocation.problem(buildDirectory: buildDirectory) { throw ValidationError(problem) }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
         if repeatCount < 1 { throw ValidationError("--repeat must be at least 1, got \(repeatCount)") }
         // Every run gets a slot up front: --repeat 999999999999 died in a

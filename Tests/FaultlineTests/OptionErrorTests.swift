@@ -14,6 +14,9 @@ import Testing
         (["report", "show"], "faultline: Missing expected argument '<report>' (see 'faultline report show --help')"),
         (["bench", "--threshold", "0"], "faultline: --threshold 0.0 must be a fraction above 0, e.g. 0.1 for 10 % (see 'faultline bench --help')"),
         (["exec", "--memory-limit", "-5", "--", "/bin/true"], "faultline: Missing value for '--memory-limit <size>' (see 'faultline exec --help')"),
+        (["run", "--build-dir", "/nonexistent", "x"], "faultline: --build-dir /nonexistent: no such folder; pass the folder with the built victims and libraries (e.g. .build/debug) (see 'faultline run --help')"),
+        (["list", "--build-dir", "/etc/passwd"], "faultline: --build-dir /etc/passwd is not a folder; pass the folder with the built victims and libraries (e.g. .build/debug) (see 'faultline list --help')"),
+        (["bench", "--build-dir", "", "crash"], "faultline: --build-dir '' names no folder; pass the folder with the built victims and libraries (e.g. .build/debug) (see 'faultline bench --help')"),
         (["doctor", "extra"], "faultline: Unexpected argument 'extra' (see 'faultline doctor --help')"),
         (["nosuch"], "faultline: Unexpected argument 'nosuch' (see 'faultline --help')"),
     ])
