@@ -85,6 +85,10 @@ import Testing
         if case .notJSON(let why)? = reason(try f.write("text.json", Data("hello\nworld".utf8))) {
             #expect(why.contains("line 1"))
         } else { Issue.record("plain text not reported as not JSON") }
+        // Too deep to read is not a syntax error.
+        let deep = Data((String(repeating: "[", count: 600) + String(repeating: "]", count: 600)).utf8)
+        #expect(reason(try f.write("deep.json", deep))
+            == .notJSON("arrays and objects nested more than 512 deep at line 1, column 514; no report nests so deep"))
         if case .notJSON? = reason(try f.write("elf.json", Data([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]))) {} else {
             Issue.record("binary not reported as not JSON")
         }

@@ -37,6 +37,11 @@ enum JSONShape {
         for byte in data.prefix(offset) {
             if byte == 0x0a { line += 1; column = 1 } else { column += 1 }
         }
+        // Valid JSON can be refused for its depth alone; "invalid JSON"
+        // sent people looking for a syntax error that is not there.
+        if text.hasPrefix("Too many nested") {
+            return "arrays and objects nested more than 512 deep at line \(line), column \(column); no report nests so deep"
+        }
         return "invalid JSON at line \(line), column \(column)"
     }
 }
