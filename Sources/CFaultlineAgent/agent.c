@@ -65,9 +65,12 @@ long fl_parse_detectors(const char *list, char *bad, int cap) {
 // two differently worded ones.
 static int malloc_shim_loaded(void) { return dlsym(RTLD_DEFAULT, "faultline_shim_describe_fault") != 0; }
 
-static void resolve_config(const faultline_options *o, fl_config *c) {
+// -1 when the report directory's path does not fit in PATH_MAX: cut short,
+// it named another directory, which was created and written into.
+static int resolve_config(const faultline_options *o, fl_config *c) {
     int shim = malloc_shim_loaded();
     const char *dir = o && o->report_dir ? o->report_dir : getenv("FAULTLINE_REPORT_DIR");
+    if (dir && strlen(dir) >= sizeof c->report_dir) return -1;
     fl_strlcpy(c->report_dir, dir && *dir ? dir : "faultline-reports", sizeof c->report_dir);
     c->max_frames = o && o->max_frames ? o->max_frames : fl_env_int_quietly("FAULTLINE_MAX_FRAMES", 128, 1, FL_MAX_FRAMES, shim);
     if (c->max_frames > FL_MAX_FRAMES) c->max_frames = FL_MAX_FRAMES;
@@ -83,6 +86,7 @@ static void resolve_config(const faultline_options *o, fl_config *c) {
         d = 0xffff;
     }
     c->detectors = (unsigned)d;
+    return 0;
 }
 
 static void after_fork_child(void) { fl_report_reseed(); }
@@ -112,7 +116,12 @@ int faultline_install(const faultline_options *options) {
     if (g_installed) return 0;
     if (other_copy_installed()) return 0;
     fl_config *c = &fl_agent_config;
-    resolve_config(options, c);
+    if (resolve_config(options, c) != 0) {
+        snprintf(g_error, sizeof g_error, "the report directory's path is longer than %d bytes (use a shorter one): %s",
+                 (int)sizeof c->report_dir - 1, options && options->report_dir ? options->report_dir : getenv("FAULTLINE_REPORT_DIR"));
+        errno = ENAMETOOLONG;
+        return -1;
+    }
     if (fl_mkdir_p(c->report_dir) != 0) {
         int e = errno;
         snprintf(g_error, sizeof g_error, "cannot create report directory %s: %s", c->report_dir, strerror(e));

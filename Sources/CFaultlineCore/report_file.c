@@ -72,7 +72,8 @@ int fl_report_dir(void) {
 
 int fl_mkdir_p(const char *path) {
     char tmp[PATH_MAX];
-    fl_strlcpy(tmp, path, sizeof tmp);
+    // Cut short, the path would name another directory, made without a word.
+    if (fl_strlcpy(tmp, path, sizeof tmp) < strlen(path)) { errno = ENAMETOOLONG; return -1; }
     for (char *p = tmp + 1; *p; p++) {
         if (*p != '/') continue;
         *p = 0;

@@ -24,6 +24,13 @@ size_t fl_strlcpy(char *dst, const char *src, size_t cap) {
     return n;
 }
 
+size_t fl_strlcpy_cut(char *dst, const char *src, size_t cap, size_t max) {
+    if (cap == 0) return 0;
+    size_t n = fl_strlcpy(dst, src, max + 1 < cap ? max + 1 : cap);
+    if (src && src[n]) n += fl_strlcpy(dst + n, "...", cap - n);
+    return n;
+}
+
 int fl_streq(const char *a, const char *b) {
     while (*a && *a == *b) { a++; b++; }
     return *a == *b;

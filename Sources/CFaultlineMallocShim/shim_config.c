@@ -44,13 +44,11 @@ shim_config shim_cfg = {
 #define WARN_VALUE_MAX 96
 
 void shim_config_warn(const char *name, const char *value, const char *what) {
-    char line[512], shown[WARN_VALUE_MAX + 4];
-    size_t v = fl_strlcpy(shown, value, WARN_VALUE_MAX + 1);
-    if (value[v]) fl_strlcpy(shown + v, "...", sizeof shown - v);
+    char line[512];
     size_t n = fl_strlcpy(line, "faultline: ", sizeof line - 1);
     n += fl_strlcpy(line + n, name, sizeof line - 1 - n);
     n += fl_strlcpy(line + n, "=", sizeof line - 1 - n);
-    n += fl_strlcpy(line + n, shown, sizeof line - 1 - n);
+    n += fl_strlcpy_cut(line + n, value, sizeof line - 1 - n, WARN_VALUE_MAX);
     n += fl_strlcpy(line + n, " ", sizeof line - 1 - n);
     n += fl_strlcpy(line + n, what, sizeof line - 1 - n);
     line[n++] = '\n';  // always: sizeof line - 1 kept room for it

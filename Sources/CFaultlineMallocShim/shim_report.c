@@ -46,7 +46,8 @@ static void add(line *l, const char *s) { l->len += fl_strlcpy(l->text + l->len,
 static void add_u(line *l, uint64_t v) { char b[24]; b[fl_fmt_u64(b, v)] = 0; add(l, b); }
 static void add_hex(line *l, uint64_t v) { char b[24]; b[fl_fmt_hex(b, v)] = 0; add(l, b); }
 static void emit(line *l) {
-    if (l->len < sizeof l->text - 1) l->text[l->len++] = '\n';
+    if (l->len > sizeof l->text - 2) l->len = sizeof l->text - 2;  // the newline always fits
+    l->text[l->len++] = '\n';
     fl_write_all(2, l->text, l->len);
 }
 
@@ -58,7 +59,8 @@ void shim_report_init(void) {
         if (fd < 0) {
             line l = {.len = 0};
             add(&l, "faultline: malloc shim cannot open FAULTLINE_REPORT_DIR=");
-            add(&l, dir);
+            // Cut, so that why and what to do still fit in the line.
+            l.len += fl_strlcpy_cut(l.text + l.len, dir, sizeof l.text - l.len, 160);
             add(&l, ": ");
             const char *why = strerrordesc_np(errno);  // a static table: no allocation inside malloc
             add(&l, why ? why : "unknown error");

@@ -22,7 +22,8 @@ typedef struct fl_report {
 } fl_report;
 
 /// Creates `path` and its missing parents (mode 0700). Returns 0 or -1
-/// with errno set.
+/// with errno set (ENAMETOOLONG, and nothing created, for a path of
+/// PATH_MAX bytes or more).
 int fl_mkdir_p(const char *path);
 /// Sets the directory reports go to (an open O_DIRECTORY fd, or -1 when
 /// `path` could not be opened; `path` NULL when none was named), and seeds

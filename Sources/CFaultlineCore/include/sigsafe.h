@@ -14,6 +14,10 @@ pid_t fl_gettid(void);
 size_t fl_strlen(const char *s);
 /// Copies at most cap-1 bytes and NUL-terminates; returns bytes copied.
 size_t fl_strlcpy(char *dst, const char *src, size_t cap);
+/// `fl_strlcpy` of at most `max` bytes of `src`, ending in "..." when `src`
+/// is longer: for quoting a user's value in a one-line message that must
+/// keep room for what is wrong with it.
+size_t fl_strlcpy_cut(char *dst, const char *src, size_t cap, size_t max);
 /// Returns 1 when the strings are equal.
 int fl_streq(const char *a, const char *b);
 /// Returns 1 when `s` starts with `prefix`.
