@@ -189,7 +189,10 @@ void shim_config_load(void) {
     env_size("FAULTLINE_LEAK_GROWTH_MIN_BYTES", &c->leak_growth_min_bytes, 0, 1ull << 40);
     if (!c->leak_tracking) { c->leak_check_at_exit = 0; c->leak_growth_ms = 0; }
     const char *sup = getenv("FAULTLINE_LEAK_SUPPRESSIONS");
-    if (sup && *sup) fl_strlcpy(c->leak_suppressions, sup, sizeof c->leak_suppressions);
+    // Cut short, the path would name another file: refused instead.
+    if (sup && *sup && fl_strlen(sup) >= sizeof c->leak_suppressions)
+        shim_config_warn("FAULTLINE_LEAK_SUPPRESSIONS", sup, "is a path of 4096 bytes or more; leaks are reported unsuppressed (use a shorter path)");
+    else if (sup && *sup) fl_strlcpy(c->leak_suppressions, sup, sizeof c->leak_suppressions);
     const char *u = getenv("FAULTLINE_MALLOC_UNWINDER");
     if (u && *u) {
         if (fl_streq(u, "fp")) c->unwinder = SHIM_UNWIND_FP;

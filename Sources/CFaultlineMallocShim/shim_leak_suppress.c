@@ -44,7 +44,7 @@ void shim_leak_suppress_load(const char *path) {
                         : errno == EISDIR ? " (a directory)" : errno == EINVAL ? " (not a regular file)" : "";
         char l[1024];
         size_t n = fl_strlcpy(l, "faultline: cannot read FAULTLINE_LEAK_SUPPRESSIONS=", sizeof l - 1);
-        n += fl_strlcpy(l + n, path, sizeof l - 1 - n);
+        n += fl_strlcpy_cut(l + n, path, sizeof l - 1 - n, 400);
         n += fl_strlcpy(l + n, why, sizeof l - 1 - n);
         n += fl_strlcpy(l + n, "; leaks are reported unsuppressed (check the path)", sizeof l - 1 - n);
         l[n++] = '\n';

@@ -49,4 +49,20 @@ import Glibc
         let result = try run(suppressions: dir + suffix, in: dir)
         #expect(result.stderr.contains("faultline: cannot read FAULTLINE_LEAK_SUPPRESSIONS=\(dir + suffix) \(why); leaks are reported unsuppressed"))
     }
+
+    /// A path too long for the shim's buffer was cut at 4095 bytes without
+    /// a word (and read, had the cut path existed); a long unreadable path
+    /// lost the end of its line.
+    @Test func longPathsAreOneWholeLine() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tooLong = dir + "/" + String(repeating: "s/", count: 2100) + "x"
+        let refused = try run(suppressions: tooLong, in: dir).stderr.split(separator: "\n").filter { $0.contains("SUPPRESSIONS") }
+        #expect(refused.count == 1)
+        #expect(refused.first?.hasSuffix("... is a path of 4096 bytes or more; leaks are reported unsuppressed (use a shorter path)") == true)
+        let long = dir + "/" + String(repeating: "s/", count: 600) + "x"
+        let missing = try run(suppressions: long, in: dir).stderr.split(separator: "\n").filter { $0.contains("SUPPRESSIONS") }
+        #expect(missing.count == 1)
+        #expect(missing.first?.hasSuffix("... (no such file); leaks are reported unsuppressed (check the path)") == true)
+    }
 }
