@@ -85,6 +85,21 @@ import Testing
         if case .notJSON(let why)? = reason(try f.write("text.json", Data("hello\nworld".utf8))) {
             #expect(why.contains("line 1"))
         } else { Issue.record("plain text not reported as not JSON") }
+        // A number too big for its field: named, with its path (the decoder
+        // said "The given data was not valid JSON. at top level").
+        var big = try JSONSerialization.jsonObject(with: f.realJSON) as! [String: Any]
+        var process = big["process"] as! [String: Any]
+        process["pid"] = NSDecimalNumber(string: "1000000000000000000000000000000")
+        big["process"] = process
+        #expect(reason(try f.write("big.json", JSONSerialization.data(withJSONObject: big)))
+            == .invalid("the number 1000000000000000000000000000000 at process.pid is too big for a report field"))
+        // Paths in the report's own keys: crashed_thread.frames[0].pc, not crashedThread.frames.[0].pc.
+        var frameless = try JSONSerialization.jsonObject(with: f.realJSON) as! [String: Any]
+        var thread = frameless["crashed_thread"] as! [String: Any]
+        thread["frames"] = [[String: Any]()]
+        frameless["crashed_thread"] = thread
+        #expect(reason(try f.write("frameless.json", JSONSerialization.data(withJSONObject: frameless)))
+            == .invalid("missing crashed_thread.frames[0].pc"))
         // Too deep to read is not a syntax error.
         let deep = Data((String(repeating: "[", count: 600) + String(repeating: "]", count: 600)).utf8)
         #expect(reason(try f.write("deep.json", deep))

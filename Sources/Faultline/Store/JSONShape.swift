@@ -26,6 +26,28 @@ enum JSONShape {
         return inString || depth > 0
     }
 
+    /// The first number in a parsed JSON value (keys in order) that no
+    /// 64-bit field holds, with its path (`process.pid`), or nil.
+    static func firstOversizedNumber(in value: Any, at path: String = "") -> (String, String)? {
+        switch value {
+        case let dict as [String: Any]:
+            for key in dict.keys.sorted() {
+                if let found = firstOversizedNumber(in: dict[key]!, at: path.isEmpty ? key : path + "." + key) { return found }
+            }
+        case let array as [Any]:
+            for (i, item) in array.enumerated() {
+                if let found = firstOversizedNumber(in: item, at: "\(path)[\(i)]") { return found }
+            }
+        case let number as NSNumber where !(number is NSDecimalNumber):
+            if abs(number.doubleValue) >= 18446744073709551616.0 { return (path, number.stringValue) }
+        case let number as NSDecimalNumber:
+            let d = number.doubleValue
+            if abs(d) >= 9223372036854775808.0 && !(d > 0 && d < 18446744073709551616.0) { return (path, number.stringValue) }
+        default: break
+        }
+        return nil
+    }
+
     /// "invalid JSON at line 3, column 7" from a JSONSerialization error
     /// ("… around character 123."), else its own text.
     static func describeParseError(_ error: Error, in data: Data) -> String {

@@ -69,6 +69,11 @@ public enum ReportStore {
         } catch let DecodingError.valueNotFound(_, ctx) {
             throw ReportLoadError(path: path, reason: .invalid("null at \(describe(ctx.codingPath))"))
         } catch let DecodingError.dataCorrupted(ctx) {
+            // The decoder calls a number too big for its field "not valid
+            // JSON" at the top level; JSONSerialization read it: name it.
+            if ctx.codingPath.isEmpty, let (at, number) = JSONShape.firstOversizedNumber(in: object) {
+                throw ReportLoadError(path: path, reason: .invalid("the number \(number) at \(at) is too big for a report field"))
+            }
             throw ReportLoadError(path: path, reason: .invalid("\(ctx.debugDescription) at \(describe(ctx.codingPath))"))
         } catch {
             throw ReportLoadError(path: path, reason: .invalid("\(error)"))
@@ -248,7 +253,16 @@ public enum ReportStore {
         }
     }
 
+    /// A decoding path as the report's own keys: `crashed_thread.frames[0].pc`
+    /// (the decoder gives the Swift names, `crashedThread.frames.[0].pc`).
     private static func describe(_ path: [CodingKey]) -> String {
-        path.isEmpty ? "top level" : path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        guard !path.isEmpty else { return "top level" }
+        var text = ""
+        for key in path {
+            if let index = key.intValue { text += "[\(index)]"; continue }
+            if !text.isEmpty { text += "." }
+            for c in key.stringValue { text += c.isUppercase ? "_" + c.lowercased() : String(c) }
+        }
+        return text
     }
 }
