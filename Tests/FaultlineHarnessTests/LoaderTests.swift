@@ -147,6 +147,14 @@ import Testing
         #expect(error("")?.description == "s.yaml:1: empty scenario file; it needs at least name, victim and expect")
     }
 
+    /// A timeout under a millisecond killed the victim at once ("expected
+    /// the victim to end within 0ms").
+    @Test func subMillisecondTimeoutIsRefused() {
+        #expect(error("name: a\nvictim: v\ntimeout: 0.0001ms\nexpect: {no_reports: true}\n")?.description
+            == "s.yaml:3: timeout '0.0001ms' is shorter than 1ms, too short for any victim; write e.g. 250ms or 2s")
+        #expect(error("name: a\nvictim: v\ntimeout: 1ms\nexpect: {no_reports: true}\n") == nil)
+    }
+
     /// A NUL cut arguments and environment entries short without a word.
     @Test func nulCharactersAreRefused() {
         #expect(error("name: a\nvictim: v\nargs: [\"ab\\0c\"]\nexpect: {no_reports: true}\n")?.description

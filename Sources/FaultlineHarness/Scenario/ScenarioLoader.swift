@@ -96,6 +96,11 @@ public struct ScenarioLoader: Sendable {
                 guard let s = Units.seconds(t), s > 0 else {
                     throw r.error(value, "timeout '\(t)' is not a duration; write e.g. 250ms, 2s, 1.5s or a number of seconds")
                 }
+                // Below a millisecond the victim was killed at once and the
+                // verdict read "expected to end within 0ms".
+                guard s >= 0.001 else {
+                    throw r.error(value, "timeout '\(t)' is shorter than 1ms, too short for any victim; write e.g. 250ms or 2s")
+                }
                 scenario.timeout = s
             case "memory_limit":
                 let t = try r.string(value, "memory_limit")
