@@ -52,6 +52,18 @@ void shim_leak_suppress_load(const char *path) {
         return;
     }
     g_text[len] = 0;
+    if ((size_t)len >= sizeof g_text - 2) {
+        // Full: the rest of the file was never read, and the last line read
+        // may be cut in the middle (it is dropped, not complained about).
+        char l[600];
+        size_t n = fl_strlcpy(l, "faultline: FAULTLINE_LEAK_SUPPRESSIONS=", sizeof l - 1);
+        n += fl_strlcpy_cut(l + n, path, sizeof l - 1 - n, 160);
+        n += fl_strlcpy(l + n, " is larger than 256 KiB; only the lines in its first 256 KiB are used (split it, or drop what is not needed)", sizeof l - 1 - n);
+        l[n++] = '\n';
+        fl_write_all(2, l, n);
+        char *last = strrchr(g_text, '\n');
+        if (last) last[1] = 0;
+    }
     int lineno = 0;
     for (char *p = g_text; *p;) {
         char *nl = strchr(p, '\n');

@@ -65,4 +65,15 @@ import Glibc
         #expect(missing.count == 1)
         #expect(missing.first?.hasSuffix("... (no such file); leaks are reported unsuppressed (check the path)") == true)
     }
+
+    /// A file over 256 KiB was read only in part without a word (its cut
+    /// last line then complained of as a bad suppression).
+    @Test func oversizedFileSaysWhatIsRead() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = "\(dir)/big.supp"
+        try String(repeating: "# padding padding padding padding padding padding padding\n", count: 6000).write(toFile: file, atomically: true, encoding: .utf8)
+        let lines = try run(suppressions: file, in: dir).stderr.split(separator: "\n").filter { $0.contains("big.supp") }
+        #expect(lines == ["faultline: FAULTLINE_LEAK_SUPPRESSIONS=\(file) is larger than 256 KiB; only the lines in its first 256 KiB are used (split it, or drop what is not needed)"])
+    }
 }
