@@ -15,6 +15,15 @@ import Testing
         #expect(error.description == "/tmp/new\\nline/crash.json: empty file, not a report; delete it")
     }
 
+    /// `faultline exec` of a program whose path has a newline: one line.
+    @Test func execOfAPathWithANewlineIsOneLine() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let result = try runProgram(try BuildProducts.path("faultline"), ["exec", "--report-dir", dir, "--", "\(dir)/no\nsuch"])
+        #expect(result.status == 127)
+        #expect(result.stderr == "faultline: \(dir)/no\\nsuch: no such file; check the path\n")
+    }
+
     /// Through the CLI: a results path and a scenario folder with a newline.
     @Test func cliErrorsNameAPathWithANewlineOnOneLine() throws {
         let dir = try makeTemporaryDirectory()

@@ -40,7 +40,8 @@ public enum ChildProcess {
         public let status: Int32
         /// What went wrong.
         public let message: String
-        public var description: String { message }
+        /// `message`, one line whatever the program's path holds.
+        public var description: String { OneLine.escaped(message) }
     }
 
     /// The path `command` runs: itself when it holds a `/`, else the first
