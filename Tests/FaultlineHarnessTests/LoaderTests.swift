@@ -171,6 +171,21 @@ import Testing
             == "s.yaml:4: expect checks nothing (no_reports: false and empty lists check nothing); say what must happen (exit, reports, no_reports: true, stderr_contains…)")
     }
 
+    /// Files named like scenarios that are none: a huge file is refused by
+    /// its size before it is read (a 3 GB one took 12 GB of memory and over
+    /// a minute), a FIFO without waiting for a writer.
+    @Test func hugeFilesAndFIFOsAreRefusedUnread() throws {
+        let dir = try TemporaryDirectory()
+        let huge = dir.path + "/huge.yaml"
+        #expect(FileManager.default.createFile(atPath: huge, contents: nil))
+        #expect(truncate(huge, 3 << 30) == 0)  // sparse: no disk used
+        #expect(mkfifo(dir.path + "/pipe.yml", 0o600) == 0)
+        #expect(ScenarioSuite.load(directory: dir.path).errors.map(\.description) == [
+            "\(dir.path)/huge.yaml:1: 3221225472 bytes is larger than any scenario file (1 MiB); it is not one, move it out of the scenarios folder",
+            "\(dir.path)/pipe.yml:1: not a regular file (a FIFO, socket or device); scenario files are plain files, move it out of the scenarios folder",
+        ])
+    }
+
     /// A folder named `x.yaml` is named as a folder, not as a file that may
     /// not exist or be unreadable.
     @Test func folderNamedLikeAScenarioFile() throws {

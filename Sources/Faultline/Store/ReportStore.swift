@@ -215,31 +215,18 @@ public enum ReportStore {
 
     /// The file's bytes, or why it cannot be read (with what to do).
     static func readFile(_ path: String) throws(ReportLoadError) -> Data {
-        // O_NONBLOCK: opening a FIFO named like a report would otherwise wait
-        // for a writer forever; it is refused below as not a regular file.
-        // (For regular files the flag changes nothing.)
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw ReportLoadError(path: path, reason: .unreadable(explain(errno))) }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw ReportLoadError(path: path, reason: .unreadable(explain(errno))) }
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw ReportLoadError(path: path, reason: .unreadable("it is a directory; give a report file")) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            throw ReportLoadError(path: path, reason: .unreadable("not a regular file; give a report file"))
+        do throws(RegularFile.ReadError) {
+            return try RegularFile.read(path, limit: maxReportBytes)
+        } catch {
+            let why: String
+            switch error {
+            case .system(let code): why = explain(code)
+            case .directory: why = "it is a directory; give a report file"
+            case .notRegular: why = "not a regular file; give a report file"
+            case .tooLarge(let size): why = "\(size) bytes is larger than any report (\(maxReportBytes >> 20) MiB); not a report"
+            }
+            throw ReportLoadError(path: path, reason: .unreadable(why))
         }
-        guard st.st_size <= maxReportBytes else {
-            throw ReportLoadError(path: path, reason: .unreadable("\(st.st_size) bytes is larger than any report (\(maxReportBytes >> 20) MiB); not a report"))
-        }
-        var data = Data(count: Int(st.st_size))
-        var done = 0
-        while done < data.count {
-            let n = data.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw ReportLoadError(path: path, reason: .unreadable(explain(errno))) }
-            if n == 0 { break }
-            done += n
-        }
-        return data.prefix(done)
     }
 
     /// `errno` as text with what to do about it.

@@ -1,3 +1,4 @@
+import Faultline
 import Foundation
 import Yams
 
@@ -19,16 +20,28 @@ public struct ScenarioLoader: Sendable {
     static let exitKeys = ["code", "signal"]
     static let reportKeys = ["kind", "signal", "code", "thread", "frames", "match", "max_detection_ms"]
 
+    /// Largest scenario file read: a scenario is a few lines of YAML.
+    public static let maxFileBytes = 1 << 20
+
     /// Loads the file at `path`; errors name it as `displayPath` (default `path`).
     public func load(path: String, displayPath: String? = nil) throws(ScenarioLoadError) -> Scenario {
         let shown = displayPath ?? path
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw ScenarioLoadError(SourceLocation(file: shown, line: 1),
-                "a folder named like a scenario file; rename it so it does not end in .yaml or .yml (scenario files are the files that do)")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ScenarioLoadError(SourceLocation(file: shown, line: 1), "cannot read the file; check that it exists and is readable")
+        let data: Data
+        do throws(RegularFile.ReadError) {
+            data = try RegularFile.read(path, limit: Self.maxFileBytes)
+        } catch {
+            let why: String
+            switch error {
+            case .directory:
+                why = "a folder named like a scenario file; rename it so it does not end in .yaml or .yml (scenario files are the files that do)"
+            case .notRegular:
+                why = "not a regular file (a FIFO, socket or device); scenario files are plain files, move it out of the scenarios folder"
+            case .tooLarge(let size):
+                why = "\(size) bytes is larger than any scenario file (\(Self.maxFileBytes >> 20) MiB); it is not one, move it out of the scenarios folder"
+            case .system(let code):
+                why = "cannot read the file (\(String(cString: strerror(code)))); check that it exists and is readable"
+            }
+            throw ScenarioLoadError(SourceLocation(file: shown, line: 1), why)
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ScenarioLoadError(SourceLocation(file: shown, line: 1), "not UTF-8 text; save it as UTF-8")
