@@ -116,6 +116,17 @@ private func report(shim: [Double], watchdog: [Double], shimStatus: BenchStatus 
         } catch {
             #expect("\(error)" == "\(path): not a `faultline bench --json` results file (no 'version' at the top level); give one written by `faultline bench --json FILE`")
         }
+        // A huge file is refused by its size before it is read (it was read
+        // whole: a 3 GB sparse file took gigabytes of memory).
+        let huge = dir.path + "/huge.json"
+        #expect(FileManager.default.createFile(atPath: huge, contents: nil))
+        #expect(truncate(huge, 3 << 30) == 0)
+        do {
+            _ = try BenchReport.load(path: huge)
+            Issue.record("a 3 GB file was accepted")
+        } catch {
+            #expect("\(error)" == "\(huge): cannot read the file (3221225472 bytes, far more than any results file); give a results file written by `faultline bench --json FILE`")
+        }
     }
 
     @Test func consoleTableShowsEveryConfigurationAndWhyOneIsMissing() {

@@ -1,3 +1,4 @@
+import Faultline
 import Foundation
 
 /// What became of one configuration of one metric.
@@ -146,8 +147,19 @@ public struct BenchReport: Codable, Sendable, Equatable {
 
     /// Reads a report written by `jsonData()`; the error names the file.
     public static func load(path: String) throws -> BenchReport {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw BenchError("\(path): cannot read the file (give a results file written by `faultline bench --json FILE`)")
+        let data: Data
+        do throws(RegularFile.ReadError) {
+            // Results files are tens of KiB; 64 MiB is far beyond any.
+            data = try RegularFile.read(path, limit: 64 << 20)
+        } catch {
+            let why: String
+            switch error {
+            case .system(let code): why = String(cString: strerror(code))
+            case .directory: why = "it is a folder"
+            case .notRegular: why = "not a regular file"
+            case .tooLarge(let size): why = "\(size) bytes, far more than any results file"
+            }
+            throw BenchError("\(path): cannot read the file (\(why)); give a results file written by `faultline bench --json FILE`")
         }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
