@@ -96,10 +96,13 @@ struct ExecCommand: AsyncParsableCommand {
         injection.reportDirectory = directory.path
         let childEnvironment: [String: String]
         do throws(AgentInjection.MissingLibrary) { childEnvironment = try injection.environment(environment) } catch {
+            _ = directory.finish(command: program, pid: 0)
             fail("\(error)", Self.unavailableStatus)
         }
 
-        let limit = ExecMemoryLimit(memoryLimit, program: program)
+        // A limit that cannot be set ends faultline; the report directory
+        // made for the run must not stay behind.
+        let limit = ExecMemoryLimit(memoryLimit, program: program) { _ = directory.finish(command: program, pid: 0) }
         let spawn = limit?.spawnCommand(executable, argv, environment: childEnvironment) ?? (executable, argv, childEnvironment)
         let pid: pid_t
         // Before the spawn: a SIGTERM between spawn and forwarding would kill

@@ -11,18 +11,23 @@ import Glibc
 /// directory, and the cgroup is removed afterwards.
 struct ExecMemoryLimit {
     let run: MemoryLimitedRun
+    /// Undoes what the command set up before the limit (its report
+    /// directory) when the limit fails and faultline exits.
+    let beforeFailing: () -> Void
 
     /// nil without the option. Exits with a one-line error (64 for a bad
-    /// size, 69 when no memory cgroup can be made here).
-    init?(_ text: String?, program: String) {
+    /// size, 69 when no memory cgroup can be made here), after
+    /// `beforeFailing`.
+    init?(_ text: String?, program: String, beforeFailing: @escaping () -> Void) {
         guard let text else { return nil }
+        self.beforeFailing = beforeFailing
         guard let bytes = Units.bytes(text) else {
-            Self.fail("--memory-limit '\(text)' is not a size; write e.g. 64M, 1G or 4096", 64)
+            Self.fail("--memory-limit '\(text)' is not a size; write e.g. 64M, 1G or 4096", 64, beforeFailing)
         }
         do {
             run = try MemoryLimitedRun.prepare(limit: bytes, label: (program as NSString).lastPathComponent)
         } catch {
-            Self.fail("--memory-limit \(text): \(error)", 69)
+            Self.fail("--memory-limit \(text): \(error)", 69, beforeFailing)
         }
     }
 
@@ -35,11 +40,11 @@ struct ExecMemoryLimit {
         -> (executable: String, argv: [String], environment: [String: String]) {
         switch run.placement {
         case .spawningThread:
-            do { try run.enterForSpawn() } catch { Self.fail("--memory-limit: \(error)", 69) }
+            do { try run.enterForSpawn() } catch { Self.fail("--memory-limit: \(error)", 69, beforeFailing) }
             return (executable, argv, environment)
         case .trampoline:
             guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
-                Self.fail("--memory-limit: cannot find the faultline executable (/proc/self/exe) for the cgroup v2 trampoline", 69)
+                Self.fail("--memory-limit: cannot find the faultline executable (/proc/self/exe) for the cgroup v2 trampoline", 69, beforeFailing)
             }
             var env = environment
             let pass = env.removeValue(forKey: "LD_PRELOAD").map { ["LD_PRELOAD=\($0)"] } ?? []
@@ -65,7 +70,8 @@ struct ExecMemoryLimit {
         ReportCommand.stderr("faultline: memory limit \(ByteCount.describe(run.cgroup.limitBytes)): \(result.summary)")
     }
 
-    private static func fail(_ message: String, _ status: Int32) -> Never {
+    private static func fail(_ message: String, _ status: Int32, _ beforeFailing: () -> Void) -> Never {
+        beforeFailing()
         ReportCommand.stderr("faultline: \(message)")
         Foundation.exit(status)
     }

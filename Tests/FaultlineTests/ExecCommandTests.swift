@@ -116,6 +116,21 @@ import Glibc
         #expect(printed == written, "\(run.stderr)")
     }
 
+    /// A memory limit that cannot be set ends faultline in one line, after
+    /// removing the report directory the run had made for itself.
+    @Test func aBadMemoryLimitLeavesNoReportDirectory() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let explicit = try faultline(["exec", "--report-dir", "\(dir)/made", "--memory-limit", "lots", "--", "/bin/true"])
+        #expect(explicit.status == 64)
+        #expect(explicit.stderr == "faultline: --memory-limit 'lots' is not a size; write e.g. 64M, 1G or 4096\n")
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/made"))
+        let implicit = try faultline(["exec", "--memory-limit", "lots", "--", "/bin/true"], in: dir)
+        #expect(implicit.status == 64)
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: "\(dir)/faultline-reports")) ?? []
+        #expect(left.isEmpty, "\(left)")
+    }
+
     @Test func unknownDetectorIsOneLineAndExit64() throws {
         let run = try faultline(["exec", "--detectors", "crash,hangz", "--", "/bin/true"])
         #expect(run.status == 64)
