@@ -20,8 +20,7 @@ struct kernel_sigevent {
 #endif
 
 static int g_cookie;             // its address tells our timer's signals apart
-static atomic_int g_timer = -1;  // kernel timer id, -1 when none
-static atomic_int g_armed;
+static atomic_int g_timer = -1;  // kernel timer id, -1 when none (disarmed)
 
 int fl_deadline_arm(pid_t tid, uint64_t ms) {
     if (ms == 0) return 0;
@@ -42,12 +41,12 @@ int fl_deadline_arm(pid_t tid, uint64_t ms) {
     memset(&its, 0, sizeof its);
     its.it_value.tv_sec = (time_t)(ms / 1000);
     its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
-    atomic_store(&g_armed, 1);
     return fl_raw_syscall(SYS_timer_settime, id, 0, (long)&its, 0) == 0 ? 0 : -1;
 }
 
 void fl_deadline_disarm(void) {
-    atomic_store(&g_armed, 0);
+    // The id goes first: a signal the timer queued before the delete is
+    // then seen as not armed, and ignored.
     int id = atomic_exchange(&g_timer, -1);
     if (id >= 0) fl_raw_syscall(SYS_timer_delete, id, 0, 0, 0);
 }
@@ -56,4 +55,4 @@ int fl_deadline_is_ours(const siginfo_t *info) {
     return info && info->si_code == SI_TIMER && info->si_value.sival_ptr == (void *)&g_cookie;
 }
 
-int fl_deadline_armed(void) { return atomic_load(&g_armed); }
+int fl_deadline_armed(void) { return atomic_load(&g_timer) >= 0; }

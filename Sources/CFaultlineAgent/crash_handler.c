@@ -74,8 +74,6 @@ static int g_first_sig;
 static siginfo_t g_first_info;
 static fl_report g_report;
 static const char *g_stage = "start";
-/// The stage the deadline found stuck.
-static const char *g_stalled_stage = "start";
 
 static faultline_crash_callback g_cb;
 static void *g_cb_ctx;
@@ -265,6 +263,7 @@ static void write_first_attempt(fl_json *w) {
 // images if they were read. The first attempt's JSON goes along, as in a
 // recrash report.
 static void write_stalled(void) {
+    const char *stalled = g_stage;
     uint64_t stalled_ms = (fl_monotonic_ns() - g_stage_start_ns) / 1000000u;
     set_stage("writing the report again without the stalled stage", 0);
     fl_report r;
@@ -279,7 +278,7 @@ static void write_stalled(void) {
     }
     fl_json_end_object(w);
     fl_json_begin_object(w, "handler_stalled");
-    fl_json_string(w, "stage", g_stalled_stage);
+    fl_json_string(w, "stage", stalled);
     fl_json_uint(w, "stalled_ms", stalled_ms);
     fl_json_uint(w, "deadline_ms", (uint64_t)fl_agent_config.crash_deadline_ms);
     fl_json_string(w, "unwinder", "frame_pointer");
@@ -292,7 +291,7 @@ static void write_stalled(void) {
     if (fl_report_commit(&r, file, sizeof file) == 0) {
         char line[256];
         size_t n = fl_strlcpy(line, "faultline: the crash handler stalled while ", sizeof line);
-        n += fl_strlcpy(line + n, g_stalled_stage, sizeof line - n);
+        n += fl_strlcpy(line + n, stalled, sizeof line - n);
         fl_strlcpy(line + n, "; report written without it: ", sizeof line - n);
         notify(line, file);
     }
@@ -381,7 +380,6 @@ static void give_up(void *unused) {
 }
 
 static void report_stalled(void *unused) {
-    g_stalled_stage = g_stage;
     write_stalled();
     fl_stderr_release();
     restore_previous();
