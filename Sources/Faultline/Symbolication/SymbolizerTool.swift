@@ -97,17 +97,17 @@ enum LLVMSymbolizerProtocol {
         var result = [Report.Symbol?](repeating: nil, count: queries.count)
         if !batchable.isEmpty {
             let lines = batchable.map { "\"\(queries[$0].file)\" 0x\(String(queries[$0].address, radix: 16))" }
-            let out: String?
+            let answers: [Substring]?
             if let session {
                 let identities = batchable.reduce(into: [String: FileIdentity]()) { ids, i in
                     if let id = queries[i].identity { ids[queries[i].file] = id }
                 }
-                out = session.ask(lines, identities: identities).map { $0.joined(separator: "\n") }
+                answers = session.ask(lines, identities: identities)?.map { Substring($0) }
             } else {
-                out = ToolLocator.run(tool, arguments, input: lines.joined(separator: "\n") + "\n")
+                answers = ToolLocator.run(tool, arguments, input: lines.joined(separator: "\n") + "\n").map(outputLines)
             }
-            guard let out else { return nil }
-            let symbols = parse(out, expected: batchable.map { queries[$0].address })
+            guard let answers else { return nil }
+            let symbols = parse(lines: answers, expected: batchable.map { queries[$0].address })
             for (k, i) in batchable.enumerated() { result[i] = symbols[k] }
         }
         let odd = Dictionary(grouping: queries.indices.filter { !batchable.contains($0) }, by: { queries[$0].file })
@@ -125,7 +125,17 @@ enum LLVMSymbolizerProtocol {
     /// with the query (the tool skipped or added a line) yields nil rather
     /// than a wrong name.
     static func parse(_ output: String, expected: [UInt64]) -> [Report.Symbol?] {
-        let lines = output.split(separator: "\n", omittingEmptySubsequences: true)
+        parse(lines: outputLines(output), expected: expected)
+    }
+
+    /// The tool's answer lines in `output`.
+    private static func outputLines(_ output: String) -> [Substring] {
+        output.split(separator: "\n", omittingEmptySubsequences: true)
+    }
+
+    /// One symbol per expected address from one answer line each, as in
+    /// `parse(_:expected:)`.
+    static func parse(lines: [Substring], expected: [UInt64]) -> [Report.Symbol?] {
         var result: [Report.Symbol?] = []
         for (k, address) in expected.enumerated() {
             guard k < lines.count, let parsed = try? JSONDecoder().decode(Line.self, from: Data(lines[k].utf8)) else {
