@@ -56,7 +56,9 @@ struct LimitedVictim {
     var result: MemoryLimitedRunResult
     var pid: pid_t
     var stdout: String
-    var reportDirectory: String
+    /// The report directory, removed when the last copy of this value goes.
+    let directory: OwnedTemporaryDirectory
+    var reportDirectory: String { directory.path }
 
     /// Runs `victim-oom ARGS` (or `program`) limited to `limit` bytes; with
     /// `agent`, the agent is preloaded with detectors `memory`. `whileRunning`
@@ -65,7 +67,8 @@ struct LimitedVictim {
                     environment: [String: String] = [:], hierarchy: CGroupHierarchy? = nil,
                     whileRunning: (MemoryLimitedRun, pid_t) -> Void = { _, _ in },
                     timedOut: Double? = nil) throws -> LimitedVictim {
-        let dir = try makeTemporaryDirectory("faultline-cgroup-test")
+        let owned = try OwnedTemporaryDirectory("faultline-cgroup-test")
+        let dir = owned.path
         let victim = try BuildProducts.path(program)
         var env = ProcessInfo.processInfo.environment
         env["SWIFT_BACKTRACE"] = "enable=no"
@@ -99,7 +102,7 @@ struct LimitedVictim {
         case .signaled(let s): status = .signaled(s)
         }
         let result = run.finish(status: timedOut == nil ? status : nil, timedOutAfter: timedOut)
-        return LimitedVictim(result: result, pid: pid, stdout: String(decoding: stdout, as: UTF8.self), reportDirectory: dir)
+        return LimitedVictim(result: result, pid: pid, stdout: String(decoding: stdout, as: UTF8.self), directory: owned)
     }
 
     /// The reports written, loaded.
@@ -242,7 +245,6 @@ struct LimitedVictim {
     @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
     func oomKillOfTheStartedProcessIsReportedWithItsEvidence() throws {
         let v = try LimitedVictim.run(["malloc-grow"], limit: 32 << 20)
-        defer { try? FileManager.default.removeItem(atPath: v.reportDirectory) }
         #expect(v.result.verdict.cause == .oomKilled)
         #expect(v.result.evidence.after.oomKills == 1)
         let reports = try v.reports()
@@ -267,7 +269,6 @@ struct LimitedVictim {
         // 256 KiB every 20 ms: every threshold is seen at the 100 ms default interval.
         let v = try LimitedVictim.run(["slow-leak", "256K", "20"], limit: 24 << 20, agent: true,
                                       environment: ["FAULTLINE_MEMORY_PRESSURE": "off"])
-        defer { try? FileManager.default.removeItem(atPath: v.reportDirectory) }
         let r = try #require(try v.reports().first)
         let last = try #require(r.sections["last_breadcrumb"])
         #expect(last["threshold_percent"]?.numberValue == 95)
@@ -284,7 +285,6 @@ struct LimitedVictim {
         // is written, and the normal exit removes the file again.
         let v = try LimitedVictim.run(["spike", "20M", "300"], limit: 32 << 20, agent: true,
                                       environment: ["FAULTLINE_MEMORY_INTERVAL_MS": "10"])
-        defer { try? FileManager.default.removeItem(atPath: v.reportDirectory) }
         #expect(v.result.verdict.cause == .exited(code: 0))
         #expect(v.result.verdict.oomKills.isEmpty)
         #expect((v.result.evidence.after.peakBytes ?? 0) > 20 << 20)
@@ -298,7 +298,6 @@ struct LimitedVictim {
     @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
     func processesKilledByTheCleanupLeaveNoBreadcrumbFile() throws {
         let v = try LimitedVictim.run(["leave-child"], limit: 32 << 20, agent: true)
-        defer { try? FileManager.default.removeItem(atPath: v.reportDirectory) }
         #expect(v.stdout.contains("(breadcrumb file made)"))
         #expect(v.result.verdict.cause == .exited(code: 0))
         #expect(v.result.problems.isEmpty)
@@ -338,7 +337,6 @@ struct LimitedVictim {
         // reclaim inside the cgroup, and no OOM kill.
         let v = try LimitedVictim.run(["pressure", "20M", "64M", "1500"], limit: 32 << 20, agent: true,
                                       environment: ["FAULTLINE_MEMORY_PRESSURE": "low"])
-        defer { try? FileManager.default.removeItem(atPath: v.reportDirectory) }
         #expect(v.result.verdict.cause == .exited(code: 0))
         #expect(v.result.verdict.oomKills.isEmpty)
         let warnings = try ReportStore.list(directory: v.reportDirectory).compactMap(\.report).filter { $0.kind == "memory_warning" }

@@ -85,6 +85,14 @@ final class LockedData: @unchecked Sendable {
     var value: Data { lock.lock(); defer { lock.unlock() }; return data }
 }
 
+/// A fresh temporary directory that is removed, with what is in it, when
+/// the last reference goes.
+final class OwnedTemporaryDirectory: Sendable {
+    let path: String
+    init(_ tag: String) throws { path = try makeTemporaryDirectory(tag) }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
 /// A fresh temporary directory, removed by the caller.
 func makeTemporaryDirectory(_ tag: String = "faultline-tests") throws -> String {
     let base = NSTemporaryDirectory().hasSuffix("/") ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
