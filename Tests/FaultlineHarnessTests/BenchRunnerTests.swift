@@ -9,15 +9,14 @@ import Testing
     /// proportional to it (a: 10, b: 20, c: 30) plus a second metric.
     private func contractProgram(_ dir: TemporaryDirectory) throws -> String {
         let path = dir.path + "/prog.sh"
-        try """
+        try writeScript("""
             #!/bin/sh
             echo "$1" >> "\(dir.path)/calls"
             case "$1" in a) v=10 ;; b) v=20 ;; c) v=30 ;; fail) echo "broken" >&2; exit 3 ;; esac
             echo "human text is ignored"
             echo "{\\"metric\\":\\"t.value\\",\\"config\\":\\"$1\\",\\"unit\\":\\"us\\",\\"value\\":$v}"
             echo "{\\"metric\\":\\"t.samples\\",\\"config\\":\\"$1\\",\\"unit\\":\\"us\\",\\"samples\\":[$v,$v]}"
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o755)
+            """, to: path)
         return path
     }
 

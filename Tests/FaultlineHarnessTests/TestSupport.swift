@@ -1,5 +1,6 @@
 import Foundation
 @testable import FaultlineHarness
+import Faultline
 
 /// A fresh directory under /tmp, removed when the value is released.
 final class TemporaryDirectory {
@@ -12,6 +13,14 @@ final class TemporaryDirectory {
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Writes an executable script. Not with Foundation's `write(toFile:)`: it
+/// opens without O_CLOEXEC, so a child another test spawns meanwhile keeps
+/// the file open and running the script fails with ETXTBSY.
+func writeScript(_ text: String, to path: String) throws {
+    if let problem = OutputLocation.write(Data(text.utf8), to: path) { throw CocoaError(.fileWriteUnknown, userInfo: [NSDebugDescriptionErrorKey: problem]) }
+    chmod(path, 0o755)
 }
 
 /// The build products next to the test bundle (robust to any --scratch-path).

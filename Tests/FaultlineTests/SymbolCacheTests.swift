@@ -15,8 +15,7 @@ import Testing
         let bin = "\(dir)/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         let tool = "\(bin)/llvm-symbolizer"
-        try "#!/bin/sh\necho start >> '\(dir)/starts'\ntee -a '\(dir)/queries' | '\(real)' \"$@\"\n".write(toFile: tool, atomically: true, encoding: .utf8)
-        chmod(tool, 0o755)
+        try writeScript("#!/bin/sh\necho start >> '\(dir)/starts'\ntee -a '\(dir)/queries' | '\(real)' \"$@\"\n", to: tool)
         func lines(_ name: String) -> Int {
             (try? String(contentsOfFile: "\(dir)/\(name)", encoding: .utf8))?.split(separator: "\n").count ?? 0
         }
@@ -85,8 +84,7 @@ import Testing
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let dying = "\(dir)/llvm-symbolizer"
-        try "#!/bin/sh\nread line\nexit 3\n".write(toFile: dying, atomically: true, encoding: .utf8)
-        chmod(dying, 0o755)
+        try writeScript("#!/bin/sh\nread line\nexit 3\n", to: dying)
         let real = try #require(Symbolicator().tools.first)
         let s = Symbolicator(tools: [.llvmSymbolizer(dying), real])
         let report = try SymbolicatorTests.nullDerefReport(dir)

@@ -153,15 +153,14 @@ import Testing
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let tool = "\(dir)/echo-symbolizer"
-        try """
+        try writeScript("""
             #!/bin/sh
             # Input: "FILE" 0xADDR per line; output: llvm-symbolizer's JSON, named after ADDR.
             while read -r file addr; do
               printf '{"Address":"%s","Symbol":[{"FunctionName":"at_%s","FileName":"/src/x.c","Line":1,"Column":1}]}\\n' "$addr" "$addr"
             done
 
-            """.write(toFile: tool, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool)
+            """, to: tool)
         func f(_ offset: String, _ extra: String = "") -> String {
             #"{"pc": "0x7f000000\#(offset.dropFirst(2))", "image": 0, "offset": "\#(offset)"\#(extra)}"#
         }

@@ -50,10 +50,9 @@ public enum OutputLocation {
         var st = stat()
         if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { return "cannot write \(path): it is a folder" }
         let parent = (path as NSString).deletingLastPathComponent
-        var template = Array("\(parent.isEmpty ? "." : parent)/.faultline-write-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { return "cannot write \(path): \(String(cString: strerror(errno)))" }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let (fd, temporary) = createTemporary(in: parent.isEmpty ? "." : parent) else {
+            return "cannot write \(path): \(String(cString: strerror(errno)))"
+        }
         var failure: Int32 = 0
         data.withUnsafeBytes { bytes in
             var done = 0
@@ -71,6 +70,21 @@ public enum OutputLocation {
         guard failure != 0 else { return nil }
         unlink(temporary)
         return "cannot write \(path): \(String(cString: strerror(failure)))"
+    }
+
+    /// A new file `.faultline-write-XXXXXXXXXXXXXXXX` in `folder`, open for
+    /// writing, and its path; nil with errno set. Like mkstemp(3), but with
+    /// O_CLOEXEC (Swift does not see mkostemp): a child that another thread
+    /// spawns meanwhile must not inherit the descriptor, or it keeps the file
+    /// open for its whole life (and an executable written so is busy, ETXTBSY).
+    private static func createTemporary(in folder: String) -> (Int32, String)? {
+        for _ in 0..<100 {
+            let path = folder + "/.faultline-write-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 { return (fd, path) }
+            if errno != EEXIST { return nil }
+        }
+        return nil
     }
 
     /// The process's umask (read by setting it and putting it back).

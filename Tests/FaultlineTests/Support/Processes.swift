@@ -93,6 +93,14 @@ final class OwnedTemporaryDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
+/// Writes an executable script. Not with Foundation's `write(toFile:)`: it
+/// opens without O_CLOEXEC, so a child another test spawns meanwhile keeps
+/// the file open and running the script fails with ETXTBSY.
+func writeScript(_ text: String, to path: String) throws {
+    if let problem = OutputLocation.write(Data(text.utf8), to: path) { throw CocoaError(.fileWriteUnknown, userInfo: [NSDebugDescriptionErrorKey: problem]) }
+    chmod(path, 0o755)
+}
+
 /// A fresh temporary directory, removed by the caller.
 func makeTemporaryDirectory(_ tag: String = "faultline-tests") throws -> String {
     let base = NSTemporaryDirectory().hasSuffix("/") ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
