@@ -8,10 +8,13 @@
 #ifndef VICTIM_CXX_CASES_H
 #define VICTIM_CXX_CASES_H
 
+#include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <exception>
@@ -305,6 +308,90 @@ VICTIM_NOINLINE void throw_on_small_stack(const char *left) {
     pthread_join(t, nullptr);
 }
 
+// --- a throw while another thread holds the dynamic linker's lock ----------
+
+static pthread_barrier_t victim_loader_locked;
+/// How long the lock-holder keeps the lock, in ms; -1: for ever.
+static long victim_loader_hold_ms = -1;
+/// Set by the lock-holder just before it lets go of the lock.
+static volatile int victim_loader_releasing;
+
+/// Called by dl_iterate_phdr, which holds glibc's loader lock
+/// (dl_load_write_lock) around its callbacks: parks with the lock held.
+static int hold_loader_lock(struct dl_phdr_info *, size_t, void *) {
+    pthread_barrier_wait(&victim_loader_locked);  // main may throw now
+    if (victim_loader_hold_ms < 0)
+        for (;;) pause();
+    struct timespec left = {victim_loader_hold_ms / 1000, (victim_loader_hold_ms % 1000) * 1000000};
+    while (nanosleep(&left, &left) == -1 && errno == EINTR) {
+    }
+    __atomic_store_n(&victim_loader_releasing, 1, __ATOMIC_SEQ_CST);
+    return 1;  // stop iterating: dl_iterate_phdr lets go of the lock
+}
+
+static void *loader_lock_holder(void *) {
+    pthread_setname_np(pthread_self(), "lock-holder");
+    dl_iterate_phdr(hold_loader_lock, nullptr);
+    return nullptr;
+}
+
+static long victim_ms_since(const struct timespec &t0) {
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+}
+
+/// The main thread's first throw: no unwinder has walked this function
+/// before, so a walker with a per-function cache has to decode it now.
+VICTIM_NOINLINE void throw_never_unwound_before() {
+    if (victim_always) throw std::runtime_error("thrown while the loader lock is held");
+}
+
+/// A thread holds the dynamic linker's lock (parked inside a dl_iterate_phdr
+/// callback, for `hold` ms or for ever) while the main thread throws and
+/// catches an exception. libstdc++'s own throw does not need that lock
+/// (libgcc finds unwind tables with _dl_find_object), so the catch comes at
+/// once: the program prints how long it took and whether the lock was still
+/// held then, and returns 0. With `escape` (and a bounded hold) it waits for
+/// the holder to let go and rethrows the caught exception uncaught, so a
+/// report shows the throw site recorded while the lock was held.
+VICTIM_NOINLINE int throw_while_loader_locked(const char *hold, bool escape) {
+    if (hold && strcmp(hold, "never") != 0) victim_loader_hold_ms = atol(hold);
+    if (escape && victim_loader_hold_ms < 0) {
+        fprintf(stderr, "victim: throw-loader-locked escape needs a bounded hold (MS)\n");
+        return 2;
+    }
+    pthread_barrier_init(&victim_loader_locked, nullptr, 2);
+    pthread_t holder;
+    if (pthread_create(&holder, nullptr, loader_lock_holder, nullptr) != 0) abort();
+    pthread_barrier_wait(&victim_loader_locked);
+    if (victim_loader_hold_ms < 0)
+        victim_say("thread 'lock-holder' holds the dynamic linker's lock for ever; throwing and catching std::runtime_error");
+    else
+        fprintf(stderr, "victim: thread 'lock-holder' holds the dynamic linker's lock for %ld ms; throwing and catching std::runtime_error\n",
+                victim_loader_hold_ms);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    std::exception_ptr caught;
+    try {
+        throw_never_unwound_before();
+    } catch (const std::runtime_error &e) {
+        long ms = victim_ms_since(t0);
+        bool held = !__atomic_load_n(&victim_loader_releasing, __ATOMIC_SEQ_CST);
+        printf("victim: caught \"%s\" %ld ms after the throw, %s\n", e.what(), ms,
+               held ? "while the lock was still held" : "after the lock was released");
+        fflush(stdout);
+        if (escape) caught = std::current_exception();
+    }
+    // A holder parked for ever stays parked; returning from main ends it.
+    if (victim_loader_hold_ms >= 0) pthread_join(holder, nullptr);
+    if (escape) {
+        victim_say("the lock is free again; rethrowing the caught exception, uncaught");
+        std::rethrow_exception(caught);
+    }
+    return 0;
+}
+
 static int victim_usage(const char *self) {
     fprintf(stderr,
             "usage: %s COMMAND\n"
@@ -327,6 +414,8 @@ static int victim_usage(const char *self) {
             "  crashing-terminate  the program's own terminate handler segfaults after a throw\n"
             "  make-exception-ptr  throw and catch, then rethrow a std::make_exception_ptr uncaught\n"
             "  small-stack [LEFT] a thread with a 64 KiB stack recurses until LEFT bytes (12288) remain, then throws uncaught\n"
+            "  throw-loader-locked [MS|never] [escape]  a thread holds the dynamic linker's lock (MS ms, default for ever) while main\n"
+            "                    throws and catches; exits 0 (escape, with MS: then rethrows it uncaught once the lock is free)\n"
             "  catch-loop [N] [DEPTH]  throw and catch N times (default 100000, depth 8); exits 0\n",
             self);
     return 2;
@@ -354,6 +443,7 @@ static int victim_main(int argc, char **argv) {
     else if (!strcmp(c, "busy-threads")) throw_among_throwers();
     else if (!strcmp(c, "make-exception-ptr")) rethrow_made_exception_ptr();
     else if (!strcmp(c, "small-stack")) throw_on_small_stack(argc > 2 ? argv[2] : nullptr);
+    else if (!strcmp(c, "throw-loader-locked")) return throw_while_loader_locked(argc > 2 ? argv[2] : nullptr, argc > 3 && !strcmp(argv[3], "escape"));
     else if (!strcmp(c, "catch-loop")) {
         long n = argc > 2 ? atol(argv[2]) : 100000;
         int depth = argc > 3 ? atoi(argv[3]) : 8;
