@@ -36,7 +36,6 @@ typedef fl_terminate_fn (*set_terminate_fn)(fl_terminate_fn);
 // trivially copyable): the Itanium ABI returns it through a hidden pointer
 // to the result, passed first and handed back.
 typedef void *(*current_exception_fn)(void *result);
-typedef int (*unw_backtrace_fn)(void **, int);
 typedef _Unwind_Reason_Code (*unwind_backtrace_fn)(_Unwind_Trace_Fn, void *);
 typedef uintptr_t (*unwind_get_ip_fn)(struct _Unwind_Context *);
 
@@ -46,12 +45,13 @@ cxa_rethrow_fn g_real_rethrow;
 set_terminate_fn g_real_set_terminate;
 current_exception_fn g_real_current_exception;
 
-// libunwind's unw_backtrace takes its per-thread "fast trace" path: after
-// the first walk through a function it steps from cached frame shapes
-// instead of decoding DWARF again. libgcc's _Unwind_Backtrace is the
-// fallback (always present where C++ exceptions work, but decodes every
-// frame every time).
-unw_backtrace_fn g_unw_backtrace;
+// libgcc's unwinder, the one libstdc++ throws with: it finds a frame's
+// unwind tables with glibc's _dl_find_object (2.35+), which takes no lock,
+// so a throw records its stack wherever the runtime itself could throw.
+// libunwind's unw_backtrace is not used: its first walk through a function
+// reads the tables through dl_iterate_phdr, under the loader lock, and a
+// throw then waited (for ever) on a thread inside dlopen or another
+// dl_iterate_phdr callback (scenario cxx.loader-lock-held).
 unwind_backtrace_fn g_gcc_backtrace;
 unwind_get_ip_fn g_gcc_get_ip;
 
@@ -170,26 +170,34 @@ __attribute__((constructor)) void resolve_at_load(void) { resolve_runtime(); }
 
 struct gcc_trace_state {
     uintptr_t *pcs;
+    uintptr_t ra;  // return address into the thrower
     int n, max;
 };
 
 _Unwind_Reason_Code gcc_trace_one(struct _Unwind_Context *ctx, void *arg) {
     gcc_trace_state *s = (gcc_trace_state *)arg;
-    if (s->n >= s->max) return _URC_END_OF_STACK;
-    s->pcs[s->n++] = g_gcc_get_ip(ctx);
-    return _URC_NO_REASON;
+    uintptr_t ip = g_gcc_get_ip(ctx);
+    if (ip == 0) return _URC_END_OF_STACK;
+    s->pcs[s->n] = ip;
+    // The thrower found: stop once g_frames frames from the one before it
+    // (inside the hook) are in, so no frame is decoded only to be dropped
+    // (libgcc decodes each frame's DWARF on every walk).
+    if (ip == s->ra && s->n >= 1 && s->n < 4) {
+        int end = s->n - 1 + g_frames;
+        if (end < s->max) s->max = end;
+    }
+    return ++s->n >= s->max ? _URC_END_OF_STACK : _URC_NO_REASON;
 }
 
 // Fills `rec` with the stack of the calling hook, whose return address is
 // `ra`: frame 0 is inside the hook, frame 1 is `ra` in the thrower. Inlined
-// into the hook so that the unwinder's own frames are the only ones to drop.
+// into the hook so that libgcc starts at the hook's frame (it leaves out
+// _Unwind_Backtrace's own). Takes no lock and allocates nothing.
 __attribute__((always_inline)) inline void capture(fl_cxx_throw_record *rec, const void *ra) {
-    int max = g_frames + 2;  // the unwinder's frame and slack for the search below
     int n = 0;
-    if (g_unw_backtrace) {
-        n = g_unw_backtrace((void **)rec->pcs, max);
-    } else if (g_gcc_backtrace && g_gcc_get_ip) {
-        gcc_trace_state s = {rec->pcs, 0, max};
+    if (g_gcc_backtrace) {
+        // Slack of 2 beyond g_frames while the thrower is not yet found.
+        gcc_trace_state s = {rec->pcs, (uintptr_t)ra, 0, g_frames + 2};
         g_gcc_backtrace(gcc_trace_one, &s);
         n = s.n;
     }
@@ -209,10 +217,14 @@ extern "C" {
 
 void fl_cxx_hooks_enable(int frames) {
     if (!g_real_throw) resolve_runtime();
-    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-    if (h) g_unw_backtrace = (unw_backtrace_fn)dlsym(h, "unw_backtrace");
-    g_gcc_backtrace = (unwind_backtrace_fn)dlsym(RTLD_DEFAULT, "_Unwind_Backtrace");
-    g_gcc_get_ip = (unwind_get_ip_fn)dlsym(RTLD_DEFAULT, "_Unwind_GetIP");
+    // libgcc_s itself, not the first _Unwind_Backtrace in the search order:
+    // a program that links libunwind globally would give libunwind's, which
+    // takes the loader lock. Already loaded wherever libstdc++ is.
+    void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (gcc) {
+        g_gcc_get_ip = (unwind_get_ip_fn)dlsym(gcc, "_Unwind_GetIP");
+        if (g_gcc_get_ip) g_gcc_backtrace = (unwind_backtrace_fn)dlsym(gcc, "_Unwind_Backtrace");
+    }
     pthread_atfork(0, 0, forget_tid_in_child);
     if (frames > FL_CXX_THROW_FRAMES_MAX) frames = FL_CXX_THROW_FRAMES_MAX;
     __atomic_store_n(&g_frames, frames < 0 ? 0 : frames, __ATOMIC_RELEASE);
@@ -220,11 +232,7 @@ void fl_cxx_hooks_enable(int frames) {
 
 void fl_cxx_hooks_freeze(void) { __atomic_store_n(&g_frozen, 1, __ATOMIC_SEQ_CST); }
 
-const char *fl_cxx_hooks_unwinder(void) {
-    if (g_unw_backtrace) return "libunwind";
-    if (g_gcc_backtrace && g_gcc_get_ip) return "libgcc";
-    return "none";
-}
+const char *fl_cxx_hooks_unwinder(void) { return g_gcc_backtrace ? "libgcc" : "none"; }
 
 int fl_cxx_throw_lookup(const void *object, fl_cxx_throw_record *out) {
     if (!object) return 0;

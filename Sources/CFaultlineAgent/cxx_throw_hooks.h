@@ -64,7 +64,9 @@ int fl_cxx_rethrow_lookup(const void *object, fl_cxx_throw_record *out);
 /// runtime (`on` 1) or not (0): the hooks then only forward.
 void fl_cxx_hooks_internal(int on);
 
-/// Name of the unwinder used at throw time: "libunwind", "libgcc" or "none".
+/// Name of the unwinder used at throw time: "libgcc" (libgcc_s's
+/// _Unwind_Backtrace, which takes no lock), or "none" when libgcc_s could
+/// not be loaded (throws are then recorded without frames).
 const char *fl_cxx_hooks_unwinder(void);
 
 /// Makes `own` the runtime's terminate handler. Later calls to
