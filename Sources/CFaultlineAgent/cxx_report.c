@@ -63,7 +63,9 @@ static void write_sections(void *json, void *ctx) {
         }
     }
     fl_json_bool(w, "demangled", info->demangled);
-    fl_json_string(w, "throw_unwinder", fl_cxx_hooks_unwinder());
+    // The unwinder of the stack below; without one, the one a throw takes.
+    fl_json_string(w, "throw_unwinder", outer && outer->has_thrown ? fl_cxx_unwinder_name(outer->thrown.unwinder)
+                                                                   : fl_cxx_hooks_unwinder());
     fl_json_int(w, "throw_frames", info->frames);
     fl_json_end_object(w);
 

@@ -6,6 +6,7 @@
 // (`[[noreturn]]`, `noexcept`), and the interposers must be able to
 // tail-call the runtime's own functions.
 #include "cxx_throw_hooks.h"
+#include "loader_lock_watch.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -36,6 +37,7 @@ typedef fl_terminate_fn (*set_terminate_fn)(fl_terminate_fn);
 // trivially copyable): the Itanium ABI returns it through a hidden pointer
 // to the result, passed first and handed back.
 typedef void *(*current_exception_fn)(void *result);
+typedef int (*unw_backtrace_fn)(void **, int);
 typedef _Unwind_Reason_Code (*unwind_backtrace_fn)(_Unwind_Trace_Fn, void *);
 typedef uintptr_t (*unwind_get_ip_fn)(struct _Unwind_Context *);
 
@@ -45,13 +47,17 @@ cxa_rethrow_fn g_real_rethrow;
 set_terminate_fn g_real_set_terminate;
 current_exception_fn g_real_current_exception;
 
+// libunwind's unw_backtrace takes its per-thread "fast trace" path: after
+// the first walk through a function it steps from cached frame shapes
+// instead of decoding DWARF again (~10 ns a frame). But that first walk
+// reads the unwind tables through dl_iterate_phdr, under the loader's write
+// lock, and waits (for ever) while another thread is parked inside a
+// dl_iterate_phdr callback (scenario cxx.loader-lock-held).
+unw_backtrace_fn g_unw_backtrace;
 // libgcc's unwinder, the one libstdc++ throws with: it finds a frame's
 // unwind tables with glibc's _dl_find_object (2.35+), which takes no lock,
-// so a throw records its stack wherever the runtime itself could throw.
-// libunwind's unw_backtrace is not used: its first walk through a function
-// reads the tables through dl_iterate_phdr, under the loader lock, and a
-// throw then waited (for ever) on a thread inside dlopen or another
-// dl_iterate_phdr callback (scenario cxx.loader-lock-held).
+// but decodes every frame every time (~230 ns a frame). Taken while another
+// thread is inside dl_iterate_phdr, and when libunwind is missing.
 unwind_backtrace_fn g_gcc_backtrace;
 unwind_get_ip_fn g_gcc_get_ip;
 
@@ -116,6 +122,7 @@ void copy_record(fl_cxx_throw_record *out, const fl_cxx_throw_record *in) {
     out->tid = in->tid;
     out->count = in->count;
     out->rethrown = in->rethrown;
+    out->unwinder = in->unwinder;
     memcpy(out->pcs, in->pcs, (size_t)in->count * sizeof in->pcs[0]);
 }
 
@@ -191,15 +198,23 @@ _Unwind_Reason_Code gcc_trace_one(struct _Unwind_Context *ctx, void *arg) {
 
 // Fills `rec` with the stack of the calling hook, whose return address is
 // `ra`: frame 0 is inside the hook, frame 1 is `ra` in the thrower. Inlined
-// into the hook so that libgcc starts at the hook's frame (it leaves out
-// _Unwind_Backtrace's own). Takes no lock and allocates nothing.
+// into the hook so that the unwinder's own frames are the only ones to drop
+// (libgcc starts at the hook's frame). Allocates nothing, and waits for no
+// thread parked in dl_iterate_phdr; libunwind allocates its per-thread
+// cache on a thread's first walk.
 __attribute__((always_inline)) inline void capture(fl_cxx_throw_record *rec, const void *ra) {
     int n = 0;
-    if (g_gcc_backtrace) {
-        // Slack of 2 beyond g_frames while the thrower is not yet found.
+    // Slack of 2 beyond g_frames: the unwinder's own frame, and the search below.
+    if (g_unw_backtrace && !fl_loader_iteration_elsewhere()) {
+        n = g_unw_backtrace((void **)rec->pcs, g_frames + 2);
+        rec->unwinder = FL_CXX_UNWINDER_LIBUNWIND;
+    } else if (g_gcc_backtrace) {
         gcc_trace_state s = {rec->pcs, (uintptr_t)ra, 0, g_frames + 2};
         g_gcc_backtrace(gcc_trace_one, &s);
         n = s.n;
+        rec->unwinder = FL_CXX_UNWINDER_LIBGCC;
+    } else {
+        rec->unwinder = FL_CXX_UNWINDER_NONE;
     }
     int at = -1;
     for (int i = 0; i < n && i < 4; i++)
@@ -217,6 +232,8 @@ extern "C" {
 
 void fl_cxx_hooks_enable(int frames) {
     if (!g_real_throw) resolve_runtime();
+    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (h) g_unw_backtrace = (unw_backtrace_fn)dlsym(h, "unw_backtrace");
     // libgcc_s itself, not the first _Unwind_Backtrace in the search order:
     // a program that links libunwind globally would give libunwind's, which
     // takes the loader lock. Already loaded wherever libstdc++ is.
@@ -232,7 +249,18 @@ void fl_cxx_hooks_enable(int frames) {
 
 void fl_cxx_hooks_freeze(void) { __atomic_store_n(&g_frozen, 1, __ATOMIC_SEQ_CST); }
 
-const char *fl_cxx_hooks_unwinder(void) { return g_gcc_backtrace ? "libgcc" : "none"; }
+const char *fl_cxx_hooks_unwinder(void) {
+    return fl_cxx_unwinder_name(g_unw_backtrace ? FL_CXX_UNWINDER_LIBUNWIND
+                                : g_gcc_backtrace ? FL_CXX_UNWINDER_LIBGCC : FL_CXX_UNWINDER_NONE);
+}
+
+const char *fl_cxx_unwinder_name(int unwinder) {
+    switch (unwinder) {
+    case FL_CXX_UNWINDER_LIBUNWIND: return "libunwind";
+    case FL_CXX_UNWINDER_LIBGCC: return "libgcc";
+    default: return "none";
+    }
+}
 
 int fl_cxx_throw_lookup(const void *object, fl_cxx_throw_record *out) {
     if (!object) return 0;

@@ -27,6 +27,11 @@ extern "C" {
 /// Exceptions captured into an exception_ptr remembered process-wide.
 #define FL_CXX_ESCAPED 16
 
+/// How a throw record's stack was taken: not at all (no unwinder loaded),
+/// with libunwind's cached fast trace, or with libgcc (while another thread
+/// was inside dl_iterate_phdr, where libunwind could wait for it).
+enum { FL_CXX_UNWINDER_NONE, FL_CXX_UNWINDER_LIBUNWIND, FL_CXX_UNWINDER_LIBGCC };
+
 /// One recorded throw (or rethrow). `pcs[0]` is inside the hook
 /// (`__cxa_throw`/`__cxa_rethrow`: the return address of its call to the
 /// unwinder), `pcs[1]` the return address into the function that threw,
@@ -36,6 +41,7 @@ typedef struct fl_cxx_throw_record {
     pid_t tid;           ///< thread that threw
     int count;           ///< frames in `pcs`
     int rethrown;        ///< how often `throw;` re-raised it on this thread
+    int unwinder;        ///< how `pcs` was taken: an FL_CXX_UNWINDER_* value
     uintptr_t pcs[FL_CXX_THROW_FRAMES_MAX + 2];
 } fl_cxx_throw_record;
 
@@ -64,10 +70,14 @@ int fl_cxx_rethrow_lookup(const void *object, fl_cxx_throw_record *out);
 /// runtime (`on` 1) or not (0): the hooks then only forward.
 void fl_cxx_hooks_internal(int on);
 
-/// Name of the unwinder used at throw time: "libgcc" (libgcc_s's
-/// _Unwind_Backtrace, which takes no lock), or "none" when libgcc_s could
-/// not be loaded (throws are then recorded without frames).
+/// Name of the unwinder a throw uses when no other thread is inside
+/// dl_iterate_phdr: "libunwind", "libgcc" when libunwind is missing, or
+/// "none" when neither could be loaded (throws are then recorded without
+/// frames).
 const char *fl_cxx_hooks_unwinder(void);
+
+/// "libunwind", "libgcc" or "none" for an FL_CXX_UNWINDER_* value.
+const char *fl_cxx_unwinder_name(int unwinder);
 
 /// Makes `own` the runtime's terminate handler. Later calls to
 /// `std::set_terminate` by the program replace the handler `own` chains to
