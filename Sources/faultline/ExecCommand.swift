@@ -104,6 +104,10 @@ struct ExecCommand: AsyncParsableCommand {
         // made for the run must not stay behind.
         let limit = ExecMemoryLimit(memoryLimit, program: program) { _ = directory.finish(command: program, pid: 0) }
         let spawn = limit?.spawnCommand(executable, argv, environment: childEnvironment) ?? (executable, argv, childEnvironment)
+        // Said before the run (a server may run for hours) and again at the
+        // end, where "0 report(s)" would otherwise read as a clean run.
+        let reach = PreloadReach.check(executable, searchPath: environment["PATH"])
+        if let warning = PreloadReach.warning(reach) { ReportCommand.stderr("faultline: \(warning)") }
         let pid: pid_t
         // Before the spawn: a SIGTERM between spawn and forwarding would kill
         // us and leave the program running unwatched.
@@ -122,10 +126,14 @@ struct ExecCommand: AsyncParsableCommand {
         let (finalDirectory, reports) = directory.finish(command: program, pid: pid)
         let loaded = printReports(reports, in: finalDirectory)
         if leaks { FileHandle.standardError.write(Data(("\n" + LeakSummary().render(loaded)).utf8)) }
+        var unwatched = ""
+        if case .staticallyLinked(let path, _) = reach {
+            unwatched = "; \(OneLine.escaped(path)) is statically linked, so only its exit status was watched"
+        }
         if let finalDirectory {
-            ReportCommand.stderr("faultline: \(reports.count) report(s) in \(Self.relative(finalDirectory))")
+            ReportCommand.stderr("faultline: \(reports.count) report(s) in \(Self.relative(finalDirectory))\(unwatched)")
         } else {
-            ReportCommand.stderr("faultline: 0 report(s); nothing kept in \(Self.relative(directory.location))")
+            ReportCommand.stderr("faultline: 0 report(s); nothing kept in \(Self.relative(directory.location))\(unwatched)")
         }
         throw ExitCode(termination.shellStatus)
     }
