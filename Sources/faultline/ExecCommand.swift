@@ -14,7 +14,8 @@ struct ExecCommand: AsyncParsableCommand {
             the malloc shim (libFaultlineMallocShim.so) are taken from the directory of the faultline \
             executable and prepended to LD_PRELOAD. Reports go to --report-dir, by default \
             ./faultline-reports/<cmd>-<YYYYmmdd-HHMMSS>-<pid> (UTC start time; removed when the run wrote \
-            no report). SWIFT_BACKTRACE=enable=no is set unless SWIFT_BACKTRACE is already set, so the \
+            no report, kept when processes the program started are still running, which the last line \
+            then names: their later reports go there too). SWIFT_BACKTRACE=enable=no is set unless SWIFT_BACKTRACE is already set, so the \
             Swift runtime does not print a second crash report. SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to the program. The exit \
             status is the program's, or 128+N when signal N killed it.
 
@@ -123,7 +124,10 @@ struct ExecCommand: AsyncParsableCommand {
         let termination = ChildProcess.wait(pid)
         limit?.finish(termination)
 
-        let (finalDirectory, reports) = directory.finish(command: program, pid: pid)
+        // Processes the program left running (a daemon, a background job)
+        // can still write reports after this command has printed and ended.
+        let stragglers = ReportDirectoryWriters.stillRunning(directory: directory.path)
+        let (finalDirectory, reports) = directory.finish(command: program, pid: pid, othersRunning: !stragglers.isEmpty)
         let loaded = printReports(reports, in: finalDirectory)
         if leaks { FileHandle.standardError.write(Data(("\n" + LeakSummary().render(loaded)).utf8)) }
         var unwatched = ""
@@ -134,6 +138,12 @@ struct ExecCommand: AsyncParsableCommand {
             ReportCommand.stderr("faultline: \(reports.count) report(s) in \(Self.relative(finalDirectory))\(unwatched)")
         } else {
             ReportCommand.stderr("faultline: 0 report(s); nothing kept in \(Self.relative(directory.location))\(unwatched)")
+        }
+        if !stragglers.isEmpty, let finalDirectory {
+            let pids = stragglers.prefix(5).map(String.init).joined(separator: ", ") + (stragglers.count > 5 ? ", …" : "")
+            let dir = Self.relative(finalDirectory)
+            ReportCommand.stderr("faultline: \(stragglers.count) process(es) the program started are still running (pid \(pids)); "
+                + "the reports they write go to \(dir) too: `faultline report list \(dir)` shows them")
         }
         throw ExitCode(termination.shellStatus)
     }

@@ -11,7 +11,10 @@ import Glibc
 /// one, the run writes into a hidden temporary directory inside the parent
 /// (`./faultline-reports`) which is renamed `<cmd>-<YYYYmmdd-HHMMSS>-<pid>`
 /// (UTC start time, the command's pid) when the command ends. Either way a
-/// directory this run created is removed again when no report was written.
+/// directory this run created is removed again when no report was written,
+/// unless processes that can still write into it are running
+/// (`ReportDirectoryWriters`): then it is kept, and the hidden name becomes
+/// a symbolic link to the final one, for the programs they start later.
 public struct RunReportDirectory: Sendable {
     /// Default parent of per-run directories.
     public static let defaultParent = "faultline-reports"
@@ -77,12 +80,15 @@ public struct RunReportDirectory: Sendable {
     /// The final directory when the command with `pid`, run as `command`,
     /// has ended: the temporary directory renamed (or the explicit one), or
     /// nil when the run wrote no report and the directory was removed.
-    /// Also returns the paths of the run's report files.
-    public func finish(command: String, pid: Int32) -> (directory: String?, reports: [String]) {
+    /// Also returns the paths of the run's report files. With
+    /// `othersRunning` (processes the command started still carry the
+    /// agent) the directory is kept even empty, and the temporary name is
+    /// left as a symbolic link to the final one.
+    public func finish(command: String, pid: Int32, othersRunning: Bool = false) -> (directory: String?, reports: [String]) {
         let fm = FileManager.default
         let names = ((try? fm.contentsOfDirectory(atPath: path)) ?? [])
             .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") && !before.contains($0) }.sorted()
-        if names.isEmpty {
+        if names.isEmpty && !othersRunning {
             Self.removeEmpty(created)
             let gone = !fm.fileExists(atPath: path)
             return (gone ? nil : path, [])
@@ -95,9 +101,17 @@ public struct RunReportDirectory: Sendable {
             var candidate = "\(parent)/\(base)-\(stamp)-\(pid)"
             var n = 2
             while fm.fileExists(atPath: candidate) { candidate = "\(parent)/\(base)-\(stamp)-\(pid)-\(n)"; n += 1 }
-            // The agent writes through a directory fd, so a straggler that
-            // outlives the command still lands in the renamed directory.
-            if rename(path, candidate) == 0 { final = candidate }
+            // An agent that is already installed writes through a directory
+            // fd, so its reports follow the rename. One installed later (a
+            // program a straggler execs) opens FAULTLINE_REPORT_DIR by path
+            // and would make the hidden directory again, where nobody looks:
+            // the link sends it to the final one.
+            if rename(path, candidate) == 0 {
+                final = candidate
+                if othersRunning && symlink((candidate as NSString).lastPathComponent, path) != 0 && rename(candidate, path) == 0 {
+                    final = path
+                }
+            }
         }
         return (final, names.map { "\(final)/\($0)" })
     }
