@@ -12,7 +12,8 @@ import Testing
         let shim = try BuildProducts.path("libFaultlineMallocShim.so")
         var environment = ["FAULTLINE_REPORT_DIR": dir, "LD_PRELOAD": shim, "FAULTLINE_DETECTORS": "leaks"]
         for (k, v) in env { environment[k] = v }
-        let run = try runProgram(victim, args, environment: environment)
+        // In the directory: some cases write files of their own (suppressed-file its leaks.supp).
+        let run = try runProgram(victim, args, environment: environment, directory: dir)
         #expect(run.status == 0 && !run.signaled)
         let names = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".json") }.sorted()
         return try names.map { name throws(ReportLoadError) in
@@ -40,6 +41,51 @@ import Testing
         #expect(text.contains("growing by "))
         #expect(text.contains("over 3 snapshots"))
         #expect(text.contains("at grow_slowly (main.c:"))
+    }
+
+    /// `report show` and `faultline exec` print a leak report as
+    /// LeakSanitizer does (totals, then each group over its stack, direct
+    /// leaks first), not as a dump of its keys.
+    @Test func aLeakReportReadsLikeLeakSanitizers() throws {
+        let reports = try leakReports(["list"])
+        let report = try #require(reports.first)
+        let lines = ReportFormatter().format(report).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines[1].hasPrefix("leaks at exit: 1 block(s) definitely lost (48 bytes), 9 indirectly (432 bytes), 0 suppressed, "), "\(lines)")
+        let direct = try #require(lines.firstIndex(of: "48 bytes in 1 block(s) definitely lost, allocated at:"), "\(lines)")
+        let indirect = try #require(lines.firstIndex(of: "432 bytes in 9 block(s) indirectly lost, allocated at:"), "\(lines)")
+        #expect(direct < indirect, "direct leaks come first")
+        #expect(lines[direct + 1].hasPrefix("  #0  0x") && lines[direct + 1].contains("make_list at "), "\(lines[direct + 1])")
+        #expect(lines.contains { $0.hasPrefix("scan: ") && $0.contains(" live blocks, ") })
+        for raw in ["groups:", "  totals:", "class: definitely_lost", "allocation_stack:", "groups_total"] {
+            #expect(!lines.contains { $0.hasPrefix(raw) || $0.contains(raw) }, "raw key \(raw) printed")
+        }
+        #expect(ReportSummary.oneLine(report).hasPrefix("1 block(s) definitely lost (48 bytes), 9 indirectly (432 bytes)"))
+
+        // The same through `faultline exec`.
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try runProgram(try BuildProducts.path("faultline"), ["exec", "--report-dir", dir, "--", try BuildProducts.path("victim-leak"), "list"])
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("\n48 bytes in 1 block(s) definitely lost, allocated at:\n  #0  0x"), "\(run.stderr)")
+        #expect(!run.stderr.contains("class: definitely_lost"), "\(run.stderr)")
+    }
+
+    @Test func suppressionsAndGrowthReadAsSentences() throws {
+        let suppressed = try #require(try leakReports(["suppressed-file"]).first { $0.kind == "leak" })
+        let text = ReportFormatter().format(suppressed)
+        #expect(text.contains("\nsuppressed:\n  leak:suppressed_allocator  1 block(s), 500 bytes\n"), "\(text)")
+        #expect(text.contains("\n91 bytes in 1 block(s) definitely lost, allocated at:\n"))
+        #expect(!text.contains("pattern: suppressed_allocator"))
+
+        let growth = try #require(try leakReports(["growth", "30", "20"],
+                                                  env: ["FAULTLINE_LEAK_GROWTH_MS": "60", "FAULTLINE_LEAK_GROWTH_SNAPSHOTS": "3"])
+            .first { $0.kind == "leak_growth" })
+        let lines = ReportFormatter().format(growth).split(separator: "\n").map(String.init)
+        #expect(lines[1].range(of: #"^leak growth: one allocation stack grew by \d+ bytes over 3 snapshots 60 ms apart \(\d+, \d+, \d+ bytes\); \d+ bytes live in \d+ block\(s\)$"#,
+                               options: .regularExpression) != nil, "\(lines[1])")
+        let stack = try #require(lines.firstIndex(of: "growing allocations, allocated at:"))
+        #expect(lines[stack + 1].contains("grow_slowly at "))
+        #expect(!lines.contains { $0.hasPrefix("leak_growth:") || $0.hasPrefix("allocation_stack:") })
     }
 
     @Test func noLeakReportsSaySo() {

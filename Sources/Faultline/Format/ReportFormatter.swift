@@ -6,8 +6,8 @@ import Foundation
 /// the signal, the malloc
 /// shim's verdict, the Swift
 /// fatal error and stderr tail, recrash details, the crashed thread, every
-/// other thread, detector sections (any section, generically), registers and
-/// images.
+/// other thread, a leak report's groups with their stacks (`LeakReportText`),
+/// detector sections (any section, generically), registers and images.
 public struct ReportFormatter: Sendable {
     /// What to show and how.
     public struct Options: Sendable {
@@ -49,7 +49,7 @@ public struct ReportFormatter: Sendable {
             baseDirectory: options.baseDirectory)
         let tree = JSONTreeFormatter(stacks: stacks)
         var out: [String] = [header(report)] + WaitHeadline.lines(report) + ExceptionHeadline.lines(report)
-            + MemoryLimitHeadline.lines(report)
+            + MemoryLimitHeadline.lines(report) + LeakReportText.headline(report)
         if let s = report.signal { out.append("signal: " + describe(s)) }
         out += MemoryErrorHeadline.lines(report)
         if let m = report.swiftFatalError?.trimmingCharacters(in: .whitespacesAndNewlines), !m.isEmpty {
@@ -71,7 +71,10 @@ public struct ReportFormatter: Sendable {
             out += threadBody(t, stacks: stacks)
         }
 
-        var sections: [(String, JSONValue)] = report.sections.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        out += LeakReportText.body(report, stacks: stacks)
+        let shown = LeakReportText.handledSections(report)
+        var sections: [(String, JSONValue)] = report.sections.filter { !shown.contains($0.key) }
+            .sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         if let user = report.user { sections.append(("user", .object(user))) }
         for (key, value) in sections {
             out.append("")

@@ -19,6 +19,9 @@ public enum ReportSummary {
         }
         if let rc = r.recrash { parts.append("recrash while \(rc.stage)") }
         if let stage = r.sections["handler_stalled"]?["stage"]?.stringValue { parts.append("handler stalled while \(stage)") }
+        // A leak report's section holds its totals nested, which the generic
+        // description below would skip (it said only `trigger=exit`).
+        if parts.isEmpty, r.kind == "leak", r.sections["leak"]?["totals"] != nil { parts.append(LeakSummary.totals(of: r)) }
         if parts.isEmpty, let (key, section) = mainSection(r) { parts.append(describe(key, section)) }
         return parts.joined(separator: "; ")
     }

@@ -34,22 +34,32 @@ public struct LeakSummary: Sendable {
         return out
     }
 
-    private func renderLeak(_ r: Report) -> String {
-        let leak = r.sections["leak"]
-        let totals = leak?["totals"]
+    /// The totals of a `leak` report in one phrase: `1 block(s) definitely
+    /// lost (48 bytes), 9 indirectly (432 bytes), 0 suppressed, 33 still
+    /// reachable (85099 bytes)`.
+    public static func totals(of r: Report) -> String {
+        let totals = r.sections["leak"]?["totals"]
         func pair(_ key: String) -> (Int, Int) {
             (Int(totals?[key]?["blocks"]?.numberValue ?? 0), Int(totals?[key]?["bytes"]?.numberValue ?? 0))
         }
         let (db, dB) = pair("definitely_lost"), (ib, iB) = pair("indirectly_lost")
         let (rb, rB) = pair("still_reachable"), (sb, _) = pair("suppressed")
-        let trigger = leak?["trigger"]?.stringValue ?? "?"
-        var out = "  \(r.process.name ?? "?") (pid \(r.process.pid), \(trigger)): \(db) block(s) definitely lost (\(dB) bytes), "
-            + "\(ib) indirectly (\(iB) bytes), \(sb) suppressed, \(rb) still reachable (\(rB) bytes)\n"
+        return "\(db) block(s) definitely lost (\(dB) bytes), \(ib) indirectly (\(iB) bytes), \(sb) suppressed, \(rb) still reachable (\(rB) bytes)"
+    }
+
+    /// One group of a `leak` report: `48 bytes in 1 block(s) definitely lost`.
+    public static func groupTitle(_ g: JSONValue) -> String {
+        let cls = g["class"]?.stringValue ?? "?"
+        let count = Int(g["count"]?.numberValue ?? 0), bytes = Int(g["bytes"]?.numberValue ?? 0)
+        return "\(bytes) bytes in \(count) block(s) \(cls.replacingOccurrences(of: "_", with: " "))"
+    }
+
+    private func renderLeak(_ r: Report) -> String {
+        let trigger = r.sections["leak"]?["trigger"]?.stringValue ?? "?"
+        var out = "  \(r.process.name ?? "?") (pid \(r.process.pid), \(trigger)): \(Self.totals(of: r))\n"
         let groups = r.sections["groups"]?.arrayValue ?? []
         for g in groups.prefix(maxGroups) {
-            let cls = g["class"]?.stringValue ?? "?"
-            let count = Int(g["count"]?.numberValue ?? 0), bytes = Int(g["bytes"]?.numberValue ?? 0)
-            out += "    \(bytes) bytes in \(count) block(s) \(cls.replacingOccurrences(of: "_", with: " ")) at \(origin(g["allocation_stack"]))\n"
+            out += "    \(Self.groupTitle(g)) at \(origin(g["allocation_stack"]))\n"
         }
         if groups.count > maxGroups { out += "    … \(groups.count - maxGroups) more group(s) in the report\n" }
         return out
