@@ -91,13 +91,42 @@ public struct ReportFormatter: Sendable {
             out.append("images:")
             out += imageLines(images, warnings: warnings, stacks: stacks)
         }
-        if let c = report.capture {
-            var parts: [String] = []
-            if let u = c.unwinder { parts.append("unwinder \(u)") }
-            if let ns = c.durationNs { parts.append(String(format: "report written in %.2f ms", Double(ns) / 1e6)) }
-            if !parts.isEmpty { out.append(""); out.append("capture: " + parts.joined(separator: ", ")) }
-        }
+        var capture: [String] = []
+        if let u = Self.unwinders(report) { capture.append("unwinder \(u)") }
+        if let ns = report.capture?.durationNs { capture.append(String(format: "report written in %.2f ms", Double(ns) / 1e6)) }
+        if !capture.isEmpty { out.append(""); out.append("capture: " + capture.joined(separator: ", ")) }
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// What took the report's stacks, as the report records it: threads'
+    /// stacks by `capture.unwinder` (`handler_stalled.unwinder` when the
+    /// crash handler fell back to frame pointers); stacks in the sections
+    /// of a report the malloc shim wrote (allocation, free and leak stacks)
+    /// by `shim.stack_unwinder`, which is frame pointers by default even
+    /// when libunwind is loaded for the threads. Nil when the report has
+    /// no stack. `capture.unwinder` alone named libunwind for leak reports
+    /// whose every stack was taken by frame pointers.
+    static func unwinders(_ r: Report) -> String? {
+        let threads = r.allThreads.contains { !$0.frames.isEmpty }
+            ? (r.sections["handler_stalled"]?["unwinder"]?.stringValue ?? r.capture?.unwinder) : nil
+        let heap = r.sections.contains { $0.key != "shim" && containsStack($0.value) }
+            ? r.sections["shim"]?["stack_unwinder"]?.stringValue : nil
+        switch (threads, heap) {
+        case let (t?, h?) where t == h: return t
+        case let (t?, h?): return "\(t) (threads), \(h) (the malloc shim's heap stacks)"
+        case let (t?, nil): return t
+        case let (nil, h?): return "\(h) (the malloc shim's heap stacks)"
+        case (nil, nil): return nil
+        }
+    }
+
+    /// True when `value` holds a stack (an array of frame objects) anywhere.
+    private static func containsStack(_ value: JSONValue) -> Bool {
+        switch value {
+        case .array(let items): return SectionFrames.isStack(items) || items.contains(where: containsStack)
+        case .object(let o): return o.values.contains(where: containsStack)
+        default: return false
+        }
     }
 
     /// `crash in victim-c (pid 6688) at 2026-11-21T23:22:21.130Z, report 0699aecb79fb96e6`
