@@ -20,9 +20,12 @@ struct ReportCommand: AsyncParsableCommand {
     /// Exit status for a report or directory that does not exist.
     static let notFoundStatus: Int32 = 66
 
-    /// Writes `line` and a newline to stderr.
+    /// Writes `line` and a newline to stderr, one line whatever the paths
+    /// and names it quotes hold (`OneLine.escaped`: a report directory
+    /// named with a newline split `faultline: N report(s) in …` in two, and
+    /// an escape sequence in it reached the terminal).
     static func stderr(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data((OneLine.escaped(line) + "\n").utf8))
     }
 
     /// `faultline report list`.
@@ -45,13 +48,15 @@ struct ReportCommand: AsyncParsableCommand {
             let reports = entries.compactMap(\.report)
             for e in entries { if case .failure(let err) = e.result { ReportCommand.stderr("faultline: skipped \(err)") } }
             guard !reports.isEmpty else {
-                print("no reports in \(directory)")
+                print("no reports in \(OneLine.escaped(directory))")
                 return
             }
             var rows = [["ID", "TIME (UTC)", "KIND", "PROCESS", "SUMMARY"]]
             for r in reports {
                 let process = "\(r.process.name ?? "?")[\(r.process.pid)]"
-                rows.append([r.id, ReportSummary.shortTime(r), r.kind, process, ReportSummary.oneLine(r)])
+                // Names and summaries come from the program (its name, a
+                // fatal error message): escaped, so a row stays one row.
+                rows.append([r.id, ReportSummary.shortTime(r), r.kind, process, ReportSummary.oneLine(r)].map(OneLine.escaped))
             }
             let widths = (0..<4).map { c in rows.map { $0[c].count }.max() ?? 0 }
             for row in rows {
@@ -59,7 +64,7 @@ struct ReportCommand: AsyncParsableCommand {
                 print(cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
             }
             let bad = entries.count - reports.count
-            print("\(reports.count) report(s) in \(directory)" + (bad > 0 ? ", \(bad) unreadable file(s) skipped" : ""))
+            print("\(reports.count) report(s) in \(OneLine.escaped(directory))" + (bad > 0 ? ", \(bad) unreadable file(s) skipped" : ""))
         }
 
         static func reason(_ error: Error) -> String {

@@ -24,6 +24,30 @@ import Testing
         #expect(result.stderr == "faultline: \(dir)/no\\nsuch: no such file; check the path\n")
     }
 
+    /// The summary lines of `exec` and `report` quote the report directory:
+    /// one with a newline and an escape sequence in its name split them and
+    /// reached the terminal raw.
+    @Test func summaryLinesNameAnOddDirectoryOnOneLine() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let odd = "\(dir)/new\nline\u{1B}[31m", shown = "\(dir)/new\\nline\\u{1B}[31m"
+        let faultline = try BuildProducts.path("faultline")
+        let exec = try runProgram(faultline, ["exec", "--report-dir", odd, "--", try BuildProducts.path("victim-c"), "abort"])
+        #expect(exec.status == 128 + 6)
+        let lines = exec.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("faultline: report 1 of 1: \(shown)/crash-") && $0.hasSuffix(".json") }, "\(exec.stderr)")
+        #expect(lines.last == "faultline: 1 report(s) in \(shown)")
+        #expect(!exec.stderr.contains("\u{1B}"))
+
+        let list = try runProgram(faultline, ["report", "list", odd])
+        #expect(list.status == 0)
+        #expect(list.stdout.split(separator: "\n").last.map(String.init) == "1 report(s) in \(shown)", "\(list.stdout)")
+        let missing = try runProgram(faultline, ["report", "list", odd + "/nope"])
+        #expect(missing.stderr == "faultline: cannot read report directory \(shown)/nope: no such directory; run `faultline exec -- CMD` first or pass DIR\n")
+        let show = try runProgram(faultline, ["report", "show", odd])
+        #expect(show.stderr == "faultline: \(shown) is a directory; use `faultline report list \(shown)`, or give a report file or id\n")
+    }
+
     /// Through the CLI: a results path and a scenario folder with a newline.
     @Test func cliErrorsNameAPathWithANewlineOnOneLine() throws {
         let dir = try makeTemporaryDirectory()
