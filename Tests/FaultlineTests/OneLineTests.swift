@@ -8,6 +8,7 @@ import Testing
     @Test func controlCharactersAreEscaped() {
         #expect(OneLine.escaped("plain ünïcode/with spaces") == "plain ünïcode/with spaces")
         #expect(OneLine.escaped("a\nb\tc\r\0d\u{1B}[0m\u{7F}") == "a\\nb\\tc\\r\\0d\\u{1B}[0m\\u{7F}")
+        #expect(OneLine.escaped("a\tb\u{9B}c\n", keepingTabs: true) == "a\tb\\u{9B}c\\n")
     }
 
     @Test func reportErrorsNameAPathWithANewlineOnOneLine() {

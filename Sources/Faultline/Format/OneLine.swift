@@ -5,11 +5,16 @@ public enum OneLine {
     /// `text` with every control character written as an escape: `\n`,
     /// `\r`, `\t`, `\0`, else `\u{1B}` (Swift's notation). Other text,
     /// non-ASCII letters included, is unchanged.
-    public static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+    public static func escaped(_ text: String) -> String { escaped(text, keepingTabs: false) }
+
+    /// `escaped(text)`, except that with `keepingTabs` a tab stays a tab
+    /// (text a program wrote, shown as it laid it out).
+    public static func escaped(_ text: String, keepingTabs: Bool) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) && !(keepingTabs && $0 == "\t") }) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
+            case "\t" where keepingTabs: out.unicodeScalars.append(scalar)
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"

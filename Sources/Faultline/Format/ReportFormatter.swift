@@ -95,7 +95,14 @@ public struct ReportFormatter: Sendable {
         if let u = Self.unwinders(report) { capture.append("unwinder \(u)") }
         if let ns = report.capture?.durationNs { capture.append(String(format: "report written in %.2f ms", Double(ns) / 1e6)) }
         if !capture.isEmpty { out.append(""); out.append("capture: " + capture.joined(separator: ", ")) }
-        return out.joined(separator: "\n") + "\n"
+        // Every line is one line, with control characters but tabs escaped:
+        // a report quotes what the program wrote (its stderr tail, an
+        // exception's message, thread names), and an escape sequence in it
+        // would rewrite the terminal of whoever reads the report, or a
+        // newline forge a line of the report itself. Always, not only on a
+        // terminal: the text goes to pagers and CI logs that are shown on
+        // one later, and the exact bytes stay in the file (`--json`).
+        return out.map { OneLine.escaped($0, keepingTabs: true) }.joined(separator: "\n") + "\n"
     }
 
     /// What took the report's stacks, as the report records it: threads'
