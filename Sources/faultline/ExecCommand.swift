@@ -19,8 +19,9 @@ struct ExecCommand: AsyncParsableCommand {
             Swift runtime does not print a second crash report. SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to the program. The exit \
             status is the program's, or 128+N when signal N killed it.
 
-            Exit statuses of faultline itself: 64 bad usage (unknown detector), 69 agent library \
-            missing, 73 report directory not creatable or writable, 126 program not runnable, \
+            Exit statuses of faultline itself: 64 bad usage (unknown detector, a --memory-limit that \
+            is not a size or is below 1M), 69 agent library missing or no memory cgroup for \
+            --memory-limit, 73 report directory not creatable or writable, 126 program not runnable, \
             127 program not found.
             """)
 

@@ -15,19 +15,31 @@ struct ExecMemoryLimit {
     /// directory) when the limit fails and faultline exits.
     let beforeFailing: () -> Void
 
-    /// nil without the option. Exits with a one-line error (64 for a bad
-    /// size, 69 when no memory cgroup can be made here), after
-    /// `beforeFailing`.
+    /// The smallest limit `MemoryCGroup.create` accepts.
+    static let minimumBytes: UInt64 = 1 << 20
+
+    /// nil without the option. Exits with a one-line error (64 for a size
+    /// that is not one or is below 1 MiB: a value no machine can run the
+    /// program with; 69 when no memory cgroup can be made here, or not
+    /// with that limit), after `beforeFailing`.
     init?(_ text: String?, program: String, beforeFailing: @escaping () -> Void) {
         guard let text else { return nil }
         self.beforeFailing = beforeFailing
         guard let bytes = Units.bytes(text) else {
-            Self.fail("--memory-limit '\(text)' is not a size; write e.g. 64M, 1G or 4096", 64, beforeFailing)
+            Self.fail("--memory-limit '\(text)' is not a size; write e.g. 64M, 1G or 4096", ExecCommand.usageStatus, beforeFailing)
+        }
+        // Checked here, not left to MemoryCGroup.create: its error is one
+        // of a cgroup that cannot be made (69), and it comes only after the
+        // cgroup hierarchy was found (a machine without one said "no
+        // cgroup" to a limit of 1 byte).
+        guard bytes >= Self.minimumBytes else {
+            Self.fail("--memory-limit \(text): memory limit \(bytes) bytes is too small; use at least 1M (the program and its libraries need some)",
+                      ExecCommand.usageStatus, beforeFailing)
         }
         do {
             run = try MemoryLimitedRun.prepare(limit: bytes, label: (program as NSString).lastPathComponent)
         } catch {
-            Self.fail("--memory-limit \(text): \(error)", 69, beforeFailing)
+            Self.fail("--memory-limit \(text): \(error)", ExecCommand.unavailableStatus, beforeFailing)
         }
     }
 
@@ -40,11 +52,11 @@ struct ExecMemoryLimit {
         -> (executable: String, argv: [String], environment: [String: String]) {
         switch run.placement {
         case .spawningThread:
-            do { try run.enterForSpawn() } catch { Self.fail("--memory-limit: \(error)", 69, beforeFailing) }
+            do { try run.enterForSpawn() } catch { Self.fail("--memory-limit: \(error)", ExecCommand.unavailableStatus, beforeFailing) }
             return (executable, argv, environment)
         case .trampoline:
             guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
-                Self.fail("--memory-limit: cannot find the faultline executable (/proc/self/exe) for the cgroup v2 trampoline", 69, beforeFailing)
+                Self.fail("--memory-limit: cannot find the faultline executable (/proc/self/exe) for the cgroup v2 trampoline", ExecCommand.unavailableStatus, beforeFailing)
             }
             var env = environment
             let pass = env.removeValue(forKey: "LD_PRELOAD").map { ["LD_PRELOAD=\($0)"] } ?? []

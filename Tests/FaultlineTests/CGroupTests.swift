@@ -374,6 +374,19 @@ struct LimitedVictim {
         #expect(run.stderr == "faultline: --memory-limit 'lots' is not a size; write e.g. 64M, 1G or 4096\n")
     }
 
+    /// A limit no program can run in is a bad value like a bad size (64,
+    /// EX_USAGE), on any machine; it was 69 (EX_UNAVAILABLE), as for a
+    /// machine without memory cgroups.
+    @Test(arguments: [("0", 0), ("1", 1), ("1k", 1024), ("1023K", 1_047_552)])
+    func execRejectsATooSmallLimitAsUsage(size: String, bytes: Int) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try runProgram(try BuildProducts.path("faultline"), ["exec", "--memory-limit", size, "--", "true"], directory: dir)
+        #expect(run.status == 64)
+        #expect(run.stderr == "faultline: --memory-limit \(size): memory limit \(bytes) bytes is too small; use at least 1M (the program and its libraries need some)\n")
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/faultline-reports"))
+    }
+
     @Test(.enabled(if: CGroupHost.memoryProblem == nil, "SKIP: no usable memory cgroup"))
     func interruptedRunRemovesItsCgroups() throws {
         let dir = try makeTemporaryDirectory("faultline-cgroup-test")
