@@ -22,6 +22,7 @@ struct ListCommand: ParsableCommand {
 
     func validate() throws {
         if let buildDirectory, let problem = SuiteLocation.problem(buildDirectory: buildDirectory) { throw ValidationError(problem) }
+        if let scenariosDirectory, let problem = RunCommand.scenariosProblem(scenariosDirectory) { throw ValidationError(problem) }
     }
 
     func run() throws {

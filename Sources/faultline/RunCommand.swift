@@ -13,7 +13,7 @@ struct RunCommand: ParsableCommand {
             Each run gets a folder .faultline-artifacts/<time>/<scenario>/ with stdout, stderr,
             command, reports/ and result.json; it is kept when the scenario fails or is skipped.
             Exit status: 0 when no scenario failed, 1 when some did, 2 for bad scenario files or
-            no matching scenario, 64 for bad options, 73 when --artifacts, --junit or --json
+            no matching scenario, 64 for bad options (a --scenarios or --build-dir that is not a folder), 73 when --artifacts, --junit or --json
             cannot be written, 130 when interrupted. See docs/runner.md.
             """
     )
@@ -47,6 +47,7 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if let buildDirectory, let problem = SuiteLocation.problem(buildDirectory: buildDirectory) { throw ValidationError(problem) }
+        if let scenariosDirectory, let problem = Self.scenariosProblem(scenariosDirectory) { throw ValidationError(problem) }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
         if repeatCount < 1 { throw ValidationError("--repeat must be at least 1, got \(repeatCount)") }
         // Every run gets a slot up front: --repeat 999999999999 died in a
@@ -54,6 +55,21 @@ struct RunCommand: ParsableCommand {
         if repeatCount > Self.maximumRepeat {
             throw ValidationError("--repeat must be at most \(Self.maximumRepeat), got \(repeatCount)")
         }
+    }
+
+    /// Why a `--scenarios` value cannot be the scenario directory, in one
+    /// line (nil when it is a folder); a bad option value (exit 64) like a
+    /// bad `--build-dir`. Checked before loading: the loader's own error
+    /// (`/missing:1: no such scenario directory`) and the count after it
+    /// made two lines, exit 2, that named line 1 of a file that is not.
+    static func scenariosProblem(_ path: String) -> String? {
+        let what = "pass the folder that holds the scenario files (*.yaml; docs/scenarios.md), e.g. --scenarios Scenarios"
+        var isDirectory: ObjCBool = false
+        if path.isEmpty { return "--scenarios '' names no folder; \(what)" }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            return "--scenarios \(path): no such folder; \(what)"
+        }
+        return isDirectory.boolValue ? nil : "--scenarios \(path) is not a folder; \(what)"
     }
 
     /// The largest `--repeat`: more than a day of the quickest scenario.

@@ -17,6 +17,9 @@ import Testing
         (["run", "--build-dir", "/nonexistent", "x"], "faultline: --build-dir /nonexistent: no such folder; pass the folder with the built victims and libraries (e.g. .build/debug) (see 'faultline run --help')"),
         (["list", "--build-dir", "/etc/passwd"], "faultline: --build-dir /etc/passwd is not a folder; pass the folder with the built victims and libraries (e.g. .build/debug) (see 'faultline list --help')"),
         (["bench", "--build-dir", "", "crash"], "faultline: --build-dir '' names no folder; pass the folder with the built victims and libraries (e.g. .build/debug) (see 'faultline bench --help')"),
+        // Two lines, exit 2, naming "/nonexistent:1" as if a file had a bad line.
+        (["run", "--scenarios", "/nonexistent"], "faultline: --scenarios /nonexistent: no such folder; pass the folder that holds the scenario files (*.yaml; docs/scenarios.md), e.g. --scenarios Scenarios (see 'faultline run --help')"),
+        (["list", "--scenarios", "/etc/passwd"], "faultline: --scenarios /etc/passwd is not a folder; pass the folder that holds the scenario files (*.yaml; docs/scenarios.md), e.g. --scenarios Scenarios (see 'faultline list --help')"),
         (["doctor", "extra"], "faultline: Unexpected argument 'extra' (see 'faultline doctor --help')"),
         (["nosuch"], "faultline: Unexpected argument 'nosuch' (see 'faultline --help')"),
     ])
