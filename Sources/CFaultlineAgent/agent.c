@@ -185,12 +185,23 @@ void faultline_writer_add_string(faultline_writer *writer, const char *key, cons
 
 __attribute__((constructor)) static void faultline_auto_install(void) {
     const char *dir = getenv("FAULTLINE_REPORT_DIR");
-    if (!dir || !*dir) return;
+    if (!dir) return;
     // Only the preloaded copy installs itself; a program that links the
     // agent calls faultline_install when it is ready.
     Dl_info info;
     if (!dladdr((void *)faultline_auto_install, &info) || !info.dli_fname ||
         !strstr(info.dli_fname, "libFaultlineAgentPreload")) return;
+    // Set but empty (`FAULTLINE_REPORT_DIR=$DIR` with DIR unset): someone
+    // preloaded the agent to use it, so say why it does nothing rather than
+    // pick a directory in whatever the program's working directory is. The
+    // shim says nothing about it (an empty value sends its reports to
+    // stderr), so this is the only line.
+    if (!*dir) {
+        fprintf(stderr, "faultline: FAULTLINE_REPORT_DIR is set but empty, so the agent is not installed%s; "
+                        "set it to the directory for reports, or unset it to run without the agent\n",
+                malloc_shim_loaded() ? " (the malloc shim's reports go to stderr)" : "");
+        return;
+    }
     if (faultline_install(0) != 0)
         fprintf(stderr, "faultline: agent not installed: %s\n", g_error);
 }

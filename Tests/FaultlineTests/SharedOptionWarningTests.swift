@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A bad value of a variable both the agent and the malloc shim read gets
 /// one line, whichever of them is loaded (it got two, worded differently,
 /// when both were).
@@ -18,5 +22,24 @@ import Testing
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.filter { $0.contains("FAULTLINE_DETECTORS") }.count == 1, "\(result.stderr)")
         #expect(lines.filter { $0.contains("FAULTLINE_MAX_FRAMES") }.count == 1, "\(result.stderr)")
+    }
+
+    /// `FAULTLINE_REPORT_DIR=` (set, empty) left the preloaded agent
+    /// uninstalled without a word; now one line says so, with the shim
+    /// loaded or not (the shim itself says nothing about it).
+    @Test(arguments: [["libFaultlineAgentPreload.so", "libFaultlineMallocShim.so"], ["libFaultlineAgentPreload.so"]])
+    func emptyReportDirectoryIsOneLine(libraries: [String]) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let preload = try libraries.map { try BuildProducts.path($0) }.joined(separator: ":")
+        let result = try runProgram(try BuildProducts.path("victim-c"), ["null-deref"],
+                                    environment: ["LD_PRELOAD": preload, "FAULTLINE_REPORT_DIR": ""], directory: dir)
+        // Not installed: the crash is the plain signal death, no report.
+        #expect(result.signaled && result.status == SIGSEGV, "\(result.stderr)")
+        let shim = libraries.count == 2 ? " (the malloc shim's reports go to stderr)" : ""
+        let lines = result.stderr.split(separator: "\n").filter { $0.contains("FAULTLINE_REPORT_DIR") }
+        #expect(lines == ["faultline: FAULTLINE_REPORT_DIR is set but empty, so the agent is not installed\(shim); "
+            + "set it to the directory for reports, or unset it to run without the agent"], "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty, "a directory was made in the working directory")
     }
 }
