@@ -655,6 +655,7 @@ static const struct command k_commands[] = {
     {"double-free-repeated", double_free_repeated, "free 1000 blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"},
     {"deepbind", deepbind, "free and reallocate blocks from a library loaded with RTLD_DEEPBIND (its malloc is glibc's)"},
     {"deepbind-interior", deepbind_interior, "after an RTLD_DEEPBIND load, free a pointer into a block where its bytes look like a glibc chunk"},
+    {"realloc-growth", realloc_growth, "grow one buffer by realloc in 4099-byte steps to 4 MiB, shrink it, check every byte (no report expected)"},
     {"errno-after-reports", errno_after_reports, "double free, invalid free, write after free, with FAULTLINE_HALT_ON_ERROR=0: errno must not change"},
 };
 

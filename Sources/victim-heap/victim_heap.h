@@ -37,4 +37,9 @@ int deepbind(void);
 /// bytes look like a glibc chunk header there.
 int deepbind_interior(void);
 
+/// Grows one buffer by realloc in 4099-byte steps to about 4 MiB, shrinks
+/// it in halves, and checks every byte; prints glibc's count of mapped
+/// blocks at the largest.
+int realloc_growth(void);
+
 #endif
