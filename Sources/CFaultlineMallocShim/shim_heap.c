@@ -4,6 +4,7 @@
 #include "shim_config.h"
 #include "shim_deepbind.h"
 #include "shim_depot.h"
+#include "shim_glibc.h"
 #include "shim_quarantine.h"
 #include "shim_real.h"
 #include "shim_report.h"
@@ -258,6 +259,8 @@ void *shim_realloc(void *p, size_t size, uintptr_t fp) {
     uint32_t stack = capture(fp);
     size_t old_size = shim_block_from_user(p)->size;
     size_t keep = min_size(old_size, size);
+    // Growing a block glibc would map: from its heap instead (shim_glibc.c).
+    if (size > old_size && size <= SIZE_MAX / 2) shim_glibc_realloc_grows(size + SHIM_HEADER_SIZE + SHIM_LINK_SIZE);
     void *q = alloc_block(size, 16, 0, stack, keep);
     if (!q) return 0;
     memcpy(q, p, keep);

@@ -5,6 +5,7 @@
 #include "shim_depot.h"
 #include "shim_describe.h"
 #include "shim_exit_check.h"
+#include "shim_glibc.h"
 #include "shim_heap.h"
 #include "shim_live.h"
 #include "shim_lookup.h"
@@ -23,7 +24,6 @@
 
 #include <dlfcn.h>
 #include <link.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,19 +173,6 @@ static void step_aside(const char *why) {
     __atomic_store_n(&shim_mode, SHIM_MODE_PASS, __ATOMIC_RELEASE);
 }
 
-// Blocks over the arena's limit come from glibc, which gives every thread
-// its own arena; each then holds its own share of the memory the quarantine
-// releases, so peak RSS grew by the quarantine budget several times over
-// (python3 with 3 threads: +51 MB over glibc alone, +24 MB with one arena;
-// the synthetic benchmark with 4 threads went over its memory bound). One
-// arena costs multi-threaded programs some contention on big blocks. A
-// user's own MALLOC_ARENA_MAX or glibc.malloc.arena_max tunable wins.
-static void one_glibc_arena(void) {
-    const char *tunables = getenv("GLIBC_TUNABLES");
-    if (getenv("MALLOC_ARENA_MAX") || (tunables && strstr(tunables, "arena_max"))) return;
-    mallopt(M_ARENA_MAX, 1);
-}
-
 __attribute__((constructor)) static void shim_init(void) {
     shim_self.depth++;  // allocations made while starting up are not recorded
     shim_config_load();
@@ -213,7 +200,7 @@ __attribute__((constructor)) static void shim_init(void) {
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
         if (pthread_key_create(&g_exit_key, thread_exiting) != 0) shim_self.batch_off = 1;
         shim_live_on = shim_cfg.leak_tracking;
-        one_glibc_arena();
+        shim_glibc_configure();
         shim_ready = 1;
         shim_leak_init();
     }

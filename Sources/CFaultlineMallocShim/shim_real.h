@@ -9,6 +9,7 @@
 
 #include "shim_arena.h"
 #include "shim_block.h"
+#include "shim_glibc.h"
 #include "shim_unmapped.h"
 
 #include <stddef.h>
@@ -74,7 +75,10 @@ int shim_next_resolve(void);
 static inline void shim_real_free_block(shim_block *b) {
     void *real = shim_block_real(b);
     if (shim_arena_owns(real)) { shim_arena_free(real); return; }
-    if (shim_glibc_chunk_is_mapped(real)) shim_unmapped_note(b);
+    if (shim_glibc_chunk_is_mapped(real)) {
+        shim_unmapped_note(b);
+        shim_glibc_mapped_freeing(shim_glibc_chunk_size(real));
+    }
     __libc_free(real);
 }
 
