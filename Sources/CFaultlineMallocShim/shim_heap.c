@@ -140,8 +140,8 @@ static void *alloc_block(size_t size, size_t align, int zero, uint32_t stack, si
     if (!real) return 0;
     uintptr_t user = (uintptr_t)real + link + SHIM_HEADER_SIZE;
     if (pad) user = (user + align - 1) & ~(uintptr_t)(align - 1);
-    // A block glibc unmapped earlier may have had this address.
-    if (!shim_arena_owns(real) && shim_glibc_chunk_is_mapped(real)) shim_unmapped_forget((void *)user);
+    // A block glibc unmapped or reused earlier may have had this address.
+    if (!shim_arena_owns(real) && (shim_glibc_chunk_is_mapped(real) || size >= SHIM_UNMAPPED_KEEP_FROM)) shim_unmapped_forget((void *)user);
     shim_block *b = shim_block_from_user((void *)user);
     b->alloc_tid = shim_tid();
     b->free_tid = 0;
@@ -189,7 +189,10 @@ uint32_t shim_classify(const void *p) {
         magic = __atomic_load_n(&b->magic, __ATOMIC_ACQUIRE);
     }
     uint32_t st = shim_state_of(b, magic);
-    return st == SHIM_LIVE || st == SHIM_QUARANTINED || st == SHIM_RELEASED ? st : 0;
+    if (st == SHIM_LIVE || st == SHIM_QUARANTINED || st == SHIM_RELEASED) return st;
+    // A big block released into glibc's heap: its header may be overwritten
+    // (glibc's free-chunk links, or the next block's bytes), but a copy is kept.
+    return shim_unmapped_find(p, 0) ? SHIM_RELEASED : 0;
 }
 
 // Marks a live block freed and quarantines it. Returns 0, or the state that

@@ -71,13 +71,17 @@ extern unsigned shim_top_lacks;
 int shim_next_resolve(void);
 
 /// Returns a block's real allocation to the arena or glibc (keeping a
-/// copy of its header when glibc is going to unmap it).
+/// copy of its header when glibc is going to unmap it, or when it is a
+/// heap block big enough that glibc would have mapped it without the
+/// shim: see shim_unmapped.h).
 static inline void shim_real_free_block(shim_block *b) {
     void *real = shim_block_real(b);
     if (shim_arena_owns(real)) { shim_arena_free(real); return; }
     if (shim_glibc_chunk_is_mapped(real)) {
         shim_unmapped_note(b);
         shim_glibc_mapped_freeing(shim_glibc_chunk_size(real));
+    } else if (b->size >= SHIM_UNMAPPED_KEEP_FROM) {
+        shim_unmapped_note(b);
     }
     __libc_free(real);
 }

@@ -13,6 +13,8 @@ static atomic_uint g_next;
 static atomic_uint g_used;
 
 void shim_unmapped_note(const shim_block *b) {
+    // A heap block's address comes back often: the newest copy must be the one found.
+    shim_unmapped_forget(shim_block_user(b));
     unsigned i = atomic_fetch_add_explicit(&g_next, 1, memory_order_relaxed) % SHIM_UNMAPPED_KEEP;
     kept *k = &g_kept[i];
     atomic_store_explicit(&k->user, 0, memory_order_release);
@@ -40,6 +42,7 @@ void shim_unmapped_forget(const void *user) {
     if (!atomic_load_explicit(&g_used, memory_order_relaxed)) return;
     for (unsigned i = 0; i < SHIM_UNMAPPED_KEEP; i++) {
         uintptr_t want = (uintptr_t)user;
+        if (atomic_load_explicit(&g_kept[i].user, memory_order_relaxed) != want) continue;
         atomic_compare_exchange_strong_explicit(&g_kept[i].user, &want, 0, memory_order_acq_rel, memory_order_relaxed);
     }
 }

@@ -181,6 +181,7 @@ static int write_after_free_pending(void) {
 
 NOINLINE void victim_free_once(void *p) { free(p); }
 NOINLINE void victim_free_again(void *p) { free(p); }
+NOINLINE void *victim_grow_big(void *p) { return realloc(p, 4u << 20); }
 
 static int double_free(void) {
     void *p = victim_alloc_buffer(40);
@@ -251,6 +252,24 @@ static int double_free_unmapped(void) {
     victim_free_once(p);
     fprintf(stderr, "victim: freeing a 32 MiB block again after glibc unmapped it\n");
     victim_free_again(p);
+    return 1;
+}
+
+// A block grown by realloc to 4 MiB (from glibc's heap under the shim)
+// leaves a 2 MB quarantine at once and goes back to glibc behind a live
+// block; a 5 MiB allocation, which it cannot serve, has glibc file it in a
+// large bin, whose links overwrite the shim's header in front of it: the
+// second free finds no header of ours there.
+static int double_free_released_big(void) {
+    char *p = victim_grow_big(victim_alloc_buffer(64));
+    char *behind = malloc(5000);
+    p[0] = 1;
+    victim_free_once(p);
+    char *bigger = malloc(5u << 20);
+    fprintf(stderr, "victim: freeing a 4 MiB block again after glibc filed its memory in a bin\n");
+    victim_free_again(p);
+    free(bigger);
+    free(behind);
     return 1;
 }
 
@@ -634,6 +653,7 @@ static const struct command k_commands[] = {
     {"double-free-lines", double_free_lines, "free the same block twice, each free on a line of its own"},
     {"double-free-released", double_free_released, "free a block again after it left the quarantine"},
     {"double-free-unmapped", double_free_unmapped, "free a 32 MiB block again after glibc unmapped it"},
+    {"double-free-released-big", double_free_released_big, "free a 4 MiB block again after it left the quarantine and glibc reused its header for a bin's links"},
     {"double-free-trimmed", double_free_trimmed, "free a block again after glibc gave the heap's top back to the kernel"},
     {"realloc-double-free", realloc_double_free, "free the pointer realloc moved away from"},
     {"invalid-free-interior", invalid_free_interior, "free a pointer into the middle of a block"},
