@@ -85,7 +85,11 @@ int shim_deepbind_glibc_block(const void *p, size_t *usable) {
            : main_arena_chunk(a - 16, size, usable);
     if (!ok) return 0;
     // Not a pointer into one of the shim's own blocks (program data there
-    // can look like a chunk header): that stays an invalid free.
+    // can look like a chunk header): that stays an invalid free. In the
+    // heap, a block's header can be as far back as the largest block the
+    // shim had from it (up to 32 MiB once glibc's mmap threshold rose).
     shim_found f;
-    return !shim_find_block(a, SHIM_FIND_WINDOW, &f);
+    size_t largest = shim_heap_largest_block();
+    size_t window = largest > SHIM_FIND_WINDOW && shim_heap_holds(a, 1) ? largest : SHIM_FIND_WINDOW;
+    return !shim_find_block(a, window, &f);
 }

@@ -4,6 +4,7 @@
 #include "shim_config.h"
 #include "shim_deepbind.h"
 #include "shim_depot.h"
+#include "shim_find.h"
 #include "shim_glibc.h"
 #include "shim_quarantine.h"
 #include "shim_real.h"
@@ -103,6 +104,18 @@ int shim_heap_trimmed(uintptr_t a) {
            a + SHIM_HEADER_SIZE > current_brk();
 }
 
+// The largest block the shim has had from glibc's heap, once one was
+// bigger than SHIM_FIND_WINDOW (0 before): how far back from an address in
+// the heap the header of a block holding it can be.
+static _Atomic size_t g_heap_largest;
+
+size_t shim_heap_largest_block(void) { return atomic_load_explicit(&g_heap_largest, memory_order_relaxed); }
+
+static void note_heap_block(size_t total) {
+    size_t was = atomic_load_explicit(&g_heap_largest, memory_order_relaxed);
+    while (total > was && !atomic_compare_exchange_weak_explicit(&g_heap_largest, &was, total, memory_order_relaxed, memory_order_relaxed)) {}
+}
+
 int shim_heap_holds(uintptr_t a, size_t n) {
     uintptr_t lo = atomic_load_explicit(&g_brk_lo, memory_order_relaxed);
     return lo && a >= lo && a + n >= a && a + n <= current_brk();
@@ -124,6 +137,7 @@ static void *real_alloc(size_t total, int small, int zero) {
     if (real) {
         note_range((uintptr_t)real, (uintptr_t)real + total);
         note_brk();
+        if (__builtin_expect(total > SHIM_FIND_WINDOW, 0) && !shim_glibc_chunk_is_mapped(real)) note_heap_block(total);
     }
     return real;
 }

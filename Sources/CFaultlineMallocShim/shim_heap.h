@@ -40,6 +40,11 @@ int shim_heap_trimmed(uintptr_t a);
 /// break before glibc's first growth and the current break).
 int shim_heap_holds(uintptr_t a, size_t n);
 
+/// The largest block (header included) the shim has had from glibc's heap
+/// once one was bigger than SHIM_FIND_WINDOW, else 0: how far back from an
+/// address in the heap the header of a block holding it can be.
+size_t shim_heap_largest_block(void);
+
 /// Lowest and highest address a block can have (glibc blocks ever handed
 /// out and the arena's reserved range; for the fault describer).
 void shim_heap_range(uintptr_t *lo, uintptr_t *hi);

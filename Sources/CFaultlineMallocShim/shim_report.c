@@ -338,12 +338,16 @@ static void find_containing(const shim_block *b, void *ctx) {
 }
 
 // A live block more than the scan window long that holds `addr`: from the
-// live lists (kept while leak tracking is on), else by looking for a header
-// at the start of each page up to 256 MiB back (glibc maps blocks of 128
-// KiB and more on their own, the header 16 or 32 bytes into the first
-// page); 0 when none.
+// live lists (kept while leak tracking is on), else in glibc's heap by
+// scanning back as far as the largest block the shim had from it (blocks
+// of 128 KiB and more come from there once glibc's mmap threshold rose:
+// shim_glibc.c), and elsewhere by looking for a header at the start of
+// each page up to 256 MiB back (glibc maps big blocks on their own, the
+// header 16 or 32 bytes into the first page); 0 when none.
 static int find_big_live_block(uintptr_t addr, shim_found *out) {
     if (!shim_live_on) {
+        size_t largest = shim_heap_largest_block();
+        if (largest > SHIM_FIND_WINDOW && shim_heap_holds(addr, 1)) return shim_find_block(addr, largest, out) && out->state == SHIM_LIVE;
         uintptr_t page = addr & ~(uintptr_t)4095;
         for (int n = 0; n < 65536 && page > 4096; n++, page -= 4096) {
             if (!shim_find_block(page + 64, 48, out)) continue;

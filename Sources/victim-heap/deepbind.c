@@ -64,3 +64,20 @@ int deepbind_interior(void) {
     victim_free_inside(block + 2);
     return 1;
 }
+
+NOINLINE void *victim_grow_to(void *p, size_t size) { return realloc(p, size); }
+
+// The same 2 MiB into a block grown by realloc to 4 MiB, which under the
+// shim comes from glibc's heap: further back than the usual 1 MiB scan
+// for the block's header.
+int deepbind_interior_deep(void) {
+    if (!load_library()) return 3;
+    char *block = victim_grow_to(malloc(64), 4u << 20);
+    long *inside = (long *)(block + (2u << 20));
+    inside[0] = 0;
+    inside[1] = 64 | 1;
+    inside[9] = 48 | 1;
+    fprintf(stderr, "victim: freeing a pointer 2 MiB into a grown block that looks like a glibc chunk there\n");
+    victim_free_inside(inside + 2);
+    return 1;
+}

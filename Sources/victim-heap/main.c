@@ -343,6 +343,15 @@ static long g_not_heap[8];
 
 NOINLINE void victim_free_global(void) { free(&g_not_heap[2]); }
 
+// The same in a block grown by realloc to 4 MiB, which under the shim
+// comes from glibc's heap, not from a mapping of its own.
+static int invalid_free_deep_grown(void) {
+    char *p = victim_grow_big(victim_alloc_buffer(64));
+    fprintf(stderr, "victim: freeing a pointer 2 MiB into a 4 MiB block grown by realloc\n");
+    victim_free_deep_interior(p);
+    return 1;
+}
+
 static int invalid_free_global(void) {
     fprintf(stderr, "victim: freeing a global variable\n");
     victim_free_global();
@@ -658,6 +667,7 @@ static const struct command k_commands[] = {
     {"realloc-double-free", realloc_double_free, "free the pointer realloc moved away from"},
     {"invalid-free-interior", invalid_free_interior, "free a pointer into the middle of a block"},
     {"invalid-free-deep", invalid_free_deep, "free a pointer 2 MiB into a live 4 MiB block"},
+    {"invalid-free-deep-grown", invalid_free_deep_grown, "free a pointer 2 MiB into a live 4 MiB block grown by realloc"},
     {"invalid-free-global", invalid_free_global, "free the address of a global variable"},
     {"quarantine-overflow", quarantine_overflow, "SIGSEGV: read through the newest of more freed blocks than the quarantine holds"},
     {"uninitialized-pointer", uninitialized_pointer, "SIGSEGV: follow a pointer malloc never initialised"},
@@ -674,6 +684,7 @@ static const struct command k_commands[] = {
     {"write-after-free-many", write_after_free_many, "write into 20000 freed blocks from one site and 3 from another, then exit"},
     {"double-free-repeated", double_free_repeated, "free 1000 blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"},
     {"deepbind", deepbind, "free and reallocate blocks from a library loaded with RTLD_DEEPBIND (its malloc is glibc's)"},
+    {"deepbind-interior-deep", deepbind_interior_deep, "the same 2 MiB into a 4 MiB block grown by realloc (from glibc's heap)"},
     {"deepbind-interior", deepbind_interior, "after an RTLD_DEEPBIND load, free a pointer into a block where its bytes look like a glibc chunk"},
     {"realloc-growth", realloc_growth, "grow one buffer by realloc in 4099-byte steps to 4 MiB, shrink it, check every byte (no report expected)"},
     {"errno-after-reports", errno_after_reports, "double free, invalid free, write after free, with FAULTLINE_HALT_ON_ERROR=0: errno must not change"},

@@ -36,6 +36,8 @@ int deepbind(void);
 /// After that load, frees an interior pointer of a program block whose
 /// bytes look like a glibc chunk header there.
 int deepbind_interior(void);
+/// The same 2 MiB into a block grown by realloc to 4 MiB.
+int deepbind_interior_deep(void);
 
 /// Grows one buffer by realloc in 4099-byte steps to about 4 MiB, shrinks
 /// it in halves, and checks every byte; prints glibc's count of mapped
