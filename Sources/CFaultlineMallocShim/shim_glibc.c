@@ -2,12 +2,17 @@
 // read its tunables and would override the user's: each setting is made
 // only when the user did not choose it (MALLOC_ARENA_MAX,
 // MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_, or the glibc.malloc
-// tunable in GLIBC_TUNABLES).
+// tunable in GLIBC_TUNABLES), nor the program with its own mallopt call.
 #include "shim_glibc.h"
+#include "shim_heap.h"
 
+#include <dlfcn.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+
+// glibc's mallopt: the shim's own calls must not reach its interposed one.
+extern int __libc_mallopt(int, int);
 
 #define DEFAULT_THRESHOLD (128u << 10)  // glibc's initial mmap threshold
 
@@ -23,6 +28,8 @@ enum {
 static int g_rule = RULE_OFF;
 // The trim threshold is the shim's to set along with the mmap threshold.
 static int g_trim_ours;
+// What the program set with its own mallopt calls (sticky).
+static int g_program_threshold, g_program_trim, g_program_rule_off;
 
 // A glibc setting the user chose, through its old environment variable
 // or the GLIBC_TUNABLES tunable.
@@ -39,14 +46,17 @@ static int user_set(const char *env, const char *tunable) {
 // arena costs multi-threaded programs some contention on big blocks.
 static void one_glibc_arena(void) {
     if (user_set("MALLOC_ARENA_MAX", "arena_max")) return;
-    mallopt(M_ARENA_MAX, 1);
+    __libc_mallopt(M_ARENA_MAX, 1);
 }
 
 void shim_glibc_configure(void) {
     one_glibc_arena();
-    if (user_set("MALLOC_MMAP_THRESHOLD_", "mmap_threshold")) return;
-    g_trim_ours = !user_set("MALLOC_TRIM_THRESHOLD_", "trim_threshold");
-    g_rule = g_trim_ours && !user_set("MALLOC_TOP_PAD_", "top_pad") && !user_set("MALLOC_MMAP_MAX_", "mmap_max") ? RULE_GLIBC : RULE_OFF;
+    if (user_set("MALLOC_MMAP_THRESHOLD_", "mmap_threshold") || __atomic_load_n(&g_program_threshold, __ATOMIC_RELAXED)) return;
+    g_trim_ours = !user_set("MALLOC_TRIM_THRESHOLD_", "trim_threshold") && !__atomic_load_n(&g_program_trim, __ATOMIC_RELAXED);
+    g_rule = g_trim_ours && !user_set("MALLOC_TOP_PAD_", "top_pad") && !user_set("MALLOC_MMAP_MAX_", "mmap_max") &&
+                     !__atomic_load_n(&g_program_rule_off, __ATOMIC_RELAXED)
+                 ? RULE_GLIBC
+                 : RULE_OFF;
     __atomic_store_n(&shim_glibc_mmap_threshold, DEFAULT_THRESHOLD, __ATOMIC_RELAXED);
 }
 
@@ -58,12 +68,13 @@ static void raise_threshold(size_t to) {
         if (to <= was) return;
     } while (!__atomic_compare_exchange_n(&shim_glibc_mmap_threshold, &was, to, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     for (;;) {
-        mallopt(M_MMAP_THRESHOLD, (int)to);
-        if (g_trim_ours) mallopt(M_TRIM_THRESHOLD, (int)(2 * to));
+        __libc_mallopt(M_MMAP_THRESHOLD, (int)to);
+        if (__atomic_load_n(&g_trim_ours, __ATOMIC_RELAXED)) __libc_mallopt(M_TRIM_THRESHOLD, (int)(2 * to));
         // A raise by another thread between the exchange and these calls
-        // may have been applied first: the highest one must be in force.
+        // may have been applied first: the highest one must be in force
+        // (SIZE_MAX: the program has set its own since).
         size_t now = __atomic_load_n(&shim_glibc_mmap_threshold, __ATOMIC_RELAXED);
-        if (now == to) return;
+        if (now == to || now == SIZE_MAX) return;
         to = now;
     }
 }
@@ -106,4 +117,42 @@ void shim_glibc_mapped_freed(size_t chunk) {
     if (rule == RULE_SHIM) { raise_threshold(chunk); return; }
     size_t was = __atomic_load_n(&shim_glibc_mmap_threshold, __ATOMIC_RELAXED);
     while (chunk > was && !__atomic_compare_exchange_n(&shim_glibc_mmap_threshold, &was, chunk, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+}
+
+typedef int (*mallopt_fn)(int, int);
+
+/// mallopt(3): a threshold, top pad or mapping limit the program sets
+/// itself is its own from then on; the shim stops raising the threshold
+/// and applying glibc's rule, which would override it. Once the shim has
+/// stepped aside, the call goes to the next definition (an allocator
+/// preloaded after the shim may have its own).
+__attribute__((visibility("default"))) int mallopt(int param, int value) {
+    if (shim_mode == SHIM_MODE_PASS) {
+        static mallopt_fn next;
+        mallopt_fn fn = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
+        if (!fn) {
+            fn = (mallopt_fn)dlsym(RTLD_NEXT, "mallopt");
+            if (!fn) fn = __libc_mallopt;
+            __atomic_store_n(&next, fn, __ATOMIC_RELEASE);
+        }
+        return fn(param, value);
+    }
+    switch (param) {
+    case M_MMAP_THRESHOLD:
+        __atomic_store_n(&g_program_threshold, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&shim_glibc_mmap_threshold, SIZE_MAX, __ATOMIC_RELAXED);
+        __atomic_store_n(&g_rule, RULE_OFF, __ATOMIC_RELAXED);
+        break;
+    case M_TRIM_THRESHOLD:
+        __atomic_store_n(&g_program_trim, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&g_trim_ours, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&g_rule, RULE_OFF, __ATOMIC_RELAXED);
+        break;
+    case M_TOP_PAD:
+    case M_MMAP_MAX:
+        __atomic_store_n(&g_program_rule_off, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&g_rule, RULE_OFF, __ATOMIC_RELAXED);
+        break;
+    }
+    return __libc_mallopt(param, value);
 }

@@ -66,3 +66,9 @@ int realloc_growth(void) {
     printf("victim: glibc's mapped blocks at the largest: %d (%s)\n", mapped, mapped == 0 ? "none" : mapped > 0 ? "some" : "unknown");
     return 0;
 }
+
+int realloc_growth_mallopt(void) {
+    // The program's own threshold: glibc's default, fixed.
+    if (mallopt(M_MMAP_THRESHOLD, 128 * 1024) != 1) { printf("victim: mallopt failed\n"); return 1; }
+    return realloc_growth();
+}

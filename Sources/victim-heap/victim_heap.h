@@ -43,5 +43,7 @@ int deepbind_interior_deep(void);
 /// it in halves, and checks every byte; prints glibc's count of mapped
 /// blocks at the largest.
 int realloc_growth(void);
+/// The same after the program set glibc's mmap threshold itself (mallopt).
+int realloc_growth_mallopt(void);
 
 #endif
