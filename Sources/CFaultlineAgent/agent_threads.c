@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *images,
-                             int max_frames, int max_threads, uint64_t timeout_ns) {
+                             int max_frames, int max_threads, uint64_t timeout_ns, int want_fp) {
     // On the caller's stack (an alternate signal stack has room), so two
     // detectors writing at once never share these.
     pid_t tids[1024];
@@ -37,9 +37,13 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
         // blocks everything while it clones): ask anyway, but wait briefly.
         int blocked = fl_thread_blocks_signal(tids[i], fl_threads_signal());
         uint64_t wait_ns = blocked && timeout_ns > 10000000ull ? 10000000ull : timeout_ns;
-        int k = fl_capture_thread(tids[i], pcs, max_frames, wait_ns);
+        int by_fp = 0;
+        int k = fl_capture_thread_by(tids[i], pcs, max_frames, wait_ns, want_fp, &by_fp);
         if (k < 0 && blocked) fl_json_string(w, "capture_skipped", "blocks the sample signal");
         fl_json_bool(w, "captured", k >= 0);
+        // Not what capture.unwinder says: the thread saw another inside
+        // dl_iterate_phdr and walked its frame pointers (thread_capture.h).
+        if (k >= 0 && by_fp && !want_fp) fl_json_string(w, "unwinder", "frame_pointer");
         fl_report_frames(w, "frames", pcs, k > 0 ? k : 0, FL_FRAME0_INTERRUPTED, images);
         fl_json_end_object(w);
     }

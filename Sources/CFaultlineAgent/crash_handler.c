@@ -3,6 +3,7 @@
 #include "agent_threads.h"
 #include "crash_deadline.h"
 #include "image_list.h"
+#include "loader_lock_watch.h"
 #include "raw_syscall.h"
 #include "report_file.h"
 #include "signal_names.h"
@@ -88,6 +89,15 @@ static int g_first_has_uc, g_first_frame0, g_first_has_signal;
 static pid_t g_reporter;
 /// When the stage in progress began (CLOCK_MONOTONIC).
 static uint64_t g_stage_start_ns;
+/// Set when this report's stacks are taken by frame pointers because
+/// another thread was inside dl_iterate_phdr (see loader_busy).
+static int g_fp_only;
+/// `capture.unwinder_reason` of such a report.
+#define FL_FP_REASON "another thread is inside dl_iterate_phdr"
+/// How long the handler lets another thread finish a dl_iterate_phdr call
+/// before it gives up on libunwind: an unwinder's or profiler's walk takes
+/// microseconds; one that lasts longer is parked there (loader_busy).
+#define FL_LOADER_GRACE_NS 5000000ull
 
 // Names what the handler does next and gives it the deadline's time anew,
 // plus `extra_ms` for a stage that waits on purpose (other threads' stacks).
@@ -104,6 +114,21 @@ void fl_crash_set_callback(faultline_crash_callback cb, void *ctx) {
 }
 
 void fl_crash_suppress_next_abort(void) { t_abort_reported = 1; }
+
+// 1 when another thread stays inside dl_iterate_phdr for FL_LOADER_GRACE_NS.
+// glibc holds the dynamic linker's write lock across its callbacks, and
+// libunwind's first walk through a function iterates too, so it would wait
+// for that thread, until the deadline if it is parked there. Then the stacks
+// are taken by frame pointers at once (no lock), and the report is complete
+// and immediate rather than a handler_stalled one after the deadline.
+static int loader_busy(void) {
+    uint64_t end = fl_monotonic_ns() + FL_LOADER_GRACE_NS;
+    while (fl_loader_iteration_elsewhere()) {
+        if (fl_monotonic_ns() >= end) return 1;
+        fl_sleep_ns(200000);
+    }
+    return 0;
+}
 
 static void restore_previous(void) {
     for (int i = 0; i < FL_NSIGNALS; i++) sigaction(k_signals[i], &g_prev[i], 0);
@@ -179,12 +204,20 @@ static void write_crashed_thread(fl_json *w, const ucontext_t *uc, fl_frame0 fra
     // getcontext() (the C++ terminate handler's) leaves several unset.
     if (uc && frame0 == FL_FRAME0_INTERRUPTED) write_registers(w, uc);
     set_stage("unwinding the crashed thread", 0);
+    g_fp_only = loader_busy();
     int max = fl_agent_config.max_frames;
     if (!uc) {
-        int n = fl_capture_self(g_pcs, max);
+        ucontext_t here;
+        int n;
+        if (g_fp_only) {
+            getcontext(&here);  // a register dump; frame 0 is then in this function
+            n = fl_unwind_context_fp(&here, g_pcs, max);
+        } else {
+            n = fl_capture_self(g_pcs, max);
+        }
         fl_report_frames(w, "frames", g_pcs, n, FL_FRAME0_RETURN_ADDRESS, &g_images);
     } else {
-        int n = fl_unwind_context_deep(uc, g_deep, FL_DEEP_FRAMES);
+        int n = g_fp_only ? fl_unwind_context_fp(uc, g_deep, FL_DEEP_FRAMES) : fl_unwind_context_deep(uc, g_deep, FL_DEEP_FRAMES);
         if (n <= max || max <= 2 * FL_KEEP_OUTER) {
             fl_report_frames(w, "frames", g_deep, n < max ? n : max, frame0, &g_images);
         } else {
@@ -233,12 +266,13 @@ static void write_report(const char *kind, int sig, const siginfo_t *info, const
     }
     set_stage("capturing other threads", (uint64_t)fl_agent_config.max_threads * (uint64_t)fl_agent_config.thread_timeout_ms);
     fl_report_other_threads(w, fl_gettid(), &g_images, fl_agent_config.max_frames,
-                            fl_agent_config.max_threads, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull);
+                            fl_agent_config.max_threads, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull, g_fp_only);
     set_stage("writing images", 0);
     fl_report_images(w, &g_images);
     static char tail[FL_STDERR_TAIL];
     fl_stderr_write_tail(w, tail, sizeof tail);
-    fl_report_capture(w, t0);
+    if (g_fp_only) fl_report_capture_by(w, t0, "frame_pointer", FL_FP_REASON);
+    else fl_report_capture(w, t0);
     set_stage("writing the file", 0);
     char name[128];
     // On failure fl_report_commit says why and prints the report to stderr.

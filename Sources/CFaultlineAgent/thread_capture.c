@@ -1,6 +1,7 @@
 #include "thread_capture.h"
 #include "proc_tid.h"
 #include "fd_transient.h"
+#include "loader_lock_watch.h"
 #include "raw_syscall.h"
 #include "sigsafe.h"
 #include "stack_switch.h"
@@ -41,6 +42,8 @@ static atomic_int g_claimer;          // tid writing an answer, while REQ_CLAIME
 static uintptr_t g_scratch[FL_MAX_FRAMES];
 static atomic_int g_scratch_n;
 static atomic_int g_scratch_max;
+static atomic_int g_scratch_want_fp;  // the requester asks for frame pointers
+static atomic_int g_scratch_by_fp;    // the answer was taken by frame pointers
 
 /// The stack answers are unwound on (see sample_handler); only the thread
 /// that claimed the request runs on it. An answer took at most 7.5 KiB
@@ -52,7 +55,14 @@ static void unwind_answer(void *p) {
     const ucontext_t *uc = p;
     int saved_errno = errno;
     int max = atomic_load(&g_scratch_max);
-    int n = fl_unwind_context(uc, g_scratch, max);
+    // libunwind's first walk through a function reads unwind tables through
+    // dl_iterate_phdr, which waits for a thread parked inside it: this
+    // handler would never return, and the requester would time out. The
+    // frame-pointer walk takes no lock. (A thread that enters it just after
+    // this check is the crash handler's deadline's to catch.)
+    int by_fp = atomic_load(&g_scratch_want_fp) || fl_loader_iteration_elsewhere();
+    int n = by_fp ? fl_unwind_context_fp(uc, g_scratch, max) : fl_unwind_context(uc, g_scratch, max);
+    atomic_store(&g_scratch_by_fp, by_fp);
     atomic_store(&g_scratch_n, n);
     errno = saved_errno;
 }
@@ -182,6 +192,11 @@ static int wait_for_scratch(pid_t me, uint64_t deadline) {
 }
 
 int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns) {
+    return fl_capture_thread_by(tid, pcs, max, timeout_ns, 0, 0);
+}
+
+int fl_capture_thread_by(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int want_fp, int *by_fp) {
+    if (by_fp) *by_fp = 0;
     if (!g_signo) return -1;
     if (max > FL_MAX_FRAMES) max = FL_MAX_FRAMES;
     pid_t me = fl_gettid();
@@ -198,6 +213,7 @@ int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns) {
     int result = -1;
     if (wait_for_scratch(me, deadline)) {
         atomic_store(&g_scratch_max, max);
+        atomic_store(&g_scratch_want_fp, want_fp);
         atomic_store(&g_target, tid);
         uint64_t seq = ++g_seq;
         atomic_store(&g_req, REQ_WORD(seq, REQ_OPEN));
@@ -217,6 +233,7 @@ int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns) {
         if (!atomic_compare_exchange_strong(&g_req, &w, REQ_WORD(seq, REQ_IDLE)) && w == REQ_WORD(seq, REQ_ANSWERED)) {
             result = atomic_load(&g_scratch_n);
             for (int i = 0; i < result; i++) pcs[i] = g_scratch[i];
+            if (by_fp) *by_fp = atomic_load(&g_scratch_by_fp);
             atomic_store(&g_req, REQ_WORD(seq, REQ_IDLE));
         }
         atomic_store(&g_target, 0);

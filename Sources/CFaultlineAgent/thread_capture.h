@@ -39,6 +39,13 @@ int fl_thread_blocks_signal(pid_t tid, int sig);
 /// `fl_capture_self`'s. Async-signal-safe; callers are serialised internally.
 int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns);
 
+/// `fl_capture_thread`, and how: with `want_fp` the thread walks its frame
+/// pointers instead of calling libunwind; it does so on its own too when
+/// another thread is inside dl_iterate_phdr (libunwind would wait for it).
+/// `*by_fp` (may be NULL) is set to 1 when the stack returned was taken by
+/// frame pointers, else 0. Async-signal-safe.
+int fl_capture_thread_by(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int want_fp, int *by_fp);
+
 /// Captures the calling thread's own stack (no signal needed). Frame 0 is
 /// inside this function, after its call to getcontext(): a return address
 /// (FL_FRAME0_RETURN_ADDRESS).

@@ -281,9 +281,12 @@ void fl_report_images(fl_json *w, const fl_image_list *images) {
 }
 
 
-void fl_report_capture(fl_json *w, uint64_t started_ns) {
+void fl_report_capture(fl_json *w, uint64_t started_ns) { fl_report_capture_by(w, started_ns, fl_unwinder_method(), 0); }
+
+void fl_report_capture_by(fl_json *w, uint64_t started_ns, const char *unwinder, const char *reason) {
     fl_json_begin_object(w, "capture");
-    fl_json_string(w, "unwinder", fl_unwinder_method());
+    fl_json_string(w, "unwinder", unwinder);
+    if (reason) fl_json_string(w, "unwinder_reason", reason);
     fl_json_uint(w, "duration_ns", fl_monotonic_ns() - started_ns);
     fl_json_end_object(w);
 }

@@ -3,7 +3,8 @@
 // returns; the main thread then crashes. A crash handler that unwinds with
 // libunwind reads the image list through dl_iterate_phdr and waits for that
 // lock forever: a crash became a hang (the agent's crash-handler deadline
-// now ends it with a report). Plugin loaders, JITs and unwinders hold this
+// ended it with a frame-pointer report; the handler now sees a thread inside
+// dl_iterate_phdr and takes frame pointers at once). Plugin loaders, JITs and unwinders hold this
 // lock in real programs; a thread stopped or blocked while holding it
 // (here, for ever) is the case.
 #define _GNU_SOURCE

@@ -46,4 +46,21 @@ import Testing
         let (path, _) = try Victims.crashC("null-deref", in: dir)
         #expect(try captureLine(path).hasPrefix("capture: unwinder libunwind, report written in "))
     }
+
+    /// A crash while another thread is parked inside a dl_iterate_phdr
+    /// callback: the handler takes every stack by frame pointers at once
+    /// (libunwind would wait for the dynamic linker's lock until the
+    /// deadline), and the report says so, and why.
+    @Test func aCrashBesideTheLoaderLockNamesFramePointersAndWhy() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (path, run) = try Victims.crashC("crash-holding-loader-lock", in: dir)
+        #expect(run.signaled && run.status == SIGSEGV)
+        let report = try ReportStore.load(path: path)
+        #expect(report.capture?.unwinder == "frame_pointer")
+        #expect(report.capture?.unwinderReason == "another thread is inside dl_iterate_phdr")
+        #expect(report.sections["handler_stalled"] == nil)
+        #expect((report.threads ?? []).contains { $0.name == "lock-holder" && !$0.frames.isEmpty })
+        #expect(try captureLine(path).hasPrefix("capture: unwinder frame_pointer (another thread is inside dl_iterate_phdr), report written in "))
+    }
 }

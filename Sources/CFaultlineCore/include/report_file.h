@@ -71,6 +71,10 @@ void fl_report_frames_split(fl_json *w, const char *key, const uintptr_t *a, int
 /// Writes the `"capture"` section: the unwinder in use and the time since
 /// `started_ns` (CLOCK_MONOTONIC), i.e. how long taking the report took.
 void fl_report_capture(fl_json *w, uint64_t started_ns);
+/// Writes the `"capture"` section naming `unwinder` ("libunwind" or
+/// "frame_pointer") instead of the one in use, and, when `reason` is not
+/// NULL, why (`unwinder_reason`).
+void fl_report_capture_by(fl_json *w, uint64_t started_ns, const char *unwinder, const char *reason);
 /// Writes `"images": [...]`.
 void fl_report_images(fl_json *w, const fl_image_list *images);
 #endif

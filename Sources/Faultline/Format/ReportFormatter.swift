@@ -92,7 +92,12 @@ public struct ReportFormatter: Sendable {
             out += imageLines(images, warnings: warnings, stacks: stacks)
         }
         var capture: [String] = []
-        if let u = Self.unwinders(report) { capture.append("unwinder \(u)") }
+        if let u = Self.unwinders(report) {
+            // Why the crash handler took frame pointers (a second,
+            // handler_stalled report says so in its own line).
+            let why = report.sections["handler_stalled"] == nil ? report.capture?.unwinderReason : nil
+            capture.append("unwinder \(u)" + (why.map { " (\($0))" } ?? ""))
+        }
         if let ns = report.capture?.durationNs { capture.append(String(format: "report written in %.2f ms", Double(ns) / 1e6)) }
         if !capture.isEmpty { out.append(""); out.append("capture: " + capture.joined(separator: ", ")) }
         // Every line is one line, with control characters but tabs escaped:

@@ -164,6 +164,9 @@ public struct Report: Codable, Sendable {
     public struct Capture: Codable, Sendable, Hashable {
         /// `libunwind` or `frame_pointer`.
         public var unwinder: String?
+        /// Why the stacks were taken by frame pointers although libunwind
+        /// is loaded (`another thread is inside dl_iterate_phdr`), if so.
+        public var unwinderReason: String?
         /// Time from entering the handler to the report being complete.
         public var durationNs: UInt64?
     }
