@@ -43,3 +43,32 @@ void victim_crash_holding_loader_lock(void) {
     while (!atomic_load(&g_holding)) usleep(1000);
     victim_crash_while_loader_locked();
 }
+
+static atomic_int g_idling;
+
+static void *idle_beside_the_crash(void *unused) {
+    (void)unused;
+    pthread_setname_np(pthread_self(), "idler");
+    atomic_store(&g_idling, 1);
+    for (;;) pause();
+    return 0;
+}
+
+static int crash_in_callback(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)info, (void)size, (void)data;
+    fprintf(stderr, "victim: dereferencing NULL inside a dl_iterate_phdr callback, beside thread 'idler'\n");
+    *(volatile int *)0 = 1;
+    return 0;
+}
+
+/// victim-c crash-inside-loader-callback: main crashes inside its own
+/// dl_iterate_phdr callback, holding the dynamic linker's lock, while thread
+/// 'idler' waits in pause. The crashed thread's own libunwind walk may take
+/// the lock again (it is recursive); 'idler''s may not, so it must walk its
+/// frame pointers when asked for its stack instead of never answering.
+void victim_crash_inside_loader_callback(void) {
+    pthread_t t;
+    pthread_create(&t, 0, idle_beside_the_crash, 0);
+    while (!atomic_load(&g_idling)) usleep(1000);
+    dl_iterate_phdr(crash_in_callback, 0);
+}

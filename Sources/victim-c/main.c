@@ -25,6 +25,7 @@
 
 void victim_dup2_churn(void);  // fd_churn.c
 void victim_crash_holding_loader_lock(void);  // loader_lock.c
+void victim_crash_inside_loader_callback(void);  // loader_lock.c
 void victim_crash_with_blocking_callback(void);  // blocking_callback.c
 
 // Keeps the optimiser from proving a fault away.
@@ -374,6 +375,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-after-closing-fds", "close fds 3-1023, open '.' into the lowest 16, then SIGSEGV"},
     {"crash-after-dup2-low-fds", "dup2 /dev/null onto fds 3-63, write 80 KiB to stderr, then SIGSEGV"},
     {"crash-holding-loader-lock", "SIGSEGV on main while thread 'lock-holder' holds the dynamic linker's lock for ever (inside dl_iterate_phdr)"},
+    {"crash-inside-loader-callback", "SIGSEGV on main inside its own dl_iterate_phdr callback, while thread 'idler' pauses"},
     {"crash-with-blocking-callback", "SIGSEGV on main with a crash callback that waits for ever for a mutex thread 'mutex-holder' holds"},
     {"dup2-churn", "for 2 s, dup2 a file onto fd 3 and close it again, on a worker thread; exit 1 if fd 3 was ever not the program's"},
     {"execle-env", "execle /usr/bin/env with the environment VICTIM_EXECLE=from-execle"},
@@ -415,6 +417,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "crash-after-dup2-low-fds")) victim_crash_after_dup2_onto_low_fds();
     else if (!strcmp(c, "dup2-churn")) victim_dup2_churn();
     else if (!strcmp(c, "crash-holding-loader-lock")) victim_crash_holding_loader_lock();
+    else if (!strcmp(c, "crash-inside-loader-callback")) victim_crash_inside_loader_callback();
     else if (!strcmp(c, "crash-with-blocking-callback")) victim_crash_with_blocking_callback();
     else if (!strcmp(c, "execle-env")) victim_execle_env();
     else if (!strcmp(c, "small-altstack-crash")) victim_small_altstack(argv[2], SMALL_ALT_NULL_DEREF, 0);

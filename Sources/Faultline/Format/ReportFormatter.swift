@@ -198,6 +198,7 @@ public struct ReportFormatter: Sendable {
         if let n = t.name { text += " \"\(n)\"" }
         if t.main == true { text += " (main)" }
         if let stack = t.stack { text += ", \(stack) stack" }
+        if let u = t.unwinder { text += ", by \(u)" }
         return text + ":"
     }
 

@@ -80,6 +80,10 @@ public struct Report: Codable, Sendable {
         /// Why the thread's stack was not taken (it blocks the sample
         /// signal, say), when the agent did not even ask.
         public var captureSkipped: String?
+        /// `frame_pointer` when this thread's stack was taken by frame
+        /// pointers while `capture.unwinder` says libunwind (it saw another
+        /// thread inside dl_iterate_phdr when asked).
+        public var unwinder: String?
         /// True for the agent's own threads (`faultline-*`), listed but not
         /// sampled: they block signals by design.
         public var agent: Bool?
