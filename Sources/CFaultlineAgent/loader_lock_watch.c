@@ -9,7 +9,9 @@ typedef int (*dl_iterate_phdr_fn)(dl_callback, void *);
 
 static dl_iterate_phdr_fn g_real;
 static int g_inside;           // threads inside dl_iterate_phdr, all of them
-static __thread int t_inside;  // how deep the calling thread is (callbacks may iterate again)
+// How deep the calling thread is (callbacks may iterate again).
+// initial-exec: read from signal handlers, where a dynamic TLS access could malloc.
+static __thread int t_inside __attribute__((tls_model("initial-exec")));
 
 // Resolved at load, not on first call: the first call can come from a
 // signal handler (libunwind in the crash handler), where dlsym is not safe.
