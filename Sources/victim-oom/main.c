@@ -144,8 +144,12 @@ NOINLINE static void victim_child_oom(size_t step) {
 
 /// Holds `size` and then fills the page cache through a file of `file_size`
 /// over and over, so the kernel reclaims inside the cgroup (memory pressure)
-/// without an OOM kill. Exits 0 after `seconds`.
-NOINLINE static void victim_pressure(size_t size, size_t file_size, long ms) {
+/// without an OOM kill. Exits 0 after `ms`. With `clean`, what was written
+/// is synced every 4 MiB: a v1 memory cgroup does not throttle dirty pages,
+/// so while the disk is busy (a build's writeback) reclaim can find only
+/// dirty ones and OOM-kill the process. Without it, the reclaim waits on
+/// writeback, which is the stall a v2 PSI trigger needs.
+NOINLINE static void victim_pressure(size_t size, size_t file_size, long ms, int clean) {
     fprintf(stderr, "victim-oom: holding %zu MiB and cycling %zu MiB of page cache for %ld ms\n",
             size / MiB, file_size / MiB, ms);
     g_sink = victim_malloc_chunk(size);
@@ -159,8 +163,10 @@ NOINLINE static void victim_pressure(size_t size, size_t file_size, long ms) {
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         lseek(fd, 0, SEEK_SET);
-        for (size_t done = 0; done < file_size; done += sizeof block)
+        for (size_t done = 0; done < file_size; done += sizeof block) {
             if (write(fd, block, sizeof block) < 0) { perror("victim-oom: write"); exit(2); }
+            if (clean && (done + sizeof block) % (4 * MiB) == 0) fdatasync(fd);
+        }
         clock_gettime(CLOCK_MONOTONIC, &t);
         if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >= ms) break;
     }
@@ -362,7 +368,7 @@ static void usage(void) {
             "  slow-leak [STEP=1M] [MS=20]      leak STEP every MS milliseconds\n"
             "  spike SIZE [HOLD_MS=300]         allocate SIZE once, hold, free, exit 0\n"
             "  child-oom [STEP=64K]             a forked child (\"oom-child\") grows until OOM-killed\n"
-            "  pressure SIZE FILE [MS=2000]     hold SIZE and cycle FILE bytes of page cache\n"
+            "  pressure SIZE FILE [MS=2000] [clean]  hold SIZE and cycle FILE bytes of page cache (clean: synced every 4 MiB)\n"
             "  sleep-forever                    sleep until killed\n"
             "  fork-exit [N=20]                 N children _exit, N exec /bin/true; none may leave a breadcrumb file\n"
             "  main-exits-first [SIZE=8M]       main calls pthread_exit; a worker uses SIZE and returns: the process must end\n"
@@ -390,7 +396,9 @@ int main(int argc, char **argv) {
     } else if (!strcmp(cmd, "child-oom")) victim_child_oom(a ? parse_size("STEP", a) : 64 * KiB);
     else if (!strcmp(cmd, "pressure")) {
         if (!a || !b) { fprintf(stderr, "victim-oom: pressure needs SIZE and FILE sizes, e.g. pressure 40M 64M\n"); return 2; }
-        victim_pressure(parse_size("SIZE", a), parse_size("FILE", b), c ? parse_ms("MS", c) : 2000);
+        const char *d = argc > 5 ? argv[5] : 0;
+        if (d && strcmp(d, "clean")) { fprintf(stderr, "victim-oom: pressure's fourth argument is 'clean' or nothing, got '%s'\n", d); return 2; }
+        victim_pressure(parse_size("SIZE", a), parse_size("FILE", b), c ? parse_ms("MS", c) : 2000, d != 0);
     } else if (!strcmp(cmd, "sleep-forever")) victim_sleep_forever();
     else if (!strcmp(cmd, "fork-exit")) victim_fork_exit(a ? atoi(a) : 20);
     else if (!strcmp(cmd, "main-exits-first")) victim_main_exits_first(a ? parse_size("SIZE", a) : 8 * MiB);
