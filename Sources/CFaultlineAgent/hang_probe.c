@@ -58,18 +58,6 @@ static int parse_syscall_line(const char *s, fl_thread_probe *p) {
     return 0;
 }
 
-static const char *find_field(const char *text, const char *name) {
-    // `name` includes the leading newline so "voluntary" does not match
-    // inside "nonvoluntary".
-    size_t n = fl_strlen(name);
-    for (const char *s = text; *s; s++) {
-        int match = 1;
-        for (size_t i = 0; i < n; i++) if (s[i] != name[i]) { match = 0; break; }
-        if (match) return skip_spaces(s + n);
-    }
-    return 0;
-}
-
 static uint64_t thread_cpu_ns(pid_t tid) {
     // pthread_getcpuclockid's encoding for a thread's CPU clock
     // (CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD_MASK), usable on any tid of ours.
@@ -126,13 +114,13 @@ int fl_probe_thread(pid_t tid, fl_thread_probe *p) {
     p->time_ns = fl_monotonic_ns();
     task_path(path, tid, "status");
     if (fl_read_file(path, buf, sizeof buf) <= 0) return -1;
-    const char *st = find_field(buf, "\nState:");
+    const char *st = fl_find_field(buf, "\nState:");
     p->state = st ? *st : 0;
-    const char *v = find_field(buf, "\nvoluntary_ctxt_switches:");
-    const char *nv = find_field(buf, "\nnonvoluntary_ctxt_switches:");
+    const char *v = fl_find_field(buf, "\nvoluntary_ctxt_switches:");
+    const char *nv = fl_find_field(buf, "\nnonvoluntary_ctxt_switches:");
     p->vcsw = v ? fl_parse_dec(v, 0) : 0;
     p->nvcsw = nv ? fl_parse_dec(nv, 0) : 0;
-    const char *blk = find_field(buf, "\nSigBlk:");
+    const char *blk = fl_find_field(buf, "\nSigBlk:");
     p->sigblk = blk ? fl_parse_hex(blk, 0) : 0;
     if (p->state == 'Z' || p->state == 'X') return 0;
     if (read_syscall_file(tid, buf, sizeof buf) <= 0) return -2;
@@ -274,7 +262,7 @@ int fl_probe_unchanged(const fl_thread_probe *a, const fl_thread_probe *b, int s
 int fl_probe_tracer_pid(void) {
     char buf[4096];
     if (fl_read_file("/proc/self/status", buf, sizeof buf) <= 0) return 0;
-    const char *t = find_field(buf, "\nTracerPid:");
+    const char *t = fl_find_field(buf, "\nTracerPid:");
     return t ? (int)fl_parse_dec(t, 0) : 0;
 }
 

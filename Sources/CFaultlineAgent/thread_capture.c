@@ -248,14 +248,6 @@ int fl_thread_blocks_signal(pid_t tid, int sig) {
     l += fl_fmt_u64(path + l, (uint64_t)fl_proc_tid(tid));
     fl_strlcpy(path + l, "/status", sizeof path - l);
     if (fl_read_file(path, buf, sizeof buf) <= 0 || sig < 1 || sig > 64) return 0;
-    static const char key[] = "\nSigBlk:";
-    for (const char *s = buf; *s; s++) {
-        int match = 1;
-        for (size_t i = 0; i < sizeof key - 1; i++) if (s[i] != key[i]) { match = 0; break; }
-        if (!match) continue;
-        s += sizeof key - 1;
-        while (*s == ' ' || *s == '\t') s++;
-        return (int)((fl_parse_hex(s, 0) >> (sig - 1)) & 1);
-    }
-    return 0;
+    const char *blk = fl_find_field(buf, "\nSigBlk:");
+    return blk ? (int)((fl_parse_hex(blk, 0) >> (sig - 1)) & 1) : 0;
 }

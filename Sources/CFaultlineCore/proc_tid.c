@@ -45,21 +45,13 @@ static pid_t read_ns_tid(pid_t proc_tid) {
     l += fl_fmt_u64(path + l, (uint64_t)(uint32_t)proc_tid);
     fl_strlcpy(path + l, "/status", sizeof path - l);
     if (fl_read_file(path, buf, sizeof buf) <= 0) return 0;
-    static const char key[] = "\nNSpid:";
-    for (const char *s = buf; *s; s++) {
-        int match = 1;
-        for (size_t i = 0; i < sizeof key - 1; i++) if (s[i] != key[i]) { match = 0; break; }
-        if (!match) continue;
-        s += sizeof key - 1;
-        uint64_t last = 0;
-        for (;;) {
-            while (*s == ' ' || *s == '\t') s++;
-            if (*s < '0' || *s > '9') break;
-            last = fl_parse_dec(s, &s);
-        }
-        return (pid_t)last;
+    const char *s = fl_find_field(buf, "\nNSpid:");
+    uint64_t last = 0;
+    while (s && *s >= '0' && *s <= '9') {
+        last = fl_parse_dec(s, &s);
+        while (*s == ' ' || *s == '\t') s++;
     }
-    return 0;
+    return (pid_t)last;
 }
 
 pid_t fl_ns_tid(pid_t proc_tid) {

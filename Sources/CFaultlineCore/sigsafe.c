@@ -88,6 +88,19 @@ uint64_t fl_parse_dec(const char *s, const char **end) {
     return v;
 }
 
+const char *fl_find_field(const char *text, const char *name) {
+    size_t n = fl_strlen(name);
+    for (const char *s = text; *s; s++) {
+        size_t i = 0;
+        while (i < n && s[i] == name[i]) i++;
+        if (i < n) continue;
+        s += n;
+        while (*s == ' ' || *s == '\t') s++;
+        return s;
+    }
+    return 0;
+}
+
 int fl_write_all(int fd, const void *buf, size_t len) {
     const char *p = buf;
     while (len > 0) {

@@ -32,6 +32,11 @@ size_t fl_fmt_hex(char *buf, uint64_t v);
 uint64_t fl_parse_hex(const char *s, const char **end);
 /// Parses a decimal number; stops at the first non-digit.
 uint64_t fl_parse_dec(const char *s, const char **end);
+/// The value of field `name` in a /proc status text: the first character
+/// after `name` and the blanks behind it, or NULL. `name` starts with a
+/// newline ("\nSigBlk:"), so "voluntary" does not match inside
+/// "nonvoluntary" (the text's first line is never a field we ask for).
+const char *fl_find_field(const char *text, const char *name);
 /// Writes all of `len` bytes, retrying on EINTR/short writes. 0 on success.
 int fl_write_all(int fd, const void *buf, size_t len);
 /// Reads a whole small regular file into `buf` (NUL-terminated); returns
