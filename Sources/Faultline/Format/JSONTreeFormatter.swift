@@ -20,14 +20,8 @@ struct JSONTreeFormatter {
             return out
         case .array(let items):
             if items.isEmpty { return ["\(indent)\(key): []"] }
-            if SectionFrames.isStack(items) {
-                let frames = items.compactMap { item -> Report.Frame? in
-                    if case .object(let o) = item { return SectionFrames.frame(o) }
-                    return nil
-                }
-                if frames.count == items.count {
-                    return ["\(indent)\(key):"] + stacks.lines(frames, indent: indent + "  ")
-                }
+            if let frames = SectionFrames.frames(items) {
+                return ["\(indent)\(key):"] + stacks.lines(frames, indent: indent + "  ")
             }
             if items.allSatisfy(Self.isScalar) {
                 let inline = items.map(scalar).joined(separator: ", ")

@@ -124,11 +124,6 @@ enum LeakReportText {
 
     /// The frames of a stack section, nil when it is not one.
     private static func stack(_ value: JSONValue?) -> [Report.Frame]? {
-        guard let items = value?.arrayValue, SectionFrames.isStack(items) else { return nil }
-        let frames = items.compactMap { item -> Report.Frame? in
-            if case .object(let o) = item { return SectionFrames.frame(o) }
-            return nil
-        }
-        return frames.count == items.count ? frames : nil
+        value?.arrayValue.flatMap(SectionFrames.frames)
     }
 }

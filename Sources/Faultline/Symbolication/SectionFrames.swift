@@ -31,6 +31,17 @@ enum SectionFrames {
         }
     }
 
+    /// The typed frames of a stack (`isStack`), nil when `items` is not one
+    /// or a frame does not decode.
+    static func frames(_ items: [JSONValue]) -> [Report.Frame]? {
+        guard isStack(items) else { return nil }
+        let frames = items.compactMap { item -> Report.Frame? in
+            if case .object(let o) = item { return frame(o) }
+            return nil
+        }
+        return frames.count == items.count ? frames : nil
+    }
+
     /// The typed frame a frame object describes, nil when it has no `pc`.
     static func frame(_ o: [String: JSONValue]) -> Report.Frame? {
         SectionFrameValues.frame(o) ?? (try? JSONValue.object(o).decode(Report.Frame.self))
