@@ -25,8 +25,9 @@ public enum ReportDirectoryWriters {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         var found: [pid_t] = []
         for name in names {
-            guard let pid = pid_t(name), pid != me, isLive(pid), let env = environ(of: pid) else { continue }
-            if env.split(separator: 0, omittingEmptySubsequences: true).contains(where: { $0.elementsEqual(wanted) }) {
+            guard let pid = pid_t(name), pid != me, let env = environ(of: pid) else { continue }
+            // The state only of a match: one /proc read per process, not two.
+            if env.split(separator: 0, omittingEmptySubsequences: true).contains(where: { $0.elementsEqual(wanted) }), isLive(pid) {
                 found.append(pid)
             }
         }
