@@ -107,7 +107,7 @@ struct ReportCommand: AsyncParsableCommand {
             if json {
                 for w in result.warnings { ReportCommand.stderr("faultline: warning: \(w)") }
                 let data = try JSONEncoderFactory.pretty().encode(result.report)
-                FileHandle.standardOutput.write(data + Data("\n".utf8))
+                FileHandle.standardOutput.write(TerminalSafeJSON.escapingControls(data) + Data("\n".utf8))
             } else {
                 print(ReportFormatter().format(result), terminator: "")
             }

@@ -11,6 +11,18 @@ import Testing
         #expect(OneLine.escaped("a\tb\u{9B}c\n", keepingTabs: true) == "a\tb\\u{9B}c\\n")
     }
 
+    /// DEL and C1 controls in JSON strings become `\u00XX`; other
+    /// non-ASCII text (a no-break space, which also starts with 0xC2) stays.
+    @Test func terminalSafeJSONEscapesC1ControlsOnly() throws {
+        let value = ["s": "a\u{7F}b\u{9B}2J\u{80}c\u{A0}d é"]
+        let raw = try JSONEncoder().encode(value)
+        let safe = TerminalSafeJSON.escapingControls(raw)
+        #expect(String(decoding: safe, as: UTF8.self) == #"{"s":"a\u007fb\u009b2J\u0080c\#u{A0}d é"}"#)
+        #expect(try JSONDecoder().decode([String: String].self, from: safe) == value)
+        let plain = Data(#"{"s":"ünïcode"}"#.utf8)
+        #expect(TerminalSafeJSON.escapingControls(plain) == plain)
+    }
+
     @Test func reportErrorsNameAPathWithANewlineOnOneLine() {
         let error = ReportLoadError(path: "/tmp/new\nline/crash.json", reason: .empty)
         #expect(error.description == "/tmp/new\\nline/crash.json: empty file, not a report; delete it")

@@ -35,6 +35,15 @@ import Testing
             #expect(!text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) },
                     "\(name) printed a control character")
         }
+        // The JSON form escapes them too, C1 included (Foundation's encoder
+        // leaves those raw), and still decodes to the same text.
+        let json = try runProgram(faultline, ["report", "show", "--json", "--no-symbolicate", try Victims.onlyReport(in: dir)])
+        #expect(json.status == 0)
+        #expect(json.stdout.contains(#"\u009bCnext"#), "\(json.stdout.prefix(400))")
+        #expect(!json.stdout.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) },
+                "report show --json printed a control character")
+        let decoded = try JSONDecoderFactory.reports().decode(Report.self, from: Data(json.stdout.utf8))
+        #expect(try JSONEncoderFactory.plain().encode(decoded).range(of: Data("\u{9B}Cnext".utf8)) != nil)
     }
 
     @Test func crashWithThreads() throws {
