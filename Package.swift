@@ -147,35 +147,38 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")]
         ),
         // Benchmarks: programs that print figures; never timed tests.
+        // The bench programs carry DWARF 4: Debian 12's valgrind (3.19) gives
+        // up on clang's default DWARF 5 ("unhandled dwarf2 abbrev form code
+        // 0x25 … I can't recover"), so `faultline bench` lost its valgrind rows.
         .executableTarget(
             name: "bench-crash",
             dependencies: ["CFaultlineAgent"],
-            cSettings: [.unsafeFlags(["-O2", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")]
+            cSettings: [.unsafeFlags(["-O2", "-gdwarf-4", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")]
         ),
         .executableTarget(
             name: "bench-cxx",
-            cxxSettings: [.unsafeFlags(["-O2", "-g"])],
+            cxxSettings: [.unsafeFlags(["-O2", "-gdwarf-4"])],
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
         .executableTarget(
             name: "bench-shim",
-            cSettings: [.unsafeFlags(["-O2", "-g"]), .define("_GNU_SOURCE")],
+            cSettings: [.unsafeFlags(["-O2", "-gdwarf-4"]), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("pthread")]
         ),
         .executableTarget(
             name: "bench-leaks",
-            cSettings: [.unsafeFlags(["-O2", "-g"]), .define("_GNU_SOURCE")],
+            cSettings: [.unsafeFlags(["-O2", "-gdwarf-4"]), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("pthread")]
         ),
         .executableTarget(
             name: "bench-memory",
             dependencies: ["CFaultlineAgent"],
-            cSettings: [.unsafeFlags(["-O2", "-g"]), .define("_GNU_SOURCE")]
+            cSettings: [.unsafeFlags(["-O2", "-gdwarf-4"]), .define("_GNU_SOURCE")]
         ),
         .executableTarget(
             name: "bench-hang",
             dependencies: ["CFaultlineAgent"],
-            cSettings: [.unsafeFlags(["-O2", "-g"]), .define("_GNU_SOURCE")]
+            cSettings: [.unsafeFlags(["-O2", "-gdwarf-4"]), .define("_GNU_SOURCE")]
         ),
         .testTarget(name: "FaultlineTests", dependencies: ["Faultline", "FaultlineHarness"]),
         .testTarget(name: "FaultlineHarnessTests", dependencies: ["Faultline", "FaultlineHarness"]),
