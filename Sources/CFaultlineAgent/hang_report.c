@@ -16,6 +16,8 @@
 static char *g_buf;
 static fl_image_list *g_images;
 static uintptr_t g_pcs[FL_MAX_FRAMES];
+/// 1 when the last `capture` was answered by frame pointers.
+static int g_by_fp;
 
 int fl_hang_report_init(void) {
     if (g_buf) return 0;
@@ -30,8 +32,19 @@ static uint64_t ms(uint64_t ns) { return ns / 1000000ull; }
 /// One thread's stack by directed signal, or -1 at once when the thread
 /// blocks the sample signal (waiting for it would only delay the report).
 static int capture(pid_t tid, int max_frames) {
+    g_by_fp = 0;
     if (fl_thread_blocks_signal(tid, fl_threads_signal())) return -1;
-    return fl_capture_thread(tid, g_pcs, max_frames, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull);
+    int n = fl_capture_thread_by(tid, g_pcs, max_frames, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull, 0, &g_by_fp);
+    if (n < 0) g_by_fp = 0;
+    return n;
+}
+
+/// Says so when a stack was taken by frame pointers although the report's
+/// `capture.unwinder` is libunwind: the thread saw another inside
+/// dl_iterate_phdr (thread_capture.h), and frames of code built without
+/// frame pointers are missing from it.
+static void write_unwinder(fl_json *w, int by_fp) {
+    if (by_fp) fl_json_string(w, "unwinder", "frame_pointer");
 }
 
 static void notify(const char *prefix, const char *name, const char *suffix) {
@@ -75,6 +88,8 @@ static void write_samples(fl_json *w, const fl_hang_episode *ep, const fl_hang_s
     fl_json_int(w, "with_stack", fl_sample_ring_known(r));
     fl_json_int(w, "reused", reused);
     fl_json_uint(w, "total", r->total);
+    int by_fp = fl_sample_ring_by_fp(r);
+    if (by_fp) fl_json_int(w, "by_frame_pointer", by_fp);
     fl_json_end_object(w);
     if (culprit) {
         fl_json_begin_object(w, "culprit");
@@ -92,11 +107,13 @@ static void write_culprit_thread(fl_json *w, const fl_hang_episode *ep, const fl
     write_thread_head(w, ep->tid);
     if (culprit) {
         fl_json_string(w, "stack", "culprit");
+        write_unwinder(w, culprit->by_fp);
         fl_report_frames(w, "frames", culprit->pcs, culprit->n, FL_FRAME0_INTERRUPTED, g_images);
     } else {
         int n = capture(ep->tid, fl_agent_config.max_frames);
         fl_json_string(w, "stack", "current");
         fl_json_bool(w, "captured", n >= 0);
+        write_unwinder(w, g_by_fp);
         fl_report_frames(w, "frames", g_pcs, n > 0 ? n : 0, FL_FRAME0_INTERRUPTED, g_images);
     }
     fl_json_end_object(w);
@@ -127,7 +144,7 @@ static void resolve_pending(fl_hang_episode *ep) {
     for (int i = 0; i < ep->ring->count; i++) pending += ep->ring->slots[i].pending;
     if (!pending) return;
     int n = capture(ep->tid, ep->ring->max_frames);
-    fl_sample_ring_resolve(ep->ring, g_pcs, n);
+    fl_sample_ring_resolve(ep->ring, g_pcs, n, g_by_fp);
 }
 
 // Starts a hang or hang_recovered report: the culprit thread, then the
@@ -192,6 +209,7 @@ static void write_link(fl_json *w, const fl_chain_link *l) {
     fl_hang_write_activity(w, &l->probe);
     int n = capture(l->probe.tid, fl_agent_config.max_frames);
     fl_json_bool(w, "captured", n >= 0);
+    write_unwinder(w, g_by_fp);
     fl_report_frames(w, "frames", g_pcs, n > 0 ? n : 0, FL_FRAME0_INTERRUPTED, g_images);
     fl_json_end_object(w);
 }
@@ -208,6 +226,7 @@ int fl_hang_report_deadlock(fl_hang_episode *ep, const fl_wait_chain *chain, con
     int n = capture(ep->tid, fl_agent_config.max_frames);
     fl_json_string(w, "stack", "current");
     fl_json_bool(w, "captured", n >= 0);
+    write_unwinder(w, g_by_fp);
     fl_report_frames(w, "frames", g_pcs, n > 0 ? n : 0, FL_FRAME0_INTERRUPTED, g_images);
     fl_json_end_object(w);
 

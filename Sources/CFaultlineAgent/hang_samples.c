@@ -47,20 +47,28 @@ fl_hang_sample *fl_sample_ring_push(fl_sample_ring *r, uint64_t time_ns) {
     s->n = 0;
     s->pending = 0;
     s->reused = 0;
+    s->by_fp = 0;
     r->total++;
     return s;
 }
 
 fl_hang_sample *fl_sample_ring_last(fl_sample_ring *r) { return r->count ? at(r, r->count - 1) : 0; }
 
-void fl_sample_ring_resolve(fl_sample_ring *r, const uintptr_t *pcs, int n) {
+void fl_sample_ring_resolve(fl_sample_ring *r, const uintptr_t *pcs, int n, int by_fp) {
     for (int i = 0; i < r->count; i++) {
         fl_hang_sample *s = at(r, i);
         if (!s->pending) continue;
         s->pending = 0;
         s->n = n > 0 ? n : 0;
+        s->by_fp = s->n > 0 && by_fp;
         for (int k = 0; k < s->n; k++) s->pcs[k] = pcs[k];
     }
+}
+
+int fl_sample_ring_by_fp(const fl_sample_ring *r) {
+    int k = 0;
+    for (int i = 0; i < r->count; i++) k += cat(r, i)->n > 0 && cat(r, i)->by_fp;
+    return k;
 }
 
 int fl_sample_ring_known(const fl_sample_ring *r) {

@@ -23,6 +23,10 @@ typedef struct fl_hang_sample {
     /// 1 when the thread had not run since the previous sample, so that
     /// stack was reused instead of interrupting it again.
     int reused;
+    /// 1 when the thread walked its frame pointers instead of using
+    /// libunwind (it saw another thread inside dl_iterate_phdr;
+    /// thread_capture.h): frames of code built without them are missing.
+    int by_fp;
     uintptr_t *pcs;
 } fl_hang_sample;
 
@@ -51,9 +55,12 @@ fl_hang_sample *fl_sample_ring_push(fl_sample_ring *r, uint64_t time_ns);
 /// The most recent sample, or NULL.
 fl_hang_sample *fl_sample_ring_last(fl_sample_ring *r);
 
-/// Gives every pending sample the stack `pcs` (when `n` > 0) or marks it
-/// lost (`n` <= 0).
-void fl_sample_ring_resolve(fl_sample_ring *r, const uintptr_t *pcs, int n);
+/// Gives every pending sample the stack `pcs` (when `n` > 0), taken by
+/// frame pointers when `by_fp`, or marks it lost (`n` <= 0).
+void fl_sample_ring_resolve(fl_sample_ring *r, const uintptr_t *pcs, int n, int by_fp);
+
+/// Samples with a known stack taken by frame pointers.
+int fl_sample_ring_by_fp(const fl_sample_ring *r);
 
 /// Samples with a known stack.
 int fl_sample_ring_known(const fl_sample_ring *r);

@@ -226,9 +226,12 @@ static void after_report(watch_state *s, uint64_t detection_ns, int signals) {
 static void take_sample(watch_state *s, pid_t tid, uint64_t now, int blocked) {
     fl_hang_sample *x = fl_sample_ring_push(&g_ring, now);
     uint64_t t0 = fl_monotonic_ns();
-    int n = fl_capture_thread(tid, x->pcs, g_ring.max_frames, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull);
+    int by_fp = 0;
+    int n = fl_capture_thread_by(tid, x->pcs, g_ring.max_frames, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull, 0,
+                                 &by_fp);
     uint64_t dt = fl_monotonic_ns() - t0;
     x->n = n > 0 ? n : 0;
+    x->by_fp = n > 0 && by_fp;
     s->signals_since_probe++;
     if (n > 0 && blocked) s->block_stack_known = 1;
     atomic_fetch_add(&s_samples, 1);
@@ -250,11 +253,12 @@ static void sample(watch_state *s, const fl_thread_probe *p, fl_wait_kind k, int
         // With a one-slot ring `x` is `last` itself, whose frames stay.
         if (x != last) for (int i = 0; i < n; i++) x->pcs[i] = last->pcs[i];
         x->n = n;
+        x->by_fp = last->by_fp;
         x->reused = 1;
         atomic_fetch_add(&s_reused, 1);
         return;
     }
-    if (!unchanged) fl_sample_ring_resolve(&g_ring, 0, 0);  // earlier blocks' pending samples are lost
+    if (!unchanged) fl_sample_ring_resolve(&g_ring, 0, 0, 0);  // earlier blocks' pending samples are lost
     if (!running && !fl_syscall_tolerates_signal(p->nr)) {
         // Re-entering the same call again and again (short sleeps in a
         // loop) is not one long call: interrupting one costs little.

@@ -5,9 +5,11 @@
 #include "victim_threads.h"
 
 #include <errno.h>
+#include <link.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,6 +111,40 @@ static int cmd_spin_small_altstack(int argc, char **argv) {
     int ms = arg_ms(argc, argv, 3000);
     idle_ms(300);
     say("spinning on the main thread, which has an 8 KiB alternate stack of its own, for %d ms", ms);
+    victim_recalculate_totals(ms);
+    say("main thread responsive again");
+    idle_ms(400);
+    return 0;
+}
+
+// --- spinning while another thread holds the loader lock --------------------------
+
+static atomic_int g_loader_held;
+
+static int park_in_callback(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)info, (void)size, (void)data;
+    atomic_store(&g_loader_held, 1);
+    for (;;) pause();
+    return 0;
+}
+
+static void *loader_lock_holder(void *unused) {
+    (void)unused;
+    pthread_setname_np(pthread_self(), "lock-holder");
+    dl_iterate_phdr(park_in_callback, 0);
+    return 0;
+}
+
+static int cmd_spin_holding_loader_lock(int argc, char **argv) {
+    // A thread parked inside a dl_iterate_phdr callback holds the dynamic
+    // linker's lock for good; libunwind would wait for it, so the sampled
+    // main thread walks its frame pointers and the report must say so.
+    pthread_t t;
+    pthread_create(&t, 0, loader_lock_holder, 0);
+    while (!atomic_load(&g_loader_held)) idle_ms(1);
+    int ms = arg_ms(argc, argv, 3000);
+    idle_ms(300);
+    say("thread 'lock-holder' holds the dynamic linker's lock; spinning on the main thread for %d ms", ms);
     victim_recalculate_totals(ms);
     say("main thread responsive again");
     idle_ms(400);
@@ -537,6 +573,7 @@ static const struct command k_commands[] = {
     {"spin-recover", cmd_spin_recover, "[MS] main thread burns the CPU for MS (3000) ms, then recovers"},
     {"spin-not-dumpable", cmd_spin_not_dumpable, "[MS] as spin-recover, in a process that made itself non-dumpable (as nobody)"},
     {"spin-small-altstack", cmd_spin_small_altstack, "[MS] as spin-recover, with an 8 KiB alternate signal stack installed by the program on main"},
+    {"spin-holding-loader-lock", cmd_spin_holding_loader_lock, "[MS] as spin-recover, while thread 'lock-holder' sits inside a dl_iterate_phdr callback for ever (holding the dynamic linker's lock)"},
     {"late-answers", cmd_late_answers, "[MS] as spin-recover, while threads late-0 and late-1 sit in vfork 70 ms at a time (they answer sample requests after the requester gave up) and steady-a and steady-b wait in pause"},
     {"sleep-main", cmd_sleep_main, "[MS] main thread sleeps MS (3000) ms in nanosleep"},
     {"heartbeat-stall", cmd_heartbeat_stall, "[MS] heartbeat loop stuck MS (3000) ms in a loop of 1 ms sleeps"},
