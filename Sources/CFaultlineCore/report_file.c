@@ -17,6 +17,7 @@
 
 static atomic_int g_dirfd = -1;
 static char g_dir_path[PATH_MAX];  // for messages; empty when none was named
+static int g_dir_named_empty;      // FAULTLINE_REPORT_DIR= (set, empty): say so, not "not set"
 // The directory g_dirfd was opened on, to notice when the program has
 // closed that fd (daemons close every fd above 2) and perhaps reused the
 // number for a file or a directory of its own; and its absolute path, to
@@ -50,6 +51,7 @@ void fl_report_set_dir(int dirfd, const char *path) {
     }
     atomic_store(&g_dirfd, dirfd);
     fl_strlcpy(g_dir_path, path ? path : "", sizeof g_dir_path);
+    g_dir_named_empty = path && !path[0];
     fl_report_reseed();
 }
 
@@ -167,7 +169,8 @@ static void print_unwritten(const fl_report *r, int err) {
         n += fl_strlcpy(line + n, g_dir_path, sizeof line - n);
         n += fl_strlcpy(line + n, " could not be opened)", sizeof line - n);
     } else {
-        n += fl_strlcpy(line + n, " report has no directory (FAULTLINE_REPORT_DIR is not set)", sizeof line - n);
+        n += fl_strlcpy(line + n, g_dir_named_empty ? " report has no directory (FAULTLINE_REPORT_DIR is set but empty)"
+                                                    : " report has no directory (FAULTLINE_REPORT_DIR is not set)", sizeof line - n);
     }
     n += fl_strlcpy(line + n, "; it follows on stderr\n", sizeof line - n);
     fl_write_all(2, line, n);

@@ -68,7 +68,7 @@ void shim_report_init(void) {
             emit(&l);
         }
     }
-    fl_report_set_dir(fd, dir && *dir ? dir : 0);
+    fl_report_set_dir(fd, dir);
 }
 
 const char *shim_state_name(uint32_t state) {

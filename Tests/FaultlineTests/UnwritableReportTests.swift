@@ -48,4 +48,17 @@ import Testing
         #expect(report.kind == "double_free")
         #expect(report.sections["free_stack"]?.arrayValue?.isEmpty == false)
     }
+
+    /// The shim alone with `FAULTLINE_REPORT_DIR=` (set, empty): the report
+    /// goes to stderr, and the line says the variable is empty (it said
+    /// "not set", which sends the reader to look for a missing export).
+    @Test func shimReportNamesAnEmptyReportDirectory() throws {
+        let run = try runProgram(try BuildProducts.path("victim-heap"), ["double-free"], environment: [
+            "FAULTLINE_REPORT_DIR": "", "LD_PRELOAD": try BuildProducts.path("libFaultlineMallocShim.so"),
+        ])
+        #expect(run.status == 23, "\(run.stderr)")
+        let (line, report) = try reportAfter("report has no directory", in: run.stderr)
+        #expect(line == "faultline: the double_free report has no directory (FAULTLINE_REPORT_DIR is set but empty); it follows on stderr")
+        #expect(report.kind == "double_free")
+    }
 }

@@ -26,8 +26,9 @@ typedef struct fl_report {
 /// PATH_MAX bytes or more).
 int fl_mkdir_p(const char *path);
 /// Sets the directory reports go to (an open O_DIRECTORY fd, or -1 when
-/// `path` could not be opened; `path` NULL when none was named), and seeds
-/// ids. `path` is kept for messages.
+/// `path` could not be opened; `path` NULL when none was named, "" when
+/// FAULTLINE_REPORT_DIR is set but empty), and seeds ids. `path` is kept
+/// for messages.
 void fl_report_set_dir(int dirfd, const char *path);
 /// The report directory fd, or -1.
 int fl_report_dir(void);
