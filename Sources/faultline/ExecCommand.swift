@@ -17,7 +17,8 @@ struct ExecCommand: AsyncParsableCommand {
             no report, kept when processes the program started are still running, which the last line \
             then names: their later reports go there too). SWIFT_BACKTRACE=enable=no is set unless SWIFT_BACKTRACE is already set, so the \
             Swift runtime does not print a second crash report. SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to the program. The exit \
-            status is the program's, or 128+N when signal N killed it.
+            status is the program's, or 128+N when signal N killed it; with --error-exitcode, a program that exited \
+            (rather than being killed) after the run wrote a report gives that status instead, as under valgrind.
 
             Exit statuses of faultline itself: 64 bad usage (unknown detector, a --memory-limit that \
             is not a size or is below 1M), 69 agent library missing or no memory cgroup for \
@@ -51,6 +52,11 @@ struct ExecCommand: AsyncParsableCommand {
         valueName: "size"))
     var memoryLimit: String?
 
+    @Option(name: .customLong("error-exitcode"), help: ArgumentHelp(
+        "Exit with this status (1-255) instead of the program's when it exited and the run wrote a report: a leak, a recovered hang, a write after free the program survived. For CI, as valgrind's --error-exitcode; a program killed by a signal still gives 128+N.",
+        valueName: "n"))
+    var errorExitcode: String?
+
     @Argument(parsing: .captureForPassthrough, help: "The program and its arguments (after --).")
     var command: [String] = []
 
@@ -68,6 +74,12 @@ struct ExecCommand: AsyncParsableCommand {
         let argv = command.first == "--" ? Array(command.dropFirst()) : command
         guard let program = argv.first else {
             fail("exec needs a program: faultline exec [options] -- CMD [ARGS...]", Self.usageStatus)
+        }
+        let errorStatus = errorExitcode.map { value -> Int32 in
+            guard let n = Int32(value), (1...255).contains(n) else {
+                fail("--error-exitcode '\(OneLine.escaped(value))' is not a status from 1 to 255; e.g. --error-exitcode 99", Self.usageStatus)
+            }
+            return n
         }
         var selection: DetectorSelection?
         if let detectors {
@@ -146,7 +158,15 @@ struct ExecCommand: AsyncParsableCommand {
             ReportCommand.stderr("faultline: \(stragglers.count) process(es) the program started are still running (pid \(pids)); "
                 + "the reports they write go to \(dir) too: `faultline report list \(dir)` shows them")
         }
-        throw ExitCode(termination.shellStatus)
+        throw ExitCode(Self.status(of: termination, reports: reports.count, errorStatus: errorStatus))
+    }
+
+    /// The program's shell status, or `errorStatus` when it exited (not
+    /// killed by a signal, which stays visible as 128+N) and the run wrote
+    /// reports.
+    static func status(of termination: ChildProcess.Termination, reports: Int, errorStatus: Int32?) -> Int32 {
+        if let errorStatus, reports > 0, case .exited = termination { return errorStatus }
+        return termination.shellStatus
     }
 
     /// Prints each report in the order they were written (files that are

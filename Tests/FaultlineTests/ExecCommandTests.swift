@@ -131,6 +131,30 @@ import Glibc
         #expect(left.isEmpty, "\(left)")
     }
 
+    /// `--error-exitcode N`, as valgrind's: a program that exits 0 but
+    /// leaks gives N, so CI fails; a clean run and a death by signal keep
+    /// their own status; a bad N is one line, exit 64, before anything runs.
+    @Test func errorExitcodeTurnsAReportIntoAFailingStatus() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let leak = try BuildProducts.path("victim-leak"), victimC = try BuildProducts.path("victim-c")
+        let plain = try faultline(["exec", "--report-dir", "\(dir)/a", "--", leak, "list"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(plain.stderr.contains("faultline: 1 report(s) in \(dir)/a"), "\(plain.stderr)")
+        let leaking = try faultline(["exec", "--error-exitcode", "99", "--report-dir", "\(dir)/b", "--", leak, "list"])
+        #expect(leaking.status == 99, "\(leaking.stderr)")
+        let clean = try faultline(["exec", "--error-exitcode", "99", "--report-dir", "\(dir)/c", "--", "/bin/sh", "-c", "exit 3"])
+        #expect(clean.status == 3, "\(clean.stderr)")
+        let crash = try faultline(["exec", "--error-exitcode", "99", "--report-dir", "\(dir)/d", "--", victimC, "abort"])
+        #expect(crash.status == 128 + 6, "\(crash.stderr)")
+        for bad in ["0", "256", "x"] {
+            let run = try faultline(["exec", "--error-exitcode", bad, "--report-dir", "\(dir)/e", "--", "/bin/true"])
+            #expect(run.status == 64)
+            #expect(run.stderr == "faultline: --error-exitcode '\(bad)' is not a status from 1 to 255; e.g. --error-exitcode 99\n")
+            #expect(!FileManager.default.fileExists(atPath: "\(dir)/e"))
+        }
+    }
+
     @Test func unknownDetectorIsOneLineAndExit64() throws {
         let run = try faultline(["exec", "--detectors", "crash,hangz", "--", "/bin/true"])
         #expect(run.status == 64)
