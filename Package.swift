@@ -85,6 +85,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "victim-c",
+            dependencies: ["VictimSupport"],
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
         ),

@@ -5,7 +5,6 @@
 // only its deadline ends the stall, with a handler_stalled report and death
 // by the original signal. Keeps the deadline tested now that
 // crash-holding-loader-lock no longer stalls.
-#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>

@@ -7,8 +7,8 @@
 // dl_iterate_phdr and takes frame pointers at once). Plugin loaders, JITs and unwinders hold this
 // lock in real programs; a thread stopped or blocked while holding it
 // (here, for ever) is the case.
-#define _GNU_SOURCE
 #include <link.h>
+#include "victim_threads.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,31 +16,13 @@
 
 #define NOINLINE __attribute__((noinline))
 
-static atomic_int g_holding;
-
-static int hold_forever(struct dl_phdr_info *info, size_t size, void *data) {
-    (void)info, (void)size, (void)data;
-    atomic_store(&g_holding, 1);
-    for (;;) pause();
-    return 0;
-}
-
-static void *loader_lock_holder(void *unused) {
-    (void)unused;
-    pthread_setname_np(pthread_self(), "lock-holder");
-    dl_iterate_phdr(hold_forever, 0);
-    return 0;
-}
-
 NOINLINE static void victim_crash_while_loader_locked(void) {
     fprintf(stderr, "victim: thread 'lock-holder' holds the dynamic linker's lock; dereferencing NULL\n");
     *(volatile int *)0 = 1;
 }
 
 void victim_crash_holding_loader_lock(void) {
-    pthread_t t;
-    pthread_create(&t, 0, loader_lock_holder, 0);
-    while (!atomic_load(&g_holding)) usleep(1000);
+    victim_start_loader_lock_holder();
     victim_crash_while_loader_locked();
 }
 

@@ -5,11 +5,9 @@
 #include "victim_threads.h"
 
 #include <errno.h>
-#include <link.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -119,29 +117,11 @@ static int cmd_spin_small_altstack(int argc, char **argv) {
 
 // --- spinning while another thread holds the loader lock --------------------------
 
-static atomic_int g_loader_held;
-
-static int park_in_callback(struct dl_phdr_info *info, size_t size, void *data) {
-    (void)info, (void)size, (void)data;
-    atomic_store(&g_loader_held, 1);
-    for (;;) pause();
-    return 0;
-}
-
-static void *loader_lock_holder(void *unused) {
-    (void)unused;
-    pthread_setname_np(pthread_self(), "lock-holder");
-    dl_iterate_phdr(park_in_callback, 0);
-    return 0;
-}
-
 static int cmd_spin_holding_loader_lock(int argc, char **argv) {
     // A thread parked inside a dl_iterate_phdr callback holds the dynamic
     // linker's lock for good; libunwind would wait for it, so the sampled
     // main thread walks its frame pointers and the report must say so.
-    pthread_t t;
-    pthread_create(&t, 0, loader_lock_holder, 0);
-    while (!atomic_load(&g_loader_held)) idle_ms(1);
+    victim_start_loader_lock_holder();
     int ms = arg_ms(argc, argv, 3000);
     idle_ms(300);
     say("thread 'lock-holder' holds the dynamic linker's lock; spinning on the main thread for %d ms", ms);
