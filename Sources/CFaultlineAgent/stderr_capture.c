@@ -167,6 +167,10 @@ void fl_stderr_release(void) {
     if (!g_active) return;
     wait_for_drain(FL_DRAIN_EXIT_NS);
     dup2(g_orig_fd, 2);
+    // fd 2 is the real stderr again, so an image this exec loads has no
+    // pipe to undo and no use for our copy: without close-on-exec it stayed
+    // open there, one fd held for nothing in every exec'd program.
+    fcntl(g_orig_fd, F_SETFD, FD_CLOEXEC);
 }
 
 // A forked child has no drain thread and may outlive us (a daemon, a shell's
@@ -184,7 +188,9 @@ static void after_fork_child(void) {
 }
 
 void fl_stderr_resume(void) {
-    if (g_active && g_write_fd >= 0) dup2(g_write_fd, 2);
+    if (!g_active || g_write_fd < 0) return;
+    fcntl(g_orig_fd, F_SETFD, 0);  // kept across an exec that bypasses our wrappers (above)
+    dup2(g_write_fd, 2);
 }
 
 size_t fl_stderr_tail(char *out, size_t cap) {
