@@ -14,14 +14,44 @@ static pid_t g_pid;
 static int g_pipe[2] = {-1, -1};
 static atomic_int g_use_pipe;
 static atomic_flag g_pipe_busy = ATOMIC_FLAG_INIT;
+static atomic_int g_pipe_state;  // 0 not opened, 1 being opened, 2 done (g_pipe set, or -1 when it failed)
+
+// process_vm_readv on ourselves, by pid, then (the main thread has ended
+// with pthread_exit and the pid's task has no memory any more) by tid.
+static ssize_t vm_read(void *out, const void *addr, size_t n) {
+    struct iovec local = {out, n}, remote = {(void *)addr, n};
+    // syscall() is variadic: pass every argument at full register width.
+    long pid = g_pid ? (long)g_pid : syscall(SYS_getpid);
+    ssize_t r = syscall(SYS_process_vm_readv, pid, &local, 1ul, &remote, 1ul, 0ul);
+    if (r < 0 && errno == ESRCH) r = syscall(SYS_process_vm_readv, syscall(SYS_gettid), &local, 1ul, &remote, 1ul, 0ul);
+    return r;
+}
+
+// The pipe is made only once process_vm_readv has been refused: it would
+// otherwise hold two of the program's fds for a path most processes never
+// take (a program under `ulimit -n 16` has 13 of its own). pipe2 is a
+// plain system call, so the first use may be inside a report; a thread
+// that finds another one opening it goes without.
+static void open_pipe(void) {
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&g_pipe_state, &expected, 1)) return;
+    int fds[2];
+    if (syscall(SYS_pipe2, fds, O_CLOEXEC | O_NONBLOCK) == 0) {
+        // Held for the process's life: high, where a program's `exec 4>log`
+        // cannot turn it into a file that copies of our reads then go to.
+        g_pipe[0] = fl_fd_move_high(fds[0]);
+        g_pipe[1] = fl_fd_move_high(fds[1]);
+    }
+    atomic_store(&g_pipe_state, 2);
+}
 
 void shim_saferead_init(void) {
     g_pid = (pid_t)syscall(SYS_getpid);
-    if (g_pipe[0] < 0 && pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) g_pipe[0] = g_pipe[1] = -1;
-    // Held for the process's life: high, where a program's `exec 4>log`
-    // cannot turn it into a file that copies of our reads then go to.
-    g_pipe[0] = fl_fd_move_high(g_pipe[0]);
-    g_pipe[1] = fl_fd_move_high(g_pipe[1]);
+    long probe = 1, copy = 0;
+    if (vm_read(&copy, &probe, sizeof probe) < 0 && (errno == ENOSYS || errno == EPERM)) {
+        atomic_store(&g_use_pipe, 1);
+        open_pipe();
+    }
 }
 
 void shim_saferead_after_fork(void) { g_pid = (pid_t)syscall(SYS_getpid); }
@@ -29,7 +59,8 @@ void shim_saferead_after_fork(void) { g_pid = (pid_t)syscall(SYS_getpid); }
 // write() from unreadable memory fails with EFAULT; the bytes that went into
 // the pipe are read straight back. Serialised by a flag (try only).
 static int read_via_pipe(const void *addr, void *out, size_t n) {
-    if (g_pipe[1] < 0 || n > 4096) return -1;
+    if (atomic_load(&g_pipe_state) != 2) open_pipe();
+    if (atomic_load(&g_pipe_state) != 2 || g_pipe[1] < 0 || n > 4096) return -1;
     for (int i = 0; atomic_flag_test_and_set(&g_pipe_busy); i++) if (i > 100000) return -1;
     int ok = -1;
     ssize_t w = write(g_pipe[1], addr, n);
@@ -46,13 +77,7 @@ int shim_safe_read(const void *addr, void *out, size_t n) {
     int saved = errno;
     int result = -1;
     if (!atomic_load_explicit(&g_use_pipe, memory_order_relaxed)) {
-        struct iovec local = {out, n}, remote = {(void *)addr, n};
-        // syscall() is variadic: pass every argument at full register width.
-        long pid = g_pid ? (long)g_pid : syscall(SYS_getpid);
-        ssize_t r = syscall(SYS_process_vm_readv, pid, &local, 1ul, &remote, 1ul, 0ul);
-        // The main thread has ended (pthread_exit) and the pid's task has no
-        // memory any more: ask by the calling thread's id.
-        if (r < 0 && errno == ESRCH) r = syscall(SYS_process_vm_readv, syscall(SYS_gettid), &local, 1ul, &remote, 1ul, 0ul);
+        ssize_t r = vm_read(out, addr, n);
         if (r == (ssize_t)n) result = 0;
         else if (r < 0 && (errno == ENOSYS || errno == EPERM)) atomic_store(&g_use_pipe, 1);
     }

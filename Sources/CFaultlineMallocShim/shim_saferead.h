@@ -7,7 +7,8 @@
 
 #include <stddef.h>
 
-/// Creates the fallback pipe. Install time.
+/// Checks whether process_vm_readv works, and creates the fallback pipe
+/// only when it does not. Install time.
 void shim_saferead_init(void);
 /// Refreshes the cached pid (after fork, in the child).
 void shim_saferead_after_fork(void);
