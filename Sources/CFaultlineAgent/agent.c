@@ -3,6 +3,8 @@
 // the detectors. The constructor installs it automatically when the agent is
 // preloaded and FAULTLINE_REPORT_DIR is set.
 #include "env_option.h"
+#include "fd_high.h"
+#include "fd_limit.h"
 #include "include/faultline.h"
 #include "agent_config.h"
 #include "altstack.h"
@@ -137,6 +139,9 @@ int faultline_install(const faultline_options *options) {
         return -1;
     }
     fl_report_set_dir(dirfd, c->report_dir);
+    // The malloc shim opened the same directory: one fd for both.
+    int (*share)(int (*)(void)) = (int (*)(int (*)(void)))dlsym(RTLD_DEFAULT, "faultline_shim_share_report_dir");
+    if (share) share(fl_report_dir);
     fl_unwinder_init();
     fl_unwinder_warm_thread();
     if (fl_threads_init(c->sample_signal) != 0) {
@@ -160,12 +165,18 @@ int faultline_install(const faultline_options *options) {
     // After the crash detector: its thread then starts with an alternate
     // stack like any new thread, and is not one of the "existing" threads
     // asked for one (it blocks signals and would only cost a timeout).
-    if (c->capture_stderr) fl_stderr_capture_start();
+    // Under a low fd limit, what needs fds held for the process's life
+    // stays off rather than take the program's last ones.
+    int low_limit = fl_fd_low_limit();
+    int capture = c->capture_stderr && !low_limit;
+    int memory = (c->detectors & FL_DETECTOR_MEMORY) && !low_limit;
+    if (low_limit) fl_fd_limit_note(low_limit, c->capture_stderr, c->detectors & FL_DETECTOR_MEMORY);
+    if (capture) fl_stderr_capture_start();
     if ((c->detectors & FL_DETECTOR_CXX_EXCEPTION) && fl_cxx_exception_install() != 0)
         fprintf(stderr, "faultline: C++ exception detector not installed: %s\n", strerror(errno));
     if ((c->detectors & FL_DETECTOR_HANG) && fl_hang_install() != 0)
         fprintf(stderr, "faultline: hang detector not installed: %s\n", strerror(errno));
-    if ((c->detectors & FL_DETECTOR_MEMORY) && fl_memory_monitor_install() < 0)
+    if (memory && fl_memory_monitor_install() < 0)
         fprintf(stderr, "faultline: memory monitor not installed: %s\n", strerror(errno));
     pthread_atfork(0, 0, after_fork_child);
     char marker[64];

@@ -1,6 +1,7 @@
 #include "hang_probe.h"
 #include "fd_transient.h"
 #include "fd_guard.h"
+#include "fd_high.h"
 #include "proc_tid.h"
 #include "sigsafe.h"
 
@@ -77,6 +78,10 @@ static pid_t g_kept_tid;
 
 void fl_probe_keep(pid_t tid) {
     if (tid == g_kept_tid && g_kept_fd >= 0) return;
+    // Under a low fd limit the fd would be one of the program's few: read
+    // by path each tick instead (a non-dumpable process then gets no
+    // syscall line, and its hangs are classified without it).
+    if (fl_fd_low_limit()) return;
     char path[64];
     task_path(path, tid, "syscall");
     int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC);

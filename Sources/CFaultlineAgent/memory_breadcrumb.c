@@ -52,11 +52,13 @@ static unsigned char *map_new_file(pid_t me, const unsigned char *from) {
     char name[64];
     name_for(name, sizeof name, me);
     int fd = fl_openat_high(dir, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) return 0;
+    if (fd < 0) { fl_report_dir_done(dir); return 0; }
     int ready = (posix_fallocate(fd, 0, FILE_SIZE) == 0 || ftruncate(fd, FILE_SIZE) == 0) && (!from || write_all(fd, from, FILE_SIZE));
     void *p = ready ? mmap(0, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
     close(fd);
-    if (p == MAP_FAILED) { unlinkat(dir, name, 0); return 0; }
+    if (p == MAP_FAILED) unlinkat(dir, name, 0);
+    fl_report_dir_done(dir);
+    if (p == MAP_FAILED) return 0;
     // Keep the pages resident, so writing a breadcrumb near the limit does
     // not fault a page back in (best effort: RLIMIT_MEMLOCK may forbid it).
     mlock(p, FILE_SIZE);
@@ -121,6 +123,7 @@ void fl_breadcrumb_remove(void) {
     name_for(name, sizeof name, me);
     int dir = fl_report_dir();  // checks (fstat) that the fd is still the directory's
     if (dir >= 0) unlinkat(dir, name, 0);
+    fl_report_dir_done(dir);
 }
 
 void fl_breadcrumb_restore(void) {

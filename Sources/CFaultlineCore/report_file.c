@@ -25,6 +25,13 @@ static int g_dir_named_empty;      // FAULTLINE_REPORT_DIR= (set, empty): say so
 static dev_t g_dir_dev;
 static ino_t g_dir_ino;
 static char g_dir_abs[PATH_MAX];
+// 1 when no fd is held at all (fl_fd_low_limit): fl_report_dir opens the
+// directory by its absolute path for each report.
+static int g_on_demand;
+// Set when another copy of this file (the agent's, in the malloc shim)
+// holds an fd on the same directory: reports go through it, and ours is
+// closed (fl_report_share_dir).
+static int (*g_shared)(void);
 static uint64_t g_id_seed;
 static atomic_uint_fast64_t g_id_counter;
 
@@ -49,16 +56,40 @@ void fl_report_set_dir(int dirfd, const char *path) {
         ssize_t n = readlink(link, g_dir_abs, sizeof g_dir_abs - 1);
         g_dir_abs[n > 0 && g_dir_abs[0] == '/' ? n : 0] = 0;
     }
+    // Under a low fd limit the program needs every fd it has; a report
+    // (rare) can afford an open. Without /proc to name it, the fd is kept.
+    g_on_demand = dirfd >= 0 && g_dir_abs[0] && fl_fd_low_limit();
+    if (g_on_demand) {
+        close(dirfd);
+        dirfd = -1;
+    }
     atomic_store(&g_dirfd, dirfd);
     fl_strlcpy(g_dir_path, path ? path : "", sizeof g_dir_path);
     g_dir_named_empty = path && !path[0];
     fl_report_reseed();
 }
 
+int fl_report_share_dir(int (*dir)(void)) {
+    if (g_shared || g_on_demand || !dir) return 0;
+    int mine = atomic_load(&g_dirfd), theirs = dir();
+    struct stat st;
+    if (mine < 0 || theirs < 0 || fstat(theirs, &st) != 0 || st.st_dev != g_dir_dev || st.st_ino != g_dir_ino) return 0;
+    g_shared = dir;
+    atomic_store(&g_dirfd, -1);
+    close(mine);
+    return 1;
+}
+
+void fl_report_dir_done(int fd) {
+    if (g_on_demand && !g_shared && fd >= 0) close(fd);
+}
+
 // The report directory's fd, opened again by its absolute path when the
 // one we hold no longer refers to it. The old number is left alone: it is
 // the program's now. Async-signal-safe (fstat, open).
 int fl_report_dir(void) {
+    if (g_shared) return g_shared();
+    if (g_on_demand) return fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int fd = atomic_load(&g_dirfd);
     if (fd < 0) return -1;
     struct stat st;
@@ -149,11 +180,14 @@ void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind) {
 // The report could not go into a file: one line saying why, then the
 // report itself, so it is not lost. strerrordesc_np and strerrorname_np read
 // static tables (no locale, no allocation), unlike strerror.
+// Whether a directory was opened at install (held, shared or on demand).
+static int have_dir(void) { return g_shared || g_on_demand || atomic_load(&g_dirfd) >= 0; }
+
 static void print_unwritten(const fl_report *r, int err) {
     char line[PATH_MAX + 256];
     size_t n = fl_strlcpy(line, "faultline: the ", sizeof line);
     n += fl_strlcpy(line + n, r->kind, sizeof line - n);
-    if (atomic_load(&g_dirfd) >= 0) {
+    if (have_dir()) {
         const char *desc = strerrordesc_np(err), *name = strerrorname_np(err);
         n += fl_strlcpy(line + n, " report could not be written into ", sizeof line - n);
         n += fl_strlcpy(line + n, g_dir_path, sizeof line - n);
@@ -187,9 +221,11 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
         fl_write_all(2, msg, sizeof msg - 1);
         return -1;
     }
+    errno = 0;
     int dirfd = fl_report_dir();
     if (dirfd < 0) {
-        print_unwritten(r, atomic_load(&g_dirfd) >= 0 ? ENOENT : 0);
+        // On demand the open's own errno says why (EMFILE: the program used every fd).
+        print_unwritten(r, have_dir() ? (errno ? errno : ENOENT) : 0);
         return -1;
     }
     char final_name[96], tmp_name[104];
@@ -211,15 +247,18 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
 
     int fd = fl_openat_high(dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
-        print_unwritten(r, errno);
+        int err = errno;
+        fl_report_dir_done(dirfd);
+        print_unwritten(r, err);
         return -1;
     }
     int ok = fl_write_all(fd, r->json.buf, r->json.len) == 0 && fl_write_all(fd, "\n", 1) == 0;
     int err = errno;
     close(fd);
     if (ok && renameat(dirfd, tmp_name, dirfd, final_name) != 0) ok = 0, err = errno;
+    if (!ok) unlinkat(dirfd, tmp_name, 0);
+    fl_report_dir_done(dirfd);
     if (!ok) {
-        unlinkat(dirfd, tmp_name, 0);
         print_unwritten(r, err);
         return -1;
     }

@@ -71,6 +71,10 @@ void shim_report_init(void) {
     fl_report_set_dir(fd, dir);
 }
 
+__attribute__((visibility("default"))) int faultline_shim_share_report_dir(int (*report_dir)(void)) {
+    return fl_report_share_dir(report_dir);
+}
+
 const char *shim_state_name(uint32_t state) {
     switch (state) {
     case SHIM_LIVE: return "live";

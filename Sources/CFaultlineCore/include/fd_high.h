@@ -15,4 +15,12 @@
 /// already high, or nothing up there is free. Async-signal-safe.
 int fl_fd_move_high(int fd);
 
+/// The soft RLIMIT_NOFILE when it was too low for a high range (256 or
+/// less) as this image first asked, else 0. Every fd Faultline holds at
+/// such a limit is one of the few the program has (13 under `ulimit -n
+/// 16`), so it holds none: the report directory is opened per report,
+/// and what cannot work without held fds (stderr capture, the memory
+/// monitor) stays off. Async-signal-safe.
+int fl_fd_low_limit(void);
+
 #endif

@@ -30,8 +30,18 @@ int fl_mkdir_p(const char *path);
 /// FAULTLINE_REPORT_DIR is set but empty), and seeds ids. `path` is kept
 /// for messages.
 void fl_report_set_dir(int dirfd, const char *path);
-/// The report directory fd, or -1.
+/// The report directory fd, or -1; pass it to fl_report_dir_done when
+/// finished. Under a low fd limit (fl_fd_low_limit) it is opened for each
+/// call. Async-signal-safe.
 int fl_report_dir(void);
+/// Ends a use of fl_report_dir's fd: closes it when it was opened for
+/// that use. Async-signal-safe.
+void fl_report_dir_done(int fd);
+/// Makes reports go through `dir` (another copy's fl_report_dir: the
+/// agent's, seen from the malloc shim) and closes this copy's fd, when
+/// `dir` returns an fd on the same directory and this copy holds one.
+/// Returns 1 when shared. Install time.
+int fl_report_share_dir(int (*dir)(void));
 /// Re-seeds report ids (after fork, so parent and child never collide).
 void fl_report_reseed(void);
 

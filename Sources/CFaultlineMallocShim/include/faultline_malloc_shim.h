@@ -34,6 +34,15 @@ long faultline_leak_check(void);
 /// thread); totals are exact to within allocations racing with it.
 int faultline_shim_top_stacks(uint64_t *live_bytes, uint64_t *live_blocks, uintptr_t *pcs, int *depths, int max_stacks, int max_depth);
 
+/// Lets the crash agent, which looks this symbol up with dlsym at
+/// install, share its report directory fd: when `report_dir` (the agent's
+/// async-signal-safe accessor) returns an fd on the directory the shim
+/// opened, the shim closes its own and writes its reports through that
+/// one, so the process holds one fd on the directory instead of two.
+/// Returns 1 when shared, 0 otherwise (another directory, or the shim
+/// holds none).
+int faultline_shim_share_report_dir(int (*report_dir)(void));
+
 #ifdef __cplusplus
 }
 #endif

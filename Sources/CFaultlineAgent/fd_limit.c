@@ -1,0 +1,85 @@
+// Interposes setrlimit, setrlimit64, prlimit and prlimit64 only to notice
+// a program lowering its own fd limit (bash's `ulimit -n 16`, Python's
+// resource.setrlimit): the programs it then starts run without stderr
+// capture and the memory monitor (fd_limit.h), and the line saying so is
+// printed here, once, rather than by each of them. Each call goes on to
+// the next definition (the malloc shim's, which trims its arena before an
+// RLIMIT_AS change, or libc's) unchanged.
+#include "fd_limit.h"
+#include "agent_config.h"
+#include "fd_high.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define FL_EXPORT __attribute__((visibility("default")))
+// Set to the limit once the line is printed: the processes a script under
+// `ulimit -n 16` starts inherit it and do not print it again.
+#define FL_NOTED_ENV "FAULTLINE_FD_LIMIT_NOTED"
+// fd_high.c's threshold: at or below it nothing is held.
+#define FL_LOW_LIMIT 256
+
+int faultline_is_installed(void);
+
+void fl_fd_limit_note(int limit, int capture, int memory) {
+    if (!capture && !memory) return;
+    char value[24];
+    snprintf(value, sizeof value, "%d", limit);
+    const char *noted = getenv(FL_NOTED_ENV);
+    if (noted && strcmp(noted, value) == 0) return;
+    fprintf(stderr,
+            "faultline: the fd limit (ulimit -n) is %d: programs started under it run without %s%s%s, which would "
+            "hold %s of their fds (on from %d); crash, hang and heap reports still work\n",
+            limit, capture ? "stderr capture" : "", capture && memory ? " and " : "", memory ? "the memory monitor" : "",
+            capture && memory ? "up to 15" : capture ? "3" : "up to 12", FL_LOW_LIMIT + 1);
+    setenv(FL_NOTED_ENV, value, 1);
+}
+
+// After a successful change of this process's own limit.
+static void changed(pid_t pid, int resource, const struct rlimit *limit) {
+    if (resource != RLIMIT_NOFILE || !limit || limit->rlim_cur > FL_LOW_LIMIT) return;
+    if ((pid != 0 && pid != getpid()) || !faultline_is_installed()) return;
+    int saved = errno;
+    fl_fd_limit_note((int)limit->rlim_cur, fl_agent_config.capture_stderr, fl_agent_config.detectors & FL_DETECTOR_MEMORY);
+    errno = saved;
+}
+
+typedef int (*setrlimit_fn)(int, const struct rlimit *);
+typedef int (*prlimit_fn)(pid_t, int, const struct rlimit *, struct rlimit *);
+
+FL_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *limit) {
+    static setrlimit_fn next;
+    if (!next) next = (setrlimit_fn)dlsym(RTLD_NEXT, "setrlimit");
+    int rc = next ? next((int)resource, limit) : (errno = ENOSYS, -1);
+    if (rc == 0) changed(0, (int)resource, limit);
+    return rc;
+}
+
+FL_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *limit) {
+    static setrlimit_fn next;
+    if (!next) next = (setrlimit_fn)dlsym(RTLD_NEXT, "setrlimit64");
+    int rc = next ? next((int)resource, (const struct rlimit *)limit) : (errno = ENOSYS, -1);
+    if (rc == 0) changed(0, (int)resource, (const struct rlimit *)limit);
+    return rc;
+}
+
+FL_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *limit, struct rlimit *old) {
+    static prlimit_fn next;
+    if (!next) next = (prlimit_fn)dlsym(RTLD_NEXT, "prlimit");
+    int rc = next ? next(pid, (int)resource, limit, old) : (errno = ENOSYS, -1);
+    if (rc == 0) changed(pid, (int)resource, limit);
+    return rc;
+}
+
+FL_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *limit, struct rlimit64 *old) {
+    static prlimit_fn next;
+    if (!next) next = (prlimit_fn)dlsym(RTLD_NEXT, "prlimit64");
+    int rc = next ? next(pid, (int)resource, (const struct rlimit *)limit, (struct rlimit *)old) : (errno = ENOSYS, -1);
+    if (rc == 0) changed(pid, (int)resource, (const struct rlimit *)limit);
+    return rc;
+}
