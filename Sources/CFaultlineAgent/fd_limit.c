@@ -33,10 +33,10 @@ void fl_fd_limit_note(int limit, int capture, int memory) {
     const char *noted = getenv(FL_NOTED_ENV);
     if (noted && strcmp(noted, value) == 0) return;
     fprintf(stderr,
-            "faultline: the fd limit (ulimit -n) is %d: programs started under it run without %s%s%s, which would "
-            "hold %s of their fds (on from %d); crash, hang and heap reports still work\n",
+            "faultline: the fd limit (ulimit -n) is %d: programs started under it run without %s%s%s, which hold "
+            "fds for the process's life (they need a limit of %d or more); crash, hang and heap reports still work\n",
             limit, capture ? "stderr capture" : "", capture && memory ? " and " : "", memory ? "the memory monitor" : "",
-            capture && memory ? "up to 15" : capture ? "3" : "up to 12", FL_LOW_LIMIT + 1);
+            FL_LOW_LIMIT + 1);
     setenv(FL_NOTED_ENV, value, 1);
 }
 
