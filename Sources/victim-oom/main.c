@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -142,35 +144,57 @@ NOINLINE static void victim_child_oom(size_t step) {
     exit(0);
 }
 
-/// Holds `size` and then fills the page cache through a file of `file_size`
-/// over and over, so the kernel reclaims inside the cgroup (memory pressure)
-/// without an OOM kill. Exits 0 after `ms`. With `clean`, what was written
-/// is synced every 4 MiB: a v1 memory cgroup does not throttle dirty pages,
-/// so while the disk is busy (a build's writeback) reclaim can find only
-/// dirty ones and OOM-kill the process. Without it, the reclaim waits on
-/// writeback, which is the stall a v2 PSI trigger needs.
-NOINLINE static void victim_pressure(size_t size, size_t file_size, long ms, int clean) {
+/// A directory for the pressure file whose pages the kernel can drop:
+/// /tmp, else /var/tmp. On tmpfs (and ramfs) page cache is the file's only
+/// copy, which without swap cannot be reclaimed: the victim would be
+/// OOM-killed instead of making pressure, so it says so and exits 2.
+static const char *reclaimable_directory(void) {
+    static const char *dirs[] = { "/tmp", "/var/tmp" };
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        struct statfs fs;
+        if (statfs(dirs[i], &fs) == 0 && fs.f_type != TMPFS_MAGIC && fs.f_type != RAMFS_MAGIC) return dirs[i];
+    }
+    fprintf(stderr, "victim-oom: pressure needs a disk-backed /tmp or /var/tmp; both are tmpfs (or missing), "
+                    "whose pages cannot be reclaimed without swap\n");
+    exit(2);
+}
+
+/// Holds `size` of anonymous memory (no swap: never reclaimed) and reads a
+/// sparse file of `file_size` through a read-only shared mapping, a byte a
+/// page, over and over for `ms`, then exits 0. With the file larger than
+/// what the limit leaves, every fault charges a page-cache page and the
+/// kernel reclaims inside the cgroup: v1 pressure_level events, and memory
+/// stalls that v2 PSI counts (memcg reclaim runs under psi_memstall_enter).
+/// The file is all hole: its pages are zero-filled without disk I/O and
+/// are never dirty, so reclaim always finds clean pages and never waits on
+/// the disk, and a busy disk cannot turn the pressure into an OOM kill.
+/// (Written page cache did: dirty pages, which a v1 memory cgroup does not
+/// throttle, got the victim OOM-killed while builds wrote; syncing them
+/// every 4 MiB left too little stall for a PSI trigger; a written and
+/// synced file read back waits on the disk and was OOM-killed under disk
+/// load too.) A mapping rather than read(): evicting mapped pages costs
+/// more (unmapping), about 3x the stall (PSI "some" 650-1000 ms per 2.5 s
+/// against 120-290 ms with pread here), well above the default trigger's
+/// 150 ms in 2 s. docs/memory-limits.md has the measurements.
+NOINLINE static void victim_pressure(size_t size, size_t file_size, long ms) {
     fprintf(stderr, "victim-oom: holding %zu MiB and cycling %zu MiB of page cache for %ld ms\n",
             size / MiB, file_size / MiB, ms);
     g_sink = victim_malloc_chunk(size);
-    char path[] = "/tmp/victim-oom-pressure-XXXXXX";
+    char path[64];
+    snprintf(path, sizeof path, "%s/victim-oom-pressure-XXXXXX", reclaimable_directory());
     int fd = mkstemp(path);
     if (fd < 0) { perror("victim-oom: mkstemp"); exit(2); }
-    unlink(path);
-    static char block[1 << 16];
-    memset(block, 0x5a, sizeof block);
+    unlink(path);  // nothing is left behind, even after a SIGKILL
+    if (ftruncate(fd, (off_t)file_size) != 0) { perror("victim-oom: ftruncate"); exit(2); }
+    const volatile char *file = mmap(0, file_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (file == MAP_FAILED) { perror("victim-oom: mmap"); exit(2); }
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
-        lseek(fd, 0, SEEK_SET);
-        for (size_t done = 0; done < file_size; done += sizeof block) {
-            if (write(fd, block, sizeof block) < 0) { perror("victim-oom: write"); exit(2); }
-            if (clean && (done + sizeof block) % (4 * MiB) == 0) fdatasync(fd);
-        }
+        for (size_t off = 0; off < file_size; off += 4096) (void)file[off];
         clock_gettime(CLOCK_MONOTONIC, &t);
         if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >= ms) break;
     }
-    close(fd);
     fprintf(stderr, "victim-oom: pressure done\n");
     exit(0);
 }
@@ -368,7 +392,7 @@ static void usage(void) {
             "  slow-leak [STEP=1M] [MS=20]      leak STEP every MS milliseconds\n"
             "  spike SIZE [HOLD_MS=300]         allocate SIZE once, hold, free, exit 0\n"
             "  child-oom [STEP=64K]             a forked child (\"oom-child\") grows until OOM-killed\n"
-            "  pressure SIZE FILE [MS=2000] [clean]  hold SIZE and cycle FILE bytes of page cache (clean: synced every 4 MiB)\n"
+            "  pressure SIZE FILE [MS=2000]     hold SIZE and read a sparse FILE-byte file through a mapping, over and over\n"
             "  sleep-forever                    sleep until killed\n"
             "  fork-exit [N=20]                 N children _exit, N exec /bin/true; none may leave a breadcrumb file\n"
             "  main-exits-first [SIZE=8M]       main calls pthread_exit; a worker uses SIZE and returns: the process must end\n"
@@ -396,9 +420,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(cmd, "child-oom")) victim_child_oom(a ? parse_size("STEP", a) : 64 * KiB);
     else if (!strcmp(cmd, "pressure")) {
         if (!a || !b) { fprintf(stderr, "victim-oom: pressure needs SIZE and FILE sizes, e.g. pressure 40M 64M\n"); return 2; }
-        const char *d = argc > 5 ? argv[5] : 0;
-        if (d && strcmp(d, "clean")) { fprintf(stderr, "victim-oom: pressure's fourth argument is 'clean' or nothing, got '%s'\n", d); return 2; }
-        victim_pressure(parse_size("SIZE", a), parse_size("FILE", b), c ? parse_ms("MS", c) : 2000, d != 0);
+        victim_pressure(parse_size("SIZE", a), parse_size("FILE", b), c ? parse_ms("MS", c) : 2000);
     } else if (!strcmp(cmd, "sleep-forever")) victim_sleep_forever();
     else if (!strcmp(cmd, "fork-exit")) victim_fork_exit(a ? atoi(a) : 20);
     else if (!strcmp(cmd, "main-exits-first")) victim_main_exits_first(a ? parse_size("SIZE", a) : 8 * MiB);
