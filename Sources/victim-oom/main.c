@@ -173,9 +173,10 @@ static const char *reclaimable_directory(void) {
 /// every 4 MiB left too little stall for a PSI trigger; a written and
 /// synced file read back waits on the disk and was OOM-killed under disk
 /// load too.) A mapping rather than read(): evicting mapped pages costs
-/// more (unmapping), about 3x the stall (PSI "some" 650-1000 ms per 2.5 s
-/// against 120-290 ms with pread here), well above the default trigger's
-/// 150 ms in 2 s. docs/memory-limits.md has the measurements.
+/// more (unmapping), so the stall is larger and steadier (PSI "some"
+/// 610-1500 ms per 2.5 s against 120-710 ms with pread here), well above
+/// the default trigger's 150 ms in 2 s. docs/memory-limits.md has the
+/// measurements.
 NOINLINE static void victim_pressure(size_t size, size_t file_size, long ms) {
     fprintf(stderr, "victim-oom: holding %zu MiB and cycling %zu MiB of page cache for %ld ms\n",
             size / MiB, file_size / MiB, ms);
