@@ -67,6 +67,21 @@ static void unwind_answer(void *p) {
     errno = saved_errno;
 }
 
+/// Bytes at the top of the sample stack that an answer may have written
+/// (an answer took at most 7.5 KiB, above).
+#define FL_SAMPLE_SCRUB (16u << 10)
+
+// Zeroes the top of the sample stack after an answer. The switch's saved
+// registers and libunwind's cursor held the interrupted thread's registers
+// there, and the malloc shim's leak check reads the mapping as a root: a
+// pointer the program had dropped since kept its block "still reachable"
+// (leaks.sampled-register). Only the claimer runs on it. A plain loop, no
+// libc call.
+static void scrub_sample_stack(void) {
+    volatile uint64_t *p = (volatile uint64_t *)(void *)(g_sample_stack.hi - FL_SAMPLE_SCRUB);
+    for (size_t i = 0; i < FL_SAMPLE_SCRUB / sizeof(uint64_t); i++) p[i] = 0;
+}
+
 // Runs on the stack it was entered on until the switch, so no libc calls
 // before it (raw_syscall.h says why).
 static void sample_handler(int sig, siginfo_t *info, void *ucv) {
@@ -85,6 +100,7 @@ static void sample_handler(int sig, siginfo_t *info, void *ucv) {
     // agent's, and the kernel's signal frame takes 3.3 KiB of that with
     // AVX-512. So unwind on the sample stack, which only the claimer uses.
     fl_call_on_stack(unwind_answer, ucv, g_sample_stack.hi);
+    scrub_sample_stack();
     atomic_store(&g_claimer, 0);  // before the answer: a stale claimer never matches
     atomic_store(&g_req, w + (REQ_ANSWERED - REQ_OPEN));
 }

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -395,6 +396,15 @@ int shim_leak_scan_run(leak_scan *out) {
         uintptr_t alo, ahi;
         shim_arena_range(&alo, &ahi);
         if (!__atomic_load_n(&shim_arena_trimmed, __ATOMIC_ACQUIRE)) exclude(&s, alo, ahi);
+        // The calling thread's alternate signal stack, when it is not running
+        // on it, holds only the frames of handlers that have returned: the
+        // kernel's signal frames there keep every register the thread had
+        // when a signal came (the agent's stack-sample signal, taken while
+        // the hang watchdog found it busy), and a pointer the program had
+        // dropped since kept its block "still reachable".
+        stack_t alt;
+        if (sigaltstack(0, &alt) == 0 && !(alt.ss_flags & (SS_DISABLE | SS_ONSTACK)) && alt.ss_size)
+            exclude(&s, (uintptr_t)alt.ss_sp, (uintptr_t)alt.ss_sp + alt.ss_size);
         s.mark_as = LEAK_REACHABLE;
         s.self = -1;
         scan_everything(&s, threads, parked, maps, MAPS_CAP);

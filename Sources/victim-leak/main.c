@@ -51,6 +51,10 @@
 //                   leak. Then an on-demand check, and the number of the
 //                   mapping's pages it made present (the zero page mapped in
 //                   by reading them) is printed
+//   sampled-register keeps the only pointer to a 99-byte block in a
+//                   register (r12 on x86-64) while it spins for 600 ms (the hang watchdog
+//                   samples it: each sample signal's frame on the alternate
+//                   stack holds that register), then drops it and exits
 #include "signal_storm.h"
 #include "victim_threads.h"
 
@@ -393,6 +397,32 @@ static int reserved_region(void) {
     return 0;
 }
 
+/// The sampled-register command (see the top of the file).
+__attribute__((noinline)) static void spin_holding(void) {
+    char *b = malloc(99);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        unsigned long n = 10000000;
+#if defined(__x86_64__)
+        // b sits in r12 for the whole loop (clang and gcc at -O0 keep it in
+        // memory otherwise, and a sample would rarely catch it in a register).
+        __asm__ volatile("mov %1, %%r12\n1:\n\tdec %0\n\tjnz 1b\n\txor %%r12d, %%r12d" : "+r"(n) : "r"(b) : "r12", "cc");
+#else
+        for (; n; n--) __asm__ volatile("" : "+r"(b));
+#endif
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 600000000L);
+    b = 0;
+}
+
+static int sampled_register(void) {
+    spin_holding();
+    clear_stack();
+    printf("victim: held a 99-byte block in a register for 600 ms of CPU, then lost it\n");
+    return 0;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, 0, _IOLBF, 0);
     const char *cmd = argc > 1 ? argv[1] : "";
@@ -500,6 +530,8 @@ int main(int argc, char **argv) {
         return no_fds_left();
     } else if (!strcmp(cmd, "reserved-region")) {
         return reserved_region();
+    } else if (!strcmp(cmd, "sampled-register")) {
+        return sampled_register();
     } else if (!strcmp(cmd, "growth")) {
         int ms = argc > 2 ? atoi(argv[2]) : 50, n = argc > 3 ? atoi(argv[3]) : 20;
         for (int i = 0; i < n; i++) {
@@ -509,7 +541,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|reserved-region|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|reserved-region|sampled-register|growth [MS N]\n");
         return 2;
     }
     return 0;
