@@ -14,10 +14,12 @@
 #include "shim_stack_cache.h"
 #include "shim_thread.h"
 #include "shim_unmapped.h"
+#include "page_size.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 int shim_mode = SHIM_MODE_DETECT;
@@ -209,6 +211,29 @@ uint32_t shim_classify(const void *p) {
     return shim_unmapped_find(p, 0) ? SHIM_RELEASED : 0;
 }
 
+// Zeroes a freed block's bytes past the scribble limit, for the leak scan:
+// quarantined blocks and glibc's heap outside live blocks (free chunks
+// included) are read as roots, and a tail keeping the program's old
+// pointers made lost blocks "still reachable" (groff's freed tables;
+// leaks.freed-tail-no-root). Whole pages of a long tail are dropped
+// instead of written (they read as zeros).
+static void clear_tail(void *p, size_t from, size_t size) {
+    uintptr_t lo = (uintptr_t)p + from, hi = (uintptr_t)p + size;
+    size_t page = fl_page_size();
+    if (hi - lo >= 16 * page) {
+        uintptr_t plo = (lo + page - 1) & ~(uintptr_t)(page - 1), phi = hi & ~(uintptr_t)(page - 1);
+        int saved = errno;  // free leaves errno alone
+        int dropped = madvise((void *)plo, phi - plo, MADV_DONTNEED) == 0;
+        errno = saved;
+        if (dropped) {
+            __builtin_memset((void *)lo, 0, plo - lo);
+            __builtin_memset((void *)phi, 0, hi - phi);
+            return;
+        }
+    }
+    __builtin_memset((void *)lo, 0, hi - lo);
+}
+
 // Marks a live block freed and quarantines it. Returns 0, or the state that
 // made it fail. The state changes with a plain store, not a compare-and-swap
 // (which cost more than the rest of free): two threads freeing the same
@@ -224,6 +249,7 @@ static uint32_t quarantine(void *p, uint32_t stack) {
     b->free_tid = shim_tid();
     size_t n = min_size(b->size, shim_cfg.scribble_limit);
     if (n) memset(p, SHIM_SCRIBBLE_BYTE, n);
+    if (shim_cfg.leak_tracking && b->size > n) clear_tail(p, n, b->size);
     shim_quarantine_put(b);
     return 0;
 }

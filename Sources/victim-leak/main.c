@@ -55,6 +55,11 @@
 //                   register (r12 on x86-64) while it spins for 600 ms (the hang watchdog
 //                   samples it: each sample signal's frame on the alternate
 //                   stack holds that register), then drops it and exits
+//   freed-tail      frees a 16 KiB and a 256 KiB table whose last word holds
+//                   the only pointer to a 48- and a 56-byte block: past the
+//                   4 KiB scribble limit, so only the shim clearing a freed
+//                   block's tail stops those words from keeping the blocks
+//                   "still reachable"
 #include "signal_storm.h"
 #include "victim_threads.h"
 
@@ -423,6 +428,23 @@ static int sampled_register(void) {
     return 0;
 }
 
+/// The freed-tail command (see the top of the file).
+__attribute__((noinline)) static void lose_through_freed_tables(void) {
+    static const size_t sizes[2] = {16 << 10, 256 << 10}, leaked[2] = {48, 56};
+    for (int i = 0; i < 2; i++) {
+        void **table = calloc(sizes[i] / sizeof(void *), sizeof(void *));
+        table[sizes[i] / sizeof(void *) - 1] = malloc(leaked[i]);
+        free(table);
+    }
+}
+
+static int freed_tail(void) {
+    lose_through_freed_tables();
+    clear_stack();
+    printf("victim: freed two tables whose last words held the only pointers to 104 bytes\n");
+    return 0;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, 0, _IOLBF, 0);
     const char *cmd = argc > 1 ? argv[1] : "";
@@ -532,6 +554,8 @@ int main(int argc, char **argv) {
         return reserved_region();
     } else if (!strcmp(cmd, "sampled-register")) {
         return sampled_register();
+    } else if (!strcmp(cmd, "freed-tail")) {
+        return freed_tail();
     } else if (!strcmp(cmd, "growth")) {
         int ms = argc > 2 ? atoi(argv[2]) : 50, n = argc > 3 ? atoi(argv[3]) : 20;
         for (int i = 0; i < n; i++) {
@@ -541,7 +565,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|reserved-region|sampled-register|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
         return 2;
     }
     return 0;
