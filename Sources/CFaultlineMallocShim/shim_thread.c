@@ -3,6 +3,8 @@
 #include <unistd.h>
 #include "sigsafe.h"
 
+#include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 
 __thread shim_thread shim_self __attribute__((tls_model("initial-exec")));
@@ -14,9 +16,28 @@ uint32_t shim_tid_slow(void) {
 
 void shim_thread_after_fork(void) { shim_self.tid = 0; }
 
+typedef int (*getattr_fn)(pthread_t, pthread_attr_t *);
+
+// glibc's pthread_getattr_np holds the target thread's internal lock while
+// it allocates (realloc of the affinity mask; fopen of /proc/self/maps for
+// the main thread). A thread's first allocation that records a stack asks
+// for its own bounds with pthread_getattr_np: when that allocation came
+// from the program's own pthread_getattr_np of the same thread (Ruby, JVMs
+// and garbage collectors ask for a new thread's stack first thing), the
+// lock was taken twice and the thread hung for ever (memory.getattr-first).
+// Interposed only to mark the call: bounds are not asked for inside it.
+__attribute__((visibility("default"))) int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr) {
+    static getattr_fn next;
+    shim_self.in_getattr++;  // first: dlsym may allocate
+    if (!next) next = (getattr_fn)dlsym(RTLD_NEXT, "pthread_getattr_np");
+    int rc = next ? next(thread, attr) : ENOSYS;
+    shim_self.in_getattr--;
+    return rc;
+}
+
 int shim_thread_bounds(void) {
     if (__builtin_expect(shim_self.bounds_state == 2, 1)) return 1;
-    if (shim_self.bounds_state != 0) return 0;
+    if (shim_self.bounds_state != 0 || shim_self.in_getattr) return 0;
     shim_self.bounds_state = 1;  // pthread_getattr_np may allocate: no recursion
     pthread_attr_t attr;
     void *addr = 0;

@@ -18,6 +18,7 @@ typedef struct shim_thread {
     int depth;            ///< >0 while inside the shim (nested calls skip stacks and reports)
     uint32_t tid;         ///< cached gettid(), 0 until first use
     int bounds_state;     ///< 0 unknown, 1 computing, 2 known, 3 unavailable
+    int in_getattr;       ///< >0 inside pthread_getattr_np (shim_thread.c): bounds are not asked for then
     uintptr_t stack_lo;   ///< lowest address of this thread's stack
     uintptr_t stack_hi;   ///< one past the highest
     uintptr_t stack_data_hi;  ///< end of what lies above it: the main thread's argv and environment (else stack_hi)
@@ -45,7 +46,8 @@ void shim_init_watch_thread(void);
 void shim_thread_after_fork(void);
 /// Fills the stack bounds of the calling thread if not known yet; returns
 /// 1 when they are known. Calls pthread_getattr_np (which may allocate), so
-/// the caller must hold the guard.
+/// the caller must hold the guard; returns 0, to be asked again later,
+/// while the thread is inside a pthread_getattr_np call already.
 int shim_thread_bounds(void);
 
 #endif

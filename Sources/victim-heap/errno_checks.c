@@ -74,3 +74,26 @@ int errno_after_reports(void) {
     printf("victim: errno kept across the reports\n");
     return 0;
 }
+
+// victim-heap getattr-first: a new thread's first call is pthread_getattr_np
+// on itself, as Ruby, JVMs and garbage collectors do to find their stack.
+// glibc allocates inside it while holding the thread's lock, so that
+// allocation is the thread's first one through the shim.
+static void *ask_own_stack(void *unused) {
+    (void)unused;
+    pthread_attr_t attr;
+    void *addr = 0;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+    pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_destroy(&attr);
+    return (void *)size;
+}
+
+int getattr_first(void) {
+    pthread_t t;
+    void *size = 0;
+    if (pthread_create(&t, 0, ask_own_stack, 0) != 0 || pthread_join(t, &size) != 0) return 1;
+    printf("victim: a new thread read its own stack size first thing: %s\n", size ? "ok" : "failed");
+    return size ? 0 : 1;
+}

@@ -10,6 +10,8 @@ int mtrace_blocks(void);
 
 /// Every entry point, on main and on a new thread: errno must not change.
 int errno_kept(void);
+/// A new thread whose first call is pthread_getattr_np on itself.
+int getattr_first(void);
 /// A double, an invalid free and a write after free reported without
 /// halting: errno must not change.
 int errno_after_reports(void);
