@@ -165,6 +165,30 @@ static const long k_idle_calls[] = {
     SYS_msgrcv, SYS_mq_timedreceive, SYS_io_getevents, SYS_io_uring_enter,
 };
 
+// The idle calls that mark an event loop: a program seen in one of these
+// is one whose main thread is meant to come back to it (not wait4 or a
+// pipe read, which batch tools and shells block in too, nor asynchronous
+// disk I/O).
+static const long k_event_loop_calls[] = {
+#ifdef SYS_poll
+    SYS_poll,
+#endif
+#ifdef SYS_select
+    SYS_select,
+#endif
+#ifdef SYS_epoll_wait
+    SYS_epoll_wait,
+#endif
+#ifdef SYS_pause
+    SYS_pause,
+#endif
+#ifdef SYS_epoll_pwait2
+    SYS_epoll_pwait2,
+#endif
+    SYS_ppoll, SYS_pselect6, SYS_epoll_pwait, SYS_rt_sigsuspend, SYS_rt_sigtimedwait,
+    SYS_accept, SYS_accept4, SYS_recvfrom, SYS_recvmsg, SYS_recvmmsg, SYS_msgrcv, SYS_mq_timedreceive,
+};
+
 // Reads that are idle when the descriptor is a pipe, socket, terminal or
 // event fd; a read from a regular file or disk is not.
 static const long k_read_calls[] = {SYS_read, SYS_readv};
@@ -249,6 +273,10 @@ const char *fl_syscall_name(long nr) {
     };
     for (int i = 0; i < COUNT(names); i++) if (names[i].nr == nr) return names[i].name;
     return 0;
+}
+
+int fl_syscall_waits_for_events(long nr) {
+    return is_one_of(nr, k_event_loop_calls, COUNT(k_event_loop_calls));
 }
 
 int fl_syscall_tolerates_signal(long nr) {

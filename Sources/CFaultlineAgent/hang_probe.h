@@ -54,6 +54,12 @@ const char *fl_wait_kind_name(fl_wait_kind k);
 /// Name of a syscall the detector knows ("futex", "clock_nanosleep", …), or NULL.
 const char *fl_syscall_name(long nr);
 
+/// 1 when syscall `nr` is an event loop's wait (poll, select, epoll, pause,
+/// sigsuspend, accept, recv…): inferred mode watches a main thread for
+/// hangs once it has been seen in one. wait4 and pipe reads are idle but
+/// do not count (shells and filters block in them too).
+int fl_syscall_waits_for_events(long nr);
+
 /// 1 when a signal handler (SA_RESTART) delivered during syscall `nr` leaves
 /// the call's outcome unchanged, so sampling the thread by directed signal
 /// does not disturb it. Sleeps, poll/select/epoll and unknown calls return 0.

@@ -78,6 +78,7 @@ typedef struct watch_state {
     uint64_t bad_since_ns;      // first moment seen unresponsive
     int reported;
     int deadlock_reported;
+    int event_loop_seen;        // inferred mode: main was seen waiting for events (armed)
     int traced;                 // under a debugger: no sampling, no reports
     int traced_noted;           // and the user was told once
     pid_t unreadable_noted;     // told once that this thread's syscall file cannot be read
@@ -390,6 +391,7 @@ static void tick(watch_state *s, uint64_t now) {
 
     // 4. Idle (waiting for events) or, when inferring, making progress.
     int idle = k == FL_WAIT_IDLE || k == FL_WAIT_STOPPED;
+    if (k == FL_WAIT_IDLE && !p.running && fl_syscall_waits_for_events(p.nr)) s->event_loop_seen = 1;
     if (mode == MODE_INFERRED) {
         // Without pings, a thread waiting for another thread's result
         // (condition variable, semaphore, join) is how worker pools and
@@ -399,6 +401,11 @@ static void tick(watch_state *s, uint64_t now) {
         // Blocking and waking again since the last look (beyond the wake-ups
         // our own signals caused) is progress: it is not stuck in one place.
         if (progressed && !in_cycle) idle = 1;
+        // Until main has been seen waiting for events, the program is taken
+        // for a batch job (a compiler, sort, sleep, a script) whose main
+        // thread is meant to be busy or asleep: `faultline exec -- sleep 3`
+        // was a hang. Lock waits and cycles still count (hang.batch-program).
+        if (!s->event_loop_seen && !lock_wait && !in_cycle) idle = 1;
     }
     if (g_debug) {
         char line[256];
@@ -407,7 +414,8 @@ static void tick(watch_state *s, uint64_t now) {
                  p.nr >= 0 && !p.running && fl_syscall_name(p.nr) ? fl_syscall_name(p.nr) : "",
                  (unsigned long long)p.vcsw, (unsigned long long)(same ? p.vcsw - prev.vcsw : 0), signals,
                  fl_edge_kind_name(edge), chain ? (int)chain->links[0].edge.owner : 0, in_cycle ? " (cycle)" : "",
-                 idle ? "responsive" : "not responsive");
+                 idle ? (mode == MODE_INFERRED && !s->event_loop_seen ? "responsive (no event loop seen yet)" : "responsive")
+                      : "not responsive");
         note(line);
     }
     if (idle) { saw_alive(s, now); return; }

@@ -115,6 +115,18 @@ static int cmd_spin_small_altstack(int argc, char **argv) {
     return 0;
 }
 
+static int cmd_batch(int argc, char **argv) {
+    // A batch program: main computes, then sleeps, and never waits for
+    // events (no poll, no epoll). Inferred mode must not call that a hang.
+    int ms = arg_ms(argc, argv, 2500);
+    say("batch: computing on the main thread for %d ms, then sleeping as long", ms);
+    victim_recalculate_totals(ms);
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {}
+    say("batch: done");
+    return 0;
+}
+
 // --- spinning while another thread holds the loader lock --------------------------
 
 static int cmd_spin_holding_loader_lock(int argc, char **argv) {
@@ -511,6 +523,7 @@ static int cmd_under_tracer(int argc, char **argv) {
     }
     char c;
     if (read(ready[0], &c, 1) != 1) { say("the tracer did not attach"); return 2; }
+    idle_ms(300);  // wait for events first, as an event loop does: inferred mode watches main from then on
     say("traced by pid %d; spinning on the main thread for %d ms", (int)child, ms);
     victim_recalculate_totals(ms);
     say("done");
@@ -553,6 +566,7 @@ static const struct command k_commands[] = {
     {"spin-recover", cmd_spin_recover, "[MS] main thread burns the CPU for MS (3000) ms, then recovers"},
     {"spin-not-dumpable", cmd_spin_not_dumpable, "[MS] as spin-recover, in a process that made itself non-dumpable (as nobody)"},
     {"spin-small-altstack", cmd_spin_small_altstack, "[MS] as spin-recover, with an 8 KiB alternate signal stack installed by the program on main"},
+    {"batch", cmd_batch, "[MS] a batch program: main computes MS (2500) ms, then sleeps MS ms, never waiting for events (no hang expected)"},
     {"spin-holding-loader-lock", cmd_spin_holding_loader_lock, "[MS] as spin-recover, while thread 'lock-holder' sits inside a dl_iterate_phdr callback for ever (holding the dynamic linker's lock)"},
     {"late-answers", cmd_late_answers, "[MS] as spin-recover, while threads late-0 and late-1 sit in vfork 70 ms at a time (they answer sample requests after the requester gave up) and steady-a and steady-b wait in pause"},
     {"sleep-main", cmd_sleep_main, "[MS] main thread sleeps MS (3000) ms in nanosleep"},
