@@ -141,34 +141,9 @@ static int is_one_of(long nr, const long *list, int n) {
     return 0;
 }
 
-// Calls in which a thread waits for something to happen rather than for
-// something it should not wait for: an event loop's poll, a server's accept,
-// a launcher's wait4.
-static const long k_idle_calls[] = {
-#ifdef SYS_poll
-    SYS_poll,
-#endif
-#ifdef SYS_select
-    SYS_select,
-#endif
-#ifdef SYS_epoll_wait
-    SYS_epoll_wait,
-#endif
-#ifdef SYS_pause
-    SYS_pause,
-#endif
-#ifdef SYS_epoll_pwait2
-    SYS_epoll_pwait2,
-#endif
-    SYS_ppoll, SYS_pselect6, SYS_epoll_pwait, SYS_rt_sigsuspend, SYS_rt_sigtimedwait,
-    SYS_wait4, SYS_waitid, SYS_accept, SYS_accept4, SYS_recvfrom, SYS_recvmsg, SYS_recvmmsg,
-    SYS_msgrcv, SYS_mq_timedreceive, SYS_io_getevents, SYS_io_uring_enter,
-};
-
-// The idle calls that mark an event loop: a program seen in one of these
-// is one whose main thread is meant to come back to it (not wait4 or a
-// pipe read, which batch tools and shells block in too, nor asynchronous
-// disk I/O).
+// Calls in which a thread waits for events, the way an event loop does: a
+// poll, a server's accept, a signal loop's sigsuspend. A program seen in one
+// is one whose main thread is meant to come back to it.
 static const long k_event_loop_calls[] = {
 #ifdef SYS_poll
     SYS_poll,
@@ -188,6 +163,11 @@ static const long k_event_loop_calls[] = {
     SYS_ppoll, SYS_pselect6, SYS_epoll_pwait, SYS_rt_sigsuspend, SYS_rt_sigtimedwait,
     SYS_accept, SYS_accept4, SYS_recvfrom, SYS_recvmsg, SYS_recvmmsg, SYS_msgrcv, SYS_mq_timedreceive,
 };
+
+// Other calls in which a thread waits for something to happen rather than
+// for something it should not wait for, but which batch tools and shells
+// block in too: a launcher's wait4, asynchronous I/O completions.
+static const long k_other_idle_calls[] = {SYS_wait4, SYS_waitid, SYS_io_getevents, SYS_io_uring_enter};
 
 // Reads that are idle when the descriptor is a pipe, socket, terminal or
 // event fd; a read from a regular file or disk is not.
@@ -228,7 +208,9 @@ fl_wait_kind fl_probe_classify(const fl_thread_probe *p) {
     if (p->nr < 0) return FL_WAIT_BLOCKED;
     if (p->nr == SYS_futex) return FL_WAIT_FUTEX;
     if (p->nr == SYS_nanosleep || p->nr == SYS_clock_nanosleep) return FL_WAIT_SLEEP;
-    if (is_one_of(p->nr, k_idle_calls, COUNT(k_idle_calls))) return FL_WAIT_IDLE;
+    if (is_one_of(p->nr, k_event_loop_calls, COUNT(k_event_loop_calls)) ||
+        is_one_of(p->nr, k_other_idle_calls, COUNT(k_other_idle_calls)))
+        return FL_WAIT_IDLE;
     if (is_one_of(p->nr, k_read_calls, COUNT(k_read_calls)) && fd_waits_for_events((int)p->args[0]))
         return FL_WAIT_IDLE;
     return FL_WAIT_BLOCKED;
