@@ -330,10 +330,11 @@ __attribute__((noinline)) static void scan_everything(scanner *s, leak_thread *t
     // jmp_buf, which the scan of our own stack (from here up) covers.
     jmp_buf regs;
     setjmp(regs);
-    uintptr_t sps[1 + 8192];
+    uintptr_t sps[2 + 8192];
     int nsp = 0;
     sps[nsp++] = (uintptr_t)__builtin_frame_address(0);
-    for (int i = 0; i < nthreads && nsp < 8193; i++) sps[nsp++] = threads[i].sp;
+    if (shim_self.leak_caller_sp) sps[nsp++] = shim_self.leak_caller_sp;  // the check runs on a stack of its own
+    for (int i = 0; i < nthreads && nsp < 8194; i++) sps[nsp++] = threads[i].sp;
     size_t len = read_maps(maps, maps_cap);
     // Without the maps there are no roots but the threads' registers and
     // TLS, and nearly every block would be called lost: a process that had

@@ -34,6 +34,9 @@
 //                   5 s to end
 //   fork-children N loses 77 bytes, then forks N children that each lose 33
 //                   bytes and exit (each runs its exit check)
+//   small-stack-exit a thread made with a 32 KiB stack holds a 123-byte block
+//                   in its frame, has a thread of its own lose 77 bytes, and
+//                   calls exit(0): the exit check runs on that small stack
 //   main-exits-first the main thread leaves with pthread_exit; a worker then
 //                   fills the 100-block global cache, loses 77 bytes and
 //                   returns, and glibc ends the process with exit(0) from it
@@ -240,6 +243,16 @@ __attribute__((noinline)) static void *last_worker(void *unused) {
     clear_stack();
     printf("victim: worker returns; it is the last thread\n");
     return 0;  // glibc calls exit(0) here: the program has no thread left
+}
+
+__attribute__((noinline)) static void *small_stack_exiter(void *unused) {
+    void *volatile held = malloc(123);  // only this frame knows it: reachable
+    pthread_t t;
+    pthread_create(&t, 0, leaking_thread, 0);
+    pthread_join(t, 0);
+    printf("victim: exiting from a thread with a 32 KiB stack\n");
+    fflush(stdout);
+    exit(held ? 0 : 2);
 }
 
 __attribute__((noinline)) static void *suppressed_allocator(size_t n) { return malloc(n); }
@@ -533,6 +546,14 @@ int main(int argc, char **argv) {
         lose_from_many_stacks(n);
         clear_stack();
         printf("victim: lost %d blocks of 24 bytes, each from its own allocation stack\n", n);
+    } else if (!strcmp(cmd, "small-stack-exit")) {
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setstacksize(&a, 32768);
+        pthread_t t;
+        if (pthread_create(&t, &a, small_stack_exiter, 0) != 0) { perror("victim: pthread_create"); return 2; }
+        pthread_join(t, 0);
+        return 1;  // not reached: the thread exits
     } else if (!strcmp(cmd, "main-exits-first")) {
         pthread_t t;
         pthread_create(&t, 0, last_worker, 0);
