@@ -3,7 +3,11 @@
 #include "shim_thread.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
+#include <string.h>
+#include <sys/auxv.h>
 
 #define SHIM_STR2(x) #x
 #define SHIM_STR(x) SHIM_STR2(x)
@@ -23,9 +27,38 @@ static uintptr_t (*g_gcc_get_ip)(struct _Unwind_Context *);
 static uintptr_t (*g_gcc_get_cfa)(struct _Unwind_Context *);
 enum { GCC_CONTINUE = 0, GCC_STOP = 4 };
 
+// The dynamic loader's code, where a call from ld.so into malloc or free
+// comes from. ld.so allocates and frees while it holds its own locks:
+// dlclose frees the library's link map holding the loader's write lock, the
+// lock dl_iterate_phdr takes. libunwind, looking up a frame it has not seen,
+// holds its own cache lock and calls dl_iterate_phdr: a thread in dlclose
+// whose free asked libunwind for a stack waited for that cache lock while
+// the unwinding thread waited for the loader's lock (seen as a deadlock of
+// two threads: dlopen/dlclose on one, new threads allocating on others,
+// FAULTLINE_MALLOC_UNWINDER=libunwind; memory.dlclose-libunwind).
+// Such calls are walked by frame pointers instead.
+static uintptr_t g_ldso_lo, g_ldso_hi;
+
+static void find_loader(void) {
+    uintptr_t base = (uintptr_t)getauxval(AT_BASE);
+    if (!base) return;  // no interpreter: ld.so ran the program itself, or static
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) return;
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X)) continue;
+        uintptr_t a = base + ph[i].p_vaddr, b = a + ph[i].p_memsz;
+        if (a < lo) lo = a;
+        if (b > hi) hi = b;
+    }
+    if (hi > lo) { g_ldso_lo = lo; g_ldso_hi = hi; }
+}
+
 int shim_stack_init(int want_libunwind) {
     if (!want_libunwind) return 0;
     if (g_unw_backtrace) return 1;
+    find_loader();
     // RTLD_LOCAL: libunwind's _Unwind_* symbols must not interpose the C++
     // runtime's unwinder. unw_backtrace is a macro over _ULx86_64_backtrace.
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
@@ -74,6 +107,8 @@ static int walk_frame_pointers(uintptr_t fp, uintptr_t *pcs, int max) {
 int shim_stack_capture(uintptr_t fp, uintptr_t *pcs, int max) {
     if (max <= 0) return 0;
     if (!g_unw_backtrace) return walk_frame_pointers(fp, pcs, max);
+    uintptr_t ret0 = ((uintptr_t *)fp)[1];
+    if (ret0 >= g_ldso_lo && ret0 < g_ldso_hi) return walk_frame_pointers(fp, pcs, max);  // see find_loader
     // unw_backtrace starts in this function; drop frames up to the return
     // address into the program.
     void *buf[80];
@@ -83,7 +118,6 @@ int shim_stack_capture(uintptr_t fp, uintptr_t *pcs, int max) {
     int saved = errno;
     int n = g_unw_backtrace(buf, cap);
     errno = saved;
-    uintptr_t ret0 = ((uintptr_t *)fp)[1];
     int start = -1;
     for (int i = 0; i < n && i < 8; i++) if ((uintptr_t)buf[i] == ret0) { start = i; break; }
     if (start < 0) return walk_frame_pointers(fp, pcs, max);

@@ -12,6 +12,8 @@ int mtrace_blocks(void);
 int errno_kept(void);
 /// A new thread whose first call is pthread_getattr_np on itself.
 int getattr_first(void);
+/// dlopen/dlclose on two threads while others start threads that allocate.
+int dlclose_while_unwinding(void);
 /// A double, an invalid free and a write after free reported without
 /// halting: errno must not change.
 int errno_after_reports(void);
