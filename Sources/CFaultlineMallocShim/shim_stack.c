@@ -39,6 +39,9 @@ enum { GCC_CONTINUE = 0, GCC_STOP = 4 };
 // Such calls are walked by frame pointers instead.
 static uintptr_t g_ldso_lo, g_ldso_hi;
 
+/// Stack libunwind may need below the allocator's frame.
+#define SHIM_UNWIND_STACK_NEED (32u << 10)
+
 static void find_loader(void) {
     uintptr_t base = (uintptr_t)getauxval(AT_BASE);
     if (!base) return;  // no interpreter: ld.so ran the program itself, or static
@@ -109,6 +112,13 @@ int shim_stack_capture(uintptr_t fp, uintptr_t *pcs, int max) {
     if (!g_unw_backtrace) return walk_frame_pointers(fp, pcs, max);
     uintptr_t ret0 = ((uintptr_t *)fp)[1];
     if (ret0 >= g_ldso_lo && ret0 < g_ldso_hi) return walk_frame_pointers(fp, pcs, max);  // see find_loader
+    // libunwind needs several KiB of stack below here (its cursor, the
+    // frames it steps with, the signal mask it saves): a thread made with a
+    // 16 KiB stack, the agent's thread-start frames above, overflowed it in
+    // its first malloc (leaks.small-stack-libunwind).
+    if (shim_thread_bounds() && fp >= shim_self.stack_lo && fp < shim_self.stack_hi &&
+        fp - shim_self.stack_lo < SHIM_UNWIND_STACK_NEED)
+        return walk_frame_pointers(fp, pcs, max);
     // unw_backtrace starts in this function; drop frames up to the return
     // address into the program.
     void *buf[80];

@@ -34,7 +34,7 @@
 //                   5 s to end
 //   fork-children N loses 77 bytes, then forks N children that each lose 33
 //                   bytes and exit (each runs its exit check)
-//   small-stack-exit a thread made with a 32 KiB stack holds a 123-byte block
+//   small-stack-exit [BYTES] a thread made with a BYTES (default 32 KiB) stack holds a 123-byte block
 //                   in its frame, has a thread of its own lose 77 bytes, and
 //                   calls exit(0): the exit check runs on that small stack
 //   main-exits-first the main thread leaves with pthread_exit; a worker then
@@ -250,7 +250,7 @@ __attribute__((noinline)) static void *small_stack_exiter(void *unused) {
     pthread_t t;
     pthread_create(&t, 0, leaking_thread, 0);
     pthread_join(t, 0);
-    printf("victim: exiting from a thread with a 32 KiB stack\n");
+    printf("victim: exiting from a thread with a small stack\n");
     fflush(stdout);
     exit(held ? 0 : 2);
 }
@@ -549,7 +549,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(cmd, "small-stack-exit")) {
         pthread_attr_t a;
         pthread_attr_init(&a);
-        pthread_attr_setstacksize(&a, 32768);
+        pthread_attr_setstacksize(&a, argc > 2 ? (size_t)atol(argv[2]) : 32768);
         pthread_t t;
         if (pthread_create(&t, &a, small_stack_exiter, 0) != 0) { perror("victim: pthread_create"); return 2; }
         pthread_join(t, 0);
