@@ -175,6 +175,7 @@ static void step_aside(const char *why) {
 
 __attribute__((constructor)) static void shim_init(void) {
     shim_self.depth++;  // allocations made while starting up are not recorded
+    shim_stack_resolve();
     shim_config_load();
     char why[512];
     if (!shim_cfg.detect) {

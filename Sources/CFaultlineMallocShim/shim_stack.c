@@ -58,6 +58,34 @@ static void find_loader(void) {
     if (hi > lo) { g_ldso_lo = lo; g_ldso_hi = hi; }
 }
 
+// glibc holds the same write lock while a dl_iterate_phdr callback runs: a
+// callback that allocates (a garbage collector registering roots, a
+// profiler) met a libunwind unwind on another thread the same way, every
+// run, and hung for ever under the shim alone
+// (memory.dl-iterate-callback-libunwind). Interposed only to mark the
+// calling thread; resolved in the constructor (shim_stack_resolve), as the
+// crash handler's libunwind may make the first call, where dlsym is unsafe.
+typedef int (*dl_callback)(struct dl_phdr_info *, size_t, void *);
+typedef int (*dl_iterate_fn)(dl_callback, void *);
+static dl_iterate_fn g_dl_iterate;
+
+void shim_stack_resolve(void) {
+    if (!__atomic_load_n(&g_dl_iterate, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&g_dl_iterate, (dl_iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr"), __ATOMIC_RELEASE);
+}
+
+__attribute__((visibility("default"))) int dl_iterate_phdr(dl_callback callback, void *data) {
+    shim_self.in_dl_iterate++;  // first: dlsym may allocate
+    dl_iterate_fn next = __atomic_load_n(&g_dl_iterate, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(!next, 0)) {
+        shim_stack_resolve();
+        next = __atomic_load_n(&g_dl_iterate, __ATOMIC_ACQUIRE);
+    }
+    int rc = next ? next(callback, data) : 0;
+    shim_self.in_dl_iterate--;
+    return rc;
+}
+
 int shim_stack_init(int want_libunwind) {
     if (!want_libunwind) return 0;
     if (g_unw_backtrace) return 1;
@@ -111,7 +139,7 @@ int shim_stack_capture(uintptr_t fp, uintptr_t *pcs, int max) {
     if (max <= 0) return 0;
     if (!g_unw_backtrace) return walk_frame_pointers(fp, pcs, max);
     uintptr_t ret0 = ((uintptr_t *)fp)[1];
-    if (ret0 >= g_ldso_lo && ret0 < g_ldso_hi) return walk_frame_pointers(fp, pcs, max);  // see find_loader
+    if ((ret0 >= g_ldso_lo && ret0 < g_ldso_hi) || shim_self.in_dl_iterate) return walk_frame_pointers(fp, pcs, max);  // see find_loader
     // libunwind needs several KiB of stack below here (its cursor, the
     // frames it steps with, the signal mask it saves): a thread made with a
     // 16 KiB stack, the agent's thread-start frames above, overflowed it in

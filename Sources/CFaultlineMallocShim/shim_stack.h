@@ -11,6 +11,8 @@
 /// Loads libunwind when asked for (install time; may allocate). Returns 1
 /// when unw_backtrace is usable.
 int shim_stack_init(int want_libunwind);
+/// Resolves glibc's dl_iterate_phdr for the shim's wrapper (constructor).
+void shim_stack_resolve(void);
 /// Name of the unwinder in use for allocation stacks.
 const char *shim_stack_method(void);
 

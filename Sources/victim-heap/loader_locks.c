@@ -1,3 +1,7 @@
+// victim-heap dl-iterate-callback-alloc is the same with two threads whose
+// dl_iterate_phdr callback allocates (glibc holds that lock around it) in
+// place of the dlopen/dlclose threads.
+//
 // victim-heap dlclose-while-unwinding: two threads dlopen and dlclose a
 // library from varying stack depths while two others keep starting threads
 // that allocate once from varying depths. dlclose frees inside ld.so while
@@ -5,6 +9,7 @@
 // libunwind look frames up, holding its cache lock, with dl_iterate_phdr
 // (which takes the loader's write lock).
 #include <dlfcn.h>
+#include <link.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -90,5 +95,34 @@ int dlclose_while_unwinding(void) {
     g_stop = 1;
     for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
     printf("victim: dlopen/dlclose while new threads allocated: done\n");
+    return 0;
+}
+
+static int allocating_callback(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)info;
+    (void)size;
+    unsigned *s = data;
+    *s = *s * 1103515245u + 12345u;
+    free(g_steps[*s % 64](*s, (int)((*s >> 8) % 30)));
+    return 0;
+}
+
+static void *iterator(void *seed) {
+    unsigned s = (unsigned)(uintptr_t)seed;
+    while (!g_stop) dl_iterate_phdr(allocating_callback, &s);
+    return 0;
+}
+
+int dl_iterate_callback_alloc(void) {
+    pthread_t t[4];
+    pthread_create(&t[0], 0, iterator, (void *)1);
+    pthread_create(&t[1], 0, iterator, (void *)2);
+    pthread_create(&t[2], 0, starter, (void *)3);
+    pthread_create(&t[3], 0, starter, (void *)4);
+    struct timespec ts = {3, 0};
+    nanosleep(&ts, 0);
+    g_stop = 1;
+    for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
+    printf("victim: dl_iterate_phdr callbacks allocated while new threads allocated: done\n");
     return 0;
 }

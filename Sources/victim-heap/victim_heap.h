@@ -14,6 +14,8 @@ int errno_kept(void);
 int getattr_first(void);
 /// dlopen/dlclose on two threads while others start threads that allocate.
 int dlclose_while_unwinding(void);
+/// The same with dl_iterate_phdr callbacks that allocate.
+int dl_iterate_callback_alloc(void);
 /// A double, an invalid free and a write after free reported without
 /// halting: errno must not change.
 int errno_after_reports(void);
