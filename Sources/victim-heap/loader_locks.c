@@ -77,6 +77,20 @@ static void *starter(void *seed) {
     return 0;
 }
 
+// Two threads running `loader_side` and two starting short-lived
+// allocating threads, for 3 s.
+static void race_for_3s(void *(*loader_side)(void *)) {
+    pthread_t t[4];
+    pthread_create(&t[0], 0, loader_side, (void *)1);
+    pthread_create(&t[1], 0, loader_side, (void *)2);
+    pthread_create(&t[2], 0, starter, (void *)3);
+    pthread_create(&t[3], 0, starter, (void *)4);
+    struct timespec ts = {3, 0};
+    nanosleep(&ts, 0);
+    g_stop = 1;
+    for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
+}
+
 int dlclose_while_unwinding(void) {
     ssize_t n = readlink("/proc/self/exe", g_lib, sizeof g_lib - 32);
     if (n <= 0) return 2;
@@ -85,15 +99,7 @@ int dlclose_while_unwinding(void) {
     void *probe = dlopen(g_lib, RTLD_NOW | RTLD_LOCAL);
     if (!probe) { fprintf(stderr, "victim: %s\n", dlerror()); return 2; }
     dlclose(probe);
-    pthread_t t[4];
-    pthread_create(&t[0], 0, opener, (void *)1);
-    pthread_create(&t[1], 0, opener, (void *)2);
-    pthread_create(&t[2], 0, starter, (void *)3);
-    pthread_create(&t[3], 0, starter, (void *)4);
-    struct timespec ts = {3, 0};
-    nanosleep(&ts, 0);
-    g_stop = 1;
-    for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
+    race_for_3s(opener);
     printf("victim: dlopen/dlclose while new threads allocated: done\n");
     return 0;
 }
@@ -114,15 +120,7 @@ static void *iterator(void *seed) {
 }
 
 int dl_iterate_callback_alloc(void) {
-    pthread_t t[4];
-    pthread_create(&t[0], 0, iterator, (void *)1);
-    pthread_create(&t[1], 0, iterator, (void *)2);
-    pthread_create(&t[2], 0, starter, (void *)3);
-    pthread_create(&t[3], 0, starter, (void *)4);
-    struct timespec ts = {3, 0};
-    nanosleep(&ts, 0);
-    g_stop = 1;
-    for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
+    race_for_3s(iterator);
     printf("victim: dl_iterate_phdr callbacks allocated while new threads allocated: done\n");
     return 0;
 }
