@@ -54,6 +54,14 @@ import Testing
         #expect(failures.entries[0].note?.contains("exit status 3: broken") == true)
     }
 
+    /// A peer that fails the way valgrind does: every line carries its
+    /// `==PID==` prefix and the last one is empty after it.
+    @Test func aValgrindStyleFailureNamesItsLastWords() throws {
+        let run = try BenchProcess(arguments: ["/bin/sh", "-c",
+            "printf '==77== Valgrind: debuginfo reader: Possibly corrupted debuginfo file.\\n==77== Valgrind: I cannot recover.\\n==77== \\n' >&2; exit 1"]).run()
+        #expect(run.failureDescription == "exit status 1: Valgrind: I cannot recover.")
+    }
+
     @Test func processRunMeasuresCPUFromTheKernelAndStopsAtTheLimit() throws {
         let busy = try BenchProcess(arguments: ["/bin/sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; echo done"]).run()
         #expect(busy.succeeded && busy.stdout == "done\n")

@@ -37,8 +37,18 @@ public struct BenchProcess: Sendable {
         }
 
         /// The first stderr line that names an error, else the last line.
+        /// valgrind's `==PID== ` prefix is dropped first, and the lines it
+        /// leaves empty: its failures ended in a bare "==12046==", which
+        /// named nothing.
         private var lastStderrLine: String {
-            let lines = stderrTail.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let lines = stderrTail.split(separator: "\n").map { line -> String in
+                var text = Substring(line)
+                if text.hasPrefix("=="), let end = text.dropFirst(2).range(of: "=="),
+                   text[text.index(text.startIndex, offsetBy: 2)..<end.lowerBound].allSatisfy(\.isNumber) {
+                    text = text[end.upperBound...]
+                }
+                return text.trimmingCharacters(in: .whitespaces)
+            }.filter { !$0.isEmpty }
             let line = lines.first { $0.localizedCaseInsensitiveContains("error") } ?? lines.last ?? ""
             return line.isEmpty ? "" : ": " + String(line.prefix(160))
         }
