@@ -41,9 +41,8 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
         int k = fl_capture_thread_by(tids[i], pcs, max_frames, wait_ns, want_fp, &by_fp);
         if (k < 0 && blocked) fl_json_string(w, "capture_skipped", "blocks the sample signal");
         fl_json_bool(w, "captured", k >= 0);
-        // Not what capture.unwinder says: the thread saw another inside
-        // dl_iterate_phdr and walked its frame pointers (thread_capture.h).
-        if (k >= 0 && by_fp && !want_fp) fl_json_string(w, "unwinder", "frame_pointer");
+        // With want_fp every stack is by frame pointers, as capture.unwinder says.
+        fl_report_thread_unwinder(w, k >= 0 && by_fp && !want_fp);
         fl_report_frames(w, "frames", pcs, k > 0 ? k : 0, FL_FRAME0_INTERRUPTED, images);
         fl_json_end_object(w);
     }

@@ -34,17 +34,7 @@ static uint64_t ms(uint64_t ns) { return ns / 1000000ull; }
 static int capture(pid_t tid, int max_frames) {
     g_by_fp = 0;
     if (fl_thread_blocks_signal(tid, fl_threads_signal())) return -1;
-    int n = fl_capture_thread_by(tid, g_pcs, max_frames, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull, 0, &g_by_fp);
-    if (n < 0) g_by_fp = 0;
-    return n;
-}
-
-/// Says so when a stack was taken by frame pointers although the report's
-/// `capture.unwinder` is libunwind: the thread saw another inside
-/// dl_iterate_phdr (thread_capture.h), and frames of code built without
-/// frame pointers are missing from it.
-static void write_unwinder(fl_json *w, int by_fp) {
-    if (by_fp) fl_json_string(w, "unwinder", "frame_pointer");
+    return fl_capture_thread_by(tid, g_pcs, max_frames, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull, 0, &g_by_fp);
 }
 
 static void notify(const char *prefix, const char *name, const char *suffix) {
@@ -107,13 +97,13 @@ static void write_culprit_thread(fl_json *w, const fl_hang_episode *ep, const fl
     write_thread_head(w, ep->tid);
     if (culprit) {
         fl_json_string(w, "stack", "culprit");
-        write_unwinder(w, culprit->by_fp);
+        fl_report_thread_unwinder(w, culprit->by_fp);
         fl_report_frames(w, "frames", culprit->pcs, culprit->n, FL_FRAME0_INTERRUPTED, g_images);
     } else {
         int n = capture(ep->tid, fl_agent_config.max_frames);
         fl_json_string(w, "stack", "current");
         fl_json_bool(w, "captured", n >= 0);
-        write_unwinder(w, g_by_fp);
+        fl_report_thread_unwinder(w, g_by_fp);
         fl_report_frames(w, "frames", g_pcs, n > 0 ? n : 0, FL_FRAME0_INTERRUPTED, g_images);
     }
     fl_json_end_object(w);
@@ -209,7 +199,7 @@ static void write_link(fl_json *w, const fl_chain_link *l) {
     fl_hang_write_activity(w, &l->probe);
     int n = capture(l->probe.tid, fl_agent_config.max_frames);
     fl_json_bool(w, "captured", n >= 0);
-    write_unwinder(w, g_by_fp);
+    fl_report_thread_unwinder(w, g_by_fp);
     fl_report_frames(w, "frames", g_pcs, n > 0 ? n : 0, FL_FRAME0_INTERRUPTED, g_images);
     fl_json_end_object(w);
 }
@@ -226,7 +216,7 @@ int fl_hang_report_deadlock(fl_hang_episode *ep, const fl_wait_chain *chain, con
     int n = capture(ep->tid, fl_agent_config.max_frames);
     fl_json_string(w, "stack", "current");
     fl_json_bool(w, "captured", n >= 0);
-    write_unwinder(w, g_by_fp);
+    fl_report_thread_unwinder(w, g_by_fp);
     fl_report_frames(w, "frames", g_pcs, n > 0 ? n : 0, FL_FRAME0_INTERRUPTED, g_images);
     fl_json_end_object(w);
 

@@ -63,9 +63,7 @@ void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *imag
         int k = skip ? -1 : fl_capture_thread_by(tids[i], pcs, max_frames, timeout_ns, 0, &by_fp);
         fl_json_bool(w, "captured", k >= 0);
         if (skip) fl_json_string(w, "capture_skipped", skip);
-        // Not what capture.unwinder says: the thread saw another inside
-        // dl_iterate_phdr and walked its frame pointers (thread_capture.h).
-        if (k >= 0 && by_fp) fl_json_string(w, "unwinder", "frame_pointer");
+        fl_report_thread_unwinder(w, k >= 0 && by_fp);
         fl_report_frames(w, "frames", pcs, k > 0 ? k : 0, FL_FRAME0_INTERRUPTED, images);
         fl_json_end_object(w);
     }

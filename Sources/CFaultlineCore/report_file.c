@@ -325,6 +325,10 @@ void fl_report_images(fl_json *w, const fl_image_list *images) {
 
 void fl_report_capture(fl_json *w, uint64_t started_ns) { fl_report_capture_by(w, started_ns, fl_unwinder_method(), 0); }
 
+void fl_report_thread_unwinder(fl_json *w, int by_fp) {
+    if (by_fp) fl_json_string(w, "unwinder", "frame_pointer");
+}
+
 void fl_report_capture_by(fl_json *w, uint64_t started_ns, const char *unwinder, const char *reason) {
     fl_json_begin_object(w, "capture");
     fl_json_string(w, "unwinder", unwinder);

@@ -86,6 +86,11 @@ void fl_report_capture(fl_json *w, uint64_t started_ns);
 /// "frame_pointer") instead of the one in use, and, when `reason` is not
 /// NULL, why (`unwinder_reason`).
 void fl_report_capture_by(fl_json *w, uint64_t started_ns, const char *unwinder, const char *reason);
+/// Writes a thread's `"unwinder": "frame_pointer"` when `by_fp`: its stack
+/// was taken by frame pointers although `capture.unwinder` says libunwind
+/// (the thread saw another inside dl_iterate_phdr), so frames of code built
+/// without frame pointers are missing from it.
+void fl_report_thread_unwinder(fl_json *w, int by_fp);
 /// Writes `"images": [...]`.
 void fl_report_images(fl_json *w, const fl_image_list *images);
 #endif
