@@ -21,8 +21,6 @@
 // Set to the limit once the line is printed: the processes a script under
 // `ulimit -n 16` starts inherit it and do not print it again.
 #define FL_NOTED_ENV "FAULTLINE_FD_LIMIT_NOTED"
-// fd_high.c's threshold: at or below it nothing is held.
-#define FL_LOW_LIMIT 256
 
 int faultline_is_installed(void);
 
@@ -36,13 +34,13 @@ void fl_fd_limit_note(int limit, int capture, int memory) {
             "faultline: the fd limit (ulimit -n) is %d: programs started under it run without %s%s%s, which hold "
             "fds for the process's life (they need a limit of %d or more); crash, hang and heap reports still work\n",
             limit, capture ? "stderr capture" : "", capture && memory ? " and " : "", memory ? "the memory monitor" : "",
-            FL_LOW_LIMIT + 1);
+            FL_FD_LOW_LIMIT + 1);
     setenv(FL_NOTED_ENV, value, 1);
 }
 
 // After a successful change of this process's own limit.
 static void changed(pid_t pid, int resource, const struct rlimit *limit) {
-    if (resource != RLIMIT_NOFILE || !limit || limit->rlim_cur > FL_LOW_LIMIT) return;
+    if (resource != RLIMIT_NOFILE || !limit || limit->rlim_cur > FL_FD_LOW_LIMIT) return;
     if ((pid != 0 && pid != getpid()) || !faultline_is_installed()) return;
     int saved = errno;
     fl_fd_limit_note((int)limit->rlim_cur, fl_agent_config.capture_stderr, fl_agent_config.detectors & FL_DETECTOR_MEMORY);

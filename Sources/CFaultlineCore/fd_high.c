@@ -23,7 +23,7 @@ static int high_base(void) {
     // getrlimit is a plain syscall (prlimit64): async-signal-safe.
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)top) top = (long)rl.rlim_cur;
     atomic_store_explicit(&g_limit, top, memory_order_relaxed);
-    b = top > 4 * FL_FD_HIGH_ROOM ? (int)(top - FL_FD_HIGH_ROOM) : -1;  // a tiny limit: stay low
+    b = top > FL_FD_LOW_LIMIT ? (int)(top - FL_FD_HIGH_ROOM) : -1;  // a tiny limit: stay low
     atomic_store_explicit(&g_base, b, memory_order_release);  // after g_limit
     return b;
 }

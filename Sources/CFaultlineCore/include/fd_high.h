@@ -15,12 +15,16 @@
 /// already high, or nothing up there is free. Async-signal-safe.
 int fl_fd_move_high(int fd);
 
-/// The soft RLIMIT_NOFILE when it was too low for a high range (256 or
-/// less) as this image first asked, else 0. Every fd Faultline holds at
-/// such a limit is one of the few the program has (13 under `ulimit -n
-/// 16`), so it holds none: the report directory is opened per report,
-/// and what cannot work without held fds (stderr capture, the memory
-/// monitor) stays off. Async-signal-safe.
+/// The highest soft RLIMIT_NOFILE too low for a high range: at or below it
+/// Faultline holds no fd of its own (fl_fd_low_limit).
+#define FL_FD_LOW_LIMIT 256
+
+/// The soft RLIMIT_NOFILE when it was too low for a high range
+/// (FL_FD_LOW_LIMIT or less) as this image first asked, else 0. Every fd
+/// Faultline holds at such a limit is one of the few the program has (13
+/// under `ulimit -n 16`), so it holds none: the report directory is opened
+/// per report, and what cannot work without held fds (stderr capture, the
+/// memory monitor) stays off. Async-signal-safe.
 int fl_fd_low_limit(void);
 
 #endif
