@@ -9,9 +9,7 @@
 #include <link.h>
 #include <unistd.h>
 
-// The program headers of the ELF image mapped at `base`, or 0 when the
-// `mapped` readable bytes there hold no ELF header and program headers.
-static const ElfW(Phdr) *elf_phdrs(uintptr_t base, size_t mapped, int *count) {
+const ElfW(Phdr) *fl_elf_phdrs(uintptr_t base, size_t mapped, int *count) {
     const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
     if (mapped < sizeof(*eh)) return 0;
     if (eh->e_ident[EI_MAG0] != ELFMAG0 || eh->e_ident[EI_MAG1] != ELFMAG1 ||
@@ -25,7 +23,7 @@ static const ElfW(Phdr) *elf_phdrs(uintptr_t base, size_t mapped, int *count) {
 // `base` span (load_bias + highest p_vaddr + p_memsz), or 0 when unknown.
 static uintptr_t elf_load_end(uintptr_t base, size_t mapped, uintptr_t bias) {
     int n = 0;
-    const ElfW(Phdr) *ph = elf_phdrs(base, mapped, &n);
+    const ElfW(Phdr) *ph = fl_elf_phdrs(base, mapped, &n);
     uintptr_t top = 0;
     for (int i = 0; ph && i < n; i++) {
         if (ph[i].p_type != PT_LOAD) continue;
@@ -39,7 +37,7 @@ static uintptr_t elf_load_end(uintptr_t base, size_t mapped, uintptr_t bias) {
 
 int fl_elf_build_id(uintptr_t base, size_t mapped, unsigned char *out, int cap, uintptr_t *load_bias) {
     int phnum = 0;
-    const ElfW(Phdr) *ph = elf_phdrs(base, mapped, &phnum);
+    const ElfW(Phdr) *ph = fl_elf_phdrs(base, mapped, &phnum);
     if (!ph) return 0;
     uintptr_t bias = base;
     for (int i = 0; i < phnum; i++) {

@@ -1,12 +1,12 @@
 #include "shim_stack.h"
 #include "shim_block.h"
 #include "shim_thread.h"
+#include "image_list.h"
+#include "page_size.h"
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
 #include <link.h>
-#include <string.h>
 #include <sys/auxv.h>
 
 #define SHIM_STR2(x) #x
@@ -45,11 +45,11 @@ static uintptr_t g_ldso_lo, g_ldso_hi;
 static void find_loader(void) {
     uintptr_t base = (uintptr_t)getauxval(AT_BASE);
     if (!base) return;  // no interpreter: ld.so ran the program itself, or static
-    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) return;
-    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
+    int n = 0;
+    // Its headers lie in its first page, mapped readable like any image's.
+    const ElfW(Phdr) *ph = fl_elf_phdrs(base, fl_page_size(), &n);
     uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (int i = 0; i < eh->e_phnum; i++) {
+    for (int i = 0; ph && i < n; i++) {
         if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X)) continue;
         uintptr_t a = base + ph[i].p_vaddr, b = a + ph[i].p_memsz;
         if (a < lo) lo = a;

@@ -4,6 +4,7 @@
 #ifndef FL_IMAGE_LIST_H
 #define FL_IMAGE_LIST_H
 
+#include <link.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,11 @@ int fl_images_load_fd(fl_image_list *list, int fd);
 
 /// Index of the image containing `addr`, or -1.
 int fl_images_find(const fl_image_list *list, uintptr_t addr);
+
+/// The program headers of the ELF image mapped at `base` and their count,
+/// or 0 when the `mapped` readable bytes there hold no ELF header and
+/// program headers.
+const ElfW(Phdr) *fl_elf_phdrs(uintptr_t base, size_t mapped, int *count);
 
 /// Reads the GNU build-id note of the ELF image mapped at `base`
 /// (readable memory is checked by the caller). Returns its length or 0.
