@@ -12,23 +12,19 @@ public enum TerminalSafeJSON {
     /// document decodes to the same value.
     public static func escapingControls(_ json: Data) -> Data {
         guard json.contains(0x7F) || json.contains(0xC2) else { return json }
-        var out = Data(capacity: json.count)
-        var bytes = json.makeIterator()
-        var pending: UInt8? = nil
-        while let byte = pending ?? bytes.next() {
-            pending = nil
-            if byte == 0x7F {
+        let bytes = [UInt8](json)
+        var out = Data(capacity: bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == 0x7F {
                 out.append(contentsOf: Array("\\u007f".utf8))
-            } else if byte == 0xC2, let next = bytes.next() {
-                if (0x80...0x9F).contains(next) {
-                    out.append(contentsOf: Array(String(format: "\\u%04x", Int(next)).utf8))
-                } else {
-                    out.append(byte)
-                    pending = next
-                }
+            } else if bytes[i] == 0xC2, i + 1 < bytes.count, (0x80...0x9F).contains(bytes[i + 1]) {
+                out.append(contentsOf: Array(String(format: "\\u%04x", Int(bytes[i + 1])).utf8))
+                i += 1  // the two bytes of one UTF-8 character
             } else {
-                out.append(byte)
+                out.append(bytes[i])
             }
+            i += 1
         }
         return out
     }
