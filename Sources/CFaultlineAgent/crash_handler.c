@@ -86,6 +86,8 @@ static _Atomic(const char *) *g_swift_message;
 /// alternate stack over the kernel's frame that held it.
 static ucontext_t g_first_uc;
 static int g_first_has_uc, g_first_frame0, g_first_has_signal;
+/// Where the reported stack begins (fl_crash_report_event's `first_pc`), or 0.
+static uintptr_t g_first_pc;
 static pid_t g_reporter;
 /// When the stage in progress began (CLOCK_MONOTONIC).
 static uint64_t g_stage_start_ns;
@@ -196,6 +198,16 @@ static void begin_crashed_thread(fl_json *w) {
     fl_json_bool(w, "main", tid == getpid());
 }
 
+// The index of the first of `n` frames that is g_first_pc: the frames below
+// it are the reporting detector's own (a terminate handler's), which a
+// reader of the report should not have to step over. 0 when there is no
+// such pc or it is not among the innermost frames (then nothing is hidden).
+static int own_frames(const uintptr_t *pcs, int n) {
+    for (int i = 0; g_first_pc && i < n && i < 16; i++)
+        if (pcs[i] == g_first_pc) return i;
+    return 0;
+}
+
 // `frame0`: what the pc in `uc` is. Without `uc` the stack is taken here, by
 // a call, so its frame 0 is a return address.
 static void write_crashed_thread(fl_json *w, const ucontext_t *uc, fl_frame0 frame0) {
@@ -218,13 +230,16 @@ static void write_crashed_thread(fl_json *w, const ucontext_t *uc, fl_frame0 fra
         fl_report_frames(w, "frames", g_pcs, n, FL_FRAME0_RETURN_ADDRESS, &g_images);
     } else {
         int n = g_fp_only ? fl_unwind_context_fp(uc, g_deep, FL_DEEP_FRAMES) : fl_unwind_context_deep(uc, g_deep, FL_DEEP_FRAMES);
+        int own = own_frames(g_deep, n);
+        const uintptr_t *pcs = g_deep + own;
+        n -= own;
         if (n <= max || max <= 2 * FL_KEEP_OUTER) {
-            fl_report_frames(w, "frames", g_deep, n < max ? n : max, frame0, &g_images);
+            fl_report_frames(w, "frames", pcs, n < max ? n : max, frame0, &g_images);
         } else {
             // Innermost frames, then the outermost ones (main, thread start):
             // a stack overflow reads "where it recursed" and "who started it".
             int inner = max - FL_KEEP_OUTER;
-            fl_report_frames_split(w, "frames", g_deep, inner, g_deep + n - FL_KEEP_OUTER, FL_KEEP_OUTER, frame0, &g_images);
+            fl_report_frames_split(w, "frames", pcs, inner, pcs + n - FL_KEEP_OUTER, FL_KEEP_OUTER, frame0, &g_images);
             fl_json_int(w, "frames_omitted", n - max);
             fl_json_int(w, "frames_omitted_at", inner);
         }
@@ -308,7 +323,8 @@ static void write_stalled(void) {
     if (g_first_has_uc) {
         if (g_first_frame0 == FL_FRAME0_INTERRUPTED) write_registers(w, &g_first_uc);
         int n = fl_unwind_context_fp(&g_first_uc, g_pcs, fl_agent_config.max_frames);
-        fl_report_frames(w, "frames", g_pcs, n, (fl_frame0)g_first_frame0, &g_images);
+        int own = own_frames(g_pcs, n);
+        fl_report_frames(w, "frames", g_pcs + own, n - own, (fl_frame0)g_first_frame0, &g_images);
     }
     fl_json_end_object(w);
     fl_json_begin_object(w, "handler_stalled");
@@ -388,6 +404,7 @@ static void report_crash(void *p) {
     f->tid = fl_gettid();
     g_first_sig = f->sig;
     g_first_info = *f->info;
+    g_first_pc = 0;  // a signal's stack starts at the fault itself
     if (f->sig == SIGABRT && t_abort_reported) t_abort_reported = 0;
     else write_report("crash", f->sig, f->info, f->uc, FL_FRAME0_INTERRUPTED, 0, 0);
     fl_stderr_release();
@@ -503,14 +520,17 @@ struct event {
     void *ctx;
     const ucontext_t *uc;
     fl_frame0 frame0;
+    uintptr_t first_pc;
 };
 
 static void report_event(void *p) {
     const struct event *e = p;
+    g_first_pc = e->first_pc;
     write_report(e->kind, 0, 0, e->uc, e->frame0, e->extra, e->ctx);
 }
 
-int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext, fl_frame0 frame0) {
+int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext, fl_frame0 frame0,
+                          uintptr_t first_pc) {
     int expected = 0;
     if (!g_buf) return -1;  // neither fl_crash_prepare nor fl_crash_install ran
     if (!atomic_compare_exchange_strong(&g_state, &expected, 1)) return -1;
@@ -522,7 +542,7 @@ int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, 
     // recursion or on a small pthread stack, and writing takes ~11 KiB.
     // g_state is ours, so nothing else is on the crash stack. A fault while
     // writing goes to the crash handler as for a signal's report (t_reporting).
-    struct event e = {kind, extra, ctx, (const ucontext_t *)ucontext, frame0};
+    struct event e = {kind, extra, ctx, (const ucontext_t *)ucontext, frame0, first_pc};
     fl_call_on_stack(report_event, &e, g_crash_stack.hi);
     t_abort_reported = 1;
     t_reporting = 0;

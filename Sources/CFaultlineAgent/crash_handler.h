@@ -36,10 +36,15 @@ typedef unsigned long (*fl_fault_describer)(const void *siginfo, const void *uco
 /// `kind` names the report. The crashed thread's stack is unwound from
 /// `ucontext` when given, whose pc `frame0` describes (a context from
 /// getcontext() holds a return address: FL_FRAME0_RETURN_ADDRESS), else
-/// from inside this call. The report is written on the crash detector's own
-/// stack, not the caller's, which may have little left. Async-signal-safe.
+/// from inside this call. `first_pc`, when not 0, is the return address
+/// into the program from the detector's own outermost frame (its terminate
+/// handler's): the stack is reported from that frame on, without the
+/// detector's frames inside it. The report is written on the crash
+/// detector's own stack, not the caller's, which may have little left.
+/// Async-signal-safe.
 typedef void (*fl_section_writer)(void *json, void *ctx);
-int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext, fl_frame0 frame0);
+int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext, fl_frame0 frame0,
+                          uintptr_t first_pc);
 
 /// 1 while a crash (or another fatal event) is being reported. The hang
 /// watchdog then stands still: the reporting thread is in our handler, not

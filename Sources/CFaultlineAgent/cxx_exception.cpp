@@ -34,15 +34,18 @@ fl_stack g_terminate_stack;
 /// Describes the current exception and reports it; runs on
 /// g_terminate_stack. The rethrow inside is caught within the describer,
 /// so the C++ unwinder never has to walk back across the stack switch.
-void describe_and_report(void *) {
+/// `handler_return` is where terminate_handler returns to in the runtime.
+void describe_and_report(void *handler_return) {
     fl_cxx_describe_current(&g_info, g_demangle);
     g_info.frames = g_frames;
     // The terminating thread's stack, from here (not from inside the crash
     // path, whose own frames would come first); the unwinder follows the
-    // switch back to the thread's stack (stack_switch.h).
+    // switch back to the thread's stack (stack_switch.h). The report starts
+    // it at the runtime's call of the handler: this function, the switch
+    // and the handler are Faultline's, not the program's.
     ucontext_t uc;
     getcontext(&uc);
-    fl_cxx_report(&g_info, &uc);
+    fl_cxx_report(&g_info, &uc, (uintptr_t)handler_return);
 }
 
 void terminate_handler(void) {
@@ -50,7 +53,7 @@ void terminate_handler(void) {
     // terminate from inside this handler, goes straight to the next handler.
     if (g_reporting.exchange(1) == 0) {
         fl_cxx_hooks_freeze();
-        fl_call_on_stack(describe_and_report, nullptr, g_terminate_stack.hi);
+        fl_call_on_stack(describe_and_report, __builtin_return_address(0), g_terminate_stack.hi);
         fl_cxx_stderr_direct();
     }
     fl_terminate_fn next = fl_cxx_chained_terminate();

@@ -60,10 +60,11 @@ int fl_cxx_report_prepare(void);
 /// Writes the `cxx_exception` report through the crash path: `exception`,
 /// `throw_stack` and `rethrow_stack` from `info`, the terminating thread's
 /// stack from `ucontext` (taken with getcontext(), so its pc is a return
-/// address), other threads and images; the SIGABRT that follows
-/// writes no second report. Returns 0, or -1 when another report is being
-/// written. Async-signal-safe.
-int fl_cxx_report(const fl_cxx_exception_info *info, const void *ucontext);
+/// address) from the frame of `handler_return` on (the terminate handler's
+/// return address: the handler's own frames are left out), other threads
+/// and images; the SIGABRT that follows writes no second report. Returns 0,
+/// or -1 when another report is being written. Async-signal-safe.
+int fl_cxx_report(const fl_cxx_exception_info *info, const void *ucontext, uintptr_t handler_return);
 
 /// Points fd 2 back at the real stderr when stderr capture is on, so what
 /// the next terminate handler prints before the abort is not lost in the

@@ -75,10 +75,11 @@ static void write_sections(void *json, void *ctx) {
 
 int fl_cxx_report_prepare(void) { return fl_crash_prepare(); }
 
-int fl_cxx_report(const fl_cxx_exception_info *info, const void *ucontext) {
+int fl_cxx_report(const fl_cxx_exception_info *info, const void *ucontext, uintptr_t handler_return) {
     // The terminate handler's getcontext(): its pc is the return address of
     // that call.
-    return fl_crash_report_event("cxx_exception", write_sections, (void *)info, ucontext, FL_FRAME0_RETURN_ADDRESS);
+    return fl_crash_report_event("cxx_exception", write_sections, (void *)info, ucontext, FL_FRAME0_RETURN_ADDRESS,
+                                 handler_return);
 }
 
 void fl_cxx_stderr_direct(void) {
