@@ -150,7 +150,8 @@ struct ExecCommand: AsyncParsableCommand {
         if let finalDirectory {
             ReportCommand.stderr("faultline: \(reports.count) report(s) in \(Self.relative(finalDirectory))\(unwatched)")
         } else {
-            ReportCommand.stderr("faultline: 0 report(s); nothing kept in \(Self.relative(directory.location))\(unwatched)")
+            let death = Self.unreportedDeath(termination, program: program, selection: selection)
+            ReportCommand.stderr("faultline: 0 report(s); nothing kept in \(Self.relative(directory.location))\(unwatched)\(death)")
         }
         if !stragglers.isEmpty, let finalDirectory {
             let pids = stragglers.prefix(5).map(String.init).joined(separator: ", ") + (stragglers.count > 5 ? ", …" : "")
@@ -159,6 +160,19 @@ struct ExecCommand: AsyncParsableCommand {
                 + "the reports they write go to \(dir) too: `faultline report list \(dir)` shows them")
         }
         throw ExitCode(Self.status(of: termination, reports: reports.count, errorStatus: errorStatus))
+    }
+
+    /// For a run with no report: how the program died when a signal killed
+    /// it (else ""), so that "0 report(s)" does not read as a clean run;
+    /// says so when the signal is one the crash detector reports and the
+    /// selection left it out.
+    static func unreportedDeath(_ termination: ChildProcess.Termination, program: String, selection: DetectorSelection?) -> String {
+        guard case .signaled(let sig) = termination else { return "" }
+        var note = "; \(OneLine.escaped(program)) was killed by \(SignalNaming.name(sig))"
+        if SignalNaming.crashSignals.contains(sig), let selection, !selection.names.contains("crash") {
+            note += " (the crash detector is off: add crash to --detectors to get a report)"
+        }
+        return note
     }
 
     /// The program's shell status, or `errorStatus` when it exited (not

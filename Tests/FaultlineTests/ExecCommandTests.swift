@@ -52,6 +52,24 @@ import Glibc
         #expect(report.signal?.name == "SIGABRT")
     }
 
+    /// A death by signal with no report says so on the last line, and why
+    /// no crash report came when the crash detector was left out.
+    @Test func deathBySignalWithoutAReportIsNamed() throws {
+        let cwd = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: cwd) }
+        let victim = try BuildProducts.path("victim-c")
+        let off = try faultline(["exec", "--detectors", "hang", "--", victim, "null-deref"], in: cwd)
+        #expect(off.status == 128 + SIGSEGV)
+        let last = off.stderr.split(separator: "\n").last.map(String.init)
+        #expect(last == "faultline: 0 report(s); nothing kept in faultline-reports; \(victim) was killed by SIGSEGV "
+            + "(the crash detector is off: add crash to --detectors to get a report)")
+
+        // SIGTERM is not a crash: named, with no advice.
+        let term = try faultline(["exec", "--", "/bin/sh", "-c", "kill -TERM $$"], in: cwd)
+        #expect(term.status == 128 + SIGTERM)
+        #expect(term.stderr.hasSuffix("faultline: 0 report(s); nothing kept in faultline-reports; /bin/sh was killed by SIGTERM\n"))
+    }
+
     /// The shim's stacks are taken by calling code: frame 0 is the return
     /// address of the call to free, and must name the free's own line, not
     /// the statement after it (what looking it up at its exact address gave).
