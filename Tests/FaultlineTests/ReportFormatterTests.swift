@@ -185,7 +185,10 @@ import Testing
         }
         #expect(report.threads?.allSatisfy { ($0.main == true) == ($0.tid == report.process.pid) } == true)
         let text = ReportFormatter().format(report)
-        #expect(text.contains("\"\(agentThreads[0].name!)\":\n  (Faultline's own thread; not sampled)"))
+        // One line for all of them, not a title and a placeholder each.
+        let own = agentThreads.map { "\($0.tid) \"\($0.name!)\"" }.joined(separator: ", ")
+        #expect(text.contains("\n\nFaultline's own threads (not sampled): \(own)\n"), "\(text)")
+        #expect(!text.contains("thread \(agentThreads[0].tid) "), "\(text)")
     }
 
     @Test func deepRecursionIsCollapsed() throws {

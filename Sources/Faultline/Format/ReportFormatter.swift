@@ -65,10 +65,17 @@ public struct ReportFormatter: Sendable {
             out.append(threadTitle(t, crashed: report.signal != nil || report.kind == "crash" || report.kind == "cxx_exception"))
             out += threadBody(t, stacks: stacks)
         }
-        for t in report.threads ?? [] {
+        let threads = report.threads ?? []
+        for t in threads where t.agent != true {
             out.append("")
             out.append(threadTitle(t, crashed: nil))
             out += threadBody(t, stacks: stacks)
+        }
+        // Faultline's own threads have no stacks: one line for all of them.
+        let own = threads.filter { $0.agent == true }.map { t in "\(t.tid)" + (t.name.map { " \"\($0)\"" } ?? "") }
+        if !own.isEmpty {
+            out.append("")
+            out.append("Faultline's own threads (not sampled): " + own.joined(separator: ", "))
         }
 
         out += LeakReportText.body(report, stacks: stacks)
@@ -203,7 +210,6 @@ public struct ReportFormatter: Sendable {
     }
 
     private func threadBody(_ t: Report.ThreadInfo, stacks: StackFormatter) -> [String] {
-        if t.agent == true { return ["  (Faultline's own thread; not sampled)"] }
         if t.captured == false, let why = t.captureSkipped { return ["  (not sampled: \(why))"] }
         if t.captured == false { return ["  (did not answer the stack request in time; no stack)"] }
         if t.frames.isEmpty { return ["  (no frames)"] }
