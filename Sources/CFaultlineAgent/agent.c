@@ -7,6 +7,7 @@
 #include "fd_limit.h"
 #include "include/faultline.h"
 #include "agent_config.h"
+#include "report_dir_open.h"
 #include "altstack.h"
 #include "crash_handler.h"
 #include "cxx_exception.h"
@@ -114,7 +115,10 @@ static int other_copy_installed(void) {
     return v && strcmp(v, mine) == 0;
 }
 
-int faultline_install(const faultline_options *options) {
+// Installs the agent. `dir_optional`: a report directory this process
+// cannot write into sends its reports to stderr, with one line (the
+// preloaded agent), instead of failing the install (faultline_install).
+static int install(const faultline_options *options, int dir_optional) {
     if (g_installed) return 0;
     if (other_copy_installed()) return 0;
     fl_config *c = &fl_agent_config;
@@ -124,20 +128,17 @@ int faultline_install(const faultline_options *options) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    if (fl_mkdir_p(c->report_dir) != 0) {
-        int e = errno;
-        snprintf(g_error, sizeof g_error, "cannot create report directory %s: %s", c->report_dir, strerror(e));
-        errno = e;
-        return -1;
-    }
-    int dirfd = open(c->report_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dirfd < 0 || faccessat(dirfd, ".", W_OK, 0) != 0) {
+    // The malloc shim, started first, said it already when it could not
+    // open the same directory.
+    int (*refused)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "faultline_shim_report_dir_refused");
+    int dirfd = fl_report_dir_open(c->report_dir, !dir_optional || (refused && refused()));
+    if (dirfd < 0 && !dir_optional) {
         int e = errno;
         snprintf(g_error, sizeof g_error, "cannot write into report directory %s: %s", c->report_dir, strerror(e));
-        if (dirfd >= 0) close(dirfd);
         errno = e;
         return -1;
     }
+    if (dirfd < 0) setenv(FL_REPORT_DIR_REFUSED_ENV, c->report_dir, 1);
     fl_report_set_dir(dirfd, c->report_dir);
     // The malloc shim opened the same directory: one fd for both.
     int (*share)(int (*)(void)) = (int (*)(int (*)(void)))dlsym(RTLD_DEFAULT, "faultline_shim_share_report_dir");
@@ -186,6 +187,8 @@ int faultline_install(const faultline_options *options) {
     return 0;
 }
 
+int faultline_install(const faultline_options *options) { return install(options, 0); }
+
 void faultline_set_crash_callback(faultline_crash_callback callback, void *context) {
     fl_crash_set_callback(callback, context);
 }
@@ -213,6 +216,6 @@ __attribute__((constructor)) static void faultline_auto_install(void) {
                 malloc_shim_loaded() ? " (the malloc shim's reports go to stderr)" : "");
         return;
     }
-    if (faultline_install(0) != 0)
+    if (install(0, 1) != 0)
         fprintf(stderr, "faultline: agent not installed: %s\n", g_error);
 }

@@ -1,6 +1,7 @@
 #include "shim_report.h"
 #include "shim_saferead.h"
 #include "shim_unmapped.h"
+#include "report_dir_open.h"
 #include "report_file.h"
 #include "shim_config.h"
 #include "shim_depot.h"
@@ -51,25 +52,21 @@ static void emit(line *l) {
     fl_write_all(2, l->text, l->len);
 }
 
+// Set when the report directory could not be opened: the line saying so
+// was written here, and the agent need not write it again.
+static int g_dir_refused;
+
 void shim_report_init(void) {
     const char *dir = getenv("FAULTLINE_REPORT_DIR");
     int fd = -1;
     if (dir && *dir) {
-        if (fl_mkdir_p(dir) == 0) fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0) {
-            line l = {.len = 0};
-            add(&l, "faultline: malloc shim cannot open FAULTLINE_REPORT_DIR=");
-            // Cut, so that why and what to do still fit in the line.
-            l.len += fl_strlcpy_cut(l.text + l.len, dir, sizeof l.text - l.len, 160);
-            add(&l, ": ");
-            const char *why = strerrordesc_np(errno);  // a static table: no allocation inside malloc
-            add(&l, why ? why : "unknown error");
-            add(&l, "; its reports will go to stderr (check the path and permissions)");
-            emit(&l);
-        }
+        fd = fl_report_dir_open(dir, 0);
+        g_dir_refused = fd < 0;
     }
     fl_report_set_dir(fd, dir);
 }
+
+__attribute__((visibility("default"))) int faultline_shim_report_dir_refused(void) { return g_dir_refused; }
 
 __attribute__((visibility("default"))) int faultline_shim_share_report_dir(int (*report_dir)(void)) {
     return fl_report_share_dir(report_dir);

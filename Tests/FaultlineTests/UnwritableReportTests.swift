@@ -41,12 +41,52 @@ import Testing
             "FAULTLINE_REPORT_DIR": dir, "LD_PRELOAD": try BuildProducts.path("libFaultlineMallocShim.so"),
         ])
         #expect(run.status == 23, "\(run.stderr)")
-        #expect(run.stderr.contains("faultline: malloc shim cannot open FAULTLINE_REPORT_DIR=\(dir): Not a directory;"))
+        #expect(run.stderr.contains("faultline: cannot write reports into FAULTLINE_REPORT_DIR=\(dir): Not a directory;"))
         #expect(!run.stderr.contains("not set"), "\(run.stderr)")
         let (line, report) = try reportAfter("report has no directory", in: run.stderr)
         #expect(line == "faultline: the double_free report has no directory (\(dir) could not be opened); it follows on stderr")
         #expect(report.kind == "double_free")
         #expect(report.sections["free_stack"]?.arrayValue?.isEmpty == false)
+    }
+
+    /// The preloaded agent (and the shim with it) given a directory it
+    /// cannot create: installed all the same, one line at start for both,
+    /// and the crash report follows on stderr. The agent used to leave the
+    /// program alone, so a crash went unreported.
+    @Test func agentReportsOnStderrWhenTheDirectoryCannotBeOpened() throws {
+        let dir = "/etc/passwd/reports"
+        let preload = try ["libFaultlineMallocShim.so", "libFaultlineAgentPreload.so"].map { try BuildProducts.path($0) }
+        let run = try runProgram(try BuildProducts.path("victim-c"), ["null-deref"], environment: [
+            "FAULTLINE_REPORT_DIR": dir, "LD_PRELOAD": preload.joined(separator: ":"),
+        ])
+        #expect(run.signaled && run.status == SIGSEGV, "\(run.stderr)")
+        let said = run.stderr.split(separator: "\n").filter { $0.contains("cannot write reports into") }
+        #expect(said == ["faultline: cannot write reports into FAULTLINE_REPORT_DIR=\(dir): Not a directory; "
+            + "this process's reports will go to stderr (check the path and its permissions)"], "\(run.stderr)")
+        #expect(!run.stderr.contains("agent not installed"), "\(run.stderr)")
+        let (line, report) = try reportAfter("report has no directory", in: run.stderr)
+        #expect(line == "faultline: the crash report has no directory (\(dir) could not be opened); it follows on stderr")
+        #expect(report.kind == "crash")
+        #expect(report.signal?.name == "SIGSEGV")
+    }
+
+    /// A program that drops its privileges below a directory only root may
+    /// write (`faultline exec` as root, `runuser -u nobody`): the line names
+    /// the user, and the crash is reported on stderr.
+    @Test(.enabled(if: geteuid() == 0, "needs root, to run the victim as nobody"))
+    func droppedPrivilegesReportOnStderr() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        chmod(dir, 0o700)
+        let victim = try BuildProducts.path("victim-c")
+        let run = try runProgram("/usr/sbin/runuser", ["-u", "nobody", "--", victim, "null-deref"], environment: [
+            "FAULTLINE_REPORT_DIR": "\(dir)/reports", "LD_PRELOAD": try BuildProducts.path("libFaultlineAgentPreload.so"),
+        ])
+        #expect(run.stderr.contains("faultline: cannot write reports into FAULTLINE_REPORT_DIR=\(dir)/reports: Permission denied for uid 65534; "),
+                "\(run.stderr)")
+        let (_, report) = try reportAfter("report has no directory", in: run.stderr)
+        #expect(report.kind == "crash")
+        #expect(report.process.name == "victim-c")
     }
 
     /// The shim alone with `FAULTLINE_REPORT_DIR=` (set, empty): the report

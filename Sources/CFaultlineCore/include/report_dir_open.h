@@ -1,0 +1,24 @@
+// Opening the report directory at start-up, for the agent and the malloc
+// shim alike. A directory the process cannot write into is found here, said
+// in one line, and the process's reports go to stderr instead of nowhere:
+// the usual case is a program run as root under `faultline exec` that drops
+// its privileges (runuser, setpriv, a daemon) below a root-owned 0700
+// directory.
+#ifndef FL_REPORT_DIR_OPEN_H
+#define FL_REPORT_DIR_OPEN_H
+
+/// Set by the agent to the directory it could not open, once the line is
+/// said: the malloc shim starting after it, and the processes it starts,
+/// do not say it again (one line per process tree, not one per program a
+/// script runs).
+#define FL_REPORT_DIR_REFUSED_ENV "FAULTLINE_REPORT_DIR_REFUSED"
+
+/// Makes `path` and its parents if missing, opens it and checks that this
+/// process may create files in it. Returns the directory's fd, or -1 after
+/// writing one line on stderr that names the directory, the reason and that
+/// reports will go to stderr — unless `quiet`, or FL_REPORT_DIR_REFUSED_ENV
+/// names `path`. Allocates nothing: the malloc shim calls it while it
+/// starts.
+int fl_report_dir_open(const char *path, int quiet);
+
+#endif

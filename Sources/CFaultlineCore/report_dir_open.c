@@ -1,0 +1,48 @@
+#include "report_dir_open.h"
+#include "report_file.h"
+#include "sigsafe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void say_unwritable(const char *path, int err) {
+    char line[512];
+    size_t n = fl_strlcpy(line, "faultline: cannot write reports into FAULTLINE_REPORT_DIR=", sizeof line);
+    // Cut, so that why and what to do still fit in the line.
+    n += fl_strlcpy_cut(line + n, path, sizeof line - n, 160);
+    n += fl_strlcpy(line + n, ": ", sizeof line - n);
+    const char *why = strerrordesc_np(err);  // a static table: no allocation, no locale
+    n += fl_strlcpy(line + n, why ? why : "unknown error", sizeof line - n);
+    if (err == EACCES || err == EPERM) {
+        // The common cause: a program that changed user below a directory
+        // made by (and for) the user who started it.
+        char uid[24];
+        uid[fl_fmt_u64(uid, (unsigned long long)geteuid())] = 0;
+        n += fl_strlcpy(line + n, " for uid ", sizeof line - n);
+        n += fl_strlcpy(line + n, uid, sizeof line - n);
+    }
+    n += fl_strlcpy(line + n, "; this process's reports will go to stderr (check the path and its permissions)", sizeof line - n);
+    if (n > sizeof line - 2) n = sizeof line - 2;  // the newline always fits
+    line[n++] = '\n';
+    fl_write_all(2, line, n);
+}
+
+int fl_report_dir_open(const char *path, int quiet) {
+    int fd = -1;
+    if (fl_mkdir_p(path) == 0) fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    // Opening needs only search and read; a report needs write too.
+    if (fd >= 0 && faccessat(fd, ".", W_OK, AT_EACCESS) != 0) {
+        int err = errno;
+        close(fd);
+        fd = -1;
+        errno = err;
+    }
+    if (fd < 0 && !quiet) {
+        const char *said = getenv(FL_REPORT_DIR_REFUSED_ENV);  // no allocation
+        if (!said || !fl_streq(said, path)) say_unwritable(path, errno);
+    }
+    return fd;
+}
