@@ -1,4 +1,5 @@
 #include "deadlock_futex.h"
+#include "own_memory.h"
 #include "sigsafe.h"
 
 #include <linux/futex.h>
@@ -44,16 +45,6 @@ struct glibc_rwlock {
 #define RWLOCK_WRLOCKED 2u
 #define RWLOCK_FUTEX_USED 2u
 
-static int read_own_memory(uintptr_t addr, void *out, size_t len) {
-    struct iovec local = {out, len};
-    struct iovec remote = {(void *)addr, len};
-    // The counts and flags are unsigned long in the kernel: pass them as
-    // such (a variadic int leaves the upper half of the register undefined).
-    // The calling thread's id, not the pid: once the main thread has called
-    // pthread_exit the leader is a zombie without memory and every read by
-    // pid fails (hang.main-gone-deadlock: no edges, no cycle).
-    return syscall(SYS_process_vm_readv, (long)fl_gettid(), &local, 1ul, &remote, 1ul, 0ul) == (long)len ? 0 : -1;
-}
 
 static void set_owner(fl_wait_edge *e, pid_t owner) {
     e->owner = owner;
@@ -69,7 +60,7 @@ static void set_owner(fl_wait_edge *e, pid_t owner) {
 // happens to hold such a value is not taken for one.
 static pid_t rwlock_writer(uintptr_t addr, size_t offset, unsigned val) {
     struct glibc_rwlock rw;
-    if (addr < offset || read_own_memory(addr - offset, &rw, sizeof rw) != 0) return 0;
+    if (addr < offset || fl_read_own_memory(addr - offset, &rw, sizeof rw) != 0) return 0;
     unsigned word = offset == offsetof(struct glibc_rwlock, wrphase_futex) ? rw.wrphase_futex : rw.writers_futex;
     if (!(word & RWLOCK_FUTEX_USED) || (word & ~(RWLOCK_FUTEX_USED | 1u)) || val != (RWLOCK_FUTEX_USED | 1u)) return 0;
     if (rw.flags > 2 || (rw.shared != 0 && rw.shared != 1)) return 0;
@@ -94,7 +85,7 @@ fl_edge_kind fl_futex_edge(const fl_thread_probe *p, fl_wait_edge *e) {
     e->timed = p->args[3] != 0;
     if (cmd == FUTEX_LOCK_PI || cmd == FUTEX_LOCK_PI2) {
         unsigned word;
-        if (read_own_memory(addr, &word, sizeof word) == 0 && (word & FUTEX_TID_MASK)) {
+        if (fl_read_own_memory(addr, &word, sizeof word) == 0 && (word & FUTEX_TID_MASK)) {
             e->kind = FL_EDGE_PI_MUTEX;
             set_owner(e, (pid_t)(word & FUTEX_TID_MASK));
         }
@@ -103,7 +94,7 @@ fl_edge_kind fl_futex_edge(const fl_thread_probe *p, fl_wait_edge *e) {
     if ((cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET) && val == 2) {
         // __lll_lock_wait: futex_wait(&mutex->__data.__lock, 2, private).
         struct glibc_mutex_head m;
-        if (read_own_memory(addr, &m, sizeof m) == 0 && m.lock != 0 &&
+        if (fl_read_own_memory(addr, &m, sizeof m) == 0 && m.lock != 0 &&
             (m.kind & ~(MUTEX_TYPE_MASK | MUTEX_KNOWN_FLAGS)) == 0) {
             pid_t owner = m.owner > 0 ? m.owner : 0;
             // Robust mutexes keep the owner in the lock word too.
@@ -134,7 +125,7 @@ fl_edge_kind fl_futex_edge(const fl_thread_probe *p, fl_wait_edge *e) {
         // pthread_join waits, process-shared, on the joined thread's `tid`
         // field while it still holds that thread's tid.
         unsigned word;
-        if (read_own_memory(addr, &word, sizeof word) == 0 && word == val && fl_thread_alive((pid_t)val)) {
+        if (fl_read_own_memory(addr, &word, sizeof word) == 0 && word == val && fl_thread_alive((pid_t)val)) {
             e->kind = FL_EDGE_JOIN;
             set_owner(e, (pid_t)val);
         }

@@ -1,4 +1,5 @@
 #include "hang_watchdog.h"
+#include "event_wait.h"
 #include "altstack.h"
 #include "include/faultline_hang.h"
 #include "agent_config.h"
@@ -391,7 +392,9 @@ static void tick(watch_state *s, uint64_t now) {
 
     // 4. Idle (waiting for events) or, when inferring, making progress.
     int idle = k == FL_WAIT_IDLE || k == FL_WAIT_STOPPED;
-    if (k == FL_WAIT_IDLE && !p.running && fl_syscall_waits_for_events(p.nr)) s->event_loop_seen = 1;
+    // Looked at until it is seen once: reading the descriptors costs a few
+    // fstat calls a tick, and only while main has not reached its loop.
+    if (k == FL_WAIT_IDLE && !s->event_loop_seen && fl_probe_waits_for_events(&p)) s->event_loop_seen = 1;
     if (mode == MODE_INFERRED) {
         // Without pings, a thread waiting for another thread's result
         // (condition variable, semaphore, join) is how worker pools and

@@ -20,6 +20,7 @@
 
 #include <dlfcn.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -236,12 +237,22 @@ static double watchdog_cpu_percent(void (*load)(uint64_t until), faultline_hang_
     return 100.0 * (double)(b.watchdog_cpu_ns - a.watchdog_cpu_ns) / (double)wall;
 }
 
+/// Waits `ms` for events as an idle event loop does: in poll on an eventfd
+/// nothing writes to (a poll on no descriptor is a sleep to inferred mode,
+/// which then does not watch main).
+static void idle_poll(int ms) {
+    static int wakeup = -1;
+    if (wakeup < 0) wakeup = eventfd(0, EFD_CLOEXEC);
+    struct pollfd p = {.fd = wakeup, .events = POLLIN};
+    poll(&p, 1, ms);
+}
+
 static void idle_load(uint64_t until) {
-    while (now_ns() < until) poll(0, 0, 100);
+    while (now_ns() < until) idle_poll(100);
 }
 
 static void heartbeat_idle_load(uint64_t until) {
-    while (now_ns() < until) { faultline_heartbeat(); poll(0, 0, 10); }
+    while (now_ns() < until) { faultline_heartbeat(); idle_poll(10); }
 }
 
 static void busy_load(uint64_t until) {
@@ -274,7 +285,7 @@ static void (*g_load)(uint64_t);
 static void measure_cpu(void) {
     install("hang");
     set_threshold(3600000);  // never report: measure the steady state
-    poll(0, 0, 100);  // idle first, as an event loop is: inferred mode watches main from then on
+    idle_poll(100);  // idle first, as an event loop is: inferred mode watches main from then on
     record_cpu(0, g_load);
 }
 
@@ -329,8 +340,8 @@ static void measure_latency(void) {
     install("hang");
     set_threshold(g_threshold_ms);
     if (g_latency_mode == 2) run_main_queue(spin_block, 200);
-    if (g_latency_mode == 1) { for (int i = 0; i < 20; i++) { faultline_heartbeat(); poll(0, 0, 10); } }
-    else poll(0, 0, 200);  // idle first, as an event loop is
+    if (g_latency_mode == 1) { for (int i = 0; i < 20; i++) { faultline_heartbeat(); idle_poll(10); } }
+    else idle_poll(200);  // idle first, as an event loop is
     spin_until_reported();
 }
 

@@ -6,6 +6,10 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/eventfd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -51,14 +55,19 @@ static void say(const char *fmt, ...) {
     fprintf(stderr, "victim: %s\n", line);
 }
 
-/// Waits for events the way an idle event loop does (poll, no fds), for the
-/// whole time: the watchdog's sampling signal, sent just as a hang ends,
-/// interrupts poll (EINTR whatever SA_RESTART says), and a cut-short idle
-/// let the process exit before the watchdog saw it responsive
+/// Waits for events the way an idle event loop does (poll on an eventfd
+/// nothing writes to, as glib's and libuv's loops wait on theirs; a poll on
+/// no descriptor is a sleep, which inferred mode does not take for a loop),
+/// for the whole time: the watchdog's sampling signal, sent just as a hang
+/// ends, interrupts poll (EINTR whatever SA_RESTART says), and a cut-short
+/// idle let the process exit before the watchdog saw it responsive
 /// (hang.spin-recover once found ended_by "exit").
 static void idle_ms(int ms) {
+    static int wakeup = -1;
+    if (wakeup < 0) wakeup = eventfd(0, EFD_CLOEXEC);
+    struct pollfd p = {.fd = wakeup, .events = POLLIN};
     uint64_t until = now_ms() + (uint64_t)ms;
-    for (uint64_t t = now_ms(); t < until; t = now_ms()) poll(0, 0, (int)(until - t));
+    for (uint64_t t = now_ms(); t < until; t = now_ms()) poll(&p, 1, (int)(until - t));
 }
 
 static void name_thread(const char *name) { pthread_setname_np(pthread_self(), name); }
@@ -124,6 +133,76 @@ static int cmd_batch(int argc, char **argv) {
     struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
     while (nanosleep(&t, &t) != 0 && errno == EINTR) {}
     say("batch: done");
+    return 0;
+}
+
+static int cmd_epoll_spin(int argc, char **argv) {
+    // An epoll event loop (libuv's, asyncio's): idle in epoll_wait on an
+    // eventfd and a pipe, then a handler spins. Inferred mode reads the
+    // descriptors an epoll watches from /proc/self/fdinfo.
+    int ms = arg_ms(argc, argv, 3000);
+    int ep = epoll_create1(EPOLL_CLOEXEC), wakeup = eventfd(0, EFD_CLOEXEC), fds[2];
+    if (ep < 0 || wakeup < 0 || pipe2(fds, O_CLOEXEC) != 0) { say("epoll setup: %s", strerror(errno)); return 3; }
+    struct epoll_event e = {.events = EPOLLIN};
+    e.data.fd = fds[0];
+    epoll_ctl(ep, EPOLL_CTL_ADD, fds[0], &e);
+    e.data.fd = wakeup;
+    epoll_ctl(ep, EPOLL_CTL_ADD, wakeup, &e);
+    struct epoll_event got;
+    uint64_t until = now_ms() + 300;
+    for (uint64_t t = now_ms(); t < until; t = now_ms()) epoll_wait(ep, &got, 1, (int)(until - t));
+    say("epoll: spinning on the main thread for %d ms", ms);
+    victim_recalculate_totals(ms);
+    say("main thread responsive again");
+    until = now_ms() + 400;
+    for (uint64_t t = now_ms(); t < until; t = now_ms()) epoll_wait(ep, &got, 1, (int)(until - t));
+    return 0;
+}
+
+static int cmd_child_pipes_then_spin(int argc, char **argv) {
+    // A batch program that runs a command and reads its output the way
+    // Python's subprocess.run(capture_output=True) does: poll on the
+    // child's stdout and stderr pipes until both close, then computes on
+    // main. Waiting on pipes alone is waiting for a child, not an event
+    // loop: inferred mode must not watch main from then on.
+    int ms = arg_ms(argc, argv, 2500);
+    int out[2], err[2];
+    if (pipe(out) != 0 || pipe(err) != 0) { say("pipe: %s", strerror(errno)); return 3; }
+    pid_t child = fork();
+    if (child == 0) {
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        execlp("sh", "sh", "-c", "sleep 1; echo child output", (char *)0);
+        _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    struct pollfd p[2] = {{.fd = out[0], .events = POLLIN}, {.fd = err[0], .events = POLLIN}};
+    char buf[256];
+    for (int open_fds = 2; open_fds > 0;) {
+        if (poll(p, 2, -1) < 0) { if (errno == EINTR) continue; say("poll: %s", strerror(errno)); return 3; }
+        for (int i = 0; i < 2; i++) {
+            if (p[i].fd < 0 || !p[i].revents) continue;
+            if (read(p[i].fd, buf, sizeof buf) <= 0) { close(p[i].fd); p[i].fd = -1; open_fds--; }
+        }
+    }
+    waitpid(child, 0, 0);
+    say("child-pipes: the child's output is read; computing on the main thread for %d ms", ms);
+    victim_recalculate_totals(ms);
+    say("child-pipes: done");
+    return 0;
+}
+
+static int cmd_select_sleep_then_spin(int argc, char **argv) {
+    // Sleeping with select on no descriptor (old portable code does) and
+    // with poll on none is a sleep, not an event loop's wait.
+    int ms = arg_ms(argc, argv, 2500);
+    struct timeval tv = {0, 700000};
+    while (select(0, 0, 0, 0, &tv) != 0 && errno == EINTR) {}
+    poll(0, 0, 700);
+    say("select-sleep: slept in select and poll on no descriptor; computing on the main thread for %d ms", ms);
+    victim_recalculate_totals(ms);
+    say("select-sleep: done");
     return 0;
 }
 
@@ -567,6 +646,9 @@ static const struct command k_commands[] = {
     {"spin-not-dumpable", cmd_spin_not_dumpable, "[MS] as spin-recover, in a process that made itself non-dumpable (as nobody)"},
     {"spin-small-altstack", cmd_spin_small_altstack, "[MS] as spin-recover, with an 8 KiB alternate signal stack installed by the program on main"},
     {"batch", cmd_batch, "[MS] a batch program: main computes MS (2500) ms, then sleeps MS ms, never waiting for events (no hang expected)"},
+    {"epoll-spin", cmd_epoll_spin, "[MS] idles in epoll_wait on an eventfd and a pipe, then spins MS (3000) ms and recovers"},
+    {"child-pipes", cmd_child_pipes_then_spin, "[MS] polls a child's stdout/stderr pipes until they close (as subprocess.run does), then computes MS (2500) ms (no hang expected)"},
+    {"select-sleep", cmd_select_sleep_then_spin, "[MS] sleeps in select and poll on no descriptor, then computes MS (2500) ms (no hang expected)"},
     {"spin-holding-loader-lock", cmd_spin_holding_loader_lock, "[MS] as spin-recover, while thread 'lock-holder' sits inside a dl_iterate_phdr callback for ever (holding the dynamic linker's lock)"},
     {"late-answers", cmd_late_answers, "[MS] as spin-recover, while threads late-0 and late-1 sit in vfork 70 ms at a time (they answer sample requests after the requester gave up) and steady-a and steady-b wait in pause"},
     {"sleep-main", cmd_sleep_main, "[MS] main thread sleeps MS (3000) ms in nanosleep"},

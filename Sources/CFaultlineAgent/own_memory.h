@@ -1,0 +1,14 @@
+// Reading this process's own memory without the risk of a fault: another
+// thread's stack or a lock word may be gone by the time it is read.
+#ifndef FL_OWN_MEMORY_H
+#define FL_OWN_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Copies `len` bytes at `addr` into `out` with process_vm_readv on this
+/// very thread. Returns 0, or -1 when any byte is unmapped or the call is
+/// refused (a seccomp filter). Async-signal-safe.
+int fl_read_own_memory(uintptr_t addr, void *out, size_t len);
+
+#endif
