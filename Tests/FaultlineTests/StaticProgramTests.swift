@@ -47,7 +47,7 @@ import Glibc
         #expect(warnings.first?.hasPrefix("faultline: warning: \(exe) is statically linked") == true)
         #expect(warnings.first?.contains("only its exit status is seen") == true)
         // The last line must not read like a clean run.
-        #expect(lines.last == "faultline: 0 report(s); nothing kept in faultline-reports; \(exe) is statically linked, so only its exit status was watched")
+        #expect(lines.last == "faultline: 0 report(s); nothing kept in faultline-reports; \(exe) is statically linked, so only its exit status was watched; it was killed by SIGSEGV")
     }
 
     @Test func aScriptIsJudgedByItsInterpreter() throws {
