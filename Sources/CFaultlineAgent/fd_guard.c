@@ -2,12 +2,14 @@
 // closing or replacing fds it did not open skips the agent's (see
 // fd_guard.h). Closing a guarded fd, or dup2 onto one, fails with EBADF, as
 // closing an fd that is not open does (valgrind answers the same for its
-// own fds); a range closes everything around them. pipe2 is interposed only
-// to find libunwind's memory-validation pipe, which it opens for the life of
-// the process: that pair is moved high and guarded too.
+// own fds); a range closes everything around them. The report directory
+// is guarded the same way. pipe2 is interposed only to find libunwind's
+// memory-validation pipe, which it opens for the life of the process: that
+// pair is moved high and guarded too.
 #include "fd_guard.h"
 #include "fd_high.h"
 #include "fd_transient.h"
+#include "report_file.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -52,7 +54,12 @@ void fl_fd_close(int fd) {
     __close(fd);
 }
 
+// The report directory's fd is asked for each time rather than kept in a
+// slot: it is opened again by path when a raw close_range took it
+// (report_file.h).
 static int guarded(unsigned fd) {
+    int dir = fl_report_dir_held();
+    if (dir >= 0 && (unsigned)dir == fd) return 1;
     for (int i = 0; i < FL_FD_GUARD_MAX; i++)
         if ((unsigned)atomic_load(&g_guarded[i]) == fd + 1) return 1;
     return 0;
@@ -60,7 +67,8 @@ static int guarded(unsigned fd) {
 
 // The lowest guarded fd in [lo, hi], or -1.
 static long lowest_guarded(unsigned lo, unsigned hi) {
-    long best = -1;
+    int dir = fl_report_dir_held();
+    long best = dir >= 0 && (unsigned)dir >= lo && (unsigned)dir <= hi ? dir : -1;
     for (int i = 0; i < FL_FD_GUARD_MAX; i++) {
         int v = atomic_load(&g_guarded[i]);
         if (v <= 0) continue;

@@ -80,6 +80,8 @@ int fl_report_share_dir(int (*dir)(void)) {
     return 1;
 }
 
+int fl_report_dir_held(void) { return atomic_load(&g_dirfd); }
+
 void fl_report_dir_done(int fd) {
     if (g_on_demand && !g_shared && fd >= 0) close(fd);
 }

@@ -236,13 +236,33 @@ NOINLINE void victim_stderr_after_closing_fds(void) {
     exit(0);
 }
 
+// The fd whose link names FAULTLINE_REPORT_DIR (the agent's), or -1.
+static int report_dir_fd(void) {
+    char want[4096], link[64], got[4096];
+    const char *dir = getenv("FAULTLINE_REPORT_DIR");
+    if (!dir || !realpath(dir, want)) return -1;
+    for (int fd = 3; fd < 1024; fd++) {
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, got, sizeof got - 1);
+        if (n <= 0) continue;
+        got[n] = 0;
+        if (!strcmp(got, want)) return fd;
+    }
+    return -1;
+}
+
 NOINLINE void victim_crash_after_closing_fds(void) {
-    // What a daemon does at start: close every fd it did not open itself.
-    // Then directories of its own take the lowest numbers, so an fd the
-    // agent held (its report directory) now names one of the program's.
+    // What a daemon does at start: close every fd it did not open itself
+    // (the agent's close skips its own). Then directories of its own take
+    // the lowest numbers, and one the number of the agent's report
+    // directory fd, closed with a raw syscall, as by a runtime that makes
+    // its system calls itself: that number now names the program's.
     for (int fd = 3; fd < 1024; fd++) close(fd);
+    int agents = report_dir_fd();
+    if (agents >= 0) syscall(SYS_close, agents);
     for (int i = 0; i < 16; i++) open(".", O_RDONLY | O_DIRECTORY);
-    fprintf(stderr, "victim: closed fds 3-1023, opened '.' 16 times; dereferencing NULL\n");
+    if (agents >= 0) fcntl(3, F_DUPFD, agents);
+    fprintf(stderr, "victim: closed fds 3-1023, the report directory's (%d) by syscall, opened '.' 16 times and on that number; dereferencing NULL\n", agents);
     victim_null_deref();
 }
 
@@ -372,7 +392,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-with-many-threads", "SIGSEGV on main while 40 named threads idle"},
     {"crash-without-report-dir", "remove the (empty) report directory, then SIGSEGV"},
     {"stderr-after-closing-fds", "close fds 3 and up (close, closefrom, close_range), then write 80 KiB to stderr"},
-    {"crash-after-closing-fds", "close fds 3-1023, open '.' into the lowest 16, then SIGSEGV"},
+    {"crash-after-closing-fds", "close fds 3-1023 (the report directory's by syscall), open '.' into the lowest 16 and that number, then SIGSEGV"},
     {"crash-after-dup2-low-fds", "dup2 /dev/null onto fds 3-63, write 80 KiB to stderr, then SIGSEGV"},
     {"crash-holding-loader-lock", "SIGSEGV on main while thread 'lock-holder' holds the dynamic linker's lock for ever (inside dl_iterate_phdr)"},
     {"crash-inside-loader-callback", "SIGSEGV on main inside its own dl_iterate_phdr callback, while thread 'idler' pauses"},

@@ -34,6 +34,11 @@ void fl_report_set_dir(int dirfd, const char *path);
 /// finished. Under a low fd limit (fl_fd_low_limit) it is opened for each
 /// call. Async-signal-safe.
 int fl_report_dir(void);
+/// The directory fd this copy holds for the process's life, or -1 (none,
+/// opened per report under a low fd limit, or another copy's shared): the
+/// agent's close and dup2 interposers refuse it like its other fds.
+/// Async-signal-safe.
+int fl_report_dir_held(void);
 /// Ends a use of fl_report_dir's fd: closes it when it was opened for
 /// that use. Async-signal-safe.
 void fl_report_dir_done(int fd);
