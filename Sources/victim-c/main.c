@@ -21,6 +21,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "victim_fds.h"
+
 #define NOINLINE __attribute__((noinline))
 
 void victim_dup2_churn(void);  // fd_churn.c
@@ -236,6 +238,18 @@ NOINLINE void victim_stderr_after_closing_fds(void) {
     exit(0);
 }
 
+NOINLINE void victim_crash_out_of_fds(void) {
+    // A daemon closes every fd it did not open (the agent's reserve must
+    // survive that), then leaks fds until open() fails and crashes on the
+    // error path; thread 'idler-0' idles, so the report must list the
+    // threads (/proc/self/task) as well as read the maps and write its file.
+    closefrom(3);
+    start_named_idlers(1);
+    int n = victim_use_up_fds();
+    fprintf(stderr, "victim: opened %d fds until %s; dereferencing NULL\n", n, errno == EMFILE ? "EMFILE" : "another error");
+    victim_null_deref();
+}
+
 // The fd whose link names FAULTLINE_REPORT_DIR (the agent's), or -1.
 static int report_dir_fd(void) {
     char want[4096], link[64], got[4096];
@@ -393,6 +407,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-without-report-dir", "remove the (empty) report directory, then SIGSEGV"},
     {"stderr-after-closing-fds", "close fds 3 and up (close, closefrom, close_range), then write 80 KiB to stderr"},
     {"crash-after-closing-fds", "close fds 3-1023 (the report directory's by syscall), open '.' into the lowest 16 and that number, then SIGSEGV"},
+    {"crash-out-of-fds", "closefrom(3), open /dev/null until EMFILE while thread 'idler-0' idles, then SIGSEGV"},
     {"crash-after-dup2-low-fds", "dup2 /dev/null onto fds 3-63, write 80 KiB to stderr, then SIGSEGV"},
     {"crash-holding-loader-lock", "SIGSEGV on main while thread 'lock-holder' holds the dynamic linker's lock for ever (inside dl_iterate_phdr)"},
     {"crash-inside-loader-callback", "SIGSEGV on main inside its own dl_iterate_phdr callback, while thread 'idler' pauses"},
@@ -434,6 +449,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "crash-without-report-dir")) victim_crash_without_report_dir();
     else if (!strcmp(c, "stderr-after-closing-fds")) victim_stderr_after_closing_fds();
     else if (!strcmp(c, "crash-after-closing-fds")) victim_crash_after_closing_fds();
+    else if (!strcmp(c, "crash-out-of-fds")) victim_crash_out_of_fds();
     else if (!strcmp(c, "crash-after-dup2-low-fds")) victim_crash_after_dup2_onto_low_fds();
     else if (!strcmp(c, "dup2-churn")) victim_dup2_churn();
     else if (!strcmp(c, "crash-holding-loader-lock")) victim_crash_holding_loader_lock();

@@ -2,6 +2,7 @@
 // hang detector's scenarios. Runs under the preloaded agent; the commands
 // that drive their own loop call faultline_heartbeat when the agent provides
 // it (a weak reference: the program runs without the agent too).
+#include "victim_fds.h"
 #include "victim_threads.h"
 
 #include <errno.h>
@@ -101,6 +102,16 @@ static int cmd_spin_recover(int argc, char **argv) {
     say("main thread responsive again");
     idle_ms(400);
     return 0;
+}
+
+static int cmd_spin_out_of_fds(int argc, char **argv) {
+    // A program that leaks fds until open() fails, and then hangs: the
+    // watchdog's /proc reads and both reports need an fd each.
+    int n = victim_use_up_fds();
+    say("opened %d fds until %s", n, errno == EMFILE ? "EMFILE" : "another error");
+    int rc = cmd_spin_recover(argc, argv);
+    victim_release_fds();
+    return rc;
 }
 
 static int cmd_spin_small_altstack(int argc, char **argv) {
@@ -647,6 +658,7 @@ struct command { const char *name; int (*run)(int, char **); const char *help; }
 static const struct command k_commands[] = {
     {"spin-recover", cmd_spin_recover, "[MS] main thread burns the CPU for MS (3000) ms, then recovers"},
     {"spin-not-dumpable", cmd_spin_not_dumpable, "[MS] as spin-recover, in a process that made itself non-dumpable (as nobody)"},
+    {"spin-out-of-fds", cmd_spin_out_of_fds, "[MS] as spin-recover, after opening /dev/null until no fd is left (EMFILE)"},
     {"spin-small-altstack", cmd_spin_small_altstack, "[MS] as spin-recover, with an 8 KiB alternate signal stack installed by the program on main"},
     {"batch", cmd_batch, "[MS] a batch program: main computes MS (2500) ms, then sleeps MS ms, never waiting for events (no hang expected)"},
     {"epoll-spin", cmd_epoll_spin, "[MS] idles in epoll_wait on an eventfd and a pipe, then spins MS (3000) ms and recovers"},

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "victim_fds.h"
 #include "victim_heap.h"
 #include "victim_threads.h"
 
@@ -190,6 +191,18 @@ static int double_free(void) {
     victim_free_again(p);
     printf("victim: the second free returned\n");
     return 1;
+}
+
+// A program that has used up its fds (an fd leak) frees two blocks twice:
+// each report needs fds of its own (the maps, the report's file). Run with
+// FAULTLINE_HALT_ON_ERROR=0, so that both are reported.
+static int double_free_out_of_fds(void) {
+    int n = victim_use_up_fds();
+    printf("victim: opened %d fds until %s\n", n, errno == EMFILE ? "EMFILE" : "another error");
+    double_free();
+    double_free();
+    victim_release_fds();
+    return 0;
 }
 
 static void *double_free_worker(void *unused) {
@@ -658,6 +671,7 @@ static const struct command k_commands[] = {
     {"write-after-free-late", write_after_free_late, "write into a freed block after 100 other frees, then exit"},
     {"read-after-release", read_after_release, "SIGSEGV: walk a list whose first node already left a 4-block quarantine"},
     {"double-free", double_free, "free the same block twice"},
+    {"double-free-out-of-fds", double_free_out_of_fds, "open /dev/null until EMFILE, then free two blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"},
     {"double-free-after-main", double_free_after_main, "free a block twice on a worker after the main thread called pthread_exit"},
     {"double-free-lines", double_free_lines, "free the same block twice, each free on a line of its own"},
     {"double-free-released", double_free_released, "free a block again after it left the quarantine"},

@@ -47,6 +47,9 @@
 //                   opens /dev/null until no fd is left (EMFILE) and asks for
 //                   an on-demand check; closes them again and exits (exit
 //                   check)
+//   no-fds-at-exit  fills the 100-block global cache and loses 77 bytes, then
+//                   opens /dev/null until no fd is left (EMFILE) and exits
+//                   with them open (exit check)
 //   reserved-region a 64 MiB anonymous read-write mapping, touched in one
 //                   page only, which holds the only pointer to a 555-byte
 //                   block; a private mapping of a file, never touched, whose
@@ -64,6 +67,7 @@
 //                   block's tail stops those words from keeping the blocks
 //                   "still reachable"
 #include "signal_storm.h"
+#include "victim_fds.h"
 #include "victim_threads.h"
 
 #include <alloca.h>
@@ -368,17 +372,21 @@ static int no_fds_left(void) {
     fill_cache();
     leak_77();
     clear_stack();
-    static int fds[65536];
-    int n = 0;
-    while (n < (int)(sizeof fds / sizeof fds[0])) {
-        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (fd < 0) break;
-        fds[n++] = fd;
-    }
+    victim_use_up_fds();
     int err = errno;
     long lost = check();
-    while (n > 0) close(fds[--n]);
+    victim_release_fds();
     printf("victim: opened /dev/null until %s; on-demand check with no fd left: %ld\n", err == EMFILE ? "EMFILE" : "another error", lost);
+    return 0;
+}
+
+/// The no-fds-at-exit command (see the top of the file).
+static int no_fds_at_exit(void) {
+    fill_cache();
+    leak_77();
+    clear_stack();
+    int n = victim_use_up_fds();
+    printf("victim: opened %d fds until %s; exiting with them open\n", n, errno == EMFILE ? "EMFILE" : "another error");
     return 0;
 }
 
@@ -571,6 +579,8 @@ int main(int argc, char **argv) {
         return thread_exits();
     } else if (!strcmp(cmd, "no-fds-left")) {
         return no_fds_left();
+    } else if (!strcmp(cmd, "no-fds-at-exit")) {
+        return no_fds_at_exit();
     } else if (!strcmp(cmd, "reserved-region")) {
         return reserved_region();
     } else if (!strcmp(cmd, "sampled-register")) {
@@ -586,7 +596,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
         return 2;
     }
     return 0;
