@@ -5,6 +5,7 @@
 #include "env_option.h"
 #include "fd_high.h"
 #include "fd_limit.h"
+#include "fd_transient.h"
 #include "include/faultline.h"
 #include "agent_config.h"
 #include "report_dir_open.h"
@@ -143,6 +144,12 @@ static int install(const faultline_options *options, int dir_optional) {
     // The malloc shim opened the same directory: one fd for both.
     int (*share)(int (*)(void)) = (int (*)(int (*)(void)))dlsym(RTLD_DEFAULT, "faultline_shim_share_report_dir");
     if (share) share(fl_report_dir);
+    // One fd kept for reports once the program has used up its own
+    // (fd_transient.h); the malloc shim's opens draw on the same one.
+    fl_fd_reserve_take();
+    typedef int (*share_fds_fn)(int (*)(int, const char *, int, mode_t), void (*)(int));
+    share_fds_fn share_fds = (share_fds_fn)dlsym(RTLD_DEFAULT, "faultline_shim_share_fds");
+    if (share_fds) share_fds(fl_openat_high, fl_close_high);
     fl_unwinder_init();
     fl_unwinder_warm_thread();
     if (fl_threads_init(c->sample_signal) != 0) {

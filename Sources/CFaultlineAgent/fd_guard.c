@@ -2,10 +2,11 @@
 // closing or replacing fds it did not open skips the agent's (see
 // fd_guard.h). Closing a guarded fd, or dup2 onto one, fails with EBADF, as
 // closing an fd that is not open does (valgrind answers the same for its
-// own fds); a range closes everything around them. The report directory
-// is guarded the same way. pipe2 is interposed only to find libunwind's
-// memory-validation pipe, which it opens for the life of the process: that
-// pair is moved high and guarded too.
+// own fds); a range closes everything around them. The fd reserve
+// (fd_transient.h) and the report directory are guarded the same way.
+// pipe2 is interposed only to find libunwind's memory-validation pipe,
+// which it opens for the life of the process: that pair is moved high and
+// guarded too.
 #include "fd_guard.h"
 #include "fd_high.h"
 #include "fd_transient.h"
@@ -54,12 +55,20 @@ void fl_fd_close(int fd) {
     __close(fd);
 }
 
-// The report directory's fd is asked for each time rather than kept in a
-// slot: it is opened again by path when a raw close_range took it
-// (report_file.h).
+// Guarded fds whose number can change, asked for each time rather than
+// kept in a slot: the fd reserve (fd_transient.h), which moves as reports
+// use it, and the report directory, opened again by path when a raw
+// close_range took it (report_file.h). Fills `fds`, -1 for none.
+static void moving_fds(int fds[2]) {
+    fds[0] = fl_fd_reserve();
+    fds[1] = fl_report_dir_held();
+}
+
 static int guarded(unsigned fd) {
-    int dir = fl_report_dir_held();
-    if (dir >= 0 && (unsigned)dir == fd) return 1;
+    int moving[2];
+    moving_fds(moving);
+    for (int i = 0; i < 2; i++)
+        if (moving[i] >= 0 && (unsigned)moving[i] == fd) return 1;
     for (int i = 0; i < FL_FD_GUARD_MAX; i++)
         if ((unsigned)atomic_load(&g_guarded[i]) == fd + 1) return 1;
     return 0;
@@ -67,8 +76,13 @@ static int guarded(unsigned fd) {
 
 // The lowest guarded fd in [lo, hi], or -1.
 static long lowest_guarded(unsigned lo, unsigned hi) {
-    int dir = fl_report_dir_held();
-    long best = dir >= 0 && (unsigned)dir >= lo && (unsigned)dir <= hi ? dir : -1;
+    int moving[2];
+    moving_fds(moving);
+    long best = -1;
+    for (int i = 0; i < 2; i++) {
+        unsigned fd = (unsigned)moving[i];
+        if (moving[i] >= 0 && fd >= lo && fd <= hi && (best < 0 || fd < (unsigned)best)) best = fd;
+    }
     for (int i = 0; i < FL_FD_GUARD_MAX; i++) {
         int v = atomic_load(&g_guarded[i]);
         if (v <= 0) continue;

@@ -55,7 +55,7 @@ static unsigned char *map_new_file(pid_t me, const unsigned char *from) {
     if (fd < 0) { fl_report_dir_done(dir); return 0; }
     int ready = (posix_fallocate(fd, 0, FILE_SIZE) == 0 || ftruncate(fd, FILE_SIZE) == 0) && (!from || write_all(fd, from, FILE_SIZE));
     void *p = ready ? mmap(0, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
-    close(fd);
+    fl_close_high(fd);
     if (p == MAP_FAILED) unlinkat(dir, name, 0);
     fl_report_dir_done(dir);
     if (p == MAP_FAILED) return 0;

@@ -50,14 +50,14 @@ static int open_v1_level(fl_pressure *p, const fl_memcg *m, const char *level, c
     // runner's limited child cgroups), which is not pressure on us.
     int n = snprintf(line, sizeof line, "%d %d %s,local", efd, pfd, level);
     if (write(cfd, line, (size_t)n) != n) goto fail;
-    close(cfd);
+    fl_close_high(cfd);
     add(p, efd, POLLIN, KIND_V1_LEVEL, pfd);
     return 1;
 fail:
     snprintf(why, cap, "v1 memory.pressure_level not registered in %s: %s", m->dir, strerror(errno));
-    if (pfd >= 0) close(pfd);
+    fl_close_high(pfd);
     if (efd >= 0) close(efd);
-    if (cfd >= 0) close(cfd);
+    fl_close_high(cfd);
     return 0;
 }
 
@@ -67,7 +67,7 @@ static int open_psi(fl_pressure *p, const char *dir, const char *trigger, char *
     if (fd < 0 || write(fd, trigger, strlen(trigger) + 1) < 0) {
         // EINVAL: without CAP_SYS_RESOURCE the window must be a multiple of 2 s.
         snprintf(why, cap, "PSI trigger '%s' not set on %s: %s", trigger, p->psi_path, strerror(errno));
-        if (fd >= 0) close(fd);
+        fl_close_high(fd);
         return 0;
     }
     add(p, fd, POLLPRI, KIND_PSI, -1);

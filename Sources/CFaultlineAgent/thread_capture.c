@@ -165,7 +165,7 @@ int fl_threads_list(pid_t *tids, int max, int *total) {
             off += d->d_reclen;
         }
     }
-    close(fd);
+    fl_close_high(fd);
     if (total) *total = all;
     return n;
 }

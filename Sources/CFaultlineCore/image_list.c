@@ -120,7 +120,7 @@ int fl_images_load(fl_image_list *list) {
     if (fd < 0) fd = fl_open_high("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     fl_images_load_fd(list, fd);
-    close(fd);
+    fl_close_high(fd);
     return list->count;
 }
 

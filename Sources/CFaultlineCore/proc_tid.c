@@ -106,7 +106,7 @@ pid_t fl_proc_tid(pid_t tid) {
             if (read_ns_tid(cand) == tid) found = cand;
         }
     }
-    close(fd);
+    fl_close_high(fd);
     if (found) atomic_store_explicit(slot, ((uint64_t)(uint32_t)tid << 32) | (uint32_t)found, memory_order_relaxed);
     return found;
 }

@@ -83,7 +83,7 @@ int fl_report_share_dir(int (*dir)(void)) {
 int fl_report_dir_held(void) { return atomic_load(&g_dirfd); }
 
 void fl_report_dir_done(int fd) {
-    if (g_on_demand && !g_shared && fd >= 0) close(fd);
+    if (g_on_demand && !g_shared && fd >= 0) fl_close_high(fd);
 }
 
 // The report directory's fd, opened again by its absolute path when the
@@ -101,7 +101,7 @@ int fl_report_dir(void) {
     // Removed meanwhile: the number we held is still not ours to use.
     if (nfd < 0) return -1;
     if (fstat(nfd, &st) == 0) { g_dir_dev = st.st_dev; g_dir_ino = st.st_ino; }
-    if (!atomic_compare_exchange_strong(&g_dirfd, &fd, nfd)) { close(nfd); return fl_report_dir(); }
+    if (!atomic_compare_exchange_strong(&g_dirfd, &fd, nfd)) { fl_close_high(nfd); return fl_report_dir(); }
     return nfd;
 }
 
@@ -256,7 +256,7 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
     }
     int ok = fl_write_all(fd, r->json.buf, r->json.len) == 0 && fl_write_all(fd, "\n", 1) == 0;
     int err = errno;
-    close(fd);
+    fl_close_high(fd);
     if (ok && renameat(dirfd, tmp_name, dirfd, final_name) != 0) ok = 0, err = errno;
     if (!ok) unlinkat(dirfd, tmp_name, 0);
     fl_report_dir_done(dirfd);

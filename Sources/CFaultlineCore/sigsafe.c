@@ -120,19 +120,19 @@ ssize_t fl_read_file(const char *path, char *buf, size_t cap) {
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         int e = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-        close(fd);
+        fl_close_high(fd);
         errno = e;
         return -1;
     }
     size_t n = 0;
     while (n + 1 < cap) {
         ssize_t r = read(fd, buf + n, cap - 1 - n);
-        if (r < 0) { if (errno == EINTR) continue; close(fd); return -1; }
+        if (r < 0) { if (errno == EINTR) continue; fl_close_high(fd); return -1; }
         if (r == 0) break;
         n += (size_t)r;
     }
     buf[n] = 0;
-    close(fd);
+    fl_close_high(fd);
     return (ssize_t)n;
 }
 

@@ -14,6 +14,7 @@
 #include "shim_live.h"
 #include "shim_saferead.h"
 #include "shim_thread.h"
+#include "fd_transient.h"
 #include "page_size.h"
 #include "sigsafe.h"
 
@@ -304,8 +305,8 @@ static void scan_maps(scanner *s, const char *maps, size_t len, const uintptr_t 
 // reads empty once the main thread has ended (pthread_exit) while others run.
 // Returns 0 with errno set when nothing could be read (no fd left: EMFILE).
 static size_t read_maps(char *buf, size_t cap) {
-    int fd = open("/proc/thread-self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    int fd = fl_open_high("/proc/thread-self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fd = fl_open_high("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     size_t n = 0;
     int err = EIO;  // an empty maps file
@@ -316,7 +317,7 @@ static size_t read_maps(char *buf, size_t cap) {
         if (r <= 0) break;
         n += (size_t)r;
     }
-    close(fd);
+    fl_close_high(fd);
     if (!n) errno = err;
     return n;
 }
@@ -342,8 +343,8 @@ __attribute__((noinline)) static void scan_everything(scanner *s, leak_thread *t
     if (!len) { s->maps_errno = errno ? errno : EIO; return; }
     // Opened after the maps were read, so that with a single fd left the
     // maps get it and the roots are read whole instead.
-    s->pagemap = open("/proc/thread-self/pagemap", O_RDONLY | O_CLOEXEC);
-    if (s->pagemap < 0) s->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    s->pagemap = fl_open_high("/proc/thread-self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (s->pagemap < 0) s->pagemap = fl_open_high("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
     scan_maps(s, maps, len, sps, nsp);
     for (int i = 0; i < nthreads; i++) {
         for (uint32_t r = 0; r < threads[i].nregs; r++) consider(s, threads[i].regs[r]);
@@ -417,7 +418,7 @@ int shim_leak_scan_run(leak_scan *out) {
         if (s.chunk) munmap(s.chunk, CHUNK);
         if (maps) munmap(maps, MAPS_CAP);
         if (s.b) munmap(s.b, (cap ? cap : 1) * sizeof(leak_block));
-        if (s.pagemap >= 0) close(s.pagemap);
+        fl_close_high(s.pagemap);
         out->maps_errno = s.maps_errno;
         shim_self.depth--;
         return -1;
@@ -446,7 +447,7 @@ int shim_leak_scan_run(leak_scan *out) {
     if (s.work) munmap(s.work, cap * sizeof(uint32_t));
     if (s.chunk) munmap(s.chunk, CHUNK);
     if (maps) munmap(maps, MAPS_CAP);
-    if (s.pagemap >= 0) close(s.pagemap);
+    fl_close_high(s.pagemap);
     shim_self.depth--;
     return s.b ? 0 : -1;
 }

@@ -3,6 +3,7 @@
 // (mapped read-only once per image), so static functions of an executable
 // built without -rdynamic match too. No DWARF, no inlining, no demangling.
 #include "shim_leak.h"
+#include "fd_transient.h"
 #include "sigsafe.h"
 
 #include <dlfcn.h>
@@ -32,11 +33,11 @@ static symfile *open_symtab(const char *path, uintptr_t base) {
     symfile *f = &g_files[g_nfiles++];
     f->base = base;
     f->tried = 1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return f;
     struct stat st;
     void *m = fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(Elf64_Ehdr) ? mmap(0, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-    close(fd);
+    fl_close_high(fd);
     if (m == MAP_FAILED) return f;
     const Elf64_Ehdr *eh = m;
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||

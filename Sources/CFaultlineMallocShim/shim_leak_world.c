@@ -5,6 +5,7 @@
 // then reads its whole stack mapping instead (conservative).
 #include "shim_leak.h"
 #include "shim_config.h"
+#include "fd_transient.h"
 #include "sigsafe.h"
 
 #include <errno.h>
@@ -23,6 +24,7 @@
 
 static leak_thread *g_slots;        // MAX_THREADS, mmap'd once, never unmapped
 static uint32_t *g_sent;            // threads signalled this round, by /proc's ids
+static uint32_t *g_listed;          // /proc/self/task's entries in one pass (signal_new)
 static _Atomic int g_stopping, g_release, g_slot, g_arrived, g_departed;
 static struct sigaction g_old;
 static int g_installed;
@@ -60,10 +62,11 @@ static void park(int sig, siginfo_t *info, void *vuc) {
 static int install(void) {
     if (g_installed) return 0;
     if (!g_slots) {
-        void *a = mmap(0, MAX_THREADS * (sizeof(leak_thread) + sizeof(uint32_t)), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void *a = mmap(0, MAX_THREADS * (sizeof(leak_thread) + 2 * sizeof(uint32_t)), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (a == MAP_FAILED) return -1;
         g_slots = a;
         g_sent = (uint32_t *)(g_slots + MAX_THREADS);
+        g_listed = g_sent + MAX_THREADS;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -127,38 +130,52 @@ static int thread_state(uint32_t proc_tid, int sig, uint32_t *tid) {
 
 static uint32_t g_blocked;
 
-// One pass over /proc/self/task: signals threads not signalled yet.
-static int signal_new(int *sent, uint32_t self) {
-    int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+// /proc's ids of the process's threads, at most `max`. The directory is
+// closed before any thread's status is read: a process that has used up
+// its fds has one to lend to us (the reserve, fd_transient.h), and a status
+// read nested inside the listing found none, so every thread was signalled
+// and waited for (500 ms) as if it could park.
+static int list_threads(uint32_t *ids, int max) {
+    int fd = fl_open_high("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return 0;
     char buf[8192];
-    int added = 0;
-    pid_t pid = getpid();
+    int count = 0;
     for (;;) {
         long n = syscall(SYS_getdents64, (long)fd, buf, (unsigned long)sizeof buf);
         if (n <= 0) break;
         for (long off = 0; off < n;) {
             struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d = (void *)(buf + off);
             off += d->reclen;
-            if (d->name[0] < '0' || d->name[0] > '9') continue;
-            uint32_t tid, proc_tid = (uint32_t)fl_parse_dec(d->name, 0);
-            if (*sent >= MAX_THREADS || already_sent(proc_tid, *sent)) continue;
-            int state = thread_state(proc_tid, shim_cfg.leak_stop_signal, &tid);
-            if (tid == self) continue;
-            if (state == THREAD_ENDED) continue;  // nothing to stop, nothing missed
-            if (state == THREAD_BLOCKS) {
-                g_sent[(*sent)++] = proc_tid;  // remembered, not waited for
-                g_blocked++;
-                added++;
-                continue;
-            }
-            if (syscall(SYS_tgkill, (long)pid, (long)tid, (long)shim_cfg.leak_stop_signal) == 0) {
-                g_sent[(*sent)++] = proc_tid;
-                added++;
-            }
+            if (d->name[0] < '0' || d->name[0] > '9' || count >= max) continue;
+            ids[count++] = (uint32_t)fl_parse_dec(d->name, 0);
         }
     }
-    close(fd);
+    fl_close_high(fd);
+    return count;
+}
+
+// One pass over /proc/self/task: signals threads not signalled yet.
+static int signal_new(int *sent, uint32_t self) {
+    int listed = list_threads(g_listed, MAX_THREADS);
+    int added = 0;
+    pid_t pid = getpid();
+    for (int i = 0; i < listed; i++) {
+        uint32_t tid, proc_tid = g_listed[i];
+        if (*sent >= MAX_THREADS || already_sent(proc_tid, *sent)) continue;
+        int state = thread_state(proc_tid, shim_cfg.leak_stop_signal, &tid);
+        if (tid == self) continue;
+        if (state == THREAD_ENDED) continue;  // nothing to stop, nothing missed
+        if (state == THREAD_BLOCKS) {
+            g_sent[(*sent)++] = proc_tid;  // remembered, not waited for
+            g_blocked++;
+            added++;
+            continue;
+        }
+        if (syscall(SYS_tgkill, (long)pid, (long)tid, (long)shim_cfg.leak_stop_signal) == 0) {
+            g_sent[(*sent)++] = proc_tid;
+            added++;
+        }
+    }
     return added;
 }
 

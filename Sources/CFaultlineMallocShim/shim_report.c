@@ -2,6 +2,7 @@
 #include "shim_saferead.h"
 #include "shim_unmapped.h"
 #include "report_dir_open.h"
+#include "fd_transient.h"
 #include "report_file.h"
 #include "shim_config.h"
 #include "shim_depot.h"
@@ -64,12 +65,22 @@ void shim_report_init(void) {
         g_dir_refused = fd < 0;
     }
     fl_report_set_dir(fd, dir);
+    // Alone, the shim keeps an fd for its reports and leak checks once the
+    // program has used up its own (fd_transient.h); with the agent, the
+    // agent's (faultline_shim_share_fds).
+    fl_fd_reserve_take();
 }
 
 __attribute__((visibility("default"))) int faultline_shim_report_dir_refused(void) { return g_dir_refused; }
 
 __attribute__((visibility("default"))) int faultline_shim_share_report_dir(int (*report_dir)(void)) {
     return fl_report_share_dir(report_dir);
+}
+
+__attribute__((visibility("default"))) int faultline_shim_share_fds(int (*openat_high)(int, const char *, int, mode_t),
+                                                                   void (*close_high)(int)) {
+    fl_fd_transient_share(openat_high, close_high);
+    return 1;
 }
 
 const char *shim_state_name(uint32_t state) {

@@ -7,6 +7,17 @@
 // dup2 and dup3 therefore wait for such an open to finish, and such an open
 // waits for a dup2 in progress (both bounded, so neither can hang on the
 // other: a signal handler may interrupt either).
+//
+// Such opens also draw on a reserve: a program that has used every fd it may
+// have (an fd leak until EMFILE, often followed by a crash on the error
+// path) would otherwise lose the report of that crash, of a hang or a heap
+// error, and its leak check. At a normal fd limit one fd is held in the high
+// range for this (an O_PATH open of /dev/null: no device is opened); an open
+// that fails with EMFILE or ENFILE closes it and tries once more, which then
+// gets its number, and fl_close_high takes it back while the number is free.
+// Best effort with threads: between those closes and opens a thread of the
+// program's can take the number, and then the reserve is gone until one of
+// our closes finds a number free again.
 #ifndef FL_FD_TRANSIENT_H
 #define FL_FD_TRANSIENT_H
 
@@ -19,6 +30,27 @@ int fl_open_high(const char *path, int flags);
 
 /// openat(dir, name, flags, mode), moved high like fl_open_high.
 int fl_openat_high(int dir, const char *name, int flags, mode_t mode);
+
+/// Closes an fd from fl_open_high or fl_openat_high, then takes the reserve
+/// back if an open had to use it (its number is free again now). Keeps
+/// errno. Async-signal-safe.
+void fl_close_high(int fd);
+
+/// Opens the reserve, when the fd limit leaves room for a high range
+/// (fl_fd_low_limit is 0) and opens are not forwarded to another copy
+/// (fl_fd_transient_share): from then on it is held, and taken back after
+/// each use. Returns its number, or -1 when none is held. Install time.
+int fl_fd_reserve_take(void);
+/// The reserve's number, or -1 while none is held (the agent's close and
+/// dup2 interposers refuse it like its other fds). Async-signal-safe.
+int fl_fd_reserve(void);
+
+/// Makes this copy's fl_open_high, fl_openat_high and fl_close_high call
+/// `openat_high` and `close_high` (another copy's: the agent's, seen from
+/// the malloc shim, each of which links its own), and closes this copy's
+/// reserve: the process then holds one reserve, and the shim's opens are
+/// held off by the agent's dup2 too. Install time.
+void fl_fd_transient_share(int (*openat_high)(int, const char *, int, mode_t), void (*close_high)(int));
 
 /// Brackets any other call that makes fds of ours (pipe2, eventfd, ...):
 /// dup2s are held off from fl_fd_open_begin until fl_fd_open_end, which

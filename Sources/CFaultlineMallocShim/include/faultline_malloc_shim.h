@@ -5,6 +5,7 @@
 #define FAULTLINE_MALLOC_SHIM_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,8 +22,9 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
 /// Runs a leak check now (docs/leaks.md): stops the other threads, scans
 /// from the roots, writes a `leak` report (trigger `api`) and returns the
 /// number of lost blocks not suppressed, or -1 when leak tracking is off,
-/// the shim stepped aside, or /proc/self/maps could not be read (no fd left;
-/// no report then, one line on stderr). Call it from a normal thread, never from a
+/// the shim stepped aside, or /proc/self/maps could not be read (no fd left,
+/// not even the reserve Faultline keeps for this; no report then, one line
+/// on stderr). Call it from a normal thread, never from a
 /// signal handler; look it up with dlsym(RTLD_DEFAULT, "faultline_leak_check").
 long faultline_leak_check(void);
 
@@ -47,6 +49,15 @@ int faultline_shim_share_report_dir(int (*report_dir)(void));
 /// said so on stderr (its reports go there): the agent, looking this up
 /// with dlsym, then does not say it a second time.
 int faultline_shim_report_dir_refused(void);
+
+/// Lets the crash agent, which looks this symbol up with dlsym at install,
+/// share its fd reserve (the one fd kept for reports once the program has
+/// used up its own): the shim closes its own reserve and makes its
+/// short-lived opens through `openat_high` and closes through `close_high`
+/// (the agent's async-signal-safe fl_openat_high and fl_close_high), so
+/// the process holds one reserve and the agent's dup2 holds off the
+/// shim's opens too. Returns 1.
+int faultline_shim_share_fds(int (*openat_high)(int dir, const char *name, int flags, mode_t mode), void (*close_high)(int fd));
 
 #ifdef __cplusplus
 }
