@@ -106,7 +106,9 @@ static int cmd_spin_recover(int argc, char **argv) {
 
 static int cmd_spin_out_of_fds(int argc, char **argv) {
     // A program that leaks fds until open() fails, and then hangs: the
-    // watchdog's /proc reads and both reports need an fd each.
+    // watchdog's /proc reads and both reports need an fd each. Its event
+    // loop's eventfd was made before (idle_ms(0)), as a loop's is.
+    idle_ms(0);
     int n = victim_use_up_fds();
     say("opened %d fds until %s", n, errno == EMFILE ? "EMFILE" : "another error");
     int rc = cmd_spin_recover(argc, argv);
