@@ -29,6 +29,7 @@ void victim_dup2_churn(void);  // fd_churn.c
 void victim_crash_holding_loader_lock(void);  // loader_lock.c
 void victim_crash_inside_loader_callback(void);  // loader_lock.c
 void victim_crash_with_blocking_callback(void);  // blocking_callback.c
+int victim_privilege_drop(const char *mode);  // privilege_drop.c
 
 // Keeps the optimiser from proving a fault away.
 static volatile int g_zero = 0;
@@ -418,6 +419,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"small-altstack-main-crash", "SIGSEGV: NULL store on main; it and thread 'small-alt' installed 8 KiB alternate stacks [SIZE]"},
     {"small-altstack-overflow", "SIGSEGV: unbounded recursion on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"},
     {"small-altstack-crash-in-handler", "crash-in-handler on main with an 8 KiB alternate stack of its own [SIZE]"},
+    {"privilege-drop", "as root: drop to uid 65534 with a worker thread running, in setpriv's order (keepcaps), the same by raw syscalls (raw) or the plain order (plain); exit 1 unless every thread has main's ids and no capability main lacks"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
 
@@ -460,6 +462,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "small-altstack-main-crash")) victim_small_altstack(argv[2], SMALL_ALT_IDLE, 1);
     else if (!strcmp(c, "small-altstack-overflow")) victim_small_altstack(argv[2], SMALL_ALT_OVERFLOW, 0);
     else if (!strcmp(c, "small-altstack-crash-in-handler")) victim_small_altstack_crash_in_handler(argv[2]);
+    else if (!strcmp(c, "privilege-drop")) return victim_privilege_drop(argv[2]);
     else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
     else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }
     fprintf(stderr, "victim: the fault did not happen\n");
