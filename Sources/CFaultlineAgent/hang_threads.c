@@ -49,7 +49,12 @@ void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *imag
         char name[64];
         fl_json_begin_object(w, 0);
         fl_json_int(w, "tid", tids[i]);
-        if (fl_thread_name(tids[i], name, sizeof name) > 0) fl_json_string(w, "name", name);
+        int named = fl_thread_name(tids[i], name, sizeof name) > 0;
+        if (named) fl_json_string(w, "name", name);
+        // Faultline's own threads are listed, not sampled, as in crash
+        // reports (agent_threads.c): their stacks are not the program's.
+        int agent = named && fl_startswith(name, "faultline-");
+        if (agent) fl_json_bool(w, "agent", 1);
         fl_thread_probe p;
         int probed = fl_probe_thread(tids[i], &p) == 0;
         if (probed) fl_hang_write_activity(w, &p);
@@ -57,10 +62,11 @@ void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *imag
         // woken (its sleep would end early), nor one that blocks the signal
         // (it would only cost a timeout).
         const char *skip = 0;
-        if (probed && fl_probe_classify(&p) == FL_WAIT_SLEEP) skip = "sleeping";
-        else if (sig > 0 && sig <= 64 && probed && ((p.sigblk >> (sig - 1)) & 1)) skip = "signal_blocked";
+        if (agent || !probed) {}
+        else if (fl_probe_classify(&p) == FL_WAIT_SLEEP) skip = "sleeping";
+        else if (sig > 0 && sig <= 64 && ((p.sigblk >> (sig - 1)) & 1)) skip = "signal_blocked";
         int by_fp = 0;
-        int k = skip ? -1 : fl_capture_thread_by(tids[i], pcs, max_frames, timeout_ns, 0, &by_fp);
+        int k = skip || agent ? -1 : fl_capture_thread_by(tids[i], pcs, max_frames, timeout_ns, 0, &by_fp);
         fl_json_bool(w, "captured", k >= 0);
         if (skip) fl_json_string(w, "capture_skipped", skip);
         fl_report_thread_unwinder(w, k >= 0 && by_fp);

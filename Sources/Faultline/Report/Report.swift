@@ -84,8 +84,8 @@ public struct Report: Codable, Sendable {
         /// pointers while `capture.unwinder` says libunwind (it saw another
         /// thread inside dl_iterate_phdr when asked).
         public var unwinder: String?
-        /// True for the agent's own threads (`faultline-*`), listed but not
-        /// sampled: they block signals by design.
+        /// True for Faultline's own threads (`faultline-*`), listed but not
+        /// sampled: their stacks are not the program's.
         public var agent: Bool?
         /// Which stack `frames` is, when a detector says (hang reports:
         /// `culprit`, the most-sampled stack, or `current`).
