@@ -11,6 +11,7 @@
 #include "report_dir_open.h"
 #include "altstack.h"
 #include "crash_handler.h"
+#include "cred_mirror.h"
 #include "cxx_exception.h"
 #include "fault_mask.h"
 #include "hang_watchdog.h"
@@ -156,6 +157,8 @@ static int install(const faultline_options *options, int dir_optional) {
         snprintf(g_error, sizeof g_error, "cannot install the sampling signal %d: %s", c->sample_signal, strerror(errno));
         return -1;
     }
+    // The agent's threads answer credential-mirror requests on it too.
+    fl_cred_mirror_init(c->sample_signal, "FAULTLINE_SAMPLE_SIGNAL", fl_threads_handler_in_place);
     // A parent (Foundation.Process does this) may have started us with most
     // signals blocked; the crash and sample signals must get through.
     fl_threads_unblock_agent_signals();

@@ -1,4 +1,5 @@
 #include "altstack.h"
+#include "cred_mirror.h"
 #include "page_size.h"
 #include "sigsafe.h"
 #include "thread_capture.h"
@@ -149,9 +150,7 @@ static void *agent_thread_start(void *p) {
     return run_with_altstack(t);
 }
 
-int fl_agent_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
-    pthread_create_fn real = real_pthread_create();
-    if (!real) return EAGAIN;
+static int create_agent_thread(pthread_create_fn real, pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
     for (int i = 0; i < FL_AGENT_TRAMPOLINES; i++) {
         int expected = 0;
         if (!atomic_compare_exchange_strong(&g_agent_trampoline_used[i], &expected, 1)) continue;
@@ -161,6 +160,16 @@ int fl_agent_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *
         return rc;
     }
     return real(thread, attr, start, arg);  // no slot: no alternate stack either
+}
+
+int fl_agent_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
+    pthread_create_fn real = real_pthread_create();
+    if (!real) return EAGAIN;
+    // A set*id call waits for it to register (fl_cred_mirror_thread_begin).
+    fl_cred_mirror_thread_starting();
+    int rc = create_agent_thread(real, thread, attr, start, arg);
+    if (rc != 0) fl_cred_mirror_thread_start_failed();
+    return rc;
 }
 
 // --- existing threads ------------------------------------------------------

@@ -33,7 +33,9 @@ int fl_altstack_install_existing(void);
 /// trampoline and warms libunwind on the new thread, and both allocate from
 /// the program's heap whenever the thread first runs. On a loaded machine
 /// that is after the program's own allocations, where a few hundred bytes
-/// pin the top of its heap (glibc can no longer trim it).
+/// pin the top of its heap (glibc can no longer trim it). `start` must call
+/// fl_cred_mirror_thread_begin once it has set its signal mask (and
+/// fl_cred_mirror_thread_end before it returns): a set*id call waits for it.
 int fl_agent_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
 
 #endif

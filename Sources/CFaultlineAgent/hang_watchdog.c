@@ -1,6 +1,7 @@
 #include "hang_watchdog.h"
 #include "event_wait.h"
 #include "altstack.h"
+#include "cred_mirror.h"
 #include "include/faultline_hang.h"
 #include "agent_config.h"
 #include "crash_handler.h"
@@ -459,13 +460,15 @@ static void tick(watch_state *s, uint64_t now) {
 // --- the thread -------------------------------------------------------------------
 
 static void wait_for_tick(uint64_t deadline) {
-    uint64_t now = fl_monotonic_ns();
-    if (now >= deadline) return;
     unsigned seen = atomic_load(&g_wake);
-    if (atomic_load(&g_exit_state)) return;
-    uint64_t left = deadline - now;
-    struct timespec ts = {(time_t)(left / 1000000000ull), (long)(left % 1000000000ull)};
-    syscall(SYS_futex, &g_wake, FUTEX_WAIT_PRIVATE, seen, &ts, (void *)0, 0);
+    // Again after a signal (EINTR): a credential-mirror request
+    // (cred_mirror.h) must not bring the next tick forward.
+    for (uint64_t now = fl_monotonic_ns(); now < deadline; now = fl_monotonic_ns()) {
+        if (atomic_load(&g_exit_state) || atomic_load(&g_wake) != seen) return;
+        uint64_t left = deadline - now;
+        struct timespec ts = {(time_t)(left / 1000000000ull), (long)(left % 1000000000ull)};
+        if (syscall(SYS_futex, &g_wake, FUTEX_WAIT_PRIVATE, seen, &ts, (void *)0, 0) == 0 || errno != EINTR) return;
+    }
 }
 
 static void block_signals(void) {
@@ -484,6 +487,7 @@ static void block_signals(void) {
 static void *watchdog_main(void *unused) {
     (void)unused;
     block_signals();
+    fl_cred_mirror_thread_begin();
     pthread_setname_np(pthread_self(), "faultline-wdog");
     static watch_state s;
     uint64_t now = fl_monotonic_ns();
@@ -499,6 +503,7 @@ static void *watchdog_main(void *unused) {
         if (atomic_load(&g_exit_state) == 1) {
             pid_t caller = atomic_load(&g_exit_tid);
             if (s.active) end_episode(&s, now, caller == s.ep.tid ? "exit" : "process_exit");
+            fl_cred_mirror_thread_end();
             atomic_store(&g_exit_state, 2);
             fl_thread_recount();
             return 0;

@@ -2,6 +2,7 @@
 #include "fd_transient.h"
 #include "fd_guard.h"
 #include "altstack.h"
+#include "cred_mirror.h"
 #include "memory_monitor.h"
 #include "memory_cgroup.h"
 #include "memory_pressure.h"
@@ -266,6 +267,7 @@ static void *monitor(void *unused) {
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, 0);
+    fl_cred_mirror_thread_begin();  // but for the agent's signal
     prefault_stack();
     atomic_store(&g_monitor_tid, fl_gettid());
     while (!atomic_load(&g_statm_ready)) fl_sleep_ns(100000);

@@ -1,5 +1,6 @@
 #include "stderr_capture.h"
 #include "altstack.h"
+#include "cred_mirror.h"
 #include "fd_guard.h"
 #include "json_writer.h"
 #include "sigsafe.h"
@@ -47,6 +48,7 @@ static void *drain(void *unused) {
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, 0);
+    fl_cred_mirror_thread_begin();  // but for the agent's signal
     char buf[4096];
     for (;;) {
         // poll first, then mark busy, then read: data is always either still
@@ -62,6 +64,7 @@ static void *drain(void *unused) {
         atomic_store(&g_busy, 0);
         if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) break;
     }
+    fl_cred_mirror_thread_end();
     fl_thread_recount();
     return 0;
 }

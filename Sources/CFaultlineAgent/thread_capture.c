@@ -1,4 +1,5 @@
 #include "thread_capture.h"
+#include "cred_mirror.h"
 #include "proc_tid.h"
 #include "fd_transient.h"
 #include "loader_lock_watch.h"
@@ -85,6 +86,9 @@ static void scrub_sample_stack(void) {
 // Runs on the stack it was entered on until the switch, so no libc calls
 // before it (raw_syscall.h says why).
 static void sample_handler(int sig, siginfo_t *info, void *ucv) {
+    // Own threads take the program's capabilities on this signal too
+    // (cred_mirror.h); only loads and compares for any other delivery.
+    if (fl_cred_mirror_answer(info)) return;
     uint64_t w = atomic_load(&g_req);
     if (REQ_STATE(w) != REQ_OPEN) return;
     pid_t me = (pid_t)fl_raw_syscall(SYS_gettid, 0, 0, 0, 0);
@@ -125,6 +129,12 @@ int fl_threads_init(int signo) {
 }
 
 int fl_threads_signal(void) { return g_signo; }
+
+int fl_threads_handler_in_place(void) {
+    struct sigaction cur;
+    if (!g_signo || sigaction(g_signo, 0, &cur) != 0) return -1;
+    return (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == sample_handler ? 0 : -1;
+}
 
 void fl_threads_unblock_agent_signals(void) {
     static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};

@@ -17,6 +17,10 @@ int fl_threads_init(int signo);
 /// The sampling signal in use, or 0 before init.
 int fl_threads_signal(void);
 
+/// 0 when the sampling signal's handler is still the agent's (a program may
+/// have installed its own since), else -1. Not async-signal-safe.
+int fl_threads_handler_in_place(void);
+
 /// Unblocks the sample signal and the fatal signals in the calling thread
 /// (new threads inherit its mask). Not needed on the fault path.
 void fl_threads_unblock_agent_signals(void);

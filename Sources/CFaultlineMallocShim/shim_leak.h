@@ -57,6 +57,11 @@ typedef struct leak_thread {
 int shim_leak_world_stop(leak_thread **threads, uint32_t *missed);
 /// Lets them go.
 void shim_leak_world_resume(void);
+/// Installs the stop signal's handler unless it is (as the first scan
+/// would), for the leak thread to answer credential-mirror requests on
+/// (cred_mirror.h). 0 when the handler in force is the shim's, else -1
+/// (the program has put its own in place since).
+int shim_leak_world_prepare(void);
 
 /// Scan, report (`trigger`: exit, api, signal). Returns the unsuppressed
 /// lost blocks, or -1 when no scan ran.

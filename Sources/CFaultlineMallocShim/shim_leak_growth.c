@@ -7,6 +7,7 @@
 // the program runs, as a `leak_growth` report (after OOMDetector).
 #include "shim_leak.h"
 #include "shim_config.h"
+#include "cred_mirror.h"
 #include "shim_depot.h"
 #include "shim_report.h"
 #include "shim_thread.h"
@@ -134,6 +135,7 @@ static void *helper(void *unused) {
     // so that a scan run elsewhere parks this thread instead of waiting.
     sigdelset(&all, shim_cfg.leak_stop_signal);
     pthread_sigmask(SIG_BLOCK, &all, 0);
+    fl_cred_mirror_thread_begin();  // it answers on the stop signal
     uint64_t interval = (uint64_t)shim_cfg.leak_growth_ms * 1000000ull;
     for (;;) {
         int r;
@@ -197,9 +199,13 @@ void shim_leak_init(void) {
     // when the thread first runs, which may be late and pin the heap's top.
     typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
     create_fn create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    // It follows the program's capabilities (glibc aborts a set*id call
+    // whose result differs between threads), asked on the stop signal.
+    fl_cred_mirror_init(shim_cfg.leak_stop_signal, "FAULTLINE_LEAK_STOP_SIGNAL", shim_leak_world_prepare);
+    fl_cred_mirror_thread_starting();
     int rc = create ? create(&t, &attr, helper, 0) : -1;
     pthread_attr_destroy(&attr);
-    if (rc != 0) return;
+    if (rc != 0) { fl_cred_mirror_thread_start_failed(); return; }
     fl_thread_uncount();  // it never ends: it must not keep the process alive
     pthread_setname_np(t, "faultline-leaks");
     if (want_signal) {

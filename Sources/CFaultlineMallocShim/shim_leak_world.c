@@ -6,6 +6,7 @@
 #include "shim_leak.h"
 #include "shim_config.h"
 #include "fd_transient.h"
+#include "cred_mirror.h"
 #include "sigsafe.h"
 
 #include <errno.h>
@@ -30,6 +31,9 @@ static struct sigaction g_old;
 static int g_installed;
 
 static void park(int sig, siginfo_t *info, void *vuc) {
+    // The leak thread takes the program's capabilities on this signal too
+    // (cred_mirror.h): such a delivery is neither a scan's nor the program's.
+    if (fl_cred_mirror_answer(info)) return;
     if (!atomic_load(&g_stopping)) {
         // Not ours: pass it on to a handler the program had installed.
         if ((g_old.sa_flags & SA_SIGINFO) && g_old.sa_sigaction) g_old.sa_sigaction(sig, info, vuc);
@@ -59,8 +63,7 @@ static void park(int sig, siginfo_t *info, void *vuc) {
     errno = saved;
 }
 
-static int install(void) {
-    if (g_installed) return 0;
+static int install_once(void) {
     if (!g_slots) {
         void *a = mmap(0, MAX_THREADS * (sizeof(leak_thread) + 2 * sizeof(uint32_t)), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (a == MAP_FAILED) return -1;
@@ -78,6 +81,25 @@ static int install(void) {
     if (sigaction(shim_cfg.leak_stop_signal, &sa, &g_old) != 0) return -1;
     g_installed = 1;
     return 0;
+}
+
+// A scan and a program thread's set*id call (shim_leak_world_prepare) may
+// both be first: installed twice, g_old would be park itself, and park
+// would call itself for ever.
+static atomic_int g_install_busy;
+
+static int install(void) {
+    if (__atomic_load_n(&g_installed, __ATOMIC_ACQUIRE)) return 0;
+    while (atomic_exchange(&g_install_busy, 1)) fl_sleep_ns(10000);
+    int rc = g_installed ? 0 : install_once();
+    atomic_store(&g_install_busy, 0);
+    return rc;
+}
+
+int shim_leak_world_prepare(void) {
+    struct sigaction cur;
+    if (install() != 0 || sigaction(shim_cfg.leak_stop_signal, 0, &cur) != 0) return -1;
+    return (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == park ? 0 : -1;
 }
 
 static int already_sent(uint32_t tid, int n) {
