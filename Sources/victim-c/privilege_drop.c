@@ -173,6 +173,9 @@ NOINLINE int victim_privilege_drop(const char *mode) {
     if (geteuid() != 0) { fprintf(stderr, "victim: privilege-drop must run as root\n"); return 2; }
     pthread_t t;
     if (pthread_create(&t, 0, worker, 0) != 0) die("victim: pthread_create");
+    // Named here too: the plain order posts no step, so the check could read
+    // the thread's status before it named itself (found as "victim-c").
+    pthread_setname_np(t, "prog-worker");
     gid_t groups[] = {NOBODY};
     if (keepcaps) {
         fprintf(stderr, "victim: dropping to uid %d in setpriv's order (%s)\n", NOBODY, g_raw ? "KEEPCAPS and capset by raw syscall" : "through libc");
