@@ -3,6 +3,7 @@
 // the detectors. The constructor installs it automatically when the agent is
 // preloaded and FAULTLINE_REPORT_DIR is set.
 #include "env_option.h"
+#include "environ_pin.h"
 #include "fd_high.h"
 #include "fd_limit.h"
 #include "fd_transient.h"
@@ -193,6 +194,8 @@ static int install(const faultline_options *options, int dir_optional) {
     char marker[64];
     image_marker(marker, sizeof marker);
     setenv(FL_MARKER_ENV, marker, 1);
+    // Last: after the agent's own setenv calls (environ_pin.h).
+    fl_environ_pin();
     g_installed = 1;
     return 0;
 }

@@ -225,6 +225,23 @@ NOINLINE void victim_execle_env(void) {
     exit(3);
 }
 
+NOINLINE void victim_exec_main_envp(char **envp) {
+    // As `capsh --user=` does: grow the environment with setenv, then exec
+    // with the envp main() received. glibc reallocs the array it allocated
+    // and frees the old one; before the agent kept main's array out of that
+    // (environ_pin.h), execve got EFAULT.
+    char name[32];
+    for (int i = 0; i < 64; i++) {
+        snprintf(name, sizeof name, "VICTIM_GROW_%d", i);
+        setenv(name, "x", 1);
+    }
+    fprintf(stderr, "victim: 64 setenv calls, then execve /usr/bin/env with main's envp\n");
+    char *args[] = {"env", NULL};
+    execve("/usr/bin/env", args, envp);
+    fprintf(stderr, "victim: execve with main's envp failed: %s\n", strerror(errno));
+    exit(3);
+}
+
 NOINLINE void victim_stderr_after_closing_fds(void) {
     // Closes every fd above 2 in the three ways programs do, then writes
     // more than a pipe holds to stderr: it must all reach the real stderr.
@@ -415,6 +432,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-with-blocking-callback", "SIGSEGV on main with a crash callback that waits for ever for a mutex thread 'mutex-holder' holds"},
     {"dup2-churn", "for 2 s, dup2 a file onto fd 3 and close it again, on a worker thread; exit 1 if fd 3 was ever not the program's"},
     {"execle-env", "execle /usr/bin/env with the environment VICTIM_EXECLE=from-execle"},
+    {"exec-main-envp", "64 setenv calls, then execve /usr/bin/env with the envp main() received (as capsh --user does)"},
     {"small-altstack-crash", "SIGSEGV: NULL store on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"},
     {"small-altstack-main-crash", "SIGSEGV: NULL store on main; it and thread 'small-alt' installed 8 KiB alternate stacks [SIZE]"},
     {"small-altstack-overflow", "SIGSEGV: unbounded recursion on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"},
@@ -429,7 +447,7 @@ static void usage(void) {
         fprintf(stderr, "  %-32s %s\n", k_commands[i].name, k_commands[i].help);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv, char **envp) {
     if (argc < 2) { usage(); return 2; }
     const char *c = argv[1];
     if (!strcmp(c, "null-deref")) victim_null_deref();
@@ -458,6 +476,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "crash-inside-loader-callback")) victim_crash_inside_loader_callback();
     else if (!strcmp(c, "crash-with-blocking-callback")) victim_crash_with_blocking_callback();
     else if (!strcmp(c, "execle-env")) victim_execle_env();
+    else if (!strcmp(c, "exec-main-envp")) victim_exec_main_envp(envp);
     else if (!strcmp(c, "small-altstack-crash")) victim_small_altstack(argv[2], SMALL_ALT_NULL_DEREF, 0);
     else if (!strcmp(c, "small-altstack-main-crash")) victim_small_altstack(argv[2], SMALL_ALT_IDLE, 1);
     else if (!strcmp(c, "small-altstack-overflow")) victim_small_altstack(argv[2], SMALL_ALT_OVERFLOW, 0);

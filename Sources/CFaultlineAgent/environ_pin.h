@@ -1,0 +1,22 @@
+// Keeping the environment array a program's main() receives valid for the
+// life of the process.
+//
+// The agent adds variables at install (its image marker, the stderr
+// capture's pipe and fd), before main runs. glibc then moves `environ` to
+// a malloc'd array, and main's `envp` is that array. When the program grows
+// the environment itself (setenv of a new name), glibc reallocs the array
+// and frees the old one, so a program that later passes main's `envp` to
+// execve hands the kernel freed memory: `faultline exec -- capsh
+// --user=nobody --shell=/bin/sh -- -c id` failed with "execve '/bin/sh'
+// failed!" (EFAULT). Without the agent the first array is the kernel's, on
+// the stack, which glibc never frees, so the same program works.
+#ifndef FL_ENVIRON_PIN_H
+#define FL_ENVIRON_PIN_H
+
+/// Copies `environ` into memory that is never freed (an anonymous mapping)
+/// and points `environ` there, so the array main() receives outlives any
+/// setenv. Call at the end of install, after the agent's own setenv calls.
+/// Not async-signal-safe.
+void fl_environ_pin(void);
+
+#endif
