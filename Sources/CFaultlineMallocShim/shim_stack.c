@@ -1,5 +1,6 @@
 #include "shim_stack.h"
 #include "shim_block.h"
+#include "shim_stack_fp.h"
 #include "shim_thread.h"
 #include "image_list.h"
 #include "page_size.h"
@@ -16,6 +17,7 @@
 
 typedef int (*backtrace_fn)(void **, int);
 static backtrace_fn g_unw_backtrace;
+int shim_stack_libunwind;
 // libgcc's unwinder, which reports each frame's CFA: where the return
 // addresses lie (shim_stack_capture_slots). Lock-free with glibc 2.35+
 // (_dl_find_object); libunwind's cursor takes a lock and two sigprocmask
@@ -95,6 +97,7 @@ int shim_stack_init(int want_libunwind) {
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (!h) return 0;
     g_unw_backtrace = (backtrace_fn)dlsym(h, SHIM_STR(unw_backtrace));
+    shim_stack_libunwind = g_unw_backtrace != 0;
     void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
     if (gcc) {
         g_gcc_get_ip = (uintptr_t (*)(struct _Unwind_Context *))dlsym(gcc, "_Unwind_GetIP");
@@ -108,32 +111,8 @@ const char *shim_stack_method(void) { return g_unw_backtrace ? "libunwind" : "fr
 
 int shim_stack_has_slots(void) { return g_unw_backtrace && g_gcc_backtrace; }
 
-// Walks saved frame pointers from `fp`. Every frame read lies between the
-// current frame and the top of this thread's stack, which is mapped, so a
-// garbage %rbp in code built without frame pointers ends the walk (or adds
-// a bogus frame) but never faults.
-static int walk_frame_pointers(uintptr_t fp, uintptr_t *pcs, int max) {
-    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-    int n = 0;
-    // The allocator's own frame is always valid: it has the return address.
-    pcs[n++] = ((uintptr_t *)fp)[1];
-    if (!shim_thread_bounds() || here < shim_self.stack_lo || here >= shim_self.stack_hi) return n;
-    uintptr_t hi = shim_self.stack_hi;
-    uintptr_t next = ((uintptr_t *)fp)[0];
-    while (n < max) {
-        // (Written without next + 16, which a garbage %rbp can overflow.)
-        if (next <= fp || next >= hi || hi - next < 16 || (next & 7)) break;
-        fp = next;
-        uintptr_t ret = ((uintptr_t *)fp)[1];
-        // Not code: a garbage %rbp from a frame without frame pointers led
-        // into data (a stack address, argv or environment text, a
-        // non-canonical value).
-        if (ret < 4096 || ret >= SHIM_USER_ADDR_END || (ret >= shim_self.stack_lo && ret < shim_self.stack_data_hi)) break;
-        pcs[n++] = ret;
-        next = ((uintptr_t *)fp)[0];
-    }
-    return n;
-}
+// One copy of the walk for libunwind's fallbacks below.
+static int walk_frame_pointers(uintptr_t fp, uintptr_t *pcs, int max) { return shim_walk_frame_pointers(fp, pcs, max); }
 
 int shim_stack_capture(uintptr_t fp, uintptr_t *pcs, int max) {
     if (max <= 0) return 0;

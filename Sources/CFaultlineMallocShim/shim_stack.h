@@ -13,6 +13,9 @@
 int shim_stack_init(int want_libunwind);
 /// Resolves glibc's dl_iterate_phdr for the shim's wrapper (constructor).
 void shim_stack_resolve(void);
+/// 1 once libunwind is loaded for allocation stacks (set before any is
+/// recorded); 0: every stack is a frame-pointer walk.
+extern int shim_stack_libunwind;
 /// Name of the unwinder in use for allocation stacks.
 const char *shim_stack_method(void);
 

@@ -2,6 +2,7 @@
 #include "shim_config.h"
 #include "shim_depot.h"
 #include "shim_stack.h"
+#include "shim_stack_fp.h"
 #include "shim_thread.h"
 
 #include <stdatomic.h>
@@ -119,7 +120,14 @@ static unsigned replaced_way(stack_cache *c, unsigned set) {
     return way;
 }
 
+// A frame-pointer stack: the walk inline, no calls but the depot's.
+static uint32_t fp_record(uintptr_t fp) {
+    uintptr_t pcs[SHIM_MAX_STACK_DEPTH];
+    return shim_depot_put(pcs, shim_walk_frame_pointers(fp, pcs, shim_cfg.stack_depth));
+}
+
 uint32_t shim_stack_record(uintptr_t fp) {
+    if (!shim_stack_libunwind) return fp_record(fp);
     if (!shim_stack_has_slots()) return unwind_and_store(fp);
     uintptr_t ret0 = ((uintptr_t *)fp)[1], sp0 = fp + 16;
     // Only on the thread's own stack (not a signal stack or a coroutine's),

@@ -35,8 +35,8 @@ __attribute__((visibility("default"))) int pthread_getattr_np(pthread_t thread, 
     return rc;
 }
 
-int shim_thread_bounds(void) {
-    if (__builtin_expect(shim_self.bounds_state == 2, 1)) return 1;
+int shim_thread_bounds_slow(void) {
+    if (shim_self.bounds_state == 2) return 1;
     if (shim_self.bounds_state != 0 || shim_self.in_getattr) return 0;
     shim_self.bounds_state = 1;  // pthread_getattr_np may allocate: no recursion
     pthread_attr_t attr;

@@ -46,10 +46,16 @@ static inline uint32_t shim_tid(void) {
 void shim_init_watch_thread(void);
 /// Forgets the cached id (after fork, in the child).
 void shim_thread_after_fork(void);
+/// shim_thread_bounds when they are not known yet.
+int shim_thread_bounds_slow(void);
 /// Fills the stack bounds of the calling thread if not known yet; returns
 /// 1 when they are known. Calls pthread_getattr_np (which may allocate), so
 /// the caller must hold the guard; returns 0, to be asked again later,
-/// while the thread is inside a pthread_getattr_np call already.
-int shim_thread_bounds(void);
+/// while the thread is inside a pthread_getattr_np call already. Inline:
+/// every recorded stack asks.
+static inline int shim_thread_bounds(void) {
+    if (__builtin_expect(shim_self.bounds_state == 2, 1)) return 1;
+    return shim_thread_bounds_slow();
+}
 
 #endif
