@@ -230,14 +230,16 @@ static void print_stats(void) {
     n += fl_strlcpy(line + n, " bytes writable, ", sizeof line - n);
     n += fl_fmt_u64(line + n, shim_arena_reclaimed_bytes());
     n += fl_strlcpy(line + n, " given back to the kernel", sizeof line - n);
-    if (shim_stack_has_slots()) {
+    // libunwind's stack cache, or the frame-pointer walks' memo.
+    int memo = shim_cfg.stacks && !shim_stack_libunwind;
+    if (shim_stack_has_slots() || memo) {
         uint64_t hits, misses;
         shim_stack_cache_counts(&hits, &misses);
-        n += fl_strlcpy(line + n, "; stack cache ", sizeof line - n);
+        n += fl_strlcpy(line + n, memo ? "; stack memo " : "; stack cache ", sizeof line - n);
         n += fl_fmt_u64(line + n, hits);
         n += fl_strlcpy(line + n, " hits, ", sizeof line - n);
         n += fl_fmt_u64(line + n, misses);
-        n += fl_strlcpy(line + n, " unwound", sizeof line - n);
+        n += fl_strlcpy(line + n, memo ? " to the depot" : " unwound", sizeof line - n);
     }
     n += fl_strlcpy(line + n, "\n", sizeof line - n);
     fl_write_all(2, line, n);

@@ -38,21 +38,40 @@ typedef struct stack_cache {
 
 static _Atomic uint64_t g_hits, g_misses;
 
+/// Frame-pointer stacks: MEMO_ENTRIES recent ones per thread, in sets of
+/// CACHE_WAYS, keyed like the cache's (return address and stack pointer).
+#define MEMO_SET_BITS 6
+#define MEMO_ENTRIES (CACHE_WAYS << MEMO_SET_BITS)
+_Static_assert(MEMO_ENTRIES / CACHE_WAYS <= CACHE_ENTRIES / CACHE_WAYS, "stack_cache.victim covers the memo's sets");
+
+/// One remembered frame-pointer walk; stack_depth pairs of words follow,
+/// one per frame: where the record of the next frame lies (the saved frame
+/// pointer in this one's record, as the walk used it) and the return
+/// address, each inverted. A leak check reads the memo like any memory:
+/// inverted, no word can point into a block (a bogus frame's "return
+/// address" may be a heap pointer; the depot is not read).
+typedef struct memo_entry {
+    uintptr_t sp0;  ///< the program's stack pointer at the allocator call
+    uint32_t id;    ///< the depot id of the walked return addresses
+    uint32_t n;     ///< frames (0: empty)
+} memo_entry;
+
 static inline size_t entry_stride(void) {
     size_t d = (size_t)shim_cfg.stack_depth;
+    if (!shim_stack_libunwind) return sizeof(memo_entry) + d * 2 * sizeof(uintptr_t);
     return (sizeof(cache_entry) + d * sizeof(uint32_t) + 7) & ~(size_t)7;
 }
 
 // The thread's cache, mapped on first use (mmap: no allocation). NULL
 // while the thread exits or when the mapping fails (then it is not tried
 // again: the thread unwinds every stack).
-static stack_cache *thread_cache(void) {
+static __attribute__((noinline)) stack_cache *map_thread_cache(void) {
     stack_cache *c = shim_self.stack_cache;
-    if (__builtin_expect(c != 0, 1)) return c == (stack_cache *)MAP_FAILED ? 0 : c;
+    if (c) return c == (stack_cache *)MAP_FAILED ? 0 : c;
     if (shim_self.batch_off) return 0;
     if (__builtin_expect(!shim_self.exit_watched, 0)) shim_init_watch_thread();
     if (!shim_self.exit_watched) return 0;  // before the constructor: no way to unmap it
-    size_t stride = entry_stride(), bytes = sizeof(stack_cache) + CACHE_ENTRIES * stride;
+    size_t stride = entry_stride(), bytes = sizeof(stack_cache) + (shim_stack_libunwind ? CACHE_ENTRIES : MEMO_ENTRIES) * stride;
     void *p = mmap(0, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     shim_self.stack_cache = p;
     if (p == MAP_FAILED) return 0;
@@ -62,9 +81,15 @@ static stack_cache *thread_cache(void) {
     return c;
 }
 
-static inline unsigned set_for(uintptr_t ret0, uintptr_t sp0) {
+static inline stack_cache *thread_cache(void) {
+    stack_cache *c = shim_self.stack_cache;
+    if (__builtin_expect(c != 0 && c != (stack_cache *)MAP_FAILED, 1)) return c;
+    return map_thread_cache();
+}
+
+static inline unsigned set_for(uintptr_t ret0, uintptr_t sp0, unsigned bits) {
     uint64_t h = ((uint64_t)ret0 ^ ((uint64_t)sp0 << 7)) * 0x9E3779B97F4A7C15ull;
-    return (unsigned)(h >> (64 - CACHE_SET_BITS));
+    return (unsigned)(h >> (64 - bits));
 }
 _Static_assert(CACHE_ENTRIES / CACHE_WAYS == 1 << CACHE_SET_BITS, "set_for picks one of the sets");
 
@@ -120,21 +145,75 @@ static unsigned replaced_way(stack_cache *c, unsigned set) {
     return way;
 }
 
-// A frame-pointer stack: the walk inline, no calls but the depot's.
-static uint32_t fp_record(uintptr_t fp) {
+static inline memo_entry *memo_at(stack_cache *c, unsigned set, unsigned way) {
+    return (memo_entry *)((char *)(c + 1) + (size_t)(set * CACHE_WAYS + way) * c->stride);
+}
+
+static inline uintptr_t *memo_words(memo_entry *e) { return (uintptr_t *)(e + 1); }
+
+// 1 when a walk from `fp` (sp0 = fp + 16, the entry's) would find the
+// frames of `e`: each record it would read holds the same saved frame
+// pointer (but the last, which it reads only to stop) and return address
+// as when `e` was walked, and the walk's own rules stop it after the last
+// one again. Every record read lies where that walk found one, in this
+// thread's stack between fp and its top.
+static inline int walks_as_before(memo_entry *e, uintptr_t fp, int max) {
+    const uintptr_t *w = memo_words(e);
+    const uintptr_t *f = (const uintptr_t *)fp;
+    int last = (int)e->n - 1;
+    for (int i = 0; i < last; i++, w += 2) {
+        if (f[0] != ~w[0] || f[1] != ~w[1]) return 0;
+        f = (const uintptr_t *)~w[0];
+    }
+    if (f[1] != ~w[1]) return 0;
+    if (last + 1 >= max) return 1;
+    uintptr_t next = f[0];
+    return !shim_fp_next_ok(next, (uintptr_t)f, shim_self.stack_hi) || !shim_fp_ret_ok(((const uintptr_t *)next)[1]);
+}
+
+// A frame-pointer stack walked (no memo, or frame 0 alone).
+static __attribute__((noinline)) uint32_t fp_walk(uintptr_t fp) {
     uintptr_t pcs[SHIM_MAX_STACK_DEPTH];
     return shim_depot_put(pcs, shim_walk_frame_pointers(fp, pcs, shim_cfg.stack_depth));
 }
 
-uint32_t shim_stack_record(uintptr_t fp) {
-    if (!shim_stack_libunwind) return fp_record(fp);
+// A frame-pointer stack not in the memo: walked, stored in the depot (a
+// hash over its frames, a bucket and an entry) and remembered in `set`.
+static __attribute__((noinline)) uint32_t fp_walk_and_remember(stack_cache *c, uintptr_t fp, unsigned set) {
+    uintptr_t pcs[SHIM_MAX_STACK_DEPTH], frames[SHIM_MAX_STACK_DEPTH];
+    c->misses++;
+    int n = shim_walk_frame_pointers_at(fp, pcs, frames, shim_cfg.stack_depth);
+    uint32_t id = shim_depot_put(pcs, n);
+    if (id == 0 || frames[0] == 0) return id;
+    unsigned way = c->victim[set];
+    c->victim[set] = (uint8_t)((way + 1) % CACHE_WAYS);
+    memo_entry *e = memo_at(c, set, way);
+    // Emptied first and filled last: a signal handler that leaves the
+    // shim by longjmp in between leaves an empty entry, not a mismatched
+    // one. (One that allocates here records no stack: the guard is held.)
+    e->n = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    uintptr_t *w = memo_words(e);
+    for (int i = 0; i < n; i++) {
+        w[2 * i] = ~(i + 1 < n ? frames[i + 1] : 0);
+        w[2 * i + 1] = ~pcs[i];
+    }
+    e->sp0 = fp + 16;
+    e->id = id;
+    atomic_signal_fence(memory_order_seq_cst);
+    e->n = (uint32_t)n;
+    return id;
+}
+
+// A libunwind stack, through the cache when libgcc can find the slots.
+static __attribute__((noinline)) uint32_t libunwind_record(uintptr_t fp) {
     if (!shim_stack_has_slots()) return unwind_and_store(fp);
     uintptr_t ret0 = ((uintptr_t *)fp)[1], sp0 = fp + 16;
     // Only on the thread's own stack (not a signal stack or a coroutine's),
     // whose every word up to stack_hi can be read.
     stack_cache *c = thread_cache();
     if (!c || !shim_thread_bounds() || sp0 < shim_self.stack_lo || sp0 >= shim_self.stack_hi) return unwind_and_store(fp);
-    unsigned set = set_for(ret0, sp0);
+    unsigned set = set_for(ret0, sp0, CACHE_SET_BITS);
     cache_entry *seen[CACHE_WAYS];
     int nseen = 0;
     for (unsigned w = 0; w < CACHE_WAYS; w++) {
@@ -161,6 +240,26 @@ uint32_t shim_stack_record(uintptr_t fp) {
     e->id = id;
     e->learned = SEEN_ONCE;
     return id;
+}
+
+// Frame-pointer stacks: the walk of a stack met before from the same
+// return address and stack pointer is checked word by word against the
+// thread's memo instead of made again, and its depot id reused.
+uint32_t shim_stack_record(uintptr_t fp) {
+    if (__builtin_expect(shim_stack_libunwind, 0)) return libunwind_record(fp);
+    stack_cache *c = thread_cache();
+    // Frame 0 alone (no bounds, or a signal stack): nothing to remember.
+    if (__builtin_expect(!c || !shim_fp_walkable((uintptr_t)__builtin_frame_address(0)), 0)) return fp_walk(fp);
+    uintptr_t ret0 = ((uintptr_t *)fp)[1], sp0 = fp + 16;
+    unsigned set = set_for(ret0, sp0, MEMO_SET_BITS);
+    for (unsigned w = 0; w < CACHE_WAYS; w++) {
+        memo_entry *e = memo_at(c, set, w);
+        if (e->sp0 == sp0 && e->n && memo_words(e)[1] == ~ret0 && walks_as_before(e, fp, shim_cfg.stack_depth)) {
+            c->hits++;
+            return e->id;
+        }
+    }
+    return fp_walk_and_remember(c, fp, set);
 }
 
 void shim_stack_cache_thread_exit(void) {

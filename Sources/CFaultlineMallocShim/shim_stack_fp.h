@@ -1,12 +1,13 @@
-// The frame-pointer walk, inline: shim_stack_cache.c runs it for every
-// allocation and free stack with the default unwinder, shim_stack.c where
-// libunwind must not run.
+// The frame-pointer walk, inline: shim_stack_cache.c runs it (and checks
+// a remembered walk by its rules) for every allocation and free stack with
+// the default unwinder, shim_stack.c where libunwind must not run.
 #ifndef SHIM_STACK_FP_H
 #define SHIM_STACK_FP_H
 
 #include "shim_block.h"
 #include "shim_thread.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// 1 when the walk may go on from this thread's frame `fp` to the saved
@@ -35,13 +36,18 @@ static inline int shim_fp_walkable(uintptr_t here) {
 // lies between the current frame and the top of this thread's stack, which
 // is mapped, so a garbage %rbp in code built without frame pointers ends
 // the walk (or adds a bogus frame) but never faults. Returns the frame
-// count (at least 1); `max` is at least 1.
-static inline __attribute__((always_inline)) int shim_walk_frame_pointers(uintptr_t fp, uintptr_t *pcs, int max) {
+// count (at least 1); `max` is at least 1. With `frames`, frames[i] is
+// where the record of frame i lies (frames[0] = fp), and frames[0] is 0
+// when the walk could not go past frame 0 (no bounds, not on the thread's
+// own stack).
+static inline __attribute__((always_inline)) int shim_walk_frame_pointers_at(uintptr_t fp, uintptr_t *pcs, uintptr_t *frames, int max) {
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
     int n = 0;
     // The allocator's own frame is always valid: it has the return address.
     pcs[n++] = ((uintptr_t *)fp)[1];
+    if (frames) frames[0] = 0;
     if (!shim_fp_walkable(here)) return n;
+    if (frames) frames[0] = fp;
     uintptr_t hi = shim_self.stack_hi;
     uintptr_t next = ((uintptr_t *)fp)[0];
     while (n < max) {
@@ -49,10 +55,15 @@ static inline __attribute__((always_inline)) int shim_walk_frame_pointers(uintpt
         fp = next;
         uintptr_t ret = ((uintptr_t *)fp)[1];
         if (!shim_fp_ret_ok(ret)) break;
+        if (frames) frames[n] = fp;
         pcs[n++] = ret;
         next = ((uintptr_t *)fp)[0];
     }
     return n;
+}
+
+static inline __attribute__((always_inline)) int shim_walk_frame_pointers(uintptr_t fp, uintptr_t *pcs, int max) {
+    return shim_walk_frame_pointers_at(fp, pcs, NULL, max);
 }
 
 #endif
