@@ -266,9 +266,12 @@ struct LimitedVictim {
 
     @Test(.enabled(if: CGroupHost.v1Memory, "SKIP: no usable cgroup v1 memory controller"))
     func breadcrumbsFromTheAgentSurviveTheKill() throws {
-        // 256 KiB every 20 ms: every threshold is seen at the 100 ms default interval.
+        // 256 KiB every 20 ms: 280 ms from one threshold to the next. At the
+        // 100 ms default interval a monitor starved for 300 ms (load 10, two
+        // test runs at once) missed the 90 % one; sampled every 20 ms, each
+        // threshold has over a dozen chances.
         let v = try LimitedVictim.run(["slow-leak", "256K", "20"], limit: 24 << 20, agent: true,
-                                      environment: ["FAULTLINE_MEMORY_PRESSURE": "off"])
+                                      environment: ["FAULTLINE_MEMORY_PRESSURE": "off", "FAULTLINE_MEMORY_INTERVAL_MS": "20"])
         let r = try #require(try v.reports().first)
         let last = try #require(r.sections["last_breadcrumb"])
         #expect(last["threshold_percent"]?.numberValue == 95)
