@@ -10,24 +10,14 @@
 // interposed itself. setfsuid and setfsgid are per thread in glibc too and
 // need nothing.
 #include "cred_mirror.h"
+#include "interpose_next.h"
 
-#include <dlfcn.h>
-#include <errno.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#define FL_EXPORT __attribute__((visibility("default")))
-
-// The next definition of `name`, resolved once; the call fails with ENOSYS
-// when there is none.
-#define FL_NEXT(type, name)                                 \
-    static type next;                                       \
-    if (!next) next = (type)dlsym(RTLD_NEXT, name);         \
-    if (!next) { errno = ENOSYS; return -1; }
 
 // A set*id interposer: own threads take the caller's capabilities and
 // securebits, then the call goes on.
