@@ -213,13 +213,10 @@ static uint32_t wait_while(uint32_t from, uint64_t deadline) {
     }
 }
 
-// Asks own thread `tid` to apply g_want. Returns 0, ESRCH when the thread
-// is gone, ETIMEDOUT when it did not answer, or the answer's errno value.
-static int ask(pid_t tid) {
-    uint32_t seq = ++g_seq & 0x3fffffffu;
-    uint32_t open = REQ_WORD(seq, REQ_OPEN), claimed = REQ_WORD(seq, REQ_CLAIMED);
-    atomic_store(&g_target, tid);
-    atomic_store(&g_req, open);
+// Sends own thread `tid` the image's signal, marked as this image's
+// (fl_cred_mirror_answer then acts on the open request for that thread, if
+// any). 0, or -1 with errno.
+static int send_marked(pid_t tid) {
     // rt_tgsigqueueinfo, not tgkill: it carries si_value, which tells our
     // deliveries apart. A negative si_code may be sent to one's own threads.
     siginfo_t si;
@@ -229,8 +226,27 @@ static int ask(pid_t tid) {
     si.si_pid = getpid();
     si.si_uid = getuid();
     si.si_value.sival_ptr = (void *)&g_cookie;
+    return (int)syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, g_signo, &si);
+}
+
+int fl_cred_mirror_signal(void) { return g_signo; }
+
+int fl_cred_mirror_nudge(pid_t tid) {
+    if (!g_signo || tid <= 0) { errno = EINVAL; return -1; }
+    // A handler the program put on the signal would run on our thread.
+    if (g_prepare && g_prepare() != 0) { errno = ENOTSUP; return -1; }
+    return send_marked(tid);
+}
+
+// Asks own thread `tid` to apply g_want. Returns 0, ESRCH when the thread
+// is gone, ETIMEDOUT when it did not answer, or the answer's errno value.
+static int ask(pid_t tid) {
+    uint32_t seq = ++g_seq & 0x3fffffffu;
+    uint32_t open = REQ_WORD(seq, REQ_OPEN), claimed = REQ_WORD(seq, REQ_CLAIMED);
+    atomic_store(&g_target, tid);
+    atomic_store(&g_req, open);
     int result = ETIMEDOUT;
-    if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, g_signo, &si) != 0) {
+    if (send_marked(tid) != 0) {
         result = errno;
     } else {
         uint64_t deadline = fl_monotonic_ns() + FL_ANSWER_WAIT_NS;

@@ -56,6 +56,17 @@ void fl_cred_mirror_thread_end(void);
 /// own business); 0 otherwise. Async-signal-safe and allocation-free.
 int fl_cred_mirror_answer(const siginfo_t *info);
 
+/// The signal set by fl_cred_mirror_init (0 before).
+int fl_cred_mirror_signal(void);
+
+/// Interrupts own thread `tid`'s blocking call (poll returns EINTR) with
+/// the image's signal, marked as a request but asking nothing: its handler
+/// finds no open request for it and returns. 0, or -1 with errno (ENOTSUP
+/// when the program has put a handler of its own on the signal: it would
+/// run on our thread). Not async-signal-safe (the shim's `prepare` may
+/// install its handler).
+int fl_cred_mirror_nudge(pid_t tid);
+
 /// What an interposer holds across the call it wraps.
 typedef struct {
     int locked;  ///< this call holds the image's mirror lock
