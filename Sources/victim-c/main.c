@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "victim_fds.h"
+#include "victim_namespaces.h"
 
 #define NOINLINE __attribute__((noinline))
 
@@ -397,6 +398,16 @@ NOINLINE void victim_small_altstack(const char *size_arg, enum small_altstack_fa
     pthread_join(t, 0);
 }
 
+// unshare -r and nsenter's calls (victim_namespaces.h), then a NULL store
+// on main. Faultline stops its threads around them and starts them again;
+// the crash must still be reported, with the restarted threads listed.
+NOINLINE void victim_crash_after_namespaces(const char *mode) {
+    int threaded = mode && !strcmp(mode, "threaded");
+    int failed = victim_enter_namespaces(threaded);
+    fprintf(stderr, "victim: %d namespace step(s) failed\n", failed);
+    victim_null_deref();
+}
+
 // crash-in-handler on a main thread with a small alternate stack of its own:
 // the fault in the crash callback re-enters the handler on that stack.
 NOINLINE void victim_small_altstack_crash_in_handler(const char *size_arg) {
@@ -438,6 +449,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"small-altstack-overflow", "SIGSEGV: unbounded recursion on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"},
     {"small-altstack-crash-in-handler", "crash-in-handler on main with an 8 KiB alternate stack of its own [SIZE]"},
     {"privilege-drop", "as root: drop to uid 65534 with a worker thread running, in setpriv's order (keepcaps), the same by raw syscalls (raw) or the plain order (plain); exit 1 unless every thread has main's ids and no capability main lacks"},
+    {"crash-after-namespaces", "as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then SIGSEGV on main; threaded: with thread 'prog-worker' running, so each step fails with EINVAL or EUSERS"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
 
@@ -482,6 +494,7 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "small-altstack-overflow")) victim_small_altstack(argv[2], SMALL_ALT_OVERFLOW, 0);
     else if (!strcmp(c, "small-altstack-crash-in-handler")) victim_small_altstack_crash_in_handler(argv[2]);
     else if (!strcmp(c, "privilege-drop")) return victim_privilege_drop(argv[2]);
+    else if (!strcmp(c, "crash-after-namespaces")) victim_crash_after_namespaces(argv[2]);
     else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
     else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }
     fprintf(stderr, "victim: the fault did not happen\n");

@@ -3,6 +3,7 @@
 // that drive their own loop call faultline_heartbeat when the agent provides
 // it (a weak reference: the program runs without the agent too).
 #include "victim_fds.h"
+#include "victim_namespaces.h"
 #include "victim_threads.h"
 
 #include <errno.h>
@@ -114,6 +115,15 @@ static int cmd_spin_out_of_fds(int argc, char **argv) {
     int rc = cmd_spin_recover(argc, argv);
     victim_release_fds();
     return rc;
+}
+
+static int cmd_spin_after_namespaces(int argc, char **argv) {
+    // unshare -r and nsenter's calls (victim_namespaces.h): Faultline stops
+    // its watchdog around them and starts it again, which must then still
+    // see the hang.
+    int failed = victim_enter_namespaces(0);
+    say("%d namespace step(s) failed", failed);
+    return cmd_spin_recover(argc, argv);
 }
 
 static int cmd_spin_small_altstack(int argc, char **argv) {
@@ -661,6 +671,7 @@ static const struct command k_commands[] = {
     {"spin-recover", cmd_spin_recover, "[MS] main thread burns the CPU for MS (3000) ms, then recovers"},
     {"spin-not-dumpable", cmd_spin_not_dumpable, "[MS] as spin-recover, in a process that made itself non-dumpable (as nobody)"},
     {"spin-out-of-fds", cmd_spin_out_of_fds, "[MS] as spin-recover, after opening /dev/null until no fd is left (EMFILE)"},
+    {"spin-after-namespaces", cmd_spin_after_namespaces, "[MS] as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then as spin-recover"},
     {"spin-small-altstack", cmd_spin_small_altstack, "[MS] as spin-recover, with an 8 KiB alternate signal stack installed by the program on main"},
     {"batch", cmd_batch, "[MS] a batch program: main computes MS (2500) ms, then sleeps MS ms, never waiting for events (no hang expected)"},
     {"epoll-spin", cmd_epoll_spin, "[MS] idles in epoll_wait on an eventfd and a pipe, then spins MS (3000) ms and recovers"},
