@@ -162,13 +162,22 @@ static int create_agent_thread(pthread_create_fn real, pthread_t *thread, const 
     return real(thread, attr, start, arg);  // no slot: no alternate stack either
 }
 
-int fl_agent_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
+int fl_agent_thread_create(fl_solo_thread *solo, pthread_t *thread, int detached, size_t stack_size, void *(*start)(void *)) {
     pthread_create_fn real = real_pthread_create();
     if (!real) return EAGAIN;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    if (detached) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (stack_size) pthread_attr_setstacksize(&attr, stack_size);
     // A set*id call waits for it to register (fl_cred_mirror_thread_begin).
     fl_cred_mirror_thread_starting();
-    int rc = create_agent_thread(real, thread, attr, start, arg);
-    if (rc != 0) fl_cred_mirror_thread_start_failed();
+    fl_solo_thread_starting(solo);
+    int rc = create_agent_thread(real, thread, &attr, start, 0);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        fl_cred_mirror_thread_start_failed();
+        fl_solo_thread_start_failed(solo);
+    }
     return rc;
 }
 

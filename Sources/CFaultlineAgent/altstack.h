@@ -5,6 +5,8 @@
 #ifndef FL_ALTSTACK_H
 #define FL_ALTSTACK_H
 
+#include "solo_call.h"
+
 #include <pthread.h>
 #include <stddef.h>
 
@@ -36,6 +38,11 @@ int fl_altstack_install_existing(void);
 /// pin the top of its heap (glibc can no longer trim it). `start` must call
 /// fl_cred_mirror_thread_begin once it has set its signal mask (and
 /// fl_cred_mirror_thread_end before it returns): a set*id call waits for it.
-int fl_agent_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
+/// Each is one a solo call may stop and start again (solo_call.h): `solo`
+/// is marked running before the thread exists, and not running if it could
+/// not be created; `start` calls fl_solo_thread_begin. The thread is
+/// detached when `detached`, with a stack of `stack_size` bytes (0: the
+/// default). Returns 0 or an error number.
+int fl_agent_thread_create(fl_solo_thread *solo, pthread_t *thread, int detached, size_t stack_size, void *(*start)(void *));
 
 #endif

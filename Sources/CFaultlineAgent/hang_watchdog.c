@@ -11,6 +11,7 @@
 #include "hang_report.h"
 #include "hang_samples.h"
 #include "sigsafe.h"
+#include "solo_call.h"
 #include "thread_count.h"
 #include "stderr_capture.h"
 #include "thread_capture.h"
@@ -61,6 +62,7 @@ static int g_debug;  // FAULTLINE_HANG_DEBUG=1: one line per examined tick on st
 static atomic_int s_mode;
 static _Atomic uint64_t s_ticks, s_probes, s_probe_ns, s_samples, s_sample_ns, s_sample_max, s_reused, s_pings;
 static _Atomic uint64_t s_hang, s_recovered, s_deadlock, s_last_detection_ms, s_last_report_ns;
+static _Atomic uint64_t s_cpu_before_restart;  // CPU time of watchdog threads a solo call ended
 
 // --- the watchdog's own state (only the watchdog thread touches it) ----------
 
@@ -155,8 +157,9 @@ void faultline_hang_get_stats(faultline_hang_stats *out) {
     out->pings = atomic_load(&s_pings);
     clockid_t cid;
     struct timespec ts;
+    out->watchdog_cpu_ns = atomic_load(&s_cpu_before_restart);
     if (pthread_getcpuclockid(g_thread, &cid) == 0 && clock_gettime(cid, &ts) == 0)
-        out->watchdog_cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+        out->watchdog_cpu_ns += (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
     out->hang_reports = atomic_load(&s_hang);
     out->recovered_reports = atomic_load(&s_recovered);
     out->deadlock_reports = atomic_load(&s_deadlock);
@@ -484,15 +487,31 @@ static void block_signals(void) {
     pthread_sigmask(SIG_SETMASK, &set, 0);
 }
 
+static int restart_watchdog(void);
+
+// Wakes the watchdog from wait_for_tick at once, as at exit.
+static void wake_watchdog(fl_solo_thread *t) {
+    (void)t;
+    atomic_fetch_add(&g_wake, 1);
+    syscall(SYS_futex, &g_wake, FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
+}
+
+/// The watchdog, stopped around calls the kernel refuses in a
+/// multi-threaded process (solo_call.h) between two ticks. The episode it
+/// follows, its samples and its figures (its CPU time too) stay; the tick
+/// schedule starts over.
+static fl_solo_thread g_solo = {.name = "faultline-wdog", .wake = wake_watchdog, .start = restart_watchdog};
+
 static void *watchdog_main(void *unused) {
     (void)unused;
     block_signals();
     fl_cred_mirror_thread_begin();
+    fl_solo_thread_begin(&g_solo);
     pthread_setname_np(pthread_self(), "faultline-wdog");
-    static watch_state s;
+    static watch_state s;  // kept when a solo call restarts the thread
     uint64_t now = fl_monotonic_ns();
-    s.last_alive_ns = now;
-    s.prev_tick_ns = now;
+    if (!s.prev_tick_ns) s.last_alive_ns = now;
+    s.prev_tick_ns = now;  // the time it was away is no gap of the program's
     uint64_t next = now;
     for (;;) {
         fl_hang_options o;
@@ -500,9 +519,18 @@ static void *watchdog_main(void *unused) {
         next += o.sample_ns;
         wait_for_tick(next);
         now = fl_monotonic_ns();
+        if (fl_solo_thread_stop_asked(&g_solo)) {
+            struct timespec cpu;
+            if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+                atomic_fetch_add(&s_cpu_before_restart, (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec);
+            fl_cred_mirror_thread_end();
+            fl_thread_recount();
+            return 0;
+        }
         if (atomic_load(&g_exit_state) == 1) {
             pid_t caller = atomic_load(&g_exit_tid);
             if (s.active) end_episode(&s, now, caller == s.ep.tid ? "exit" : "process_exit");
+            fl_solo_thread_end(&g_solo);
             fl_cred_mirror_thread_end();
             atomic_store(&g_exit_state, 2);
             fl_thread_recount();
@@ -537,6 +565,26 @@ static void after_fork_child(void) {
     fl_probe_forget();
 }
 
+// Starts the watchdog thread; 0, or -1 with errno.
+static int start_watchdog(void) {
+    int rc = fl_agent_thread_create(&g_solo, &g_thread, 0, 0, watchdog_main);
+    if (rc != 0) { errno = rc; return -1; }
+    fl_thread_uncount();  // it must not keep the process alive
+    // By the creator too, as the other threads are: a report or a /proc
+    // reader right after a restart must not take it for the program's.
+    pthread_setname_np(g_thread, "faultline-wdog");
+    return 0;
+}
+
+// After a solo call: the thread it stopped has ended; joined, its stack is
+// given back. Not started again, at_exit must not wait for it.
+static int restart_watchdog(void) {
+    pthread_join(g_thread, 0);
+    if (start_watchdog() == 0) return 0;
+    atomic_store(&g_running, 0);
+    return -1;
+}
+
 int fl_hang_install(void) {
     if (atomic_load(&g_running)) return 0;
     fl_hang_options_load_env();
@@ -546,9 +594,7 @@ int fl_hang_install(void) {
     g_main_tid = getpid();
     // Now, while the process may still be dumpable (see fl_probe_keep).
     fl_probe_keep(g_main_tid);
-    int rc = fl_agent_thread_create(&g_thread, 0, watchdog_main, 0);
-    if (rc != 0) { errno = rc; return -1; }
-    fl_thread_uncount();  // it must not keep the process alive
+    if (start_watchdog() != 0) return -1;
     atomic_store(&g_running, 1);
     atexit(at_exit);
     pthread_atfork(0, 0, after_fork_child);

@@ -10,6 +10,7 @@
 #include "proc_tid.h"
 #include "report_file.h"
 #include "sigsafe.h"
+#include "solo_call.h"
 #include "thread_count.h"
 
 #include <sys/prctl.h>
@@ -258,6 +259,15 @@ static void charge_up_front(void) {
     fl_memory_stacks_prefault();
 }
 
+static int start_thread(void);
+
+/// The monitor, stopped around calls the kernel refuses in a
+/// multi-threaded process (solo_call.h) between two samples; a signal cuts
+/// its poll short. Thresholds passed, breadcrumbs and warnings stay; the
+/// new thread's statm is opened anew (the old one reads 0 once its thread
+/// has ended).
+static fl_solo_thread g_solo = {.name = "faultline-mem", .wake = fl_solo_wake_by_signal, .start = start_thread};
+
 static void *monitor(void *unused) {
     // Named by itself too: the creator's pthread_setname_np writes
     // /proc/self/task/<tid>/comm, which is not this thread's when /proc
@@ -268,10 +278,13 @@ static void *monitor(void *unused) {
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, 0);
     fl_cred_mirror_thread_begin();  // but for the agent's signal
+    fl_solo_thread_begin(&g_solo);
     prefault_stack();
     atomic_store(&g_monitor_tid, fl_gettid());
     while (!atomic_load(&g_statm_ready)) fl_sleep_ns(100000);
-    for (;;) {
+    // Asked to stop, it ends after the sample under way: a PSI trigger's
+    // event, once poll has seen it, is not seen again.
+    while (!fl_solo_thread_stop_asked(&g_solo)) {
         int ready = poll(g_pressure.pfds, (nfds_t)g_pressure.count, g_opt.interval_ms);
         if (ready < 0 && errno != EINTR) fl_sleep_ns((uint64_t)g_opt.interval_ms * 1000000ull);
         uint64_t usage = fl_memcg_usage(&g_cg);
@@ -279,25 +292,22 @@ static void *monitor(void *unused) {
         for (int i = 0; ready > 0 && i < g_pressure.count; i++)
             if (g_pressure.pfds[i].revents) warn(i);
     }
+    fl_cred_mirror_thread_end();
+    fl_thread_recount();
     return 0;
 }
 
 static int start_thread(void) {
     pthread_t t;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 256u << 10);
     atomic_store(&g_monitor_tid, 0);
     atomic_store(&g_statm_ready, 0);
-    int rc = fl_agent_thread_create(&t, &attr, monitor, 0);
-    pthread_attr_destroy(&attr);
+    int rc = fl_agent_thread_create(&g_solo, &t, 1, 256u << 10, monitor);
     if (rc != 0) { errno = rc; return -1; }
     // Wait (bounded: 2 s) for its tid, open its statm here, let it run.
     for (int i = 0; i < 20000 && !atomic_load(&g_monitor_tid); i++) fl_sleep_ns(100000);
     open_statm(atomic_load(&g_monitor_tid));
     atomic_store(&g_statm_ready, 1);
-    fl_thread_uncount();  // it never ends: it must not keep the process alive
+    fl_thread_uncount();  // it must not keep the process alive
     pthread_setname_np(t, "faultline-mem");
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "fd_guard.h"
 #include "json_writer.h"
 #include "sigsafe.h"
+#include "solo_call.h"
 #include "thread_count.h"
 
 #include <sys/prctl.h>
@@ -37,6 +38,13 @@ static void append(const char *p, size_t n) {
 }
 
 static void after_fork_child(void);
+static int restart_drain(void);
+
+/// The drain thread, stopped around calls the kernel refuses in a
+/// multi-threaded process (solo_call.h): it then waits in poll, and the
+/// image's signal cuts that short. What the program writes meanwhile waits
+/// in the pipe (64 KiB) for the next drain thread; nothing else is reset.
+static fl_solo_thread g_solo = {.name = "faultline-err", .wake = fl_solo_wake_by_signal, .start = restart_drain};
 
 static void *drain(void *unused) {
     // Named by itself too: the creator's pthread_setname_np writes
@@ -49,8 +57,11 @@ static void *drain(void *unused) {
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, 0);
     fl_cred_mirror_thread_begin();  // but for the agent's signal
+    fl_solo_thread_begin(&g_solo);
     char buf[4096];
     for (;;) {
+        // Between reads: nothing is held, the bytes not read stay queued.
+        if (fl_solo_thread_stop_asked(&g_solo)) break;
         // poll first, then mark busy, then read: data is always either still
         // in the pipe or covered by g_busy, never in between.
         struct pollfd p = { .fd = g_read_fd, .events = POLLIN };
@@ -64,6 +75,7 @@ static void *drain(void *unused) {
         atomic_store(&g_busy, 0);
         if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) break;
     }
+    fl_solo_thread_end(&g_solo);
     fl_cred_mirror_thread_end();
     fl_thread_recount();
     return 0;
@@ -90,6 +102,16 @@ static void undo_inherited_capture(void) {
     unsetenv(FL_ORIG_ENV);
 }
 
+// Starts the drain thread (detached); 0, or -1 with errno.
+static int start_drain(void) {
+    pthread_t t;
+    int rc = fl_agent_thread_create(&g_solo, &t, 1, 0, drain);
+    if (rc != 0) { errno = rc; return -1; }
+    fl_thread_uncount();  // it must not keep the process alive
+    pthread_setname_np(t, "faultline-err");  // 15 characters at most
+    return 0;
+}
+
 int fl_stderr_capture_start(void) {
     if (g_active) return 0;
     undo_inherited_capture();
@@ -107,15 +129,7 @@ int fl_stderr_capture_start(void) {
     g_write_fd = fl_fd_guard(fds[1]);  // close-on-exec; kept for fl_stderr_resume
     // dup2 clears FD_CLOEXEC on fd 2, so children still inherit a stderr.
     if (dup2(g_write_fd, 2) < 0) goto undo;
-    pthread_t t;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = fl_agent_thread_create(&t, &attr, drain, 0);
-    pthread_attr_destroy(&attr);
-    if (rc != 0) { dup2(g_orig_fd, 2); goto undo; }
-    fl_thread_uncount();  // it must not keep the process alive
-    pthread_setname_np(t, "faultline-err");  // 15 characters at most
+    if (start_drain() != 0) { dup2(g_orig_fd, 2); goto undo; }
     pthread_atfork(0, 0, after_fork_child);
     struct stat st;
     char buf[32];
@@ -148,9 +162,40 @@ int fl_stderr_original_fd(void) { return g_orig_fd; }
 // 1 run of 10 at a load of 10).
 #define FL_DRAIN_EXIT_NS 2000000000ull
 
+// Forwards and keeps what is queued in the pipe, on the calling thread:
+// only while no drain thread runs (a crash or an exit while it is stopped
+// for a solo call), so the ring has one writer. Async-signal-safe. Not
+// inlined, and with a small buffer: wait_for_drain runs at every exit, on
+// a thread that may have a 16 KiB stack (PTHREAD_STACK_MIN), where a
+// 4 KiB buffer in its frame left the dynamic linker's lazy binding too
+// little (leaks.small-stack-libunwind).
+__attribute__((noinline)) static void drain_here(void) {
+    int saved = errno;
+    char buf[1024];
+    for (;;) {
+        ssize_t r = read(g_read_fd, buf, sizeof buf);  // non-blocking: EAGAIN once empty
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        fl_write_all(g_orig_fd, buf, (size_t)r);
+        append(buf, (size_t)r);
+    }
+    errno = saved;
+}
+
+// A solo call's restart failed: the program's stderr must not fill a pipe
+// nobody reads, so what is queued goes out and fd 2 is the real stderr again.
+static int restart_drain(void) {
+    if (start_drain() == 0) return 0;
+    drain_here();
+    dup2(g_orig_fd, 2);
+    g_active = 0;
+    return -1;
+}
+
 // Lets the drain thread forward what is still queued in the pipe, for at
 // most `max_ns`.
 static void wait_for_drain(uint64_t max_ns) {
+    if (fl_solo_thread_stopped(&g_solo)) { drain_here(); return; }
     uint64_t deadline = fl_monotonic_ns() + max_ns;
     for (;;) {
         int pending = 0;

@@ -12,6 +12,7 @@
 #include "shim_report.h"
 #include "shim_thread.h"
 #include "sigsafe.h"
+#include "solo_call.h"
 #include "thread_count.h"
 
 #include <sys/prctl.h>
@@ -123,6 +124,21 @@ static void snapshot(void) {
     }
 }
 
+static int start_helper(void);
+static atomic_int g_stop_posted;
+
+// Wakes the helper once for a stop request: the semaphore keeps the post
+// even when the helper is not waiting yet.
+static void wake_helper(fl_solo_thread *t) {
+    (void)t;
+    if (!atomic_exchange(&g_stop_posted, 1)) sem_post(&g_wake);
+}
+
+/// The helper, stopped around calls the kernel refuses in a
+/// multi-threaded process (solo_call.h) between two waits. The growth
+/// snapshots stay; the snapshot interval starts over.
+static fl_solo_thread g_solo = {.name = "faultline-leaks", .wake = wake_helper, .start = start_helper};
+
 static void *helper(void *unused) {
     // Named by itself too: the creator's pthread_setname_np writes
     // /proc/self/task/<tid>/comm, which is not this thread's when /proc
@@ -136,8 +152,11 @@ static void *helper(void *unused) {
     sigdelset(&all, shim_cfg.leak_stop_signal);
     pthread_sigmask(SIG_BLOCK, &all, 0);
     fl_cred_mirror_thread_begin();  // it answers on the stop signal
+    fl_solo_thread_begin(&g_solo);
     uint64_t interval = (uint64_t)shim_cfg.leak_growth_ms * 1000000ull;
-    for (;;) {
+    // Asked to stop, it ends after the check or snapshot under way (an
+    // on-demand check whose post it took must not wait for another post).
+    while (!fl_solo_thread_stop_asked(&g_solo)) {
         int r;
         if (interval) {
             struct timespec ts;
@@ -157,6 +176,35 @@ static void *helper(void *unused) {
             snapshot();
         }
     }
+    fl_cred_mirror_thread_end();
+    fl_thread_recount();
+    return 0;
+}
+
+// Starts the helper thread; 0 or -1.
+static int start_helper(void) {
+    // The next pthread_create, not the agent's wrapper (when the agent is
+    // loaded too): the wrapper's trampoline allocates from the program's heap
+    // when the thread first runs, which may be late and pin the heap's top.
+    typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    static create_fn create;
+    if (!create) create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t t;
+    atomic_store(&g_stop_posted, 0);
+    fl_cred_mirror_thread_starting();
+    fl_solo_thread_starting(&g_solo);
+    int rc = create ? create(&t, &attr, helper, 0) : -1;
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        fl_cred_mirror_thread_start_failed();
+        fl_solo_thread_start_failed(&g_solo);
+        return -1;
+    }
+    fl_thread_uncount();  // it must not keep the process alive
+    pthread_setname_np(t, "faultline-leaks");
     return 0;
 }
 
@@ -190,24 +238,10 @@ void shim_leak_init(void) {
             g_series = (uint64_t *)(g_tracked + TRACKED_STACKS);
         }
     }
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_t t;
-    // The next pthread_create, not the agent's wrapper (when the agent is
-    // loaded too): the wrapper's trampoline allocates from the program's heap
-    // when the thread first runs, which may be late and pin the heap's top.
-    typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-    create_fn create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
     // It follows the program's capabilities (glibc aborts a set*id call
     // whose result differs between threads), asked on the stop signal.
     fl_cred_mirror_init(shim_cfg.leak_stop_signal, "FAULTLINE_LEAK_STOP_SIGNAL", shim_leak_world_prepare);
-    fl_cred_mirror_thread_starting();
-    int rc = create ? create(&t, &attr, helper, 0) : -1;
-    pthread_attr_destroy(&attr);
-    if (rc != 0) { fl_cred_mirror_thread_start_failed(); return; }
-    fl_thread_uncount();  // it never ends: it must not keep the process alive
-    pthread_setname_np(t, "faultline-leaks");
+    if (start_helper() != 0) return;
     if (want_signal) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
