@@ -87,6 +87,7 @@ static void before_fork(void) {
     // The forking thread's collected frees go into the ring first, where
     // the child counts them as inherited (shim_quarantine_after_fork_child).
     if (shim_mode == SHIM_MODE_DETECT) shim_quarantine_flush_thread();
+    shim_leak_world_before_fork();
     shim_report_lock();
     shim_quarantine_lock();
     shim_live_lock_all();
@@ -98,6 +99,7 @@ static void after_fork_parent(void) {
     shim_live_unlock_all();
     shim_quarantine_unlock();
     shim_report_unlock();
+    shim_leak_world_after_fork_parent();
 }
 
 static void after_fork_child(void) {
@@ -105,6 +107,7 @@ static void after_fork_child(void) {
     shim_live_unlock_all();
     shim_quarantine_unlock();
     shim_report_unlock();
+    shim_leak_world_after_fork_child();
     shim_thread_after_fork();
     shim_saferead_after_fork();
     shim_quarantine_after_fork_child();

@@ -62,6 +62,12 @@ void shim_leak_world_resume(void);
 /// (cred_mirror.h). 0 when the handler in force is the shim's, else -1
 /// (the program has put its own in place since).
 int shim_leak_world_prepare(void);
+/// Around fork (shim_init.c): before_fork waits for an install of the stop
+/// signal's handler under way, so that a child never inherits one half
+/// done; the after_fork functions let go (the child's is the only thread).
+void shim_leak_world_before_fork(void);
+void shim_leak_world_after_fork_parent(void);
+void shim_leak_world_after_fork_child(void);
 
 /// Scan, report (`trigger`: exit, api, signal). Returns the unsuppressed
 /// lost blocks, or -1 when no scan ran.

@@ -5,6 +5,7 @@
 // then reads its whole stack mapping instead (conservative).
 #include "shim_leak.h"
 #include "shim_config.h"
+#include "shim_thread.h"
 #include "fd_transient.h"
 #include "cred_mirror.h"
 #include "sigsafe.h"
@@ -85,15 +86,43 @@ static int install_once(void) {
 
 // A scan and a program thread's set*id call (shim_leak_world_prepare) may
 // both be first: installed twice, g_old would be park itself, and park
-// would call itself for ever.
-static atomic_int g_install_busy;
+// would call itself for ever. So one thread installs at a time: its id is
+// here, 0 when none. A fork waits for an install under way
+// (shim_leak_world_before_fork): a child forked in the middle of one kept
+// a word no thread of its own would ever clear, and its exit check waited
+// for it for ever.
+static atomic_uint g_install_owner;
+static int g_fork_took;  // before_fork took the word (forks are serialized by glibc's atfork lock)
+
+// Takes the word unless the calling thread holds it (re-entered from a
+// signal handler); returns 1 when taken.
+static int install_lock(void) {
+    uint32_t me = shim_tid();
+    for (;;) {
+        uint32_t owner = 0;
+        if (atomic_compare_exchange_strong(&g_install_owner, &owner, me)) return 1;
+        if (owner == me) return 0;
+        fl_sleep_ns(10000);
+    }
+}
 
 static int install(void) {
     if (__atomic_load_n(&g_installed, __ATOMIC_ACQUIRE)) return 0;
-    while (atomic_exchange(&g_install_busy, 1)) fl_sleep_ns(10000);
+    if (!install_lock()) return -1;  // this thread is installing already, below us
     int rc = g_installed ? 0 : install_once();
-    atomic_store(&g_install_busy, 0);
+    atomic_store(&g_install_owner, 0);
     return rc;
+}
+
+void shim_leak_world_before_fork(void) { g_fork_took = install_lock(); }
+
+void shim_leak_world_after_fork_parent(void) {
+    if (g_fork_took) atomic_store(&g_install_owner, 0);
+}
+
+void shim_leak_world_after_fork_child(void) {
+    // The child's one thread: whoever held the word is the parent's.
+    atomic_store(&g_install_owner, 0);
 }
 
 int shim_leak_world_prepare(void) {

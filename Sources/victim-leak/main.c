@@ -32,6 +32,9 @@
 //                   for S seconds sends itself SIG (FAULTLINE_LEAK_SIGNAL)
 //                   and forks 20 children that exit(0) at once, each given
 //                   5 s to end
+//   fork-during-install as root: forks while the shim installs its stop
+//                   signal's handler for a thread's first seteuid; the
+//                   child exits with exit(0) (fork_during_install.c)
 //   fork-children N loses 77 bytes, then forks N children that each lose 33
 //                   bytes and exit (each runs its exit check)
 //   small-stack-exit [BYTES] a thread made with a BYTES (default 32 KiB) stack holds a 123-byte block
@@ -66,6 +69,7 @@
 //                   4 KiB scribble limit, so only the shim clearing a freed
 //                   block's tail stops those words from keeping the blocks
 //                   "still reachable"
+#include "fork_during_install.h"
 #include "signal_storm.h"
 #include "victim_fds.h"
 #include "victim_threads.h"
@@ -571,6 +575,8 @@ int main(int argc, char **argv) {
         return victim_signal_storm(argc > 2 ? atoi(argv[2]) : 4, argc > 3 ? atoi(argv[3]) : 10);
     } else if (!strcmp(cmd, "fork-during-checks")) {
         return fork_during_checks(argc > 2 ? atoi(argv[2]) : 45, argc > 3 ? atoi(argv[3]) : 3);
+    } else if (!strcmp(cmd, "fork-during-install")) {
+        return victim_fork_during_install();
     } else if (!strcmp(cmd, "fork-children")) {
         int n = argc > 2 ? atoi(argv[2]) : 3;
         if (n < 1 || n > 100) { fprintf(stderr, "victim: fork-children takes 1 to 100 children\n"); return 2; }
@@ -596,7 +602,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
         return 2;
     }
     return 0;
