@@ -19,11 +19,11 @@
 
 /// More than any image starts (the agent 3, the shim 1).
 #define FL_OWN_MAX 16
-/// How long a set*id call waits for an own thread still starting, for the
-/// mirror lock, and for one thread's answer. Only a thread stopped (ptrace)
-/// or starved for that long costs them; the call then goes on unmirrored.
+/// How long a set*id call waits for an own thread still starting, and for
+/// one thread's answer. Only a thread stopped (ptrace) or starved for that
+/// long costs them; the call then goes on unmirrored. The mirror lock is
+/// waited for as long as it is held (lock()).
 #define FL_START_WAIT_NS 1000000000ull
-#define FL_LOCK_WAIT_NS 2000000000ull
 #define FL_ANSWER_WAIT_NS 500000000ull
 
 static _Atomic pid_t g_own[FL_OWN_MAX];  // registered tids; 0: free
@@ -87,10 +87,16 @@ void fl_cred_mirror_thread_begin(void) {
 
 static atomic_int g_lock_owner;  // tid holding it, 0 when free
 
+// Waited for without a deadline, as glibc's set*id calls wait for one
+// another (and for every thread, a stopped one too). A caller that went on
+// unmirrored after 2 s, as it once did, made its set*id call while the
+// holder was giving our threads the state it had read before that call:
+// they kept capabilities the program's threads had lost, or lacked ones
+// they had, and glibc aborted a later set*id call (three threads flipping
+// seteuid while two forked: the lock timed out 3 times in 2 s).
 static void lock(fl_cred_turn *turn) {
     turn->locked = 0;
     pid_t me = fl_gettid();
-    uint64_t deadline = 0;
     for (;;) {
         int owner = 0;
         if (atomic_compare_exchange_strong(&g_lock_owner, &owner, me)) { turn->locked = 1; return; }
@@ -103,14 +109,17 @@ static void lock(fl_cred_turn *turn) {
             if (atomic_compare_exchange_strong(&g_lock_owner, &owner, me)) { turn->locked = 1; return; }
             continue;
         }
-        if (!deadline) deadline = fl_monotonic_ns() + FL_LOCK_WAIT_NS;
-        else if (fl_monotonic_ns() > deadline) return;  // the call goes on, unmirrored
-        fl_sleep_ns(100000);
+        // Woken by unlock; the timeout rechecks the owner still exists.
+        struct timespec ts = {0, 10000000};
+        syscall(SYS_futex, (int *)&g_lock_owner, FUTEX_WAIT_PRIVATE, owner, &ts, (void *)0, 0);
     }
 }
 
 static void unlock(fl_cred_turn *turn) {
-    if (turn->locked) atomic_store(&g_lock_owner, 0);
+    if (turn->locked) {
+        atomic_store(&g_lock_owner, 0);
+        syscall(SYS_futex, (int *)&g_lock_owner, FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
+    }
     turn->locked = 0;
 }
 

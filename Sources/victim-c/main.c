@@ -448,7 +448,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"small-altstack-main-crash", "SIGSEGV: NULL store on main; it and thread 'small-alt' installed 8 KiB alternate stacks [SIZE]"},
     {"small-altstack-overflow", "SIGSEGV: unbounded recursion on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"},
     {"small-altstack-crash-in-handler", "crash-in-handler on main with an 8 KiB alternate stack of its own [SIZE]"},
-    {"privilege-drop", "as root: drop to uid 65534 with a worker thread running, in setpriv's order (keepcaps), the same by raw syscalls (raw) or the plain order (plain); exit 1 unless every thread has main's ids and no capability main lacks"},
+    {"privilege-drop", "as root: drop to uid 65534 with a worker thread running, in setpriv's order (keepcaps), the same by raw syscalls (raw) or the plain order (plain); or drop CAP_NET_RAW by raw capset and setresuid(-1, -1, -1) while thread 'slow-setxid''s setresuid is held 4 s by thread 'vfork-holder' in vfork (queued); exit 1 unless every thread has main's ids and no capability main lacks"},
     {"crash-after-namespaces", "as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then SIGSEGV on main; threaded: with thread 'prog-worker' running, so each step fails with EINVAL or EUSERS"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };

@@ -15,6 +15,10 @@
 // MODE raw does the same with KEEPCAPS and capset as raw system calls (as a
 // program that bypasses libc would), then one no-op setresuid. MODE plain
 // is the usual order without KEEPCAPS: setgroups, setresgid, setresuid.
+// MODE queued: main drops CAP_NET_RAW by raw capset and makes a no-op
+// setresuid for Faultline's threads to follow, while another thread's
+// setresuid is held for 4 s by a third sitting in vfork (glibc's broadcast
+// waits for every thread); main's call waits its turn behind it.
 #include <dirent.h>
 #include <grp.h>
 #include <linux/capability.h>
@@ -25,6 +29,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -102,6 +108,62 @@ static void both(enum step s) {
     pthread_mutex_unlock(&g_lock);
 }
 
+// --- MODE queued ---------------------------------------------------------------
+
+// Drops CAP_NET_RAW from the calling thread's sets by raw system call (no
+// interposer sees it).
+static void drop_net_raw(void) {
+    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct d[2];
+    if (syscall(SYS_capget, &h, d) != 0) die("victim: capget");
+    d[0].effective &= ~(1u << CAP_NET_RAW);
+    d[0].permitted &= ~(1u << CAP_NET_RAW);
+    d[0].inheritable &= ~(1u << CAP_NET_RAW);
+    if (syscall(SYS_capset, &h, d) != 0) die("victim: capset");
+}
+
+// Sits in vfork for 4 s: the parent thread of a vfork runs no signal
+// handler, glibc's SIGSETXID's included, until its child has exited.
+static void *vfork_holder(void *unused) {
+    pthread_setname_np(pthread_self(), "vfork-holder");
+    pid_t pid = vfork();
+    if (pid == 0) {
+        // Only raw system calls in a vfork child (it borrows this stack).
+        struct timespec ts = {4, 0};
+        syscall(SYS_nanosleep, &ts, 0);
+        syscall(SYS_exit, 0);
+    }
+    if (pid > 0) waitpid(pid, 0, 0);
+    drop_net_raw();  // as every thread of the program does
+    return unused;
+}
+
+// A setresuid that glibc holds until vfork-holder's child has exited.
+static void *slow_setxid(void *unused) {
+    pthread_setname_np(pthread_self(), "slow-setxid");
+    if (setresuid((uid_t)-1, (uid_t)-1, (uid_t)-1) != 0) die("victim: setresuid(-1) on slow-setxid");
+    drop_net_raw();
+    return unused;
+}
+
+static void queued(void) {
+    pthread_t holder, slow;
+    if (pthread_create(&holder, 0, vfork_holder, 0) != 0) die("victim: pthread_create");
+    usleep(200000);  // in vfork by then
+    if (pthread_create(&slow, 0, slow_setxid, 0) != 0) die("victim: pthread_create");
+    usleep(300000);  // inside its setresuid by then
+    fprintf(stderr, "victim: dropping CAP_NET_RAW by raw capset, then setresuid(-1, -1, -1) behind slow-setxid's\n");
+    drop_net_raw();
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (setresuid((uid_t)-1, (uid_t)-1, (uid_t)-1) != 0) die("victim: setresuid(-1)");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    fprintf(stderr, "victim: main's setresuid returned after %.1f s\n",
+            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    pthread_join(slow, 0);
+    pthread_join(holder, 0);
+}
+
 /// The lines of a thread's status that must match the main thread's.
 typedef struct {
     char name[32], uid[64], gid[64], groups[256];
@@ -165,12 +227,19 @@ static int check_threads(void) {
 
 NOINLINE int victim_privilege_drop(const char *mode) {
     int keepcaps = mode && (!strcmp(mode, "keepcaps") || !strcmp(mode, "raw"));
-    if (!keepcaps && !(mode && !strcmp(mode, "plain"))) {
-        fprintf(stderr, "victim: privilege-drop needs keepcaps, raw or plain\n");
+    int is_queued = mode && !strcmp(mode, "queued");
+    if (!keepcaps && !is_queued && !(mode && !strcmp(mode, "plain"))) {
+        fprintf(stderr, "victim: privilege-drop needs keepcaps, raw, plain or queued\n");
         return 2;
     }
     g_raw = !strcmp(mode, "raw");
     if (geteuid() != 0) { fprintf(stderr, "victim: privilege-drop must run as root\n"); return 2; }
+    if (is_queued) {
+        queued();
+        int differ = check_threads();
+        printf("victim: %s\n", differ ? "some threads kept CAP_NET_RAW or other ids" : "every thread dropped CAP_NET_RAW with main");
+        return differ ? 1 : 0;
+    }
     pthread_t t;
     if (pthread_create(&t, 0, worker, 0) != 0) die("victim: pthread_create");
     // Named here too: the plain order posts no step, so the check could read
