@@ -2,6 +2,7 @@
 #include "agent_config.h"
 #include "agent_threads.h"
 #include "crash_deadline.h"
+#include "handler_mask.h"
 #include "image_list.h"
 #include "loader_lock_watch.h"
 #include "raw_syscall.h"
@@ -399,6 +400,7 @@ struct fault {
 
 static void report_crash(void *p) {
     struct fault *f = p;
+    fl_altstack_suspend();  // until crash_handler puts it back (stack_switch.h)
     int saved_errno = errno;
     f->pid = getpid();
     f->tid = fl_gettid();
@@ -503,6 +505,7 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
     }
     t_reporting = 1;
     fl_call_on_stack(report_crash, &f, g_crash_stack.hi);
+    fl_altstack_resume(f.uc);  // back on the stack we were entered on
     if (!is_hardware_fault(sig, info)) {
         // Raised again from here, back on the stack we were entered on: a
         // previous handler it runs then nests below our frames (on the
@@ -582,8 +585,9 @@ int fl_crash_install(void) {
     // instead of the kernel killing us silently for a blocked SIGSEGV.
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     // Every other signal waits while the handler runs (crash_handler says
-    // why); the fault signals stay open so a fault in it still re-enters.
-    sigfillset(&sa.sa_mask);
+    // why), glibc's SIGSETXID too (handler_mask.h); the fault signals stay
+    // open so a fault in it still re-enters.
+    fl_handler_mask_fill(&sa.sa_mask);
     for (int i = 0; i < FL_NSIGNALS; i++) sigdelset(&sa.sa_mask, k_signals[i]);
     for (int i = 0; i < FL_NSIGNALS; i++)
         if (sigaction(k_signals[i], &sa, &g_prev[i]) != 0) return -1;

@@ -1,9 +1,27 @@
 #include "stack_switch.h"
 #include "page_size.h"
+#include "raw_syscall.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
+
+void fl_altstack_suspend(void) {
+    stack_t off = {0};
+    off.ss_flags = SS_DISABLE;
+    fl_raw_syscall(SYS_sigaltstack, (long)&off, 0, 0, 0);
+}
+
+void fl_altstack_resume(const void *ucv) {
+    // SS_ONSTACK in the saved flags (the interrupted code was on it) is
+    // taken as "enabled"; SS_DISABLE leaves it off, as it was.
+    const ucontext_t *uc = ucv;
+    stack_t saved = uc->uc_stack;
+    fl_raw_syscall(SYS_sigaltstack, (long)&saved, 0, 0, 0);
+}
 
 int fl_stack_map(fl_stack *stack, size_t size) {
     size_t page = fl_page_size();

@@ -29,4 +29,24 @@ int fl_stack_map(fl_stack *stack, size_t size);
 /// thread's sigaltstack setting is left alone). x86-64 and aarch64 only.
 void fl_call_on_stack(void (*fn)(void *), void *arg, void *top);
 
+/// Turns the calling thread's alternate signal stack off, for the rest of
+/// a signal handler that has moved to a stack of the agent's: the kernel
+/// puts the setting saved in the signal frame (uc_stack) back at
+/// sigreturn. Until then a signal whose handler has SA_ONSTACK nests below
+/// the stack pointer, where it would otherwise land at the alternate
+/// stack's top, over the handler's frames: glibc's SIGSETXID has SA_ONSTACK,
+/// and glibc's pthread_sigmask, which libunwind calls around its locks,
+/// unblocks it whatever the handler's mask says (a thread sampled while
+/// another called seteuid died of SIGSEGV at address 0). Call on the
+/// agent's stack only: the kernel refuses while the thread is on its
+/// alternate stack, and outside a handler nothing would turn it back on.
+/// Raw system call: async-signal-safe.
+void fl_altstack_suspend(void);
+
+/// Puts back the alternate stack setting saved in a handler's `uc`, before
+/// the handler raises a signal again from its own frames (that signal's
+/// handler may leave by longjmp, and no sigreturn would restore it). Raw
+/// system call: async-signal-safe.
+void fl_altstack_resume(const void *uc);
+
 #endif

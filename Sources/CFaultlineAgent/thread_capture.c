@@ -2,6 +2,7 @@
 #include "cred_mirror.h"
 #include "proc_tid.h"
 #include "fd_transient.h"
+#include "handler_mask.h"
 #include "loader_lock_watch.h"
 #include "raw_syscall.h"
 #include "sigsafe.h"
@@ -54,6 +55,7 @@ static fl_stack g_sample_stack;
 
 static void unwind_answer(void *p) {
     const ucontext_t *uc = p;
+    fl_altstack_suspend();  // until sigreturn: nothing lands over the handler's frames
     int saved_errno = errno;
     int max = atomic_load(&g_scratch_max);
     // libunwind's first walk through a function reads unwind tables through
@@ -118,9 +120,10 @@ int fl_threads_init(int signo) {
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     // While an answer runs on the sample stack the kernel would deliver
     // another signal at the top of the alternate stack, over the handler's
-    // frames: every signal waits, except those a fault raises (a fault while
-    // unwinding must still reach the crash handler).
-    sigfillset(&sa.sa_mask);
+    // frames: every signal waits, glibc's SIGSETXID too (handler_mask.h),
+    // except those a fault raises (a fault while unwinding must still reach
+    // the crash handler).
+    fl_handler_mask_fill(&sa.sa_mask);
     static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
     for (unsigned i = 0; i < sizeof faults / sizeof faults[0]; i++) sigdelset(&sa.sa_mask, faults[i]);
     if (sigaction(signo, &sa, 0) != 0) return -1;

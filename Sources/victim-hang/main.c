@@ -300,6 +300,38 @@ static int cmd_late_answers(int argc, char **argv) {
     return 0;
 }
 
+// --- setxid broadcasts --------------------------------------------------------------
+
+static volatile int g_stop_setxid;
+
+/// Calls setresuid(-1, -1, -1) in a loop: a no-op for any user, but glibc
+/// still sends SIGSETXID to every thread for each call, the watchdog's
+/// sample answers included.
+__attribute__((noinline)) static void setxid_loop(void) {
+    while (!g_stop_setxid)
+        if (setresuid((uid_t)-1, (uid_t)-1, (uid_t)-1) != 0) { say("setresuid: %s", strerror(errno)); return; }
+}
+
+static void *setxid_thread(void *unused) {
+    name_thread("setxid-loop");
+    setxid_loop();
+    return unused;
+}
+
+static int cmd_spin_while_setxid(int argc, char **argv) {
+    int ms = arg_ms(argc, argv, 3000);
+    idle_ms(300);
+    pthread_t t;
+    pthread_create(&t, 0, setxid_thread, 0);
+    say("spinning on the main thread for %d ms while thread setxid-loop calls setresuid(-1, -1, -1)", ms);
+    victim_recalculate_totals(ms);
+    say("main thread responsive again");
+    idle_ms(400);
+    g_stop_setxid = 1;
+    pthread_join(t, 0);
+    return 0;
+}
+
 static int cmd_spin_not_dumpable(int argc, char **argv) {
     // What a program holding secrets does (ssh-agent, gpg-agent, a setuid
     // program dropping root): its /proc/self files become root's, and the
@@ -669,6 +701,7 @@ struct command { const char *name; int (*run)(int, char **); const char *help; }
 
 static const struct command k_commands[] = {
     {"spin-recover", cmd_spin_recover, "[MS] main thread burns the CPU for MS (3000) ms, then recovers"},
+    {"spin-while-setxid", cmd_spin_while_setxid, "[MS] as spin-recover, while thread 'setxid-loop' calls setresuid(-1, -1, -1) in a loop (glibc's SIGSETXID to every thread at each call)"},
     {"spin-not-dumpable", cmd_spin_not_dumpable, "[MS] as spin-recover, in a process that made itself non-dumpable (as nobody)"},
     {"spin-out-of-fds", cmd_spin_out_of_fds, "[MS] as spin-recover, after opening /dev/null until no fd is left (EMFILE)"},
     {"spin-after-namespaces", cmd_spin_after_namespaces, "[MS] as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then as spin-recover"},
