@@ -2,6 +2,7 @@
 #include "shim_saferead.h"
 #include "shim_unmapped.h"
 #include "report_dir_open.h"
+#include "environ_pin.h"
 #include "fd_transient.h"
 #include "report_file.h"
 #include "shim_config.h"
@@ -63,6 +64,10 @@ void shim_report_init(void) {
     if (dir && *dir) {
         fd = fl_report_dir_open(dir, 0);
         g_dir_refused = fd < 0;
+        // Said once per process tree, as the agent does: the processes this
+        // one starts inherit the variable and stay quiet (preloaded alone,
+        // each one repeated the line). Before main, so main's envp is pinned.
+        if (g_dir_refused && setenv(FL_REPORT_DIR_REFUSED_ENV, dir, 1) == 0) fl_environ_pin();
     }
     fl_report_set_dir(fd, dir);
     // Alone, the shim keeps an fd for its reports and leak checks once the

@@ -89,6 +89,21 @@ import Testing
         #expect(report.process.name == "victim-c")
     }
 
+    /// The shim preloaded alone, in a tree of processes none of which can
+    /// write into the directory: one line for the tree, from its first
+    /// process (each process said it again: three lines here), and the
+    /// programs run as without it.
+    @Test func shimAloneSaysOncePerProcessTree() throws {
+        let dir = "/etc/passwd/reports"
+        let run = try runProgram("/bin/sh", ["-c", "/bin/echo one; /bin/echo two"], environment: [
+            "FAULTLINE_REPORT_DIR": dir, "LD_PRELOAD": try BuildProducts.path("libFaultlineMallocShim.so"),
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "one\ntwo\n")
+        let said = run.stderr.split(separator: "\n").filter { $0.contains("cannot write reports into") }
+        #expect(said.count == 1, "\(run.stderr)")
+    }
+
     /// The shim alone with `FAULTLINE_REPORT_DIR=` (set, empty): the report
     /// goes to stderr, and the line says the variable is empty (it said
     /// "not set", which sends the reader to look for a missing export).

@@ -9,14 +9,16 @@
 // execve hands the kernel freed memory: `faultline exec -- capsh
 // --user=nobody --shell=/bin/sh -- -c id` failed with "execve '/bin/sh'
 // failed!" (EFAULT). Without the agent the first array is the kernel's, on
-// the stack, which glibc never frees, so the same program works.
+// the stack, which glibc never frees, so the same program works. The malloc
+// shim preloaded alone sets a variable too, when it cannot write into its
+// report directory (FL_REPORT_DIR_REFUSED_ENV), and pins the same way.
 #ifndef FL_ENVIRON_PIN_H
 #define FL_ENVIRON_PIN_H
 
 /// Copies `environ` into memory that is never freed (an anonymous mapping)
 /// and points `environ` there, so the array main() receives outlives any
-/// setenv. Call at the end of install, after the agent's own setenv calls.
-/// Not async-signal-safe.
+/// setenv. Call after the image's own setenv calls (the agent's at the end
+/// of install). Not async-signal-safe.
 void fl_environ_pin(void);
 
 #endif
