@@ -80,6 +80,7 @@ static void write_samples(fl_json *w, const fl_hang_episode *ep, const fl_hang_s
     fl_json_uint(w, "total", r->total);
     int by_fp = fl_sample_ring_by_fp(r);
     if (by_fp) fl_json_int(w, "by_frame_pointer", by_fp);
+    fl_json_int(w, "by_libunwind", fl_sample_ring_known(r) - by_fp);
     fl_json_end_object(w);
     if (culprit) {
         fl_json_begin_object(w, "culprit");

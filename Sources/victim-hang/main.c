@@ -72,6 +72,12 @@ static void idle_ms(int ms) {
     for (uint64_t t = now_ms(); t < until; t = now_ms()) poll(&p, 1, (int)(until - t));
 }
 
+/// How long a victim's event loop idles before it misbehaves. Inferred mode
+/// watches main only once a tick has seen it waiting for events: with
+/// 300 ms, a watchdog starved at load 6 (two suites at once) missed the
+/// whole idle now and then, and the hang went unwatched ("found none").
+#define LOOP_IDLE_MS 800
+
 static void name_thread(const char *name) { pthread_setname_np(pthread_self(), name); }
 
 static int arg_ms(int argc, char **argv, int fallback) {
@@ -97,7 +103,7 @@ __attribute__((noinline)) static void victim_recalculate_totals(int ms) {
 
 static int cmd_spin_recover(int argc, char **argv) {
     int ms = arg_ms(argc, argv, 3000);
-    idle_ms(300);
+    idle_ms(LOOP_IDLE_MS);
     say("spinning on the main thread for %d ms (started at %llu unix ms)", ms, (unsigned long long)wall_ms());
     victim_recalculate_totals(ms);
     say("main thread responsive again");
@@ -139,7 +145,7 @@ static int cmd_spin_small_altstack(int argc, char **argv) {
     stack_t ss = { .ss_sp = p + page, .ss_size = OLD_SIGSTKSZ, .ss_flags = 0 };
     if (sigaltstack(&ss, 0) != 0) { say("sigaltstack: %s", strerror(errno)); return 3; }
     int ms = arg_ms(argc, argv, 3000);
-    idle_ms(300);
+    idle_ms(LOOP_IDLE_MS);
     say("spinning on the main thread, which has an 8 KiB alternate stack of its own, for %d ms", ms);
     victim_recalculate_totals(ms);
     say("main thread responsive again");
@@ -172,9 +178,9 @@ static int cmd_epoll_spin(int argc, char **argv) {
     e.data.fd = wakeup;
     epoll_ctl(ep, EPOLL_CTL_ADD, wakeup, &e);
     struct epoll_event got;
-    // A second, not the other victims' 300 ms: under heavy load the
-    // watchdog's first tick came after a 300 ms idle in 2 runs of 30, and a
-    // loop never seen waiting is not watched.
+    // Longer than LOOP_IDLE_MS: under stress-ng the watchdog's first tick
+    // came after a 300 ms idle in 2 runs of 30, and a loop never seen
+    // waiting is not watched.
     uint64_t until = now_ms() + 1000;
     for (uint64_t t = now_ms(); t < until; t = now_ms()) epoll_wait(ep, &got, 1, (int)(until - t));
     say("epoll: spinning on the main thread for %d ms", ms);
@@ -240,7 +246,7 @@ static int cmd_spin_holding_loader_lock(int argc, char **argv) {
     // main thread walks its frame pointers and the report must say so.
     victim_start_loader_lock_holder();
     int ms = arg_ms(argc, argv, 3000);
-    idle_ms(300);
+    idle_ms(LOOP_IDLE_MS);
     say("thread 'lock-holder' holds the dynamic linker's lock; spinning on the main thread for %d ms", ms);
     victim_recalculate_totals(ms);
     say("main thread responsive again");
@@ -291,7 +297,7 @@ static int cmd_late_answers(int argc, char **argv) {
     pthread_create(&t, 0, steady_thread_a, 0);
     pthread_create(&t, 0, late_thread, (void *)"late-1");
     pthread_create(&t, 0, steady_thread_b, 0);
-    idle_ms(300);
+    idle_ms(LOOP_IDLE_MS);
     say("spinning on the main thread for %d ms while late-0 and late-1 answer sample requests late", ms);
     victim_recalculate_totals(ms);
     say("main thread responsive again");
@@ -320,7 +326,7 @@ static void *setxid_thread(void *unused) {
 
 static int cmd_spin_while_setxid(int argc, char **argv) {
     int ms = arg_ms(argc, argv, 3000);
-    idle_ms(300);
+    idle_ms(LOOP_IDLE_MS);
     pthread_t t;
     pthread_create(&t, 0, setxid_thread, 0);
     say("spinning on the main thread for %d ms while thread setxid-loop calls setresuid(-1, -1, -1)", ms);
@@ -345,7 +351,7 @@ static int cmd_spin_not_dumpable(int argc, char **argv) {
     }
     prctl(PR_SET_DUMPABLE, 0);
     int ms = arg_ms(argc, argv, 3000);
-    idle_ms(300);
+    idle_ms(LOOP_IDLE_MS);
     say("not dumpable (uid %d); spinning on the main thread for %d ms", (int)getuid(), ms);
     victim_recalculate_totals(ms);
     say("main thread responsive again");
@@ -361,7 +367,7 @@ __attribute__((noinline)) static void victim_sleep_on_main(int ms) {
 
 static int cmd_sleep_main(int argc, char **argv) {
     int ms = arg_ms(argc, argv, 3000);
-    idle_ms(300);
+    idle_ms(LOOP_IDLE_MS);
     say("sleeping on the main thread for %d ms (started at %llu unix ms)", ms, (unsigned long long)wall_ms());
     victim_sleep_on_main(ms);
     say("main thread awake again");
@@ -660,7 +666,7 @@ static int cmd_under_tracer(int argc, char **argv) {
     }
     char c;
     if (read(ready[0], &c, 1) != 1) { say("the tracer did not attach"); return 2; }
-    idle_ms(300);  // wait for events first, as an event loop does: inferred mode watches main from then on
+    idle_ms(LOOP_IDLE_MS);  // wait for events first, as an event loop does: inferred mode watches main from then on
     say("traced by pid %d; spinning on the main thread for %d ms", (int)child, ms);
     victim_recalculate_totals(ms);
     say("done");
