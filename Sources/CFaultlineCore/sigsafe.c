@@ -137,8 +137,14 @@ ssize_t fl_read_file(const char *path, char *buf, size_t cap) {
 }
 
 void fl_sleep_ns(uint64_t ns) {
-    struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+    // Until a deadline on the monotonic clock. Restarted with the time
+    // nanosleep said was left, a sleep that a signal interrupted at each
+    // start (one always pending: glibc's SIGSETXID while threads looped on
+    // seteuid) never ended, and an exit-time leak check waited in it for
+    // ever (leaks.check-under-setxid).
+    uint64_t end = fl_monotonic_ns() + ns;
+    struct timespec ts = { (time_t)(end / 1000000000ull), (long)(end % 1000000000ull) };
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, 0) == EINTR) {}
 }
 
 uint64_t fl_monotonic_ns(void) {

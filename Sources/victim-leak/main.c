@@ -32,6 +32,8 @@
 //                   for S seconds sends itself SIG (FAULTLINE_LEAK_SIGNAL)
 //                   and forks 20 children that exit(0) at once, each given
 //                   5 s to end
+//   check-under-setxid [N] as root: N (20) on-demand checks while 3 threads
+//                   loop on seteuid (check_under_setxid.c)
 //   fork-during-install as root: forks while the shim installs its stop
 //                   signal's handler for a thread's first seteuid; the
 //                   child exits with exit(0) (fork_during_install.c)
@@ -69,6 +71,7 @@
 //                   4 KiB scribble limit, so only the shim clearing a freed
 //                   block's tail stops those words from keeping the blocks
 //                   "still reachable"
+#include "check_under_setxid.h"
 #include "fork_during_install.h"
 #include "signal_storm.h"
 #include "victim_fds.h"
@@ -575,6 +578,8 @@ int main(int argc, char **argv) {
         return victim_signal_storm(argc > 2 ? atoi(argv[2]) : 4, argc > 3 ? atoi(argv[3]) : 10);
     } else if (!strcmp(cmd, "fork-during-checks")) {
         return fork_during_checks(argc > 2 ? atoi(argv[2]) : 45, argc > 3 ? atoi(argv[3]) : 3);
+    } else if (!strcmp(cmd, "check-under-setxid")) {
+        return victim_check_under_setxid(argc > 2 ? atoi(argv[2]) : 20);
     } else if (!strcmp(cmd, "fork-during-install")) {
         return victim_fork_during_install();
     } else if (!strcmp(cmd, "fork-children")) {
@@ -602,7 +607,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
         return 2;
     }
     return 0;

@@ -43,7 +43,8 @@ int fl_write_all(int fd, const void *buf, size_t len);
 /// its length, or -1 with errno (EISDIR for a directory, EINVAL for any
 /// other file that is not regular, such as a FIFO, which is never waited on).
 ssize_t fl_read_file(const char *path, char *buf, size_t cap);
-/// Sleeps for `ns` nanoseconds (nanosleep is async-signal-safe).
+/// Sleeps for `ns` nanoseconds, to a deadline on the monotonic clock, however
+/// many signals interrupt it (clock_nanosleep is async-signal-safe).
 void fl_sleep_ns(uint64_t ns);
 /// Monotonic clock in nanoseconds.
 uint64_t fl_monotonic_ns(void);
