@@ -131,10 +131,9 @@ static int install(const faultline_options *options, int dir_optional) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    // The malloc shim, started first, said it already when it could not
-    // open the same directory.
-    int (*refused)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "faultline_shim_report_dir_refused");
-    int dirfd = fl_report_dir_open(c->report_dir, !dir_optional || (refused && refused()));
+    // Quiet when the malloc shim, started first, said it already: it sets
+    // FL_REPORT_DIR_REFUSED_ENV, as this does below for the shim and children.
+    int dirfd = fl_report_dir_open(c->report_dir, !dir_optional);
     if (dirfd < 0 && !dir_optional) {
         int e = errno;
         snprintf(g_error, sizeof g_error, "cannot write into report directory %s: %s", c->report_dir, strerror(e));

@@ -54,20 +54,16 @@ static void emit(line *l) {
     fl_write_all(2, l->text, l->len);
 }
 
-// Set when the report directory could not be opened: the line saying so
-// was written here, and the agent need not write it again.
-static int g_dir_refused;
-
 void shim_report_init(void) {
     const char *dir = getenv("FAULTLINE_REPORT_DIR");
     int fd = -1;
     if (dir && *dir) {
         fd = fl_report_dir_open(dir, 0);
-        g_dir_refused = fd < 0;
-        // Said once per process tree, as the agent does: the processes this
-        // one starts inherit the variable and stay quiet (preloaded alone,
-        // each one repeated the line). Before main, so main's envp is pinned.
-        if (g_dir_refused && setenv(FL_REPORT_DIR_REFUSED_ENV, dir, 1) == 0) fl_environ_pin();
+        // Said once per process tree, as the agent does: the agent starting
+        // after this and the processes this one starts see the variable and
+        // stay quiet (preloaded alone, each one repeated the line). Before
+        // main, so main's envp is pinned.
+        if (fd < 0 && setenv(FL_REPORT_DIR_REFUSED_ENV, dir, 1) == 0) fl_environ_pin();
     }
     fl_report_set_dir(fd, dir);
     // Alone, the shim keeps an fd for its reports and leak checks once the
@@ -75,8 +71,6 @@ void shim_report_init(void) {
     // agent's (faultline_shim_share_fds).
     fl_fd_reserve_take();
 }
-
-__attribute__((visibility("default"))) int faultline_shim_report_dir_refused(void) { return g_dir_refused; }
 
 __attribute__((visibility("default"))) int faultline_shim_share_report_dir(int (*report_dir)(void)) {
     return fl_report_share_dir(report_dir);

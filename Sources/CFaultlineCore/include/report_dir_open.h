@@ -7,10 +7,10 @@
 #ifndef FL_REPORT_DIR_OPEN_H
 #define FL_REPORT_DIR_OPEN_H
 
-/// Set by the agent to the directory it could not open, once the line is
-/// said: the malloc shim starting after it, and the processes it starts,
-/// do not say it again (one line per process tree, not one per program a
-/// script runs).
+/// Set by the agent or the malloc shim to the directory it could not open,
+/// once the line is said: the other one, starting after it, and the
+/// processes it starts do not say it again (one line per process tree, not
+/// one per program a script runs).
 #define FL_REPORT_DIR_REFUSED_ENV "FAULTLINE_REPORT_DIR_REFUSED"
 
 /// Makes `path` and its parents if missing, opens it and checks that this

@@ -45,11 +45,6 @@ int faultline_shim_top_stacks(uint64_t *live_bytes, uint64_t *live_blocks, uintp
 /// holds none).
 int faultline_shim_share_report_dir(int (*report_dir)(void));
 
-/// 1 when the shim could not open FAULTLINE_REPORT_DIR for writing and has
-/// said so on stderr (its reports go there): the agent, looking this up
-/// with dlsym, then does not say it a second time.
-int faultline_shim_report_dir_refused(void);
-
 /// Lets the crash agent, which looks this symbol up with dlsym at install,
 /// share its fd reserve (the one fd kept for reports once the program has
 /// used up its own): the shim closes its own reserve and makes its
