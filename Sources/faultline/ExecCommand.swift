@@ -150,7 +150,10 @@ struct ExecCommand: AsyncParsableCommand {
         if let finalDirectory {
             ReportCommand.stderr("faultline: \(reports.count) report(s) in \(Self.relative(finalDirectory))\(unwatched)")
         } else {
-            let death = Self.unreportedDeath(termination, program: unwatched.isEmpty ? program : "it", selection: unwatched.isEmpty ? selection : nil)
+            // A static program was just named; the agent never reached it.
+            let reached = unwatched.isEmpty
+            let crashOff = reached && selection.map { !$0.names.contains("crash") } == true
+            let death = Self.unreportedDeath(termination, program: reached ? program : "it", crashDetectorOff: crashOff)
             ReportCommand.stderr("faultline: 0 report(s); nothing kept in \(Self.relative(directory.location))\(unwatched)\(death)")
         }
         if !stragglers.isEmpty, let finalDirectory {
@@ -164,13 +167,12 @@ struct ExecCommand: AsyncParsableCommand {
 
     /// For a run with no report: how the program died when a signal killed
     /// it (else ""), so that "0 report(s)" does not read as a clean run;
-    /// says so when the signal is one the crash detector reports and the
-    /// selection left it out (`selection` nil: no such advice, as for a
-    /// statically linked program, which the agent cannot reach).
-    static func unreportedDeath(_ termination: ChildProcess.Termination, program: String, selection: DetectorSelection?) -> String {
+    /// when the signal is one the crash detector reports and
+    /// `crashDetectorOff`, says to select it.
+    static func unreportedDeath(_ termination: ChildProcess.Termination, program: String, crashDetectorOff: Bool) -> String {
         guard case .signaled(let sig) = termination else { return "" }
         var note = "; \(OneLine.escaped(program)) was killed by \(SignalNaming.name(sig))"
-        if SignalNaming.crashSignals.contains(sig), let selection, !selection.names.contains("crash") {
+        if SignalNaming.crashSignals.contains(sig), crashDetectorOff {
             note += " (the crash detector is off: add crash to --detectors to get a report)"
         }
         return note
