@@ -2,7 +2,8 @@
 // never asserts. Every measurement runs in a forked child with its own
 // agent install (the options are read at install).
 //   1. one main-thread stack sample by directed signal (target: median
-//      <= 20 us), measured directly and as the watchdog sees it;
+//      <= 20 us), measured directly, beside its floor: the same signal
+//      answered by a handler that does nothing;
 //   2. the watchdog's CPU with the main thread idle and busy (target: under
 //      1% of one core at a 50 ms interval), per mode;
 //   3. detection latency over N runs (default 20): from the moment the main
@@ -22,6 +23,8 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,13 +121,61 @@ __attribute__((noinline)) static void spin_deep(int depth) {
     g_sink = x;
 }
 
+// --- the floor: the same request and answer with nothing in the handler -----------------
+// A signal to another thread and the wait for its answer cost something
+// whatever the handler does: on a VM, waking a blocked thread's idle vCPU
+// alone takes 10-15 us. The floor rows measure that round trip with a
+// handler that only answers, so the sample rows read as "floor + unwinding".
+
+/// Set in the child that measures the floor instead of a stack sample.
+static int g_floor;
+/// A signal the agent does not use (it takes SIGRTMIN+8 and up).
+#define FLOOR_SIGNAL SIGUSR2
+static _Atomic uint64_t g_floor_answer;
+
+static void floor_handler(int sig, siginfo_t *info, void *uc) {
+    (void)sig, (void)uc;
+    atomic_store(&g_floor_answer, (uint64_t)info->si_value.sival_ptr);
+}
+
+static void install_floor_handler(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = floor_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;  // as the sample handler
+    sigaction(FLOOR_SIGNAL, &sa, 0);
+}
+
+/// One request answered by floor_handler, waited for as fl_capture_thread
+/// waits (yielding). Returns 1 (one "frame") when answered.
+static int floor_round_trip(pid_t tid) {
+    static uint64_t seq;
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_code = SI_QUEUE;
+    si.si_pid = getpid();
+    si.si_uid = getuid();
+    si.si_value.sival_ptr = (void *)(uintptr_t)++seq;
+    if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, FLOOR_SIGNAL, &si) != 0) return -1;
+    uint64_t deadline = now_ns() + 50000000ull;
+    while (atomic_load(&g_floor_answer) != seq)
+        if (now_ns() > deadline) return -1;
+        else sched_yield();
+    return 1;
+}
+
+/// A stack sample of `tid`, or the floor's empty round trip.
+static int request_sample(pid_t tid, uintptr_t *pcs) {
+    return g_floor ? floor_round_trip(tid) : fl_capture_thread(tid, pcs, 128, 50000000ull);
+}
+
 static void *sampler(void *arg) {
     uintptr_t pcs[FL_MAX_FRAMES];
     int n = 2000;
     usleep(20000);
     for (int i = 0; i < n; i++) {
         uint64_t t0 = now_ns();
-        int k = fl_capture_thread(g_main_tid, pcs, 128, 50000000ull);
+        int k = request_sample(g_main_tid, pcs);
         uint64_t dt = now_ns() - t0;
         if (k > 0) g_out->values[g_out->count++ % 4096] = dt;
         if (i == 0) g_out->counters[0] = (uint64_t)k;
@@ -147,7 +198,7 @@ static void *blocked_sampler(void *arg) {
         struct timespec a, b;
         clock_gettime(cid, &a);
         uint64_t t0 = now_ns();
-        int k = fl_capture_thread(g_main_tid, pcs, 128, 50000000ull);
+        int k = request_sample(g_main_tid, pcs);
         uint64_t dt = now_ns() - t0;
         usleep(200);  // let it go back to sleep before reading its clock
         clock_gettime(cid, &b);
@@ -167,6 +218,7 @@ __attribute__((noinline)) static void join_deep(int depth, pthread_t t) {
 
 static void measure_sample_blocked(void) {
     install("crash");
+    if (g_floor) install_floor_handler();
     g_main_tid = (pid_t)syscall(SYS_gettid);
     g_main_thread = pthread_self();
     pthread_t t;
@@ -176,6 +228,7 @@ static void measure_sample_blocked(void) {
 
 static void measure_sample_direct(void) {
     install("crash");  // no watchdog: only this bench samples
+    if (g_floor) install_floor_handler();
     g_main_tid = (pid_t)syscall(SYS_gettid);
     pthread_t t;
     pthread_create(&t, 0, sampler, 0);
@@ -368,28 +421,47 @@ static void remove_reports(void) {
 
 // --- sections -----------------------------------------------------------------------------
 
-static void section_sample(void) {
-    char what[96];
+/// Runs the spinning and the blocked measurement, as a stack sample or
+/// (floor) as an empty round trip; the results are left in g_out's halves.
+static void run_sample_children(int floor, uint64_t *spin, int *nspin, uint64_t *blocked_wall, uint64_t *blocked_cpu, int *nblocked, uint64_t *frames) {
+    g_floor = floor;
     clear_out();
     run_child(measure_sample_direct);
-    if (g_json) {
-        emit_samples("hang.sample_spinning_main", "agent", "us", g_out->values, g_out->count < 4096 ? g_out->count : 4096, 1e3);
-        clear_out();
-        run_child(measure_sample_blocked);
-        int n = g_out->count < 4096 ? g_out->count : 4096;
-        emit_samples("hang.sample_blocked_main", "agent", "us", g_out->values2, n, 1e3);
-        emit_samples("hang.sampled_thread_cpu", "agent", "us", g_out->values, n, 1e3);
-        return;
-    }
-    snprintf(what, sizeof what, "one sample of a spinning main thread (%llu frames)", (unsigned long long)g_out->counters[0]);
-    print_stats(what, g_out->values, g_out->count < 4096 ? g_out->count : 4096, 1e3, "us", "(target: median <= 20 us)");
-
+    *nspin = g_out->count < 4096 ? g_out->count : 4096;
+    memcpy(spin, g_out->values, sizeof g_out->values);
+    frames[0] = g_out->counters[0];
     clear_out();
     run_child(measure_sample_blocked);
-    int n = g_out->count < 4096 ? g_out->count : 4096;
-    snprintf(what, sizeof what, "one sample of a blocked main thread (%llu frames)", (unsigned long long)g_out->counters[0]);
-    print_stats(what, g_out->values2, n, 1e3, "us", "(target: median <= 20 us)");
-    print_stats("  CPU the sampled thread spends per sample", g_out->values, n, 1e3, "us", 0);
+    *nblocked = g_out->count < 4096 ? g_out->count : 4096;
+    memcpy(blocked_wall, g_out->values2, sizeof g_out->values2);
+    memcpy(blocked_cpu, g_out->values, sizeof g_out->values);
+    frames[1] = g_out->counters[0];
+    g_floor = 0;
+}
+
+static void section_sample(void) {
+    static uint64_t spin[2][4096], wall[2][4096], cpu[2][4096];
+    int nspin[2], nblocked[2];
+    uint64_t frames[2][2];
+    for (int floor = 0; floor < 2; floor++) run_sample_children(floor, spin[floor], &nspin[floor], wall[floor], cpu[floor], &nblocked[floor], frames[floor]);
+    if (g_json) {
+        static const char *configs[] = {"agent", "empty_handler"};
+        for (int f = 0; f < 2; f++) {
+            emit_samples("hang.sample_spinning_main", configs[f], "us", spin[f], nspin[f], 1e3);
+            emit_samples("hang.sample_blocked_main", configs[f], "us", wall[f], nblocked[f], 1e3);
+            emit_samples("hang.sampled_thread_cpu", configs[f], "us", cpu[f], nblocked[f], 1e3);
+        }
+        return;
+    }
+    char what[96];
+    snprintf(what, sizeof what, "one sample of a spinning main thread (%llu frames)", (unsigned long long)frames[0][0]);
+    print_stats(what, spin[0], nspin[0], 1e3, "us", "(target: median <= 20 us)");
+    print_stats("  floor: the same signal, empty handler", spin[1], nspin[1], 1e3, "us", 0);
+    snprintf(what, sizeof what, "one sample of a blocked main thread (%llu frames)", (unsigned long long)frames[0][1]);
+    print_stats(what, wall[0], nblocked[0], 1e3, "us", "(target: median <= 20 us)");
+    print_stats("  floor: the same signal, empty handler", wall[1], nblocked[1], 1e3, "us", 0);
+    print_stats("  CPU the sampled thread spends per sample", cpu[0], nblocked[0], 1e3, "us", 0);
+    print_stats("  floor: the same, empty handler", cpu[1], nblocked[1], 1e3, "us", 0);
 }
 
 static void print_cpu(const char *name, const char *extra) {
