@@ -2,6 +2,7 @@
 // hang detector's scenarios. Runs under the preloaded agent; the commands
 // that drive their own loop call faultline_heartbeat when the agent provides
 // it (a weak reference: the program runs without the agent too).
+#include "victim_event_loop.h"
 #include "victim_fds.h"
 #include "victim_namespaces.h"
 #include "victim_threads.h"
@@ -57,20 +58,8 @@ static void say(const char *fmt, ...) {
     fprintf(stderr, "victim: %s\n", line);
 }
 
-/// Waits for events the way an idle event loop does (poll on an eventfd
-/// nothing writes to, as glib's and libuv's loops wait on theirs; a poll on
-/// no descriptor is a sleep, which inferred mode does not take for a loop),
-/// for the whole time: the watchdog's sampling signal, sent just as a hang
-/// ends, interrupts poll (EINTR whatever SA_RESTART says), and a cut-short
-/// idle let the process exit before the watchdog saw it responsive
-/// (hang.spin-recover once found ended_by "exit").
-static void idle_ms(int ms) {
-    static int wakeup = -1;
-    if (wakeup < 0) wakeup = eventfd(0, EFD_CLOEXEC);
-    struct pollfd p = {.fd = wakeup, .events = POLLIN};
-    uint64_t until = now_ms() + (uint64_t)ms;
-    for (uint64_t t = now_ms(); t < until; t = now_ms()) poll(&p, 1, (int)(until - t));
-}
+/// Waits for events as an idle event loop does (victim_event_loop.h).
+static void idle_ms(int ms) { victim_idle_like_event_loop(ms); }
 
 /// How long a victim's event loop idles before it misbehaves. Inferred mode
 /// watches main only once a tick has seen it waiting for events: with

@@ -74,6 +74,7 @@
 #include "check_under_setxid.h"
 #include "fork_during_install.h"
 #include "signal_storm.h"
+#include "victim_event_loop.h"
 #include "victim_fds.h"
 #include "victim_threads.h"
 
@@ -450,6 +451,10 @@ __attribute__((noinline)) static void spin_holding(void) {
 }
 
 static int sampled_register(void) {
+    // Idle first, as an event loop does: inferred hang mode samples a
+    // spinning main only once it has seen it wait for events (without this
+    // no sample was ever taken, and the scenario tested nothing).
+    victim_idle_like_event_loop(800);
     spin_holding();
     clear_stack();
     printf("victim: held a 99-byte block in a register for 600 ms of CPU, then lost it\n");
