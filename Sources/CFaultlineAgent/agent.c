@@ -88,7 +88,11 @@ static int resolve_config(const faultline_options *o, fl_config *c) {
     char bad[64];
     long d = fl_parse_detectors(getenv("FAULTLINE_DETECTORS"), bad, sizeof bad);
     if (d < 0) {
-        if (!shim) fprintf(stderr, "faultline: FAULTLINE_DETECTORS names unknown detector '%s'; known: crash, cxx_exception, hang, memory, use_after_free, leaks; using all\n", bad);
+        // With the shim loaded, the shim says it (and removes the variable).
+        if (!shim) {
+            fprintf(stderr, "faultline: FAULTLINE_DETECTORS names unknown detector '%s'; known: crash, cxx_exception, hang, memory, use_after_free, leaks; using all\n", bad);
+            fl_option_said("FAULTLINE_DETECTORS");
+        }
         d = 0xffff;
     }
     c->detectors = (unsigned)d;

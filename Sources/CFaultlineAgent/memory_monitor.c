@@ -48,6 +48,7 @@ static void env_word(const char *name, const char *def, const char *const *allow
     for (int i = 0; allowed[i]; i++)
         if (strcmp(v, allowed[i]) == 0) { fl_strlcpy(out, v, cap); return; }
     fprintf(stderr, "faultline: %s=%s is not one of low, medium, critical, off; using %s\n", name, v, def);
+    fl_option_said(name);
 }
 
 /// The PSI trigger used when FAULTLINE_MEMORY_PSI is unset or unusable.
@@ -89,9 +90,11 @@ void fl_memory_options_load(fl_memory_options *o) {
     const char *t = getenv("FAULTLINE_MEMORY_THRESHOLDS");
     o->threshold_count = t && *t ? parse_thresholds(t, o->thresholds, FL_BREADCRUMB_SLOTS) : -1;
     if (o->threshold_count <= 0) {
-        if (t && *t)
+        if (t && *t) {
             fprintf(stderr, "faultline: FAULTLINE_MEMORY_THRESHOLDS=%s is not up to %d ascending percentages like 50,75,90,95; using those\n",
                     t, FL_BREADCRUMB_SLOTS);
+            fl_option_said("FAULTLINE_MEMORY_THRESHOLDS");
+        }
         static const int def[] = {50, 75, 90, 95};
         memcpy(o->thresholds, def, sizeof def);
         o->threshold_count = 4;
@@ -107,6 +110,7 @@ void fl_memory_options_load(fl_memory_options *o) {
             o->psi_given = strcmp(psi, "off") != 0;
         } else {
             fprintf(stderr, "faultline: FAULTLINE_MEMORY_PSI=%s is not 'some|full STALL_US WINDOW_US' or off; using %s\n", psi, DEFAULT_PSI);
+            fl_option_said("FAULTLINE_MEMORY_PSI");
         }
     }
     o->warnings_max = fl_env_int("FAULTLINE_MEMORY_WARNINGS", 3, 0, 100);

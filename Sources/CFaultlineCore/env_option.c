@@ -10,11 +10,16 @@ int fl_env_int_quietly(const char *name, int fallback, int lo, int hi, int quiet
     char *end;
     long n = strtol(v, &end, 10);
     if (*end || n < lo || n > hi) {
-        if (!quiet) fprintf(stderr, "faultline: %s=%s is not a number in %d...%d; using %d\n", name, v, lo, hi, fallback);
+        if (!quiet) {
+            fprintf(stderr, "faultline: %s=%s is not a number in %d...%d; using %d\n", name, v, lo, hi, fallback);
+            fl_option_said(name);
+        }
         return fallback;
     }
     return (int)n;
 }
+
+void fl_option_said(const char *name) { unsetenv(name); }
 
 int fl_env_int(const char *name, int fallback, int lo, int hi) { return fl_env_int_quietly(name, fallback, lo, hi, 0); }
 

@@ -53,6 +53,7 @@ void shim_config_warn(const char *name, const char *value, const char *what) {
     n += fl_strlcpy(line + n, what, sizeof line - 1 - n);
     line[n++] = '\n';  // always: sizeof line - 1 kept room for it
     fl_write_all(2, line, n);
+    fl_option_said(name);  // `value` is not used after this
 }
 
 // "NAME=VALUE is not a number from LO to HI<note>; using the default".

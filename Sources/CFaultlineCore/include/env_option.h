@@ -17,6 +17,13 @@ int fl_env_int(const char *name, int fallback, int lo, int hi);
 /// library in the process reads the same variable and says it).
 int fl_env_int_quietly(const char *name, int fallback, int lo, int hi, int quiet);
 
+/// Called right after the line about a bad value of variable `name`:
+/// removes the variable, so that the processes this one starts use the
+/// default it fell back to without saying so again — one line per process
+/// tree (`make` or a shell script under `faultline exec` repeated it in
+/// every process). unsetenv shifts the array in place: no allocation.
+void fl_option_said(const char *name);
+
 /// 1 when the detector list `list` (FAULTLINE_DETECTORS: names separated by
 /// commas, or "all" or "none") names a detector that does not exist, copied
 /// into `bad` (`cap` bytes); 0 for a valid, empty or missing list. The
