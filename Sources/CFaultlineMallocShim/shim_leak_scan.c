@@ -432,6 +432,12 @@ int shim_leak_scan_run(leak_scan *out) {
         scan_block(&s, i);
         s.self = -1;
         drain(&s);
+        // Marked by its own flood: a cycle leads back to it. It leads the
+        // cycle, definitely lost (as valgrind counts it), unless a later
+        // block's flood reaches it. Otherwise a leaked doubly linked list or
+        // any structure with back pointers was all "indirectly lost", with
+        // no definitely lost block to say where it hung from.
+        if (s.b[i].cls == LEAK_INDIRECT) s.b[i].cls = LEAK_UNVISITED;
     }
     for (uint64_t i = 0; i < s.n; i++) if (s.b[i].cls == LEAK_UNVISITED) s.b[i].cls = LEAK_DIRECT;
     shim_leak_world_resume();

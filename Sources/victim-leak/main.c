@@ -1,6 +1,8 @@
 // victim-leak: programs with known leaks for the leak scenarios
 // (Scenarios/leaks/). Each command prints what it did on stdout.
 //   list            a 10-node linked list whose head pointer is dropped
+//   ring            a 10-node circular doubly linked list, dropped: every
+//                   node is pointed to by two others
 //   cache           100 blocks held by a global cache, plus one 77-byte leak
 //   thread-stack [MS] a block held only in a thread's stack during an on-demand
 //                   check (made MS ms after start, default at once: the
@@ -122,6 +124,34 @@ __attribute__((noinline)) static node *make_list(int n) {
 __attribute__((noinline)) static void lose_list(void) {
     node *head = make_list(10);
     printf("victim: built a 10-node list at %p and dropped it\n", (void *)head);
+    head = 0;
+}
+
+/// A ring: a circular doubly linked list, every node pointed to by two
+/// others, so no node is unreferenced once the ring is dropped.
+typedef struct ring_node { struct ring_node *next, *prev; char payload[32]; } ring_node;
+
+__attribute__((noinline)) static ring_node *make_ring(int n) {
+    ring_node *head = 0;
+    for (int i = 0; i < n; i++) {
+        ring_node *x = malloc(sizeof *x);
+        snprintf(x->payload, sizeof x->payload, "ring node %d", i);
+        if (!head) {
+            x->next = x->prev = x;
+        } else {
+            x->next = head;
+            x->prev = head->prev;
+            head->prev->next = x;
+            head->prev = x;
+        }
+        head = x;
+    }
+    return head;
+}
+
+__attribute__((noinline)) static void lose_ring(void) {
+    ring_node *head = make_ring(10);
+    printf("victim: built a 10-node ring at %p and dropped it\n", (void *)head);
     head = 0;
 }
 
@@ -484,6 +514,9 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "list")) {
         lose_list();
         clear_stack();
+    } else if (!strcmp(cmd, "ring")) {
+        lose_ring();
+        clear_stack();
     } else if (!strcmp(cmd, "cache")) {
         fill_cache();
         leak_77();
@@ -612,7 +645,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|ring|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
         return 2;
     }
     return 0;
