@@ -71,9 +71,30 @@ typedef int (*dl_callback)(struct dl_phdr_info *, size_t, void *);
 typedef int (*dl_iterate_fn)(dl_callback, void *);
 static dl_iterate_fn g_dl_iterate;
 
+uintptr_t shim_text_lo, shim_text_hi;
+
+// Records the executable segment of the object holding this function.
+static int find_own_text(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size, (void)data;
+    uintptr_t me = (uintptr_t)&find_own_text;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (me >= lo && me < hi) {
+            shim_text_lo = lo;
+            shim_text_hi = hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void shim_stack_resolve(void) {
     if (!__atomic_load_n(&g_dl_iterate, __ATOMIC_ACQUIRE))
         __atomic_store_n(&g_dl_iterate, (dl_iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr"), __ATOMIC_RELEASE);
+    dl_iterate_fn next = __atomic_load_n(&g_dl_iterate, __ATOMIC_ACQUIRE);
+    if (next && !shim_text_hi) next(find_own_text, 0);
 }
 
 __attribute__((visibility("default"))) int dl_iterate_phdr(dl_callback callback, void *data) {

@@ -11,8 +11,12 @@
 /// Loads libunwind when asked for (install time; may allocate). Returns 1
 /// when unw_backtrace is usable.
 int shim_stack_init(int want_libunwind);
-/// Resolves glibc's dl_iterate_phdr for the shim's wrapper (constructor).
+/// Resolves glibc's dl_iterate_phdr for the shim's wrapper, and finds the
+/// shim's own code (shim_text_lo/hi) (constructor).
 void shim_stack_resolve(void);
+/// The shim's executable segment, [lo, hi): no return address above an
+/// allocator's frame can lie in it (0, 0 until found).
+extern uintptr_t shim_text_lo, shim_text_hi;
 /// 1 once libunwind is loaded for allocation stacks (set before any is
 /// recorded); 0: every stack is a frame-pointer walk.
 extern int shim_stack_libunwind;

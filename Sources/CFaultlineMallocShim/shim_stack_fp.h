@@ -5,6 +5,7 @@
 #define SHIM_STACK_FP_H
 
 #include "shim_block.h"
+#include "shim_stack.h"
 #include "shim_thread.h"
 
 #include <stddef.h>
@@ -20,9 +21,13 @@ static inline int shim_fp_next_ok(uintptr_t next, uintptr_t fp, uintptr_t hi) {
 
 /// 1 when `ret` may be a return address. Not code: a garbage %rbp from a
 /// frame without frame pointers led into data (a stack address, argv or
-/// environment text, a non-canonical value).
+/// environment text, a non-canonical value), or into the shim's own code
+/// (a stale frame record left below the program's frames by an earlier,
+/// deeper call into the shim: C++ blocks showed `alloc_block` as the caller
+/// of libstdc++ code).
 static inline int shim_fp_ret_ok(uintptr_t ret) {
-    return ret >= 4096 && ret < SHIM_USER_ADDR_END && !(ret >= shim_self.stack_lo && ret < shim_self.stack_data_hi);
+    return ret >= 4096 && ret < SHIM_USER_ADDR_END && !(ret >= shim_self.stack_lo && ret < shim_self.stack_data_hi) &&
+           !(ret >= shim_text_lo && ret < shim_text_hi);
 }
 
 /// 1 when the walk from `here`, the walking function's frame, goes past
