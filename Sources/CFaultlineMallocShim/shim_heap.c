@@ -47,11 +47,13 @@ static inline void note_range(uintptr_t start, uintptr_t end) {
 }
 
 // Records the stack of the allocator call at `fp` (0 when stacks are off,
-// before init, or inside the shim itself).
+// before init, or inside the shim itself). Inside a libc function wrapped
+// by shim_libc_callers.c, the stack starts at that function's caller.
 static inline uint32_t capture(uintptr_t fp) {
     if (!shim_cfg.stacks || !shim_ready || shim_self.depth > 0) return 0;
     shim_self.depth++;
-    uint32_t id = shim_stack_record(fp);
+    uintptr_t from = shim_self.caller_fp;
+    uint32_t id = shim_stack_record(from ? from : fp);
     shim_self.depth--;
     return id;
 }

@@ -3,6 +3,8 @@
 //   list            a 10-node linked list whose head pointer is dropped
 //   ring            a 10-node circular doubly linked list, dropped: every
 //                   node is pointed to by two others
+//   libc-helpers    blocks from strdup, asprintf, getline, realpath, … lost
+//                   (libc_helpers.c)
 //   stale-frame     an 88-byte block allocated under a stale frame record
 //                   (stale_frame.c), then lost
 //   cache           100 blocks held by a global cache, plus one 77-byte leak
@@ -77,6 +79,7 @@
 //                   "still reachable"
 #include "check_under_setxid.h"
 #include "fork_during_install.h"
+#include "libc_helpers.h"
 #include "signal_storm.h"
 #include "stale_frame.h"
 #include "victim_event_loop.h"
@@ -520,6 +523,9 @@ int main(int argc, char **argv) {
     } else if (!strcmp(cmd, "ring")) {
         lose_ring();
         clear_stack();
+    } else if (!strcmp(cmd, "libc-helpers")) {
+        victim_libc_helpers();
+        clear_stack();
     } else if (!strcmp(cmd, "stale-frame")) {
         victim_stale_frame();
         clear_stack();
@@ -651,7 +657,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|libc-helpers|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
         return 2;
     }
     return 0;

@@ -1,0 +1,9 @@
+// The libc-helpers command of victim-leak (libc_helpers.c).
+#ifndef VICTIM_LEAK_LIBC_HELPERS_H
+#define VICTIM_LEAK_LIBC_HELPERS_H
+
+/// Loses one block from each of strdup, strndup, asprintf, __asprintf_chk,
+/// getline, realpath and getcwd, each from its own function. Returns 0.
+int victim_libc_helpers(void);
+
+#endif
