@@ -12,8 +12,8 @@
 // which runs the new_handler loop, throws std::bad_alloc or returns NULL
 // exactly as the program expects: no C++ runtime in the shim.
 #include "shim_heap.h"
+#include "shim_lookup.h"
 
-#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,21 +21,10 @@
 #define SHIM_FRAME() ((uintptr_t)__builtin_frame_address(0))
 #define SHIM_DETECTING() __builtin_expect(shim_mode == SHIM_MODE_DETECT, 1)
 
-/// The definition after the shim of the operator `name`, found on first
-/// use (libstdc++ may be loaded after the shim starts). NULL only if none
-/// exists, which no caller of a C++ operator can meet: its own library
-/// defines them.
-static void *next_operator(void **slot, const char *name) {
-    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (!f) {
-        f = dlsym(RTLD_NEXT, name);
-        __atomic_store_n(slot, f, __ATOMIC_RELEASE);
-    }
-    return f;
-}
-
-// One forwarder per signature; `slot` caches the next definition.
-#define NEXT(name, type) ((type)next_operator(&next_##name, #name))
+// The definition after the shim of the operator `name` (libstdc++'s),
+// cached in next_NAME. NULL only if none exists, which no caller of a C++
+// operator can meet: its own library defines them.
+#define NEXT(name, type) ((type)shim_lookup_next_cached(&next_##name, #name))
 
 typedef struct nothrow_t nothrow_t;  // std::nothrow_t: only passed on by reference
 typedef void *(*new_fn)(size_t);

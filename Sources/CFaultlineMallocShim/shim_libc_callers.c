@@ -8,10 +8,10 @@
 // one when they nest) and calls libc's function, whose malloc then records
 // the stack from that frame: libc keeps doing the work, with its own
 // semantics, errno and locking. Stepped aside, the mark is never read.
+#include "shim_lookup.h"
 #include "shim_thread.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -21,15 +21,8 @@
 
 #define SHIM_EXPORT __attribute__((visibility("default"), disable_tail_calls))
 
-/// libc's definition of `name`, found on first use.
-static void *next_fn(void **slot, const char *name) {
-    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (!f) {
-        f = dlsym(RTLD_NEXT, name);
-        __atomic_store_n(slot, f, __ATOMIC_RELEASE);
-    }
-    return f;
-}
+// libc's definition of `name`, cached in `*slot`.
+#define next_fn shim_lookup_next_cached
 
 // Runs `call` with this wrapper's frame as the start of allocation stacks,
 // unless an outer wrapper already set one. `ret` receives its result.

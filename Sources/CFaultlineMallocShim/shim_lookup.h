@@ -22,4 +22,10 @@
 /// order. NULL when there is none.
 void *shim_lookup(void *handle, const char *name);
 
+/// The next definition of `name` after the shim (dlsym RTLD_NEXT), looked
+/// up on first use and kept in `*slot`: for the functions the shim wraps
+/// and hands on (C++ operators, libc functions that allocate), whose
+/// libraries may be loaded after the shim starts.
+void *shim_lookup_next_cached(void **slot, const char *name);
+
 #endif
