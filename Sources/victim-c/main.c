@@ -31,6 +31,7 @@ void victim_crash_holding_loader_lock(void);  // loader_lock.c
 void victim_crash_inside_loader_callback(void);  // loader_lock.c
 void victim_crash_with_blocking_callback(void);  // blocking_callback.c
 int victim_privilege_drop(const char *mode);  // privilege_drop.c
+void victim_crash_as_nobody(const char *how);  // temporary_euid.c
 
 // Keeps the optimiser from proving a fault away.
 static volatile int g_zero = 0;
@@ -449,6 +450,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"small-altstack-overflow", "SIGSEGV: unbounded recursion on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"},
     {"small-altstack-crash-in-handler", "crash-in-handler on main with an 8 KiB alternate stack of its own [SIZE]"},
     {"privilege-drop", "as root: drop to uid 65534 with a worker thread running, in setpriv's order (keepcaps), the same by raw syscalls (raw) or the plain order (plain); or drop CAP_NET_RAW by raw capset and setresuid(-1, -1, -1) while thread 'slow-setxid''s setresuid is held 4 s by thread 'vfork-holder' in vfork (queued); exit 1 unless every thread has main's ids and no capability main lacks"},
+    {"crash-as-nobody", "as root: become uid and gid 65534 for a while (temporary: setegid, seteuid; real and saved ids stay 0) or for good (permanent: setresgid, setresuid), then SIGSEGV on main"},
     {"crash-after-namespaces", "as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then SIGSEGV on main; threaded: with thread 'prog-worker' running, so each step fails with EINVAL or EUSERS"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
@@ -494,6 +496,7 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "small-altstack-overflow")) victim_small_altstack(argv[2], SMALL_ALT_OVERFLOW, 0);
     else if (!strcmp(c, "small-altstack-crash-in-handler")) victim_small_altstack_crash_in_handler(argv[2]);
     else if (!strcmp(c, "privilege-drop")) return victim_privilege_drop(argv[2]);
+    else if (!strcmp(c, "crash-as-nobody")) victim_crash_as_nobody(argv[2]);
     else if (!strcmp(c, "crash-after-namespaces")) victim_crash_after_namespaces(argv[2]);
     else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
     else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }

@@ -3,6 +3,7 @@
 // that drive their own loop call faultline_heartbeat when the agent provides
 // it (a weak reference: the program runs without the agent too).
 #include "victim_event_loop.h"
+#include "victim_euid.h"
 #include "victim_fds.h"
 #include "victim_namespaces.h"
 #include "victim_threads.h"
@@ -346,6 +347,17 @@ static int cmd_spin_not_dumpable(int argc, char **argv) {
     say("main thread responsive again");
     idle_ms(400);
     return 0;
+}
+
+/// spin-recover in a root daemon that has become nobody for a while
+/// (seteuid; real and saved uid 0): glibc gives every thread, the
+/// watchdog included, the new ids, and the report directory is root's.
+/// Then every thread must still have main's ids: the watchdog gave back
+/// the filesystem ids it wrote its reports at.
+static int cmd_spin_as_nobody(int argc, char **argv) {
+    if (victim_become_nobody("temporary") != 0) return 3;
+    int rc = cmd_spin_recover(argc, argv);
+    return rc ? rc : victim_threads_have_main_ids() != 0;
 }
 
 /// Sleeps the whole time even when a signal interrupts it (as careful code does).
@@ -698,6 +710,7 @@ static const struct command k_commands[] = {
     {"spin-recover", cmd_spin_recover, "[MS] main thread burns the CPU for MS (3000) ms, then recovers"},
     {"spin-while-setxid", cmd_spin_while_setxid, "[MS] as spin-recover, while thread 'setxid-loop' calls setresuid(-1, -1, -1) in a loop (glibc's SIGSETXID to every thread at each call)"},
     {"spin-not-dumpable", cmd_spin_not_dumpable, "[MS] as spin-recover, in a process that made itself non-dumpable (as nobody)"},
+    {"spin-as-nobody", cmd_spin_as_nobody, "[MS] as root: become uid and gid 65534 by setegid and seteuid (real and saved ids stay 0), then as spin-recover; exit 1 unless every thread then has main's ids"},
     {"spin-out-of-fds", cmd_spin_out_of_fds, "[MS] as spin-recover, after opening /dev/null until no fd is left (EMFILE)"},
     {"spin-after-namespaces", cmd_spin_after_namespaces, "[MS] as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then as spin-recover"},
     {"spin-small-altstack", cmd_spin_small_altstack, "[MS] as spin-recover, with an 8 KiB alternate signal stack installed by the program on main"},

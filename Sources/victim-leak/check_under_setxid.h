@@ -9,4 +9,11 @@
 /// back within 10 s, 1 otherwise, 2 on a setup error.
 int victim_check_under_setxid(int checks);
 
+/// As root, with a block lost before: the same checks while the threads
+/// flip seteuid(65534) and seteuid(0), each check writing a leak report
+/// into FAULTLINE_REPORT_DIR (root's, not writable by 65534). Returns 0
+/// when `checks` leak reports are there and every thread then has main's
+/// ids (victim_threads_have_main_ids), 1 otherwise, 2 on a setup error.
+int victim_checks_while_euid_flips(int checks);
+
 #endif

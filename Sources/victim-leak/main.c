@@ -40,6 +40,10 @@
 //                   5 s to end
 //   check-under-setxid [N] as root: N (20) on-demand checks while 3 threads
 //                   loop on seteuid (check_under_setxid.c)
+//   checks-while-euid-flips [N] as root: loses 77 bytes, then N (50)
+//                   on-demand checks while 3 threads loop on
+//                   seteuid(65534)/seteuid(0), each writing its report into
+//                   the root-owned report directory (check_under_setxid.c)
 //   fork-during-install as root: forks while the shim installs its stop
 //                   signal's handler for a thread's first seteuid; the
 //                   child exits with exit(0) (fork_during_install.c)
@@ -77,12 +81,16 @@
 //                   4 KiB scribble limit, so only the shim clearing a freed
 //                   block's tail stops those words from keeping the blocks
 //                   "still reachable"
+//   leak-as-nobody  as root: loses 77 bytes, then becomes uid and gid 65534
+//                   by setegid and seteuid (real and saved ids stay 0) and
+//                   exits so (the exit check runs as nobody)
 #include "check_under_setxid.h"
 #include "fork_during_install.h"
 #include "libc_helpers.h"
 #include "signal_storm.h"
 #include "stale_frame.h"
 #include "victim_event_loop.h"
+#include "victim_euid.h"
 #include "victim_fds.h"
 #include "victim_threads.h"
 
@@ -630,6 +638,10 @@ int main(int argc, char **argv) {
         return fork_during_checks(argc > 2 ? atoi(argv[2]) : 45, argc > 3 ? atoi(argv[3]) : 3);
     } else if (!strcmp(cmd, "check-under-setxid")) {
         return victim_check_under_setxid(argc > 2 ? atoi(argv[2]) : 20);
+    } else if (!strcmp(cmd, "checks-while-euid-flips")) {
+        leak_77();
+        clear_stack();
+        return victim_checks_while_euid_flips(argc > 2 ? atoi(argv[2]) : 50);
     } else if (!strcmp(cmd, "fork-during-install")) {
         return victim_fork_during_install();
     } else if (!strcmp(cmd, "fork-children")) {
@@ -648,6 +660,10 @@ int main(int argc, char **argv) {
         return sampled_register();
     } else if (!strcmp(cmd, "freed-tail")) {
         return freed_tail();
+    } else if (!strcmp(cmd, "leak-as-nobody")) {
+        leak_77();
+        clear_stack();
+        return victim_become_nobody("temporary") != 0 ? 3 : 0;  // exits as nobody, real and saved uid 0
     } else if (!strcmp(cmd, "growth")) {
         int ms = argc > 2 ? atoi(argv[2]) : 50, n = argc > 3 ? atoi(argv[3]) : 20;
         for (int i = 0; i < n; i++) {
@@ -657,7 +673,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|libc-helpers|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|libc-helpers|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|checks-while-euid-flips [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
         return 2;
     }
     return 0;
