@@ -1,4 +1,5 @@
 #include "report_file.h"
+#include "cred_mirror.h"
 #include "fd_transient.h"
 #include "fd_high.h"
 #include "sigsafe.h"
@@ -7,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -34,6 +37,24 @@ static int g_on_demand;
 static int (*g_shared)(void);
 static uint64_t g_id_seed;
 static atomic_uint_fast64_t g_id_counter;
+// The filesystem uid and gid the directory was opened with, -1 when none
+// was: a thread at other ids (a seteuid for a while) takes these back for
+// the write (fs_ids_take).
+static long g_dir_fsuid = -1, g_dir_fsgid = -1;
+
+// The 32-bit-id calls where the plain ones take 16-bit ids (i386, arm).
+#ifdef SYS_setfsuid32
+#define FL_SYS_SETFSUID SYS_setfsuid32
+#define FL_SYS_SETFSGID SYS_setfsgid32
+#else
+#define FL_SYS_SETFSUID SYS_setfsuid
+#define FL_SYS_SETFSGID SYS_setfsgid
+#endif
+
+/// The calling thread's filesystem uid (`nr` FL_SYS_SETFSUID) or gid
+/// (FL_SYS_SETFSGID). -1 is no valid id: the kernel changes nothing and
+/// returns the current one. Async-signal-safe.
+static long fs_id(long nr) { return syscall(nr, -1L); }
 
 void fl_report_reseed(void) {
     uint64_t seed = 0;
@@ -59,6 +80,10 @@ void fl_report_set_dir(int dirfd, const char *path) {
     // Under a low fd limit the program needs every fd it has; a report
     // (rare) can afford an open. Without /proc to name it, the fd is kept.
     g_on_demand = dirfd >= 0 && g_dir_abs[0] && fl_fd_low_limit();
+    // The ids the kernel checked the directory's permissions against: the
+    // opening thread's (fl_report_dir_open ran on it just before).
+    g_dir_fsuid = dirfd >= 0 ? fs_id(FL_SYS_SETFSUID) : -1;
+    g_dir_fsgid = dirfd >= 0 ? fs_id(FL_SYS_SETFSGID) : -1;
     if (g_on_demand) {
         close(dirfd);
         dirfd = -1;
@@ -214,24 +239,110 @@ static void print_unwritten(const fl_report *r, int err) {
     fl_write_all(2, "\n", 1);
 }
 
-int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
-    fl_json_end_object(&r->json);
-    if (r->json.overflowed) {
-        // An overflowed report would be invalid JSON; callers size buffers so
-        // this does not happen, and if it does we say so rather than lie.
-        static const char msg[] = "faultline: report buffer too small, report dropped\n";
-        fl_write_all(2, msg, sizeof msg - 1);
-        return -1;
+// --- writing at the directory's ids ------------------------------------------
+
+/// What fs_ids_take changed on the calling thread, for fs_ids_give to put
+/// back.
+typedef struct fs_turn {
+    long fsuid, fsgid;  // the thread's before, or -1 where not switched
+    int masked;         // SIGSETXID and the mirror's signal blocked; `mask` held the mask before
+    uint64_t mask;      // the kernel's signal mask: 64 signals
+    int have_caps;      // `caps` holds the capability sets before
+    struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
+} fs_turn;
+
+// Sets the thread's filesystem uid or gid (`nr`) to `want`. Returns the
+// one it had when it now has `want`, or -1: already `want`, or refused.
+// setfsuid returns the previous id whether or not it succeeded, so the
+// result is read back.
+static long fs_switch(long nr, long want) {
+    long old = syscall(nr, want);
+    if (old == want || fs_id(nr) != want) return -1;
+    return old;
+}
+
+/// Gives the calling thread the filesystem uid and gid the report directory
+/// was opened with, when it has others: the program changed its effective
+/// ids (seteuid, setegid) after Faultline opened the directory, which is
+/// usually the user's who started it and mode 0700 (`faultline exec` as
+/// root, a daemon that runs as nobody for a while). The kernel lets a
+/// thread set its fsuid to its real, effective or saved uid without
+/// CAP_SETUID, so a drop that kept the old id as real or saved uid can go
+/// back for the write; one that gave up all three (setresuid) cannot, and
+/// then nothing changes: the create fails as before and the report goes to
+/// stderr. Async-signal-safe: raw system calls only. Pair with fs_ids_give.
+///
+/// The switch is made up front whenever the ids differ, rather than after
+/// a failed create: the directory's own open (fl_report_dir, on demand or
+/// after the program closed our fd) needs it too, and the rename and the
+/// unlink must run at the ids that made the file; each report file is then
+/// owned by the directory's user, as the others are.
+static void fs_ids_take(fs_turn *t) {
+    t->fsuid = t->fsgid = -1;
+    t->masked = t->have_caps = 0;
+    if (g_dir_fsuid < 0) return;
+    int saved = errno;
+    // Two signals wait until the report is written, for every report: the
+    // ids are compared and kept only while they do. glibc's SIGSETXID (a
+    // seteuid of any thread, applied to this one: it sets the fsuid to the
+    // new euid) would otherwise change them mid-write, after a comparison
+    // that found nothing to switch, or before a give-back that would undo
+    // it (the kernel's second real-time signal, below SIGRTMIN). This
+    // image's credential-mirror request (cred_mirror.h) gives an own thread
+    // the program's capabilities, which the give-back would undo too; it
+    // waits for the answer far longer than a write takes.
+    uint64_t block = 1ull << (__SIGRTMIN + 1 - 1);
+    int mirror = fl_cred_mirror_signal();
+    if (mirror > 0 && mirror <= 64) block |= 1ull << (mirror - 1);
+    t->masked = syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, &t->mask, sizeof t->mask) == 0;
+    // setfsuid and setfsgid change the calling thread only (the kernel's
+    // credentials are per thread): raw calls, never glibc's setuid family,
+    // which applies each change to every thread (SIGSETXID), and no PLT
+    // entry a program could interpose. Supplementary groups stay as they
+    // are: the directory is its opener's, whose fsgid this takes back.
+    t->fsgid = fs_switch(FL_SYS_SETFSGID, g_dir_fsgid);
+    if (fs_id(FL_SYS_SETFSUID) != g_dir_fsuid) {
+        // Moving the fsuid to or from 0 raises or clears the file-system
+        // capabilities in the effective set (capabilities(7)): kept, to be
+        // put back exactly.
+        struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+        t->have_caps = syscall(SYS_capget, &h, t->caps) == 0;
+        t->fsuid = fs_switch(FL_SYS_SETFSUID, g_dir_fsuid);
     }
+    errno = saved;
+}
+
+/// Puts back what fs_ids_take changed on the calling thread: its filesystem
+/// ids, its effective capabilities, its signal mask. Async-signal-safe.
+static void fs_ids_give(const fs_turn *t) {
+    int saved = errno;
+    if (t->fsuid >= 0) syscall(FL_SYS_SETFSUID, t->fsuid);
+    if (t->fsgid >= 0) syscall(FL_SYS_SETFSGID, t->fsgid);
+    if (t->have_caps && t->fsuid >= 0) {
+        struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+        struct __user_cap_data_struct now[_LINUX_CAPABILITY_U32S_3];
+        // A raw capset: glibc's is interposed (cred_interpose.c), and its
+        // mirroring of our threads has no place in a report's write.
+        if (syscall(SYS_capget, &h, now) == 0 &&
+            (now[0].effective != t->caps[0].effective || now[1].effective != t->caps[1].effective))
+            syscall(SYS_capset, &h, t->caps);
+    }
+    if (t->masked) syscall(SYS_rt_sigprocmask, SIG_SETMASK, &t->mask, (void *)0, sizeof t->mask);
+    errno = saved;
+}
+
+// Writes the report's file; 0, or -1 with *err the errno value that says
+// why (0: no directory was opened at install).
+static int write_file(fl_report *r, char *final_name, size_t final_cap, int *err) {
     errno = 0;
     int dirfd = fl_report_dir();
     if (dirfd < 0) {
         // On demand the open's own errno says why (EMFILE: the program used every fd).
-        print_unwritten(r, have_dir() ? (errno ? errno : ENOENT) : 0);
+        *err = have_dir() ? (errno ? errno : ENOENT) : 0;
         return -1;
     }
-    char final_name[96], tmp_name[104];
-    size_t n = fl_strlcpy(final_name, r->kind, sizeof final_name);
+    char tmp_name[104];
+    size_t n = fl_strlcpy(final_name, r->kind, final_cap);
     final_name[n++] = '-';
     char iso[32];
     fl_fmt_iso8601(iso, r->time_ns);
@@ -241,26 +352,43 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
     final_name[n++] = '-';
     n += fl_fmt_u64(final_name + n, (uint64_t)getpid());
     final_name[n++] = '-';
-    n += fl_strlcpy(final_name + n, r->id, sizeof final_name - n);
-    n += fl_strlcpy(final_name + n, ".json", sizeof final_name - n);
+    n += fl_strlcpy(final_name + n, r->id, final_cap - n);
+    n += fl_strlcpy(final_name + n, ".json", final_cap - n);
     tmp_name[0] = '.';
     size_t t = 1 + fl_strlcpy(tmp_name + 1, final_name, sizeof tmp_name - 1);
     fl_strlcpy(tmp_name + t, ".tmp", sizeof tmp_name - t);
 
     int fd = fl_openat_high(dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
-        int err = errno;
+        *err = errno;
         fl_report_dir_done(dirfd);
-        print_unwritten(r, err);
         return -1;
     }
     int ok = fl_write_all(fd, r->json.buf, r->json.len) == 0 && fl_write_all(fd, "\n", 1) == 0;
-    int err = errno;
+    *err = errno;
     fl_close_high(fd);
-    if (ok && renameat(dirfd, tmp_name, dirfd, final_name) != 0) ok = 0, err = errno;
+    if (ok && renameat(dirfd, tmp_name, dirfd, final_name) != 0) ok = 0, *err = errno;
     if (!ok) unlinkat(dirfd, tmp_name, 0);
     fl_report_dir_done(dirfd);
-    if (!ok) {
+    return ok ? 0 : -1;
+}
+
+int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
+    fl_json_end_object(&r->json);
+    if (r->json.overflowed) {
+        // An overflowed report would be invalid JSON; callers size buffers so
+        // this does not happen, and if it does we say so rather than lie.
+        static const char msg[] = "faultline: report buffer too small, report dropped\n";
+        fl_write_all(2, msg, sizeof msg - 1);
+        return -1;
+    }
+    char final_name[96];
+    int err = 0;
+    fs_turn turn;
+    fs_ids_take(&turn);
+    int rc = write_file(r, final_name, sizeof final_name, &err);
+    fs_ids_give(&turn);
+    if (rc != 0) {
         print_unwritten(r, err);
         return -1;
     }
