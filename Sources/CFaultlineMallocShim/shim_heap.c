@@ -46,6 +46,17 @@ static inline void note_range(uintptr_t start, uintptr_t end) {
     while (end > hi && !atomic_compare_exchange_weak_explicit(&g_hi, &hi, end, memory_order_relaxed, memory_order_relaxed)) {}
 }
 
+// 1 when `from`, a libc wrapper's frame (shim_libc_callers.c), is still
+// live: on this thread's own stack above the allocator's frame `fp`, and
+// holding the return address the wrapper saw. A program that left the
+// wrapper by longjmp (a SIGALRM timeout out of getaddrinfo or getline)
+// left its mark behind; every later stack on the thread would start at a
+// dead frame. Asks for the stack bounds: call with the guard held.
+static int caller_frame_live(uintptr_t from, uintptr_t fp) {
+    return from > fp && shim_thread_bounds() && from >= shim_self.stack_lo && shim_self.stack_hi - from >= 16 &&
+           ((uintptr_t *)from)[1] == shim_self.caller_ret;
+}
+
 // Records the stack of the allocator call at `fp` (0 when stacks are off,
 // before init, or inside the shim itself). Inside a libc function wrapped
 // by shim_libc_callers.c, the stack starts at that function's caller.
@@ -53,6 +64,7 @@ static inline uint32_t capture(uintptr_t fp) {
     if (!shim_cfg.stacks || !shim_ready || shim_self.depth > 0) return 0;
     shim_self.depth++;
     uintptr_t from = shim_self.caller_fp;
+    if (__builtin_expect(from != 0, 0) && !caller_frame_live(from, fp)) from = shim_self.caller_fp = 0;
     uint32_t id = shim_stack_record(from ? from : fp);
     shim_self.depth--;
     return id;

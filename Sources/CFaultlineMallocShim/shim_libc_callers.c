@@ -29,7 +29,10 @@
 #define AS_CALLER(ret, call)                                          \
     do {                                                              \
         uintptr_t outer_ = shim_self.caller_fp;                       \
-        if (!outer_) shim_self.caller_fp = (uintptr_t)__builtin_frame_address(0); \
+        if (!outer_) {                                                \
+            shim_self.caller_ret = (uintptr_t)__builtin_return_address(0); \
+            shim_self.caller_fp = (uintptr_t)__builtin_frame_address(0); \
+        }                                                             \
         ret = (call);                                                 \
         shim_self.caller_fp = outer_;                                 \
     } while (0)

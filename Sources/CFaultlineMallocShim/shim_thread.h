@@ -31,6 +31,7 @@ typedef struct shim_thread {
     struct shim_block *pending[SHIM_THREAD_BATCH];  ///< freed, scribbled, not yet in the ring
     uintptr_t leak_caller_sp;  ///< a leak check running on a stack of its own: where the caller's stack ends (shim_leak_report.c)
     uintptr_t caller_fp;  ///< inside a libc function that allocates for its caller (shim_libc_callers.c): the wrapper's frame, where stacks start
+    uintptr_t caller_ret;  ///< the return address that frame holds while the wrapper runs
 } shim_thread;
 
 extern __thread shim_thread shim_self __attribute__((tls_model("initial-exec")));

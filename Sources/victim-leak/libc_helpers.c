@@ -4,6 +4,8 @@
 // libc keeps no frame pointers: these blocks' stacks used to stop in libc.
 #include "libc_helpers.h"
 
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,5 +46,51 @@ int victim_libc_helpers(void) {
     lose_getcwd();
     g_last = 0;
     printf("victim: lost blocks from strdup, strndup, asprintf, __asprintf_chk, getline, realpath and getcwd\n");
+    return 0;
+}
+
+// --- libc-helper-jump: leaving a wrapped libc function by siglongjmp -----------
+
+static sigjmp_buf g_timeout;
+
+static void on_alarm(int sig) {
+    (void)sig;
+    siglongjmp(g_timeout, 1);
+}
+
+/// getline on a pipe nobody writes to, given up after 100 ms by a SIGALRM
+/// handler that jumps out: the classic timeout around a blocking call.
+__attribute__((noinline)) static int read_with_timeout(void) {
+    int fds[2];
+    if (pipe(fds) != 0) return -1;
+    FILE *f = fdopen(fds[0], "r");
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigaction(SIGALRM, &sa, 0);
+    int timed_out = 0;
+    if (sigsetjmp(g_timeout, 1) == 0) {
+        char *line = 0;
+        size_t cap = 0;
+        ualarm(100000, 0);
+        if (getline(&line, &cap, f) > 0) g_last = line;
+    } else {
+        timed_out = 1;
+    }
+    close(fds[1]);
+    return timed_out;
+}
+
+__attribute__((noinline)) static void lose_after_jump(void) {
+    volatile char *p = malloc(55);
+    p[0] = 1;
+    g_last = (char *)p;
+}
+
+int victim_libc_helper_jump(void) {
+    int timed_out = read_with_timeout();
+    lose_after_jump();
+    g_last = 0;
+    printf("victim: getline %s; then lost a 55-byte block\n", timed_out ? "timed out by siglongjmp" : "returned");
     return 0;
 }

@@ -6,4 +6,8 @@
 /// getline, realpath and getcwd, each from its own function. Returns 0.
 int victim_libc_helpers(void);
 
+/// Leaves getline (blocked on an empty pipe) by siglongjmp from a SIGALRM
+/// handler, then loses a 55-byte block from lose_after_jump. Returns 0.
+int victim_libc_helper_jump(void);
+
 #endif

@@ -5,6 +5,7 @@
 //                   node is pointed to by two others
 //   libc-helpers    blocks from strdup, asprintf, getline, realpath, … lost
 //                   (libc_helpers.c)
+//   libc-helper-jump  getline left by siglongjmp, then a 55-byte block lost
 //   stale-frame     an 88-byte block allocated under a stale frame record
 //                   (stale_frame.c), then lost
 //   cache           100 blocks held by a global cache, plus one 77-byte leak
@@ -534,6 +535,9 @@ int main(int argc, char **argv) {
     } else if (!strcmp(cmd, "libc-helpers")) {
         victim_libc_helpers();
         clear_stack();
+    } else if (!strcmp(cmd, "libc-helper-jump")) {
+        victim_libc_helper_jump();
+        clear_stack();
     } else if (!strcmp(cmd, "stale-frame")) {
         victim_stale_frame();
         clear_stack();
@@ -673,7 +677,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|libc-helpers|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|checks-while-euid-flips [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|libc-helpers|libc-helper-jump|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|checks-while-euid-flips [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
         return 2;
     }
     return 0;
