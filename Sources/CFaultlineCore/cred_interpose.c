@@ -16,7 +16,6 @@
 #include <linux/capability.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 // A set*id interposer: own threads take the caller's capabilities and
@@ -44,11 +43,12 @@ FL_SETXID(initgroups, (const char *user, gid_t group), (user, group))
 /// capset changes one thread (the caller's, or — refused since Linux 2.6.24
 /// — another's): on the caller's, own threads follow at once, so a dropped
 /// capability does not stay on them. (glibc exports capset without
-/// declaring it; libcap and libcap-ng call it.)
+/// declaring it; libcap and libcap-ng call it.) The header is not read
+/// here: a bad pointer must give EFAULT, as from the kernel, not SIGSEGV;
+/// and a call for another thread fails (EPERM), so it mirrors nothing.
 FL_EXPORT int capset(cap_user_header_t header, const cap_user_data_t data) {
     typedef int (*capset_fn)(cap_user_header_t, const cap_user_data_t);
     FL_NEXT(capset_fn, "capset")
-    if (!header || (header->pid != 0 && header->pid != (int)syscall(SYS_gettid))) return next(header, data);
     fl_cred_turn turn;
     fl_cred_mirror_before_change(&turn);
     return fl_cred_mirror_after_change(&turn, next(header, data));
