@@ -1,6 +1,7 @@
 #include "crash_handler.h"
 #include "agent_config.h"
 #include "agent_threads.h"
+#include "cancel_off.h"
 #include "crash_deadline.h"
 #include "handler_mask.h"
 #include "image_list.h"
@@ -402,6 +403,7 @@ static void report_crash(void *p) {
     struct fault *f = p;
     fl_altstack_suspend();  // until crash_handler puts it back (stack_switch.h)
     int saved_errno = errno;
+    int cancel_state = fl_cancel_off();
     f->pid = getpid();
     f->tid = fl_gettid();
     g_first_sig = f->sig;
@@ -411,6 +413,7 @@ static void report_crash(void *p) {
     else write_report("crash", f->sig, f->info, f->uc, FL_FRAME0_INTERRUPTED, 0, 0);
     fl_stderr_release();
     restore_previous();
+    fl_cancel_restore(cancel_state);
     errno = saved_errno;
 }
 
@@ -528,8 +531,10 @@ struct event {
 
 static void report_event(void *p) {
     const struct event *e = p;
+    int cancel_state = fl_cancel_off();
     g_first_pc = e->first_pc;
     write_report(e->kind, 0, 0, e->uc, e->frame0, e->extra, e->ctx);
+    fl_cancel_restore(cancel_state);
 }
 
 int fl_crash_report_event(const char *kind, fl_section_writer extra, void *ctx, const void *ucontext, fl_frame0 frame0,

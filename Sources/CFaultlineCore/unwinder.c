@@ -1,4 +1,5 @@
 #include "unwinder.h"
+#include "cancel_off.h"
 
 #include <dlfcn.h>
 #include <string.h>
@@ -27,7 +28,12 @@ static __thread int t_warm __attribute__((tls_model("initial-exec")));
 void fl_unwinder_warm_thread(void) {
     if (!p_backtrace || t_warm) return;
     void *buf[4];
+    // libunwind reads its validation pipe (read: a cancellation point). A
+    // thread cancelled as it was created ended here, in the agent's
+    // thread start, before its own start routine ran (cancel_off.h).
+    int cancel_state = fl_cancel_off();
     p_backtrace(buf, 4);  // allocates libunwind's TLS and trace cache here
+    fl_cancel_restore(cancel_state);
     t_warm = 1;
 }
 
@@ -140,8 +146,7 @@ static int unwind_fast(const ucontext_t *uc, uintptr_t *pcs, int max) {
 
 static int unwind_slow(const ucontext_t *uc, uintptr_t *pcs, int max);
 
-int fl_unwind_context_deep(const ucontext_t *uc, uintptr_t *pcs, int cap) {
-    if (!g_have_libunwind) return unwind_frame_pointers(uc, pcs, cap);
+static int unwind_deep(const ucontext_t *uc, uintptr_t *pcs, int cap) {
     if (p_backtrace && t_warm) {
         int n = unwind_fast_into(uc, pcs, cap);
         if (n > 0) return n;
@@ -149,14 +154,33 @@ int fl_unwind_context_deep(const ucontext_t *uc, uintptr_t *pcs, int cap) {
     return unwind_slow(uc, pcs, cap);
 }
 
-int fl_unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max) {
-    if (!g_have_libunwind) return unwind_frame_pointers(uc, pcs, max);
+static int unwind(const ucontext_t *uc, uintptr_t *pcs, int max) {
     // Only on threads whose libunwind TLS already exists (see warm_thread).
     if (p_backtrace && t_warm) {
         int n = unwind_fast(uc, pcs, max);
         if (n > 0) return n;
     }
     return unwind_slow(uc, pcs, max);
+}
+
+// libunwind reads its validation pipe, a cancellation point: on a thread
+// with a pthread_cancel pending, a stack sample (the sample handler, a
+// crash report's capture) ended the thread inside the handler, wherever it
+// had been interrupted (cancel_off.h). So it unwinds with cancellation off.
+int fl_unwind_context_deep(const ucontext_t *uc, uintptr_t *pcs, int cap) {
+    if (!g_have_libunwind) return unwind_frame_pointers(uc, pcs, cap);
+    int cancel_state = fl_cancel_off();
+    int n = unwind_deep(uc, pcs, cap);
+    fl_cancel_restore(cancel_state);
+    return n;
+}
+
+int fl_unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max) {
+    if (!g_have_libunwind) return unwind_frame_pointers(uc, pcs, max);
+    int cancel_state = fl_cancel_off();
+    int n = unwind(uc, pcs, max);
+    fl_cancel_restore(cancel_state);
+    return n;
 }
 
 static int unwind_slow(const ucontext_t *uc, uintptr_t *pcs, int max) {

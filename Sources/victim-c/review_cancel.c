@@ -1,0 +1,70 @@
+// victim-c crash-while-cancelled: thread 'cancelled' is asked to end with
+// pthread_cancel (deferred, the default) while it computes, and stores
+// through NULL before it reaches a cancellation point. Without Faultline
+// the process dies of SIGSEGV. Under Faultline the crash report's first
+// write (a cancellation point) acted on the request: the thread ended from
+// inside the handler, with no report, and main went on.
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static atomic_int g_go;
+static int *volatile g_nowhere;
+
+NOINLINE static void victim_store_while_cancelled(void) {
+    *g_nowhere = 1;  // [cancelled store]
+}
+
+static void *cancelled_thread(void *unused) {
+    (void)unused;
+    pthread_setname_np(pthread_self(), "cancelled");
+    while (!atomic_load(&g_go)) {}  // no cancellation point
+    victim_store_while_cancelled();
+    return unused;
+}
+
+void victim_crash_while_cancelled(void) {
+    pthread_t t;
+    if (pthread_create(&t, 0, cancelled_thread, 0) != 0) { perror("victim"); exit(2); }
+    fprintf(stderr, "victim: cancelling thread 'cancelled', which then stores through NULL\n");
+    pthread_cancel(t);  // pending: the thread spins without a cancellation point
+    atomic_store(&g_go, 1);
+    pthread_join(t, 0);
+    fprintf(stderr, "victim: thread 'cancelled' ended without crashing the process\n");
+}
+
+// victim-c crash-beside-cancelled: thread 'spinner' has a pthread_cancel
+// pending while it spins (no cancellation point), and main stores through
+// NULL. The crash report asks every thread for its stack: the spinner's
+// sample handler unwound with libunwind, whose read of its validation pipe
+// acted on the request and ended the thread inside the handler ("did not
+// answer the stack request in time").
+static atomic_int g_spinning;
+static volatile unsigned long g_spins;
+
+NOINLINE static void victim_spin_while_cancelled(void) {
+    atomic_store(&g_spinning, 1);
+    for (;;) g_spins++;
+}
+
+static void *spinner_thread(void *unused) {
+    pthread_setname_np(pthread_self(), "spinner");
+    atomic_store(&g_spinning, -1);  // started: its start routine runs
+    while (!atomic_load(&g_go)) {}
+    victim_spin_while_cancelled();
+    return unused;
+}
+
+void victim_crash_beside_cancelled(void) {
+    pthread_t t;
+    if (pthread_create(&t, 0, spinner_thread, 0) != 0) { perror("victim"); exit(2); }
+    while (atomic_load(&g_spinning) == 0) {}
+    pthread_cancel(t);
+    atomic_store(&g_go, 1);
+    while (atomic_load(&g_spinning) != 1) {}
+    fprintf(stderr, "victim: thread 'spinner' spins with a cancellation pending; storing through NULL\n");
+    *g_nowhere = 1;  // [beside-cancelled store]
+}
