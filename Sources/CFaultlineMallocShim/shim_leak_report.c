@@ -5,6 +5,7 @@
 // the fork are the parent's: counted apart (`inherited`) and left out of
 // the classes and groups unless FAULTLINE_LEAK_INHERITED=1.
 #include "shim_leak.h"
+#include "cancel_off.h"
 #include "report_file.h"
 #include "shim_config.h"
 #include "shim_depot.h"
@@ -137,7 +138,7 @@ __attribute__((noinline)) static int stack_is_short(void) {
     return sp < shim_self.stack_lo + CHECK_STACK_NEED || sp >= shim_self.stack_hi;
 }
 
-long shim_leak_check(const char *trigger) {
+static long check_on_a_stack(const char *trigger) {
     if (stack_is_short()) {
         size_t guard = 4096, len = guard + CHECK_STACK_SIZE + sizeof(check_switch);
         char *m = mmap(0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -165,6 +166,17 @@ long shim_leak_check(const char *trigger) {
     }
     scrub_stack_below();
     return check(trigger);
+}
+
+long shim_leak_check(const char *trigger) {
+    // Opens and reads are cancellation points: faultline_leak_check called
+    // on a thread with a pthread_cancel pending ended the thread in the
+    // scan, holding a live-list lock, and the program's next malloc waited
+    // for it for ever (cancel_off.h).
+    int cancel_state = fl_cancel_off();
+    long r = check_on_a_stack(trigger);
+    fl_cancel_restore(cancel_state);
+    return r;
 }
 
 __attribute__((noinline)) static long check(const char *trigger) {

@@ -2,6 +2,7 @@
 #include "shim_saferead.h"
 #include "shim_unmapped.h"
 #include "report_dir_open.h"
+#include "cancel_off.h"
 #include "environ_pin.h"
 #include "fd_transient.h"
 #include "report_file.h"
@@ -121,11 +122,14 @@ void shim_write_block(fl_json *w, const shim_block *copy, const void *user, uint
 // to a program that may read errno (free keeps it, glibc since 2.33), and
 // writing a report sets it (libunwind's first use left EAGAIN).
 static int g_program_errno;
+// The reporting thread's cancellation state (cancel_off.h), under g_lock.
+static int g_program_cancel;
 
 static fl_json *begin(const char *kind) {
     int saved = errno;
     pthread_mutex_lock(&g_lock);
     g_program_errno = saved;
+    g_program_cancel = fl_cancel_off();
     shim_self.depth++;
     if (!g_buf) {
         void *b = mmap(0, REPORT_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -134,7 +138,9 @@ static fl_json *begin(const char *kind) {
             if (b != MAP_FAILED) munmap(b, REPORT_BUF_SIZE);
             if (i != MAP_FAILED) munmap(i, sizeof(fl_image_list));
             shim_self.depth--;
+            int cancel = g_program_cancel;
             pthread_mutex_unlock(&g_lock);
+            fl_cancel_restore(cancel);
             errno = saved;
             return 0;
         }
@@ -244,14 +250,16 @@ static void finish(fl_json *w, line *summary, int at_exit) {
         add(summary, "; the report is on stderr above (not in a file)");
         emit(summary);
     }
-    int saved = g_program_errno;
+    int saved = g_program_errno, cancel = g_program_cancel;
     shim_self.depth--;
     pthread_mutex_unlock(&g_lock);
     errno = saved;
     if (shim_cfg.halt_on_error && !g_no_halt) {
         if (g_hold_halt) g_halt_held = 1;
-        else halt(at_exit);
+        else halt(at_exit);  // still off: halt's writes and sleeps must reach _exit
     }
+    fl_cancel_restore(cancel);
+    errno = saved;
 }
 
 fl_json *shim_report_open(const char *kind, const fl_image_list **images) {

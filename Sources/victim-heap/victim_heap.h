@@ -34,6 +34,8 @@ int exit_in_handler(void);
 /// Writes into 20000 freed blocks from one allocation and free site and
 /// into 3 from another, then exits: two groups for the exit check.
 int write_after_free_many(void);
+/// A worker with a pending pthread_cancel frees a block twice.
+int double_free_while_cancelled(void);
 /// Frees 1000 blocks twice each (run with FAULTLINE_HALT_ON_ERROR=0).
 int double_free_repeated(void);
 /// Loads libVictimDeepbind.so with RTLD_DEEPBIND; frees and reallocates

@@ -86,6 +86,7 @@
 //                   by setegid and seteuid (real and saved ids stay 0) and
 //                   exits so (the exit check runs as nobody)
 #include "check_under_setxid.h"
+#include "review_cancel.h"
 #include "fork_during_install.h"
 #include "libc_helpers.h"
 #include "signal_storm.h"
@@ -654,6 +655,8 @@ int main(int argc, char **argv) {
         return fork_children(n);
     } else if (!strcmp(cmd, "thread-exits")) {
         return thread_exits();
+    } else if (!strcmp(cmd, "check-while-cancelled")) {
+        return victim_check_while_cancelled();
     } else if (!strcmp(cmd, "no-fds-left")) {
         return no_fds_left();
     } else if (!strcmp(cmd, "no-fds-at-exit")) {
@@ -678,6 +681,7 @@ int main(int argc, char **argv) {
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
         fprintf(stderr, "usage: victim-leak list|ring|stale-frame|libc-helpers|libc-helper-jump|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|checks-while-euid-flips [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
         return 2;
     }
     return 0;

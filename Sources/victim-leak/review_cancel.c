@@ -1,0 +1,33 @@
+#include "review_cancel.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static long (*g_check)(void);
+static atomic_int g_go;
+static long g_worker_result = -2;  // -2: the check did not return
+
+static void *cancelled_checker(void *unused) {
+    while (!atomic_load(&g_go)) {}  // no cancellation point
+    g_worker_result = g_check();
+    return unused;
+}
+
+int victim_check_while_cancelled(void) {
+    g_check = (long (*)(void))dlsym(RTLD_DEFAULT, "faultline_leak_check");
+    if (!g_check) { printf("victim: faultline_leak_check not found (shim not preloaded)\n"); return 2; }
+    pthread_t t;
+    if (pthread_create(&t, 0, cancelled_checker, 0) != 0) return 2;
+    pthread_cancel(t);
+    atomic_store(&g_go, 1);
+    pthread_join(t, 0);
+    void *volatile blocks[64];
+    for (int i = 0; i < 64; i++) blocks[i] = malloc(4096);
+    long mine = g_check();
+    for (int i = 0; i < 64; i++) free(blocks[i]);
+    printf("victim: the cancelled worker's check returned %ld; main allocated and checked after it: %ld\n", g_worker_result, mine);
+    return 0;
+}
