@@ -146,6 +146,7 @@ static int unwind_fast(const ucontext_t *uc, uintptr_t *pcs, int max) {
 
 static int unwind_slow(const ucontext_t *uc, uintptr_t *pcs, int max);
 
+// fl_unwind_context_deep's walk: up to `cap` frames, not capped at FL_UNWIND_MAX.
 static int unwind_deep(const ucontext_t *uc, uintptr_t *pcs, int cap) {
     if (p_backtrace && t_warm) {
         int n = unwind_fast_into(uc, pcs, cap);
@@ -154,6 +155,7 @@ static int unwind_deep(const ucontext_t *uc, uintptr_t *pcs, int cap) {
     return unwind_slow(uc, pcs, cap);
 }
 
+// fl_unwind_context's walk.
 static int unwind(const ucontext_t *uc, uintptr_t *pcs, int max) {
     // Only on threads whose libunwind TLS already exists (see warm_thread).
     if (p_backtrace && t_warm) {
@@ -163,25 +165,22 @@ static int unwind(const ucontext_t *uc, uintptr_t *pcs, int max) {
     return unwind_slow(uc, pcs, max);
 }
 
-// libunwind reads its validation pipe, a cancellation point: on a thread
-// with a pthread_cancel pending, a stack sample (the sample handler, a
-// crash report's capture) ended the thread inside the handler, wherever it
-// had been interrupted (cancel_off.h). So it unwinds with cancellation off.
-int fl_unwind_context_deep(const ucontext_t *uc, uintptr_t *pcs, int cap) {
-    if (!g_have_libunwind) return unwind_frame_pointers(uc, pcs, cap);
+// Runs `walk` (libunwind) with cancellation off: libunwind reads its
+// validation pipe, a cancellation point, and on a thread with a
+// pthread_cancel pending a stack sample (the sample handler, a crash
+// report's capture) ended the thread inside the handler, wherever it had
+// been interrupted (cancel_off.h).
+static int unwind_cancel_off(int (*walk)(const ucontext_t *, uintptr_t *, int), const ucontext_t *uc, uintptr_t *pcs, int max) {
+    if (!g_have_libunwind) return unwind_frame_pointers(uc, pcs, max);
     int cancel_state = fl_cancel_off();
-    int n = unwind_deep(uc, pcs, cap);
+    int n = walk(uc, pcs, max);
     fl_cancel_restore(cancel_state);
     return n;
 }
 
-int fl_unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max) {
-    if (!g_have_libunwind) return unwind_frame_pointers(uc, pcs, max);
-    int cancel_state = fl_cancel_off();
-    int n = unwind(uc, pcs, max);
-    fl_cancel_restore(cancel_state);
-    return n;
-}
+int fl_unwind_context_deep(const ucontext_t *uc, uintptr_t *pcs, int cap) { return unwind_cancel_off(unwind_deep, uc, pcs, cap); }
+
+int fl_unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max) { return unwind_cancel_off(unwind, uc, pcs, max); }
 
 static int unwind_slow(const ucontext_t *uc, uintptr_t *pcs, int max) {
     unw_cursor_t cursor;
