@@ -456,7 +456,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-as-nobody", "as root: become uid and gid 65534 for a while (temporary: setegid, seteuid; real and saved ids stay 0) or for good (permanent: setresgid, setresuid), then SIGSEGV on main"},
     {"crash-after-namespaces", "as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then SIGSEGV on main; threaded: with thread 'prog-worker' running, so each step fails with EINVAL or EUSERS"},
     {"crash-while-cancelled", "SIGSEGV on thread 'cancelled', which has a pthread_cancel pending (no cancellation point reached)"},
-    {"crash-beside-cancelled", "SIGSEGV on main while thread 'spinner' spins with a pthread_cancel pending"},
+    {"crash-beside-cancelled", "SIGSEGV on main while thread 'waiter' waits in a raw futex call with a pthread_cancel pending"},
     {"interposer-results", "capset, prctl, setgroups, unshare and setns with arguments the kernel refuses: exit 1 unless each returns what the raw syscall returns, and no-op setresuid and prctl keep errno"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };

@@ -4,10 +4,13 @@
 // the process dies of SIGSEGV. Under Faultline the crash report's first
 // write (a cancellation point) acted on the request: the thread ended from
 // inside the handler, with no report, and main went on.
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -36,35 +39,36 @@ void victim_crash_while_cancelled(void) {
     fprintf(stderr, "victim: thread 'cancelled' ended without crashing the process\n");
 }
 
-// victim-c crash-beside-cancelled: thread 'spinner' has a pthread_cancel
-// pending while it spins (no cancellation point), and main stores through
-// NULL. The crash report asks every thread for its stack: the spinner's
-// sample handler unwound with libunwind, whose read of its validation pipe
-// acted on the request and ended the thread inside the handler ("did not
-// answer the stack request in time").
-static atomic_int g_spinning;
-static volatile unsigned long g_spins;
+// victim-c crash-beside-cancelled: thread 'waiter' has a pthread_cancel
+// pending while it waits in a raw futex call (syscall(2) is no
+// cancellation point), and main stores through NULL. The crash report asks
+// every thread for its stack: the waiter's sample handler unwound with
+// libunwind, whose read of its validation pipe acted on the request and
+// ended the thread inside the handler ("did not answer the stack request
+// in time").
+static atomic_int g_waiting;
+static int g_never;  // the futex word: never woken
 
-NOINLINE static void victim_spin_while_cancelled(void) {
-    atomic_store(&g_spinning, 1);
-    for (;;) g_spins++;
+NOINLINE static void victim_wait_while_cancelled(void) {
+    atomic_store(&g_waiting, 1);
+    for (;;) syscall(SYS_futex, &g_never, FUTEX_WAIT_PRIVATE, 0, (void *)0, (void *)0, 0);
 }
 
-static void *spinner_thread(void *unused) {
-    pthread_setname_np(pthread_self(), "spinner");
-    atomic_store(&g_spinning, -1);  // started: its start routine runs
+static void *waiter_thread(void *unused) {
+    pthread_setname_np(pthread_self(), "waiter");
+    atomic_store(&g_waiting, -1);  // started: its start routine runs
     while (!atomic_load(&g_go)) {}
-    victim_spin_while_cancelled();
+    victim_wait_while_cancelled();
     return unused;
 }
 
 void victim_crash_beside_cancelled(void) {
     pthread_t t;
-    if (pthread_create(&t, 0, spinner_thread, 0) != 0) { perror("victim"); exit(2); }
-    while (atomic_load(&g_spinning) == 0) {}
+    if (pthread_create(&t, 0, waiter_thread, 0) != 0) { perror("victim"); exit(2); }
+    while (atomic_load(&g_waiting) == 0) {}
     pthread_cancel(t);
     atomic_store(&g_go, 1);
-    while (atomic_load(&g_spinning) != 1) {}
-    fprintf(stderr, "victim: thread 'spinner' spins with a cancellation pending; storing through NULL\n");
+    while (atomic_load(&g_waiting) != 1) {}
+    fprintf(stderr, "victim: thread 'waiter' waits with a cancellation pending; storing through NULL\n");
     *g_nowhere = 1;  // [beside-cancelled store]
 }
