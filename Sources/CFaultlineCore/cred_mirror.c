@@ -2,6 +2,7 @@
 // (cred_mirror.h): the registry of this image's threads, one request at a
 // time to one of them, and the code that runs on it.
 #include "cred_mirror.h"
+#include "cancel_off.h"
 #include "sigsafe.h"
 
 #include <errno.h>
@@ -338,12 +339,17 @@ static void sync_threads(const fl_cred_turn *turn) {
 
 static int finish(fl_cred_turn *turn, int rc, int saved_errno) {
     unlock(turn);
+    fl_cancel_restore(turn->cancel_state);
     errno = saved_errno;
     return rc;
 }
 
+// The wrapped calls are no cancellation points, but the waits and the
+// one-line message here are: a thread with a pthread_cancel pending ended
+// inside setresuid, holding the mirror lock (cancel_off.h).
 void fl_cred_mirror_before_setxid(fl_cred_turn *turn) {
     int saved = errno;
+    turn->cancel_state = fl_cancel_off();
     lock(turn);
     sync_threads(turn);
     errno = saved;
@@ -358,6 +364,7 @@ int fl_cred_mirror_after_setxid(fl_cred_turn *turn, int rc) {
 
 void fl_cred_mirror_before_change(fl_cred_turn *turn) {
     int saved = errno;
+    turn->cancel_state = fl_cancel_off();
     lock(turn);
     errno = saved;
 }

@@ -1,6 +1,7 @@
 // Stopping this image's own threads around a call the kernel refuses in a
 // multi-threaded process, and starting them again after it (solo_call.h).
 #include "solo_call.h"
+#include "cancel_off.h"
 #include "cred_mirror.h"
 #include "interpose_next.h"
 #include "sigsafe.h"
@@ -170,6 +171,10 @@ static int wait_for_ends(fl_solo_turn *turn, uint64_t limit_ns) {
 void fl_solo_enter(fl_solo_turn *turn, const char *call) {
     int saved = errno;
     memset(turn, 0, sizeof *turn);
+    // unshare and setns are no cancellation points; the reads and sleeps
+    // here are: a pending pthread_cancel ended the caller with our threads
+    // stopped (cancel_off.h).
+    turn->cancel_state = fl_cancel_off();
     int mine = running_here();
     if (mine == 0) goto done;  // nothing of this image's in the way
     // Any other thread is the program's: the call fails for it as it would
@@ -229,5 +234,6 @@ void fl_solo_leave(fl_solo_turn *turn, const char *call) {
     }
     if (turn->masked) pthread_sigmask(SIG_SETMASK, &turn->old_mask, 0);
     turn->stopped = turn->gone = 0;
+    fl_cancel_restore(turn->cancel_state);
     errno = saved;
 }

@@ -35,6 +35,7 @@ void victim_crash_as_nobody(const char *how);  // temporary_euid.c
 int victim_interposer_results(void);  // review_interpose.c
 void victim_crash_while_cancelled(void);  // review_cancel.c
 void victim_crash_beside_cancelled(void);  // review_cancel.c
+int victim_calls_while_cancelled(void);  // review_cancel.c
 
 // Keeps the optimiser from proving a fault away.
 static volatile int g_zero = 0;
@@ -457,6 +458,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-after-namespaces", "as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then SIGSEGV on main; threaded: with thread 'prog-worker' running, so each step fails with EINVAL or EUSERS"},
     {"crash-while-cancelled", "SIGSEGV on thread 'cancelled', which has a pthread_cancel pending (no cancellation point reached)"},
     {"crash-beside-cancelled", "SIGSEGV on main while thread 'waiter' waits in a raw futex call with a pthread_cancel pending"},
+    {"calls-while-cancelled", "as root, with a pthread_cancel of its own pending: unshare(CLONE_NEWUSER), then setresuid(-1, -1, -1) with a handler on SIGRTMIN+8; exit 1 unless both return 0"},
     {"interposer-results", "capset, prctl, setgroups, unshare and setns with arguments the kernel refuses: exit 1 unless each returns what the raw syscall returns, and no-op setresuid and prctl keep errno"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
@@ -506,6 +508,7 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "crash-after-namespaces")) victim_crash_after_namespaces(argv[2]);
     else if (!strcmp(c, "crash-while-cancelled")) victim_crash_while_cancelled();
     else if (!strcmp(c, "crash-beside-cancelled")) victim_crash_beside_cancelled();
+    else if (!strcmp(c, "calls-while-cancelled")) return victim_calls_while_cancelled();
     else if (!strcmp(c, "interposer-results")) return victim_interposer_results();
     else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
     else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }

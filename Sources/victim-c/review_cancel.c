@@ -6,6 +6,8 @@
 // inside the handler, with no report, and main went on.
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,4 +73,24 @@ void victim_crash_beside_cancelled(void) {
     while (atomic_load(&g_waiting) != 1) {}
     fprintf(stderr, "victim: thread 'waiter' waits with a cancellation pending; storing through NULL\n");
     *g_nowhere = 1;  // [beside-cancelled store]
+}
+
+// victim-c calls-while-cancelled: main asks itself to end with
+// pthread_cancel (deferred), then calls unshare(CLONE_NEWUSER) and, having
+// put a handler of its own on Faultline's sample signal (SIGRTMIN+8),
+// setresuid(-1, -1, -1): neither is a cancellation point, so both return.
+// Under Faultline the thread ended inside the first (the solo call's
+// /proc read) and, with that fixed, inside the second (the write of the
+// "could not take" line), holding the mirror lock.
+static void victim_ignore(int sig) { (void)sig; }
+
+int victim_calls_while_cancelled(void) {
+    pthread_cancel(pthread_self());
+    int unshared = unshare(CLONE_NEWUSER);
+    signal(SIGRTMIN + 8, victim_ignore);
+    int dropped = setresuid(-1, -1, -1);
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);  // printf is a cancellation point
+    printf("victim: with a cancellation pending, unshare(CLONE_NEWUSER) returned %d and setresuid %d\n", unshared, dropped);
+    return unshared == 0 && dropped == 0 ? 0 : 1;
 }

@@ -69,11 +69,13 @@ int fl_cred_mirror_nudge(pid_t tid);
 
 /// What an interposer holds across the call it wraps.
 typedef struct {
-    int locked;  ///< this call holds the image's mirror lock
+    int locked;        ///< this call holds the image's mirror lock
+    int cancel_state;  ///< the caller's, while cancellation is off (cancel_off.h)
 } fl_cred_turn;
 
 /// Before a set*id call (or initgroups): takes the image's mirror lock and
 /// gives every own thread the calling thread's capabilities and securebits.
+/// Cancellation is off until the after_ call (cancel_off.h).
 void fl_cred_mirror_before_setxid(fl_cred_turn *turn);
 
 /// After the set*id call, which returned `rc`: releases the lock. On
@@ -83,7 +85,8 @@ void fl_cred_mirror_before_setxid(fl_cred_turn *turn);
 int fl_cred_mirror_after_setxid(fl_cred_turn *turn, int rc);
 
 /// Before capset or prctl(PR_SET_KEEPCAPS / PR_SET_SECUREBITS) on the
-/// calling thread: takes the image's mirror lock.
+/// calling thread: takes the image's mirror lock, with cancellation off
+/// until fl_cred_mirror_after_change.
 void fl_cred_mirror_before_change(fl_cred_turn *turn);
 
 /// After that call, which returned `rc`: on success every own thread takes

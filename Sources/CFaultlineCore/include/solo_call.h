@@ -87,6 +87,7 @@ typedef struct {
     unsigned gone;      ///< those of them that have ended
     int retries;        ///< calls made again (fl_solo_retry)
     int masked;         ///< `old_mask` holds the caller's signal mask
+    int cancel_state;   ///< the caller's, while cancellation is off (cancel_off.h)
     sigset_t old_mask;
 } fl_solo_turn;
 
@@ -96,7 +97,8 @@ typedef struct {
 /// fault signals and the image's own) until fl_solo_leave, so no handler
 /// of the program runs while they are away. Waits at most 2 s; a thread
 /// that does not end by then is left running, with one line on stderr, and
-/// the call then fails as before. Keeps errno.
+/// the call then fails as before. Keeps errno. Cancellation is off until
+/// fl_solo_leave (cancel_off.h).
 void fl_solo_enter(fl_solo_turn *turn, const char *call);
 
 /// After the call returned `rc`: 1 when it should be made again after a
