@@ -86,9 +86,9 @@
 //                   by setegid and seteuid (real and saved ids stay 0) and
 //                   exits so (the exit check runs as nobody)
 #include "check_under_setxid.h"
-#include "review_cancel.h"
 #include "fork_during_install.h"
 #include "libc_helpers.h"
+#include "review_cancel.h"
 #include "signal_storm.h"
 #include "stale_frame.h"
 #include "victim_event_loop.h"
@@ -680,8 +680,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|libc-helpers|libc-helper-jump|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|checks-while-euid-flips [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
-        fprintf(stderr, "usage: victim-leak list|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|libc-helpers|libc-helper-jump|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|checks-while-euid-flips [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
         return 2;
     }
     return 0;
