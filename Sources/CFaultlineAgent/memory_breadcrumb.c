@@ -42,11 +42,8 @@ static void put32(unsigned char *p, uint32_t v) {
     for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 
-// Makes this process's file in the report directory, its blocks allocated
-// now (a write fault later must not need disk space), filled with `from`'s
-// FILE_SIZE bytes when given, and maps it. 0 when a step fails; the file is
-// then removed again.
-static unsigned char *map_new_file(pid_t me, const unsigned char *from) {
+// map_new_file's work, at whatever filesystem ids the thread has.
+static unsigned char *map_new_file_here(pid_t me, const unsigned char *from) {
     int dir = fl_report_dir();  // checks (fstat) that the fd is still the directory's
     if (dir < 0) return 0;
     char name[64];
@@ -62,6 +59,21 @@ static unsigned char *map_new_file(pid_t me, const unsigned char *from) {
     // Keep the pages resident, so writing a breadcrumb near the limit does
     // not fault a page back in (best effort: RLIMIT_MEMLOCK may forbid it).
     mlock(p, FILE_SIZE);
+    return p;
+}
+
+// Makes this process's file in the report directory, its blocks allocated
+// now (a write fault later must not need disk space), filled with `from`'s
+// FILE_SIZE bytes when given, and maps it. 0 when a step fails; the file is
+// then removed again. Runs at the directory's filesystem ids, like a
+// report's write: a process at a temporary euid (a child forked after the
+// program's seteuid(65534), below `faultline exec`'s 0700 directory as
+// root) made no file, and so left no breadcrumb for its OOM kill.
+static unsigned char *map_new_file(pid_t me, const unsigned char *from) {
+    fl_fs_turn turn;
+    fl_report_ids_take(&turn);
+    unsigned char *p = map_new_file_here(me, from);
+    fl_report_ids_give(&turn);
     return p;
 }
 
@@ -121,9 +133,14 @@ void fl_breadcrumb_remove(void) {
     g_owner = 0;
     char name[64];
     name_for(name, sizeof name, me);
+    // At the directory's ids, which made the file: a process at a temporary
+    // euid could not unlink it from a 0700 directory, and left it behind.
+    fl_fs_turn turn;
+    fl_report_ids_take(&turn);
     int dir = fl_report_dir();  // checks (fstat) that the fd is still the directory's
     if (dir >= 0) unlinkat(dir, name, 0);
     fl_report_dir_done(dir);
+    fl_report_ids_give(&turn);
 }
 
 void fl_breadcrumb_restore(void) {

@@ -39,7 +39,7 @@ static uint64_t g_id_seed;
 static atomic_uint_fast64_t g_id_counter;
 // The filesystem uid and gid the directory was opened with, -1 when none
 // was: a thread at other ids (a seteuid for a while) takes these back for
-// the write (fs_ids_take).
+// the write (fl_report_ids_take).
 static long g_dir_fsuid = -1, g_dir_fsgid = -1;
 
 // The 32-bit-id calls where the plain ones take 16-bit ids (i386, arm).
@@ -241,16 +241,6 @@ static void print_unwritten(const fl_report *r, int err) {
 
 // --- writing at the directory's ids ------------------------------------------
 
-/// What fs_ids_take changed on the calling thread, for fs_ids_give to put
-/// back.
-typedef struct fs_turn {
-    long fsuid, fsgid;  // the thread's before, or -1 where not switched
-    int masked;         // SIGSETXID and the mirror's signal blocked; `mask` held the mask before
-    uint64_t mask;      // the kernel's signal mask: 64 signals
-    int have_caps;      // `caps` holds the capability sets before
-    struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
-} fs_turn;
-
 // Sets the thread's filesystem uid or gid (`nr`) to `want`. Returns the
 // one it had when it now has `want`, or -1: already `want`, or refused.
 // setfsuid returns the previous id whether or not it succeeded, so the
@@ -261,26 +251,29 @@ static long fs_switch(long nr, long want) {
     return old;
 }
 
-/// Gives the calling thread the filesystem uid and gid the report directory
-/// was opened with, when it has others: the program changed its effective
-/// ids (seteuid, setegid) after Faultline opened the directory, which is
-/// usually the user's who started it and mode 0700 (`faultline exec` as
-/// root, a daemon that runs as nobody for a while). The kernel lets a
-/// thread set its fsuid to its real, effective or saved uid without
-/// CAP_SETUID, so a drop that kept the old id as real or saved uid can go
-/// back for the write; one that gave up all three (setresuid) cannot, and
-/// then nothing changes: the create fails as before and the report goes to
-/// stderr. Async-signal-safe: raw system calls only. Pair with fs_ids_give.
-///
-/// The switch is made up front whenever the ids differ, rather than after
-/// a failed create: the directory's own open (fl_report_dir, on demand or
-/// after the program closed our fd) needs it too, and the rename and the
-/// unlink must run at the ids that made the file; each report file is then
-/// owned by the directory's user, as the others are.
-static void fs_ids_take(fs_turn *t) {
+// Why the switch (fl_report_ids_take, report_file.h): the program changed
+// its effective ids (seteuid, setegid) after Faultline opened the
+// directory, which is usually the user's who started it and mode 0700
+// (`faultline exec` as root, a daemon that runs as nobody for a while). The
+// kernel lets a thread set its fsuid to its real, effective or saved uid
+// without CAP_SETUID, so a drop that kept the old id as real or saved uid
+// can go back for the write; one that gave up all three (setresuid) cannot,
+// and then nothing changes: the create fails as before and the report goes
+// to stderr.
+//
+// The switch is made up front whenever the ids differ, rather than after
+// a failed create: the directory's own open (fl_report_dir, on demand or
+// after the program closed our fd) needs it too, and the rename and the
+// unlink must run at the ids that made the file; each report file is then
+// owned by the directory's user, as the others are.
+
+// Switches the calling thread's filesystem ids to `uid` and `gid` where
+// they differ, recording in `t` what fl_report_ids_give puts back.
+// Async-signal-safe: raw system calls only.
+static void ids_take(fl_fs_turn *t, long uid, long gid) {
     t->fsuid = t->fsgid = -1;
     t->masked = t->have_caps = 0;
-    if (g_dir_fsuid < 0) return;
+    if (uid < 0) return;
     int saved = errno;
     // Two signals wait until the report is written, for every report: the
     // ids are compared and kept only while they do. glibc's SIGSETXID (a
@@ -300,21 +293,21 @@ static void fs_ids_take(fs_turn *t) {
     // which applies each change to every thread (SIGSETXID), and no PLT
     // entry a program could interpose. Supplementary groups stay as they
     // are: the directory is its opener's, whose fsgid this takes back.
-    t->fsgid = fs_switch(FL_SYS_SETFSGID, g_dir_fsgid);
-    if (fs_id(FL_SYS_SETFSUID) != g_dir_fsuid) {
+    if (gid >= 0) t->fsgid = fs_switch(FL_SYS_SETFSGID, gid);
+    if (fs_id(FL_SYS_SETFSUID) != uid) {
         // Moving the fsuid to or from 0 raises or clears the file-system
         // capabilities in the effective set (capabilities(7)): kept, to be
         // put back exactly.
         struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
         t->have_caps = syscall(SYS_capget, &h, t->caps) == 0;
-        t->fsuid = fs_switch(FL_SYS_SETFSUID, g_dir_fsuid);
+        t->fsuid = fs_switch(FL_SYS_SETFSUID, uid);
     }
     errno = saved;
 }
 
-/// Puts back what fs_ids_take changed on the calling thread: its filesystem
-/// ids, its effective capabilities, its signal mask. Async-signal-safe.
-static void fs_ids_give(const fs_turn *t) {
+void fl_report_ids_take(fl_fs_turn *t) { ids_take(t, g_dir_fsuid, g_dir_fsgid); }
+
+void fl_report_ids_give(const fl_fs_turn *t) {
     int saved = errno;
     if (t->fsuid >= 0) syscall(FL_SYS_SETFSUID, t->fsuid);
     if (t->fsgid >= 0) syscall(FL_SYS_SETFSGID, t->fsgid);
@@ -384,10 +377,10 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
     }
     char final_name[96];
     int err = 0;
-    fs_turn turn;
-    fs_ids_take(&turn);
+    fl_fs_turn turn;
+    fl_report_ids_take(&turn);
     int rc = write_file(r, final_name, sizeof final_name, &err);
-    fs_ids_give(&turn);
+    fl_report_ids_give(&turn);
     if (rc != 0) {
         print_unwritten(r, err);
         return -1;

@@ -4,6 +4,7 @@
 // kernel's OOM killer with SIGKILL, which no handler can catch. Growth
 // happens in named, non-inlined functions so the malloc shim's allocation
 // stacks (in the memory monitor's breadcrumbs) name them.
+#include "nobody_children.h"
 #include "stall_at_limit.h"
 #include "victim_threads.h"
 
@@ -401,6 +402,7 @@ static void usage(void) {
             "  nested-oom [STEP=64K]            move into a new cgroup below its own, then grow until OOM-killed\n"
             "  exec-fails [STEP=256K] [MS=20]   leak to 50 %%, fail an exec (ENOENT), leak on until OOM-killed\n"
             "  stall-at-limit                   OOM killer off, a child stalls at the limit; was a breadcrumb written?\n"
+            "  nobody-children                  as root: children at a temporary euid 65534 must make and remove their breadcrumb files\n"
             "VICTIM_CLOSE_FDS=1 closes every fd above 2 first (closefrom(3)).\n");
 }
 
@@ -429,6 +431,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(cmd, "nested-oom")) victim_nested_oom(a ? parse_size("STEP", a) : 64 * KiB);
     else if (!strcmp(cmd, "exec-fails")) victim_exec_fails(a ? parse_size("STEP", a) : 256 * KiB, b ? parse_ms("MS", b) : 20);
     else if (!strcmp(cmd, "stall-at-limit")) victim_stall_at_limit("/proc/self/exe");
+    else if (!strcmp(cmd, "nobody-children")) victim_nobody_children();
     else {
         fprintf(stderr, "victim-oom: unknown command '%s'\n", cmd);
         usage();

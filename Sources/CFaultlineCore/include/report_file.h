@@ -7,6 +7,7 @@
 #include "image_list.h"
 #include "json_writer.h"
 
+#include <linux/capability.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -49,6 +50,32 @@ void fl_report_dir_done(int fd);
 int fl_report_share_dir(int (*dir)(void));
 /// Re-seeds report ids (after fork, so parent and child never collide).
 void fl_report_reseed(void);
+
+/// What fl_report_ids_take changed on the calling thread, for fl_report_ids_give to put back.
+typedef struct fl_fs_turn {
+    long fsuid, fsgid;  // the thread's before, or -1 where not switched
+    int masked;         // SIGSETXID and the mirror's signal blocked; `mask` held the mask before
+    uint64_t mask;      // the kernel's signal mask: 64 signals
+    int have_caps;      // `caps` holds the capability sets before
+    struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
+} fl_fs_turn;
+
+/// Gives the calling thread, alone, the filesystem uid and gid the report
+/// directory was opened with, when it has others: a program at a
+/// temporary euid (seteuid(65534) with root kept as real or saved uid)
+/// below a 0700 directory of root's. Call it around every file operation
+/// in the directory — a report's create, rename and unlink
+/// (fl_report_commit does), a breadcrumb file's create and unlink — and
+/// the fl_report_dir call that gives its fd. Switches nothing when no
+/// directory was opened, or when the kernel refuses the ids (a drop for
+/// good: the operation then fails as it would have). Blocks glibc's
+/// SIGSETXID and the credential mirror's signal meanwhile; keeps the
+/// effective capabilities as they were. Async-signal-safe (raw system
+/// calls). Pair with fl_report_ids_give on the same thread.
+void fl_report_ids_take(fl_fs_turn *t);
+/// Puts back what fl_report_ids_take changed on the calling thread: its filesystem ids, its effective capabilities, its
+/// signal mask. Async-signal-safe.
+void fl_report_ids_give(const fl_fs_turn *t);
 
 /// Starts a report: opens the top-level object and writes schema, id, kind,
 /// detector, time and process.
