@@ -30,7 +30,9 @@ static void say_unwritable(const char *path, int err) {
     fl_write_all(2, line, n);
 }
 
-int fl_report_dir_open(const char *path, int quiet) {
+// Makes `path` if missing, opens it and checks that the calling thread's
+// filesystem ids may create files in it: the fd, or -1 with errno set.
+static int open_writable(const char *path) {
     int fd = -1;
     if (fl_mkdir_p(path) == 0) fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     // Opening needs only search and read; a report needs write too.
@@ -39,6 +41,32 @@ int fl_report_dir_open(const char *path, int quiet) {
         close(fd);
         fd = -1;
         errno = err;
+    }
+    return fd;
+}
+
+// A program exec'd after a temporary drop (seteuid(65534) with real uid 0,
+// then execve: the saved uid becomes 65534, the real one stays 0) starts at
+// euid 65534 below a directory of root's: tried once more at the real ids,
+// which the kernel lets a thread take as its filesystem ids without
+// CAP_SETUID, and recorded as the directory's (fl_report_dir_opened_at) so
+// each report switches to them. The thread's own ids come back at once.
+static int open_at_real_ids(const char *path) {
+    fl_fs_turn turn;
+    fl_report_ids_take_real(&turn);
+    int fd = open_writable(path), err = errno;
+    if (fd >= 0) fl_report_dir_opened_at((long)getuid(), (long)getgid());
+    fl_report_ids_give(&turn);
+    errno = err;
+    return fd;
+}
+
+int fl_report_dir_open(const char *path, int quiet) {
+    int fd = open_writable(path);
+    if (fd < 0 && (errno == EACCES || errno == EPERM) && (getuid() != geteuid() || getgid() != getegid())) {
+        int err = errno;
+        fd = open_at_real_ids(path);
+        if (fd < 0) errno = err;  // the reason at the ids the process runs at
     }
     if (fd < 0 && !quiet) {
         const char *said = getenv(FL_REPORT_DIR_REFUSED_ENV);  // no allocation

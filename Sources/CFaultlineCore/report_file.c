@@ -41,6 +41,9 @@ static atomic_uint_fast64_t g_id_counter;
 // was: a thread at other ids (a seteuid for a while) takes these back for
 // the write (fl_report_ids_take).
 static long g_dir_fsuid = -1, g_dir_fsgid = -1;
+// The ids fl_report_dir_open opened the directory at, when not the calling
+// thread's (fl_report_dir_opened_at): the next fl_report_set_dir takes them.
+static long g_open_fsuid = -1, g_open_fsgid = -1;
 
 // The 32-bit-id calls where the plain ones take 16-bit ids (i386, arm).
 #ifdef SYS_setfsuid32
@@ -81,9 +84,11 @@ void fl_report_set_dir(int dirfd, const char *path) {
     // (rare) can afford an open. Without /proc to name it, the fd is kept.
     g_on_demand = dirfd >= 0 && g_dir_abs[0] && fl_fd_low_limit();
     // The ids the kernel checked the directory's permissions against: the
-    // opening thread's (fl_report_dir_open ran on it just before).
-    g_dir_fsuid = dirfd >= 0 ? fs_id(FL_SYS_SETFSUID) : -1;
-    g_dir_fsgid = dirfd >= 0 ? fs_id(FL_SYS_SETFSGID) : -1;
+    // opening thread's (fl_report_dir_open ran on it just before), or the
+    // real ones it switched to for the open (fl_report_dir_opened_at).
+    g_dir_fsuid = dirfd < 0 ? -1 : g_open_fsuid >= 0 ? g_open_fsuid : fs_id(FL_SYS_SETFSUID);
+    g_dir_fsgid = dirfd < 0 ? -1 : g_open_fsgid >= 0 ? g_open_fsgid : fs_id(FL_SYS_SETFSGID);
+    g_open_fsuid = g_open_fsgid = -1;
     if (g_on_demand) {
         close(dirfd);
         dirfd = -1;
@@ -306,6 +311,13 @@ static void ids_take(fl_fs_turn *t, long uid, long gid) {
 }
 
 void fl_report_ids_take(fl_fs_turn *t) { ids_take(t, g_dir_fsuid, g_dir_fsgid); }
+
+void fl_report_ids_take_real(fl_fs_turn *t) { ids_take(t, (long)getuid(), (long)getgid()); }
+
+void fl_report_dir_opened_at(long fsuid, long fsgid) {
+    g_open_fsuid = fsuid;
+    g_open_fsgid = fsgid;
+}
 
 void fl_report_ids_give(const fl_fs_turn *t) {
     int saved = errno;

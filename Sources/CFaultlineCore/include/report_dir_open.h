@@ -14,7 +14,12 @@
 #define FL_REPORT_DIR_REFUSED_ENV "FAULTLINE_REPORT_DIR_REFUSED"
 
 /// Makes `path` and its parents if missing, opens it and checks that this
-/// process may create files in it. Returns the directory's fd, or -1 after
+/// process may create files in it. Refused (EACCES, EPERM) while the
+/// process's real uid or gid differs from its effective one (a program
+/// exec'd after a temporary drop: real uid 0, effective 65534), it tries
+/// once more with the calling thread's filesystem ids switched to the real
+/// ones, and when that works the directory's reports are written at them
+/// (fl_report_dir_opened_at). Returns the directory's fd, or -1 after
 /// writing one line on stderr that names the directory, the reason and that
 /// reports will go to stderr — unless `quiet`, or FL_REPORT_DIR_REFUSED_ENV
 /// names `path`. Allocates nothing: the malloc shim calls it while it

@@ -51,7 +51,8 @@ int fl_report_share_dir(int (*dir)(void));
 /// Re-seeds report ids (after fork, so parent and child never collide).
 void fl_report_reseed(void);
 
-/// What fl_report_ids_take changed on the calling thread, for fl_report_ids_give to put back.
+/// What fl_report_ids_take (or fl_report_ids_take_real) changed on the
+/// calling thread, for fl_report_ids_give to put back.
 typedef struct fl_fs_turn {
     long fsuid, fsgid;  // the thread's before, or -1 where not switched
     int masked;         // SIGSETXID and the mirror's signal blocked; `mask` held the mask before
@@ -73,9 +74,20 @@ typedef struct fl_fs_turn {
 /// effective capabilities as they were. Async-signal-safe (raw system
 /// calls). Pair with fl_report_ids_give on the same thread.
 void fl_report_ids_take(fl_fs_turn *t);
-/// Puts back what fl_report_ids_take changed on the calling thread: its filesystem ids, its effective capabilities, its
+/// The same switch to the calling thread's real uid and gid (which the
+/// kernel allows without CAP_SETUID), for fl_report_dir_open: a program
+/// exec'd after a temporary drop starts with euid 65534 and real uid 0.
+/// Pair with fl_report_ids_give. Async-signal-safe.
+void fl_report_ids_take_real(fl_fs_turn *t);
+/// Puts back what fl_report_ids_take or fl_report_ids_take_real changed on
+/// the calling thread: its filesystem ids, its effective capabilities, its
 /// signal mask. Async-signal-safe.
 void fl_report_ids_give(const fl_fs_turn *t);
+/// Says that the directory fl_report_dir_open is about to return was
+/// opened at filesystem ids `fsuid` and `fsgid` (fl_report_ids_take_real),
+/// not the calling thread's: the next fl_report_set_dir records them as
+/// the directory's, so each report switches to them. Install time.
+void fl_report_dir_opened_at(long fsuid, long fsgid);
 
 /// Starts a report: opens the top-level object and writes schema, id, kind,
 /// detector, time and process.
