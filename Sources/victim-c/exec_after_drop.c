@@ -5,6 +5,10 @@
 //     while (seteuid: real uid 0) and exec PROG, a product next to victim-c
 //     when it has no '/'. The kernel makes the saved uid 65534 at the exec;
 //     the real uid stays 0.
+//   victim-c refused-siblings [N=4]: as root, become 65534 for good, then
+//     start N children at once, each exec'ing `victim-c exit`, their stderr
+//     read through a pipe: how often the agents they start say that they
+//     cannot write into the report directory.
 #include "victim_euid.h"
 
 #include <errno.h>
@@ -12,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /// `name` when it has a '/', else `name` in victim-c's own directory.
@@ -34,4 +39,45 @@ int victim_exec_as_nobody(char **argv) {
     execv(path, argv);
     fprintf(stderr, "victim: exec %s: %s\n", path, strerror(errno));
     return 127;
+}
+
+int victim_refused_siblings(const char *count) {
+    int n = count ? atoi(count) : 4;
+    if (n < 1 || n > 64) { fprintf(stderr, "victim: refused-siblings needs 1 to 64 children, not '%s'\n", count); return 2; }
+    char self[PATH_MAX];
+    product_path("victim-c", self, sizeof self);
+    int err[2];
+    if (pipe(err) != 0) { perror("victim: pipe"); return 2; }
+    if (victim_become_nobody("permanent") != 0) return 3;
+    fflush(0);
+    // Every child is forked before any of them execs, as a server starts
+    // its workers.
+    int go[2];
+    if (pipe(go) != 0) { perror("victim: pipe"); return 2; }
+    for (int i = 0; i < n; i++) {
+        pid_t p = fork();
+        if (p < 0) { perror("victim: fork"); return 2; }
+        if (p == 0) {
+            char c;
+            close(go[1]);
+            if (read(go[0], &c, 1) < 0) _exit(3);  // EOF once every child is forked
+            dup2(err[1], 2);
+            close(err[0]);
+            execl(self, "victim-c", "exit", (char *)0);
+            _exit(127);
+        }
+    }
+    close(go[1]);
+    close(err[1]);
+    static char text[1 << 16];
+    size_t len = 0;
+    for (ssize_t r; len < sizeof text - 1 && ((r = read(err[0], text + len, sizeof text - 1 - len)) > 0 || (r < 0 && errno == EINTR));)
+        if (r > 0) len += (size_t)r;
+    text[len] = 0;
+    while (wait(0) > 0 || errno == EINTR) {}
+    fputs(text, stderr);
+    int said = 0;
+    for (const char *p = text; (p = strstr(p, "faultline: cannot write reports into")); p++) said++;
+    printf("victim: %d children started at once said they cannot write reports %d time(s)\n", n, said);
+    return 0;
 }

@@ -10,7 +10,10 @@
 /// Set by the agent or the malloc shim to the directory it could not open,
 /// once the line is said: the other one, starting after it, and the
 /// processes it starts do not say it again (one line per process tree, not
-/// one per program a script runs).
+/// one per program a script runs). Siblings started before any of them
+/// said it (a parent that could write, dropped for good, then started
+/// them) each say it: the environment reaches only descendants
+/// (docs/agent.md, crash.refused-siblings).
 #define FL_REPORT_DIR_REFUSED_ENV "FAULTLINE_REPORT_DIR_REFUSED"
 
 /// Makes `path` and its parents if missing, opens it and checks that this
