@@ -28,9 +28,21 @@ enum {
     SHIM_RELEASED = 0x52454c53u,     ///< returned to the underlying allocator
 };
 
+/// How a block was allocated (`alloc_kind`), and so how it must be
+/// released: malloc and the rest of its family with free or realloc,
+/// operator new with delete, new[] with delete[] (nothrow and aligned forms
+/// included). shim_free takes the kind its caller releases as, and a
+/// difference is an alloc_dealloc_mismatch.
+enum {
+    SHIM_KIND_MALLOC = 0,     ///< malloc, calloc, realloc, memalign…: free
+    SHIM_KIND_NEW = 1,        ///< operator new: delete
+    SHIM_KIND_NEW_ARRAY = 2,  ///< operator new[]: delete[]
+};
+
 /// Metadata in front of a block. Written only by the shim.
 typedef struct shim_block {
-    uint32_t alloc_tid;    ///< thread that allocated it
+    uint32_t alloc_tid : 24;  ///< thread that allocated it (Linux tids are below 2^22)
+    uint32_t alloc_kind : 8;  ///< SHIM_KIND_*
     uint32_t free_tid;     ///< thread that freed it (0 while live)
     uint64_t size;         ///< size the program asked for
     uint32_t alloc_stack;  ///< stack depot id, 0 when not recorded

@@ -23,6 +23,7 @@ typedef struct shim_config {
     int halt_on_error;          ///< FAULTLINE_HALT_ON_ERROR
     int exit_code;              ///< FAULTLINE_ERROR_EXITCODE
     int check_at_exit;          ///< FAULTLINE_CHECK_AT_EXIT
+    int alloc_dealloc_mismatch; ///< FAULTLINE_ALLOC_DEALLOC_MISMATCH: report malloc/delete, new/free, new[]/delete…
     int max_frames;             ///< FAULTLINE_MAX_FRAMES (report stacks)
     int max_reports;            ///< FAULTLINE_MAX_HEAP_REPORTS: double/invalid free and write-after-free reports per process
     int stats;                  ///< FAULTLINE_SHIM_STATS: one line of figures at exit

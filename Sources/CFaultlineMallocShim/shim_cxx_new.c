@@ -37,64 +37,75 @@ static void *next__Znwm, *next__Znam, *next__ZnwmRKSt9nothrow_t, *next__ZnamRKSt
 static void *next__ZnwmSt11align_val_t, *next__ZnamSt11align_val_t;
 static void *next__ZnwmSt11align_val_tRKSt9nothrow_t, *next__ZnamSt11align_val_tRKSt9nothrow_t;
 
-// A block for `new`, or NULL to let the next operator decide. Alignments
-// come from the compiler (alignof of an over-aligned type: a power of two).
-static inline void *try_new(size_t size, size_t align, uintptr_t fp) {
+// A block for `new` (`kind` SHIM_KIND_NEW) or `new[]` (SHIM_KIND_NEW_ARRAY),
+// or NULL to let the next operator decide. Alignments come from the
+// compiler (alignof of an over-aligned type: a power of two).
+static inline void *try_new(size_t size, size_t align, unsigned kind, uintptr_t fp) {
     if (!SHIM_DETECTING()) return 0;
     // operator new(0) must return a unique pointer: one byte, as libstdc++ asks of malloc.
-    return shim_alloc(size ? size : 1, align < 16 ? 16 : align, 0, fp);
+    return shim_alloc(size ? size : 1, align < 16 ? 16 : align, 0, kind, fp);
+}
+
+// A block the next operator found (libstdc++'s, through malloc or
+// aligned_alloc, once its new_handler made room) is marked malloc's by the
+// shim's malloc; it is new's, and delete must not be a mismatch.
+static void *marked(void *p, unsigned kind) {
+    if (p && SHIM_DETECTING() && shim_classify(p) == SHIM_LIVE) shim_block_from_user(p)->alloc_kind = kind & 0xffu;
+    return p;
 }
 
 /// operator new(size_t).
 SHIM_EXPORT void *_Znwm(size_t size) {
-    void *p = try_new(size, 16, SHIM_FRAME());
-    return p ? p : NEXT(_Znwm, new_fn)(size);
+    void *p = try_new(size, 16, SHIM_KIND_NEW, SHIM_FRAME());
+    return p ? p : marked(NEXT(_Znwm, new_fn)(size), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t).
 SHIM_EXPORT void *_Znam(size_t size) {
-    void *p = try_new(size, 16, SHIM_FRAME());
-    return p ? p : NEXT(_Znam, new_fn)(size);
+    void *p = try_new(size, 16, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
+    return p ? p : marked(NEXT(_Znam, new_fn)(size), SHIM_KIND_NEW_ARRAY);
 }
 
 /// operator new(size_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnwmRKSt9nothrow_t(size_t size, const nothrow_t *tag) {
-    void *p = try_new(size, 16, SHIM_FRAME());
-    return p ? p : NEXT(_ZnwmRKSt9nothrow_t, new_nothrow_fn)(size, tag);
+    void *p = try_new(size, 16, SHIM_KIND_NEW, SHIM_FRAME());
+    return p ? p : marked(NEXT(_ZnwmRKSt9nothrow_t, new_nothrow_fn)(size, tag), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnamRKSt9nothrow_t(size_t size, const nothrow_t *tag) {
-    void *p = try_new(size, 16, SHIM_FRAME());
-    return p ? p : NEXT(_ZnamRKSt9nothrow_t, new_nothrow_fn)(size, tag);
+    void *p = try_new(size, 16, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
+    return p ? p : marked(NEXT(_ZnamRKSt9nothrow_t, new_nothrow_fn)(size, tag), SHIM_KIND_NEW_ARRAY);
 }
 
 /// operator new(size_t, std::align_val_t).
 SHIM_EXPORT void *_ZnwmSt11align_val_t(size_t size, size_t align) {
-    void *p = try_new(size, align, SHIM_FRAME());
-    return p ? p : NEXT(_ZnwmSt11align_val_t, new_aligned_fn)(size, align);
+    void *p = try_new(size, align, SHIM_KIND_NEW, SHIM_FRAME());
+    return p ? p : marked(NEXT(_ZnwmSt11align_val_t, new_aligned_fn)(size, align), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t, std::align_val_t).
 SHIM_EXPORT void *_ZnamSt11align_val_t(size_t size, size_t align) {
-    void *p = try_new(size, align, SHIM_FRAME());
-    return p ? p : NEXT(_ZnamSt11align_val_t, new_aligned_fn)(size, align);
+    void *p = try_new(size, align, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
+    return p ? p : marked(NEXT(_ZnamSt11align_val_t, new_aligned_fn)(size, align), SHIM_KIND_NEW_ARRAY);
 }
 
 /// operator new(size_t, std::align_val_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t size, size_t align, const nothrow_t *tag) {
-    void *p = try_new(size, align, SHIM_FRAME());
-    return p ? p : NEXT(_ZnwmSt11align_val_tRKSt9nothrow_t, new_aligned_nothrow_fn)(size, align, tag);
+    void *p = try_new(size, align, SHIM_KIND_NEW, SHIM_FRAME());
+    return p ? p : marked(NEXT(_ZnwmSt11align_val_tRKSt9nothrow_t, new_aligned_nothrow_fn)(size, align, tag), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t, std::align_val_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t size, size_t align, const nothrow_t *tag) {
-    void *p = try_new(size, align, SHIM_FRAME());
-    return p ? p : NEXT(_ZnamSt11align_val_tRKSt9nothrow_t, new_aligned_nothrow_fn)(size, align, tag);
+    void *p = try_new(size, align, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
+    return p ? p : marked(NEXT(_ZnamSt11align_val_tRKSt9nothrow_t, new_aligned_nothrow_fn)(size, align, tag), SHIM_KIND_NEW_ARRAY);
 }
 
 // Every delete frees its block the way free does, the free stack starting
-// at the caller of delete. Stepped aside, each delete goes on to the same
+// at the caller of delete; delete wants a block from new, delete[] one from
+// new[] (any form: nothrow, aligned, sized), else the release is an
+// alloc_dealloc_mismatch. Stepped aside, each delete goes on to the same
 // delete after the shim: an allocator or checker (valgrind's replacement
 // operators) pairs its news with its own deletes, and reports a delete[]
 // that arrived as free() as a mismatch. libstdc++'s calls free, whose
@@ -104,28 +115,28 @@ typedef void (*delete_tagged_fn)(void *, const nothrow_t *);
 typedef void (*delete_aligned_sized_fn)(void *, size_t, size_t);
 typedef void (*delete_aligned_tagged_fn)(void *, size_t, const nothrow_t *);
 
-#define DELETE(name, params, type, args)                                   \
+#define DELETE(name, kind, params, type, args)                             \
     static void *next_##name;                                              \
     SHIM_EXPORT void name params {                                         \
-        if (SHIM_DETECTING()) shim_free(p, SHIM_FRAME());                  \
+        if (SHIM_DETECTING()) shim_free(p, kind, SHIM_FRAME());            \
         else NEXT(name, type) args;                                        \
     }
 
 /// operator delete(void*) and delete[](void*).
-DELETE(_ZdlPv, (void *p), delete_fn, (p))
-DELETE(_ZdaPv, (void *p), delete_fn, (p))
+DELETE(_ZdlPv, SHIM_KIND_NEW, (void *p), delete_fn, (p))
+DELETE(_ZdaPv, SHIM_KIND_NEW_ARRAY, (void *p), delete_fn, (p))
 /// Sized: operator delete(void*, size_t), delete[](void*, size_t).
-DELETE(_ZdlPvm, (void *p, size_t size), delete_sized_fn, (p, size))
-DELETE(_ZdaPvm, (void *p, size_t size), delete_sized_fn, (p, size))
+DELETE(_ZdlPvm, SHIM_KIND_NEW, (void *p, size_t size), delete_sized_fn, (p, size))
+DELETE(_ZdaPvm, SHIM_KIND_NEW_ARRAY, (void *p, size_t size), delete_sized_fn, (p, size))
 /// operator delete(void*, const std::nothrow_t&) and its delete[].
-DELETE(_ZdlPvRKSt9nothrow_t, (void *p, const nothrow_t *tag), delete_tagged_fn, (p, tag))
-DELETE(_ZdaPvRKSt9nothrow_t, (void *p, const nothrow_t *tag), delete_tagged_fn, (p, tag))
+DELETE(_ZdlPvRKSt9nothrow_t, SHIM_KIND_NEW, (void *p, const nothrow_t *tag), delete_tagged_fn, (p, tag))
+DELETE(_ZdaPvRKSt9nothrow_t, SHIM_KIND_NEW_ARRAY, (void *p, const nothrow_t *tag), delete_tagged_fn, (p, tag))
 /// operator delete(void*, std::align_val_t) and its delete[].
-DELETE(_ZdlPvSt11align_val_t, (void *p, size_t align), delete_sized_fn, (p, align))
-DELETE(_ZdaPvSt11align_val_t, (void *p, size_t align), delete_sized_fn, (p, align))
+DELETE(_ZdlPvSt11align_val_t, SHIM_KIND_NEW, (void *p, size_t align), delete_sized_fn, (p, align))
+DELETE(_ZdaPvSt11align_val_t, SHIM_KIND_NEW_ARRAY, (void *p, size_t align), delete_sized_fn, (p, align))
 /// operator delete(void*, size_t, std::align_val_t) and its delete[].
-DELETE(_ZdlPvmSt11align_val_t, (void *p, size_t size, size_t align), delete_aligned_sized_fn, (p, size, align))
-DELETE(_ZdaPvmSt11align_val_t, (void *p, size_t size, size_t align), delete_aligned_sized_fn, (p, size, align))
+DELETE(_ZdlPvmSt11align_val_t, SHIM_KIND_NEW, (void *p, size_t size, size_t align), delete_aligned_sized_fn, (p, size, align))
+DELETE(_ZdaPvmSt11align_val_t, SHIM_KIND_NEW_ARRAY, (void *p, size_t size, size_t align), delete_aligned_sized_fn, (p, size, align))
 /// operator delete(void*, std::align_val_t, const std::nothrow_t&) and its delete[].
-DELETE(_ZdlPvSt11align_val_tRKSt9nothrow_t, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag))
-DELETE(_ZdaPvSt11align_val_tRKSt9nothrow_t, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag))
+DELETE(_ZdlPvSt11align_val_tRKSt9nothrow_t, SHIM_KIND_NEW, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag))
+DELETE(_ZdaPvSt11align_val_tRKSt9nothrow_t, SHIM_KIND_NEW_ARRAY, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag))

@@ -67,13 +67,13 @@ static void *pass_realloc(const shim_next *to, void *p, size_t size) {
 /// malloc(3) with a header, 0xAA fill and the allocation stack.
 SHIM_EXPORT void *malloc(size_t size) {
     if (SHIM_PASSING()) return pass_to(SHIM_ENTRY_MALLOC)->malloc(size);
-    return shim_alloc(size, 16, 0, SHIM_FRAME());
+    return shim_alloc(size, 16, 0, SHIM_KIND_MALLOC, SHIM_FRAME());
 }
 
 /// free(3): scribble with 0x55 and quarantine; reports double and invalid frees.
 SHIM_EXPORT void free(void *p) {
     if (SHIM_PASSING()) { pass_free(pass_to(SHIM_ENTRY_FREE), p); return; }
-    shim_free(p, SHIM_FRAME());
+    shim_free(p, SHIM_KIND_MALLOC, SHIM_FRAME());
 }
 
 /// calloc(3): zeroed, no fill.
@@ -81,7 +81,7 @@ SHIM_EXPORT void *calloc(size_t n, size_t size) {
     if (SHIM_PASSING()) return pass_to(SHIM_ENTRY_CALLOC)->calloc(n, size);
     size_t total;
     if (__builtin_mul_overflow(n, size, &total)) { errno = ENOMEM; return 0; }
-    return shim_alloc(total, 16, 1, SHIM_FRAME());
+    return shim_alloc(total, 16, 1, SHIM_KIND_MALLOC, SHIM_FRAME());
 }
 
 /// realloc(3): always moves the block; the old one is quarantined.
@@ -103,7 +103,7 @@ SHIM_EXPORT int posix_memalign(void **out, size_t align, size_t size) {
     if (SHIM_PASSING()) return pass_to(SHIM_ENTRY_POSIX_MEMALIGN)->posix_memalign(out, align, size);
     if (!is_pow2(align) || align % sizeof(void *)) return EINVAL;
     int saved = errno;
-    void *p = shim_alloc(size, align, 0, SHIM_FRAME());
+    void *p = shim_alloc(size, align, 0, SHIM_KIND_MALLOC, SHIM_FRAME());
     errno = saved;
     if (!p) return ENOMEM;
     *out = p;
@@ -115,7 +115,7 @@ SHIM_EXPORT int posix_memalign(void **out, size_t align, size_t size) {
 static void *aligned(size_t align, size_t size, uintptr_t fp) {
     if (align > (SIZE_MAX >> 1) + 1) { errno = EINVAL; return 0; }
     if (!is_pow2(align)) align = round_pow2(align);
-    return shim_alloc(size, align, 0, fp);
+    return shim_alloc(size, align, 0, SHIM_KIND_MALLOC, fp);
 }
 
 /// aligned_alloc(3).
@@ -139,7 +139,7 @@ SHIM_EXPORT void *valloc(size_t size) {
         const shim_next *to = pass_to(SHIM_ENTRY_VALLOC);
         return to->valloc ? to->valloc(size) : to->memalign(page_size(), size);
     }
-    return shim_alloc(size, page_size(), 0, SHIM_FRAME());
+    return shim_alloc(size, page_size(), 0, SHIM_KIND_MALLOC, SHIM_FRAME());
 }
 
 /// pvalloc(3): page-aligned, size rounded up to whole pages.
@@ -151,7 +151,7 @@ SHIM_EXPORT void *pvalloc(size_t size) {
         const shim_next *to = pass_to(SHIM_ENTRY_PVALLOC);
         return to->pvalloc ? to->pvalloc(size) : to->memalign(ps, rounded);
     }
-    return shim_alloc(rounded, ps, 0, SHIM_FRAME());
+    return shim_alloc(rounded, ps, 0, SHIM_KIND_MALLOC, SHIM_FRAME());
 }
 
 /// malloc_usable_size(3): exactly the size asked for (so code that trusts
@@ -164,5 +164,5 @@ SHIM_EXPORT size_t malloc_usable_size(void *p) {
 /// cfree: the old alias of free that glibc still exports for old binaries.
 SHIM_EXPORT void cfree(void *p) {
     if (SHIM_PASSING()) { pass_free(pass_to(SHIM_ENTRY_CFREE), p); return; }
-    shim_free(p, SHIM_FRAME());
+    shim_free(p, SHIM_KIND_MALLOC, SHIM_FRAME());
 }

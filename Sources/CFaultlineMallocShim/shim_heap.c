@@ -159,7 +159,7 @@ static void *real_alloc(size_t total, int small, int zero) {
 }
 
 // Allocates with a known stack id; `fill_from` is where the 0xAA fill starts.
-static void *alloc_block(size_t size, size_t align, int zero, uint32_t stack, size_t fill_from) {
+static void *alloc_block(size_t size, size_t align, int zero, unsigned kind, uint32_t stack, size_t fill_from) {
     size_t pad = align > 16 ? align : 0;
     // Read once: the link must exist exactly when shim_live_insert links it.
     int linked = shim_live_on;
@@ -173,7 +173,8 @@ static void *alloc_block(size_t size, size_t align, int zero, uint32_t stack, si
     // A block glibc unmapped or reused earlier may have had this address.
     if (!shim_arena_owns(real) && (shim_glibc_chunk_is_mapped(real) || size >= SHIM_UNMAPPED_KEEP_FROM)) shim_unmapped_forget((void *)user);
     shim_block *b = shim_block_from_user((void *)user);
-    b->alloc_tid = shim_tid();
+    b->alloc_tid = shim_tid() & 0xffffffu;
+    b->alloc_kind = kind & 0xffu;
     b->free_tid = 0;
     b->size = size;
     b->alloc_stack = stack;
@@ -192,8 +193,8 @@ static void *alloc_block(size_t size, size_t align, int zero, uint32_t stack, si
     return (void *)user;
 }
 
-void *shim_alloc(size_t size, size_t align, int zero, uintptr_t fp) {
-    return alloc_block(size, align, zero, capture(fp), 0);
+void *shim_alloc(size_t size, size_t align, int zero, unsigned kind, uintptr_t fp) {
+    return alloc_block(size, align, zero, kind, capture(fp), 0);
 }
 
 uint32_t shim_classify(const void *p) {
@@ -273,24 +274,38 @@ static void bad_free(const void *p, uint32_t state, const char *operation) {
     else shim_report_invalid_free(p, operation);
 }
 
-void shim_free(void *p, uintptr_t fp) {
+// The operation that releases blocks of `kind`, as reports name it.
+static const char *release_name(unsigned kind) {
+    return kind == SHIM_KIND_NEW ? "operator delete" : kind == SHIM_KIND_NEW_ARRAY ? "operator delete[]" : "free";
+}
+
+// A live block allocated as another kind than `operation` releases
+// (FAULTLINE_ALLOC_DEALLOC_MISMATCH=0: nothing). Returns when the report
+// does not halt; the release then goes on as usual (the shim's blocks are
+// all alike underneath).
+static __attribute__((noinline, cold)) void mismatch(const void *p, const char *operation) {
+    if (shim_cfg.alloc_dealloc_mismatch) shim_report_alloc_dealloc_mismatch(p, operation);
+}
+
+void shim_free(void *p, unsigned kind, uintptr_t fp) {
     if (!p) return;
     uint32_t st = shim_classify(p);
     if (__builtin_expect(st == SHIM_LIVE, 1)) {
+        if (__builtin_expect(shim_block_from_user(p)->alloc_kind != kind, 0)) mismatch(p, release_name(kind));
         st = quarantine(p, capture(fp));
         if (st == 0) return;
     }
     size_t usable;
     // A block from a library loaded with RTLD_DEEPBIND, whose malloc is glibc's.
     if (st == 0 && shim_deepbind_glibc_block(p, &usable)) { __libc_free(p); return; }
-    bad_free(p, st, "free");
+    bad_free(p, st, release_name(kind));
 }
 
 // realloc of a glibc block from an RTLD_DEEPBIND library: moved into a
 // block of the shim's (its usable bytes kept, as glibc's realloc would).
 static void *realloc_glibc_block(void *p, size_t usable, size_t size, uintptr_t fp) {
     if (size == 0) { __libc_free(p); return 0; }
-    void *q = shim_alloc(size, 16, 0, fp);
+    void *q = shim_alloc(size, 16, 0, SHIM_KIND_MALLOC, fp);
     if (!q) return 0;
     memcpy(q, p, min_size(usable, size));
     __libc_free(p);
@@ -298,7 +313,7 @@ static void *realloc_glibc_block(void *p, size_t usable, size_t size, uintptr_t 
 }
 
 void *shim_realloc(void *p, size_t size, uintptr_t fp) {
-    if (!p) return shim_alloc(size, 16, 0, fp);
+    if (!p) return shim_alloc(size, 16, 0, SHIM_KIND_MALLOC, fp);
     uint32_t st = shim_classify(p);
     size_t usable;
     if (st == 0 && shim_deepbind_glibc_block(p, &usable)) return realloc_glibc_block(p, usable, size, fp);
@@ -307,8 +322,12 @@ void *shim_realloc(void *p, size_t size, uintptr_t fp) {
         errno = EINVAL;
         return 0;
     }
+    // A block from new or new[] (AddressSanitizer reports it so too: its
+    // realloc frees the old block as malloc's); then as asked.
+    unsigned kind = shim_block_from_user(p)->alloc_kind;
+    if (kind != SHIM_KIND_MALLOC) mismatch(p, "realloc");
     if (size == 0) {
-        shim_free(p, fp);
+        shim_free(p, kind, fp);  // reported above
         return 0;
     }
     // Always move (the old pointer must go stale, as it may with glibc), and
@@ -318,7 +337,7 @@ void *shim_realloc(void *p, size_t size, uintptr_t fp) {
     size_t keep = min_size(old_size, size);
     // Growing a block glibc would map: from its heap instead (shim_glibc.c).
     if (size > old_size && size <= SIZE_MAX / 2) shim_glibc_realloc_grows(size + SHIM_HEADER_SIZE + SHIM_LINK_SIZE);
-    void *q = alloc_block(size, 16, 0, stack, keep);
+    void *q = alloc_block(size, 16, 0, SHIM_KIND_MALLOC, stack, keep);
     if (!q) return 0;
     memcpy(q, p, keep);
     st = quarantine(p, stack);

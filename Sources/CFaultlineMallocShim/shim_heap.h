@@ -19,10 +19,14 @@ extern int shim_mode;
 extern int shim_ready;
 
 /// Allocates `size` bytes aligned to `align` (a power of two); `zero` for
-/// calloc. Sets errno and returns NULL on failure.
-void *shim_alloc(size_t size, size_t align, int zero, uintptr_t fp);
-/// Frees (quarantines) `p`; reports double and invalid frees.
-void shim_free(void *p, uintptr_t fp);
+/// calloc; `kind` (SHIM_KIND_*) is how it must be released. Sets errno and
+/// returns NULL on failure.
+void *shim_alloc(size_t size, size_t align, int zero, unsigned kind, uintptr_t fp);
+/// Frees (quarantines) `p`, released as `kind` (SHIM_KIND_MALLOC: free,
+/// SHIM_KIND_NEW: delete, SHIM_KIND_NEW_ARRAY: delete[]); reports double
+/// and invalid frees, and a block allocated as another kind
+/// (alloc_dealloc_mismatch), which is then freed all the same.
+void shim_free(void *p, unsigned kind, uintptr_t fp);
 /// realloc: always moves, so the old block goes to quarantine.
 void *shim_realloc(void *p, size_t size, uintptr_t fp);
 /// The size the program asked for, or 0 for a pointer that is not a live block.

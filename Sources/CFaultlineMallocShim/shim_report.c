@@ -348,6 +348,45 @@ void shim_report_double_free(const void *p, uint32_t state, const char *operatio
     finish(w, &l, 0);
 }
 
+// How a block of `kind` was allocated, as reports name it (malloc stands
+// for its whole family: calloc, realloc, memalign, strdup…).
+static const char *alloc_name(unsigned kind) {
+    switch (kind) {
+    case SHIM_KIND_MALLOC: return "malloc";
+    case SHIM_KIND_NEW: return "operator new";
+    case SHIM_KIND_NEW_ARRAY: return "operator new[]";
+    default: return "unknown";
+    }
+}
+
+void shim_report_alloc_dealloc_mismatch(const void *p, const char *operation) {
+    if (!shim_ready) { early("alloc-dealloc mismatch", p); return; }
+    if (shim_self.depth > 0 || !shim_report_slot(0)) return;
+    fl_json *w = begin("alloc_dealloc_mismatch");
+    if (!w) return;
+    // Live, and this thread is releasing it: its header is whole.
+    shim_block copy = *shim_block_from_user(p);
+    const char *allocation = alloc_name(copy.alloc_kind);
+    int n = write_thread(w);
+    fl_json_begin_object(w, "alloc_dealloc_mismatch");
+    fl_json_string(w, "allocation", allocation);
+    fl_json_string(w, "deallocation", operation);
+    fl_json_hex(w, "pointer", (uintptr_t)p);
+    fl_json_end_object(w);
+    shim_write_block(w, &copy, p, SHIM_LIVE, 0, 0, g_images);
+    fl_report_frames(w, "deallocation_stack", g_pcs, n, FL_FRAME0_RETURN_ADDRESS, g_images);
+    line l = {.len = 0};
+    add(&l, "faultline: alloc_dealloc_mismatch: ");
+    add(&l, operation);
+    add(&l, "(");
+    add_hex(&l, (uintptr_t)p);
+    add(&l, ") of a ");
+    add_u(&l, copy.size);
+    add(&l, "-byte block allocated with ");
+    add(&l, allocation);
+    finish(w, &l, 0);
+}
+
 typedef struct containing { uintptr_t addr; const shim_block *found; } containing;
 
 static void find_containing(const shim_block *b, void *ctx) {

@@ -1,5 +1,5 @@
 // Reports the shim writes itself (double_free, invalid_free,
-// write_after_free), in the common report schema, through CFaultlineCore's
+// alloc_dealloc_mismatch, write_after_free), in the common report schema, through CFaultlineCore's
 // writer and atomic commit; plus the one-line notice on stderr and the halt
 // that follows when FAULTLINE_HALT_ON_ERROR is on.
 #ifndef SHIM_REPORT_H
@@ -26,6 +26,11 @@ int shim_report_locked_here(void);
 void shim_report_double_free(const void *p, uint32_t state, const char *operation);
 /// Freeing a pointer that is not the start of a live block.
 void shim_report_invalid_free(const void *p, const char *operation);
+/// Releasing live block `p` with `operation` ("free", "realloc",
+/// "operator delete", "operator delete[]") when its alloc_kind wants
+/// another (alloc_dealloc_mismatch). The calling thread's stack is the
+/// deallocation. Halts like the other heap errors.
+void shim_report_alloc_dealloc_mismatch(const void *p, const char *operation);
 /// A quarantined block whose 0x55 pattern changed; `detection` says when
 /// it was seen ("quarantine_release" or "exit_check"). `changed_blocks`:
 /// at exit, how many changed blocks share this one's allocation and free
