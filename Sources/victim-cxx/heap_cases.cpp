@@ -10,7 +10,9 @@
 //                             failure (NULL), throwing failure (bad_alloc),
 //                             new_handler; prints what it saw, loses
 //                             nothing, exits 0 (1 when a form misbehaved).
+//   heap-mismatch-*           alloc/dealloc mismatches: heap_mismatch.cpp
 #include "heap_cases.h"
+#include "heap_mismatch.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -90,6 +92,7 @@ HEAP_NOINLINE static int new_forms() {
 
 int victim_heap_main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "heap-new-forms")) return new_forms();
+    if (argc >= 2 && !strncmp(argv[1], "heap-mismatch-", 14)) return victim_mismatch_main(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "heap-delete-array-twice")) {
         Gauge *g = victim_make_gauges();
         victim_destroy_gauges(g);
@@ -97,6 +100,6 @@ int victim_heap_main(int argc, char **argv) {
         victim_destroy_gauges(g);
         return 1;
     }
-    fprintf(stderr, "victim-cxx: unknown heap command '%s' (heap-delete-array-twice, heap-new-forms)\n", argc >= 2 ? argv[1] : "");
+    fprintf(stderr, "victim-cxx: unknown heap command '%s' (heap-delete-array-twice, heap-new-forms, heap-mismatch-*)\n", argc >= 2 ? argv[1] : "");
     return 2;
 }
