@@ -123,6 +123,19 @@ import Testing
             + "allocated by thread \(report.process.pid), freed by thread \(report.process.pid)")
     }
 
+    /// The malloc shim's alloc_dealloc_mismatch, as it writes it
+    /// (docs/malloc-shim.md): which release met which allocation, and the block.
+    @Test func allocDeallocMismatchVerdictIsTheSecondLine() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let json = #"{"schema": "faultline.report", "schema_version": 1, "id": "7507f63483b04310", "kind": "alloc_dealloc_mismatch", "detector": "alloc_dealloc_mismatch", "time": "2026-11-22T18:25:14.151Z", "time_unix_ms": 1795371914151, "process": {"pid": 13413, "name": "victim-cxx"}, "alloc_dealloc_mismatch": {"allocation": "operator new[]", "deallocation": "operator delete", "pointer": "0x7f0545000330"}, "block": {"address": "0x7f0545000330", "size": 40, "state": "live", "allocated_by_tid": 13413}}"#
+        try json.write(toFile: "\(dir)/a.json", atomically: true, encoding: .utf8)
+        let report = try ReportStore.load(path: "\(dir)/a.json")
+        let lines = ReportFormatter().format(report).split(separator: "\n").map(String.init)
+        #expect(lines[1] == "alloc-dealloc mismatch: operator delete(0x7f0545000330) of a block allocated with operator new[] — a live 40-byte block at 0x7f0545000330, allocated by thread 13413")
+        #expect(ReportSite(report) == nil)  // no frames: no site
+    }
+
     @Test func uncaughtExceptionIsTheSecondLine() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

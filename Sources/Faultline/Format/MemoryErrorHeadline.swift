@@ -1,9 +1,10 @@
 /// The malloc shim's verdict in one line, AddressSanitizer-style, for the
 /// reports whose essentials otherwise sit in sections after every thread:
 /// a crash the shim traced to freed or never-initialised memory
-/// (`memory_error`), and the shim's own `double_free`, `invalid_free` and
-/// `write_after_free` reports (with how many blocks an exit-check report
-/// stands for). Printed under the header and signal lines.
+/// (`memory_error`), and the shim's own `double_free`, `invalid_free`,
+/// `alloc_dealloc_mismatch` and `write_after_free` reports (with how many
+/// blocks an exit-check report stands for). Printed under the header and
+/// signal lines.
 enum MemoryErrorHeadline {
     /// The line for `report`, or none when the shim had nothing to say.
     static func lines(_ report: Report) -> [String] {
@@ -16,6 +17,11 @@ enum MemoryErrorHeadline {
             guard let d = report.sections["invalid_free"] else { return [] }
             let reason = d["reason"]?.stringValue.map { ": " + $0 } ?? ""
             return ["invalid free: \(call(d))\(reason)" + describe(block)]
+        case "alloc_dealloc_mismatch":
+            guard let m = report.sections["alloc_dealloc_mismatch"] else { return [] }
+            let release = "\(m["deallocation"]?.stringValue ?? "free")(\(m["pointer"]?.stringValue ?? "?"))"
+            let allocation = m["allocation"]?.stringValue.map { " of a block allocated with " + $0 } ?? ""
+            return ["alloc-dealloc mismatch: \(release)\(allocation)" + describe(block)]
         case "write_after_free":
             guard let w = report.sections["write_after_free"] else { return [] }
             var text = "write after free:"
