@@ -321,10 +321,42 @@ static int early(const char *what, const void *p) {
 
 // --- the reports -------------------------------------------------------------
 
+// The block being released wrongly, and the releasing thread's stack
+// (`n` frames write_thread left in g_pcs) under `stack_key`.
+static void write_released(fl_json *w, const shim_block *copy, const void *p, uint32_t state, const char *stack_key, int n) {
+    shim_write_block(w, copy, p, state, 0, 0, g_images);
+    fl_report_frames(w, stack_key, g_pcs, n, FL_FRAME0_RETURN_ADDRESS, g_images);
+}
+
+// Starts the report of a release error (`what` names it before start-up,
+// when only one line can be said); NULL when none is to be written.
+static fl_json *begin_release_error(const char *kind, const char *what, const void *p) {
+    if (!shim_ready) { early(what, p); return 0; }
+    if (shim_self.depth > 0 || !shim_report_slot(0)) return 0;
+    return begin(kind);
+}
+
+// Opens a release error's own section: `key` (the operation) and the
+// pointer; the caller adds its fields and closes it.
+static void begin_call(fl_json *w, const char *section, const char *key, const char *operation, const void *p) {
+    fl_json_begin_object(w, section);
+    fl_json_string(w, key, operation);
+    fl_json_hex(w, "pointer", (uintptr_t)p);
+}
+
+// "faultline: KIND: OPERATION(0x…)", the start of a release error's summary.
+static void add_call(line *l, const char *kind, const char *operation, const void *p) {
+    add(l, "faultline: ");
+    add(l, kind);
+    add(l, ": ");
+    add(l, operation);
+    add(l, "(");
+    add_hex(l, (uintptr_t)p);
+    add(l, ")");
+}
+
 void shim_report_double_free(const void *p, uint32_t state, const char *operation) {
-    if (!shim_ready) { early("double free", p); return; }
-    if (shim_self.depth > 0 || !shim_report_slot(0)) return;
-    fl_json *w = begin("double_free");
+    fl_json *w = begin_release_error("double_free", "double free", p);
     if (!w) return;
     // A released block's header may be gone with memory glibc unmapped (and
     // the address mapped again since, even for this report's buffer).
@@ -332,18 +364,12 @@ void shim_report_double_free(const void *p, uint32_t state, const char *operatio
     if (!(state == SHIM_RELEASED && shim_unmapped_find(p, &copy)) && shim_safe_read(shim_block_from_user(p), &copy, sizeof copy) != 0)
         __builtin_memset(&copy, 0, sizeof copy);
     int n = write_thread(w);
-    fl_json_begin_object(w, "double_free");
-    fl_json_string(w, "operation", operation);
-    fl_json_hex(w, "pointer", (uintptr_t)p);
+    begin_call(w, "double_free", "operation", operation, p);
     fl_json_end_object(w);
-    shim_write_block(w, &copy, p, state, 0, 0, g_images);
-    fl_report_frames(w, "second_free_stack", g_pcs, n, FL_FRAME0_RETURN_ADDRESS, g_images);
+    write_released(w, &copy, p, state, "second_free_stack", n);
     line l = {.len = 0};
-    add(&l, "faultline: double_free: ");
-    add(&l, operation);
-    add(&l, "(");
-    add_hex(&l, (uintptr_t)p);
-    add(&l, ") of a block already freed");
+    add_call(&l, "double_free", operation, p);
+    add(&l, " of a block already freed");
     if (state != SHIM_RELEASED) { add(&l, " ("); add_u(&l, copy.size); add(&l, " bytes)"); }
     finish(w, &l, 0);
 }
@@ -360,27 +386,19 @@ static const char *alloc_name(unsigned kind) {
 }
 
 void shim_report_alloc_dealloc_mismatch(const void *p, const char *operation) {
-    if (!shim_ready) { early("alloc-dealloc mismatch", p); return; }
-    if (shim_self.depth > 0 || !shim_report_slot(0)) return;
-    fl_json *w = begin("alloc_dealloc_mismatch");
+    fl_json *w = begin_release_error("alloc_dealloc_mismatch", "alloc-dealloc mismatch", p);
     if (!w) return;
     // Live, and this thread is releasing it: its header is whole.
     shim_block copy = *shim_block_from_user(p);
     const char *allocation = alloc_name(copy.alloc_kind);
     int n = write_thread(w);
-    fl_json_begin_object(w, "alloc_dealloc_mismatch");
+    begin_call(w, "alloc_dealloc_mismatch", "deallocation", operation, p);
     fl_json_string(w, "allocation", allocation);
-    fl_json_string(w, "deallocation", operation);
-    fl_json_hex(w, "pointer", (uintptr_t)p);
     fl_json_end_object(w);
-    shim_write_block(w, &copy, p, SHIM_LIVE, 0, 0, g_images);
-    fl_report_frames(w, "deallocation_stack", g_pcs, n, FL_FRAME0_RETURN_ADDRESS, g_images);
+    write_released(w, &copy, p, SHIM_LIVE, "deallocation_stack", n);
     line l = {.len = 0};
-    add(&l, "faultline: alloc_dealloc_mismatch: ");
-    add(&l, operation);
-    add(&l, "(");
-    add_hex(&l, (uintptr_t)p);
-    add(&l, ") of a ");
+    add_call(&l, "alloc_dealloc_mismatch", operation, p);
+    add(&l, " of a ");
     add_u(&l, copy.size);
     add(&l, "-byte block allocated with ");
     add(&l, allocation);
@@ -429,9 +447,7 @@ static int find_big_live_block(uintptr_t addr, shim_found *out) {
 }
 
 void shim_report_invalid_free(const void *p, const char *operation) {
-    if (!shim_ready) { early("invalid free", p); return; }
-    if (shim_self.depth > 0 || !shim_report_slot(0)) return;
-    fl_json *w = begin("invalid_free");
+    fl_json *w = begin_release_error("invalid_free", "invalid free", p);
     if (!w) return;
     shim_found f;
     int found = shim_find_block((uintptr_t)p, SHIM_FIND_WINDOW, &f) || find_big_live_block((uintptr_t)p, &f);
@@ -441,18 +457,13 @@ void shim_report_invalid_free(const void *p, const char *operation) {
                        : !found ? "not a pointer that malloc returned"
                        : f.state == SHIM_LIVE ? "points inside a live block, not at its start"
                                               : "points inside a freed block, not at its start";
-    fl_json_begin_object(w, "invalid_free");
-    fl_json_string(w, "operation", operation);
-    fl_json_hex(w, "pointer", (uintptr_t)p);
+    begin_call(w, "invalid_free", "operation", operation, p);
     fl_json_string(w, "reason", reason);
     fl_json_end_object(w);
     if (found) shim_write_block(w, &f.copy, shim_block_user(f.header), f.state, f.offset, 1, g_images);
     line l = {.len = 0};
-    add(&l, "faultline: invalid_free: ");
-    add(&l, operation);
-    add(&l, "(");
-    add_hex(&l, (uintptr_t)p);
-    add(&l, "): ");
+    add_call(&l, "invalid_free", operation, p);
+    add(&l, ": ");
     add(&l, reason);
     if (found) { add(&l, " (offset "); add_u(&l, f.offset); add(&l, " of "); add_u(&l, f.copy.size); add(&l, " bytes)"); }
     finish(w, &l, 0);
