@@ -82,34 +82,36 @@ MISMATCH_NOINLINE static int matched() {
     return 0;
 }
 
+// realloc's block is malloc's: its free is no mismatch.
+MISMATCH_NOINLINE void victim_grow_then_free(char *p) { victim_release_free(victim_release_realloc(p)); }
+
+namespace {
+struct mismatch_case {
+    const char *command;
+    char *(*alloc)();
+    void (*release)(char *);
+    const char *says;
+};
+const mismatch_case g_cases[] = {
+    {"heap-mismatch-new-array-delete", victim_alloc_array, victim_release_delete, "new[] released with delete"},
+    {"heap-mismatch-new-free", victim_alloc_one, victim_release_free, "new released with free"},
+    {"heap-mismatch-malloc-delete", victim_alloc_malloc, victim_release_delete, "malloc released with delete"},
+    {"heap-mismatch-new-delete-array", victim_alloc_one, victim_release_delete_array, "new released with delete[]"},
+    {"heap-mismatch-new-realloc", victim_alloc_array, victim_grow_then_free, "new[] grown with realloc"},
+};
+}  // namespace
+
 int victim_mismatch_main(int argc, char **argv) {
     const char *c = argv[1];
     if (!strcmp(c, "heap-mismatch-matched")) return matched();
-    if (!strcmp(c, "heap-mismatch-new-array-delete")) {
-        g_block = victim_alloc_array();
-        fprintf(stderr, "victim: new[] released with delete\n");
-        victim_release_delete(g_block);
-    } else if (!strcmp(c, "heap-mismatch-new-free")) {
-        g_block = victim_alloc_one();
-        fprintf(stderr, "victim: new released with free\n");
-        victim_release_free(g_block);
-    } else if (!strcmp(c, "heap-mismatch-malloc-delete")) {
-        g_block = victim_alloc_malloc();
-        fprintf(stderr, "victim: malloc released with delete\n");
-        victim_release_delete(g_block);
-    } else if (!strcmp(c, "heap-mismatch-new-delete-array")) {
-        g_block = victim_alloc_one();
-        fprintf(stderr, "victim: new released with delete[]\n");
-        victim_release_delete_array(g_block);
-    } else if (!strcmp(c, "heap-mismatch-new-realloc")) {
-        g_block = victim_alloc_array();
-        fprintf(stderr, "victim: new[] grown with realloc\n");
-        g_block = victim_release_realloc(g_block);
-        victim_release_free(g_block);  // realloc's block is malloc's: no report
-    } else {
-        fprintf(stderr, "victim-cxx: unknown heap-mismatch command '%s'\n", c);
-        return 2;
+    for (const mismatch_case &m : g_cases) {
+        if (strcmp(c, m.command)) continue;
+        g_block = m.alloc();
+        fprintf(stderr, "victim: %s\n", m.says);
+        m.release(g_block);
+        printf("victim: still running\n");
+        return 0;
     }
-    printf("victim: still running\n");
-    return 0;
+    fprintf(stderr, "victim-cxx: unknown heap-mismatch command '%s'\n", c);
+    return 2;
 }
