@@ -128,7 +128,7 @@ import Testing
     @Test func allocDeallocMismatchVerdictIsTheSecondLine() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let json = #"{"schema": "faultline.report", "schema_version": 1, "id": "7507f63483b04310", "kind": "alloc_dealloc_mismatch", "detector": "alloc_dealloc_mismatch", "time": "2026-11-22T18:25:14.151Z", "time_unix_ms": 1795371914151, "process": {"pid": 13413, "name": "victim-cxx"}, "alloc_dealloc_mismatch": {"allocation": "operator new[]", "deallocation": "operator delete", "pointer": "0x7f0545000330"}, "block": {"address": "0x7f0545000330", "size": 40, "state": "live", "allocated_by_tid": 13413}}"#
+        let json = #"{"schema": "faultline.report", "schema_version": 1, "id": "7507f63483b04310", "kind": "alloc_dealloc_mismatch", "detector": "malloc_shim", "time": "2026-11-22T18:25:14.151Z", "time_unix_ms": 1795371914151, "process": {"pid": 13413, "name": "victim-cxx"}, "alloc_dealloc_mismatch": {"allocation": "operator new[]", "deallocation": "operator delete", "pointer": "0x7f0545000330"}, "block": {"address": "0x7f0545000330", "size": 40, "state": "live", "allocated_by_tid": 13413}}"#
         try json.write(toFile: "\(dir)/a.json", atomically: true, encoding: .utf8)
         let report = try ReportStore.load(path: "\(dir)/a.json")
         let lines = ReportFormatter().format(report).split(separator: "\n").map(String.init)
