@@ -59,8 +59,13 @@ let package = Package(
         .target(
             name: "CFaultlineMallocShim",
             dependencies: ["CFaultlineCore"],
+            exclude: ["shim.map"],
             cSettings: agentCSettings,
-            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
+            linkerSettings: [
+                .linkedLibrary("dl"), .linkedLibrary("pthread"),
+                // Version names for realpath's two wrappers (shim_libc_callers.c).
+                .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/CFaultlineMallocShim/shim.map"], .when(platforms: [.linux])),
+            ]
         ),
         // Swift-facing install API over the C agent.
         .target(name: "FaultlineAgent", dependencies: ["CFaultlineAgent"]),

@@ -12,6 +12,7 @@
 #include "shim_thread.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -59,7 +60,40 @@ WRAP(int, __vasprintf_chk, (char **out, int flag, const char *fmt, va_list ap), 
 WRAP(ssize_t, getdelim, (char **line, size_t *cap, int delim, FILE *f), (line, cap, delim, f))
 WRAP(ssize_t, __getdelim, (char **line, size_t *cap, int delim, FILE *f), (line, cap, delim, f))
 /// Paths.
+#if defined(__x86_64__)
+// realpath has two versions on x86_64: GLIBC_2.3 (a NULL buffer: allocated)
+// and GLIBC_2.2.5 (a NULL buffer: EINVAL). One unversioned wrapper caught
+// both references and called the default, so a program linked against the
+// old one got a block where it expects EINVAL. Each version wraps its own
+// (shim.map defines the version names).
+static void *next_realpath_old, *next_realpath_new;
+static char *call_realpath(void **slot, const char *version, const char *path, char *resolved) {
+    char *(*real)(const char *, char *) = (char *(*)(const char *, char *))__atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!real) {
+        real = (char *(*)(const char *, char *))dlvsym(RTLD_NEXT, "realpath", version);
+        __atomic_store_n(slot, (void *)real, __ATOMIC_RELEASE);
+    }
+    char *r;
+    AS_CALLER(r, real(path, resolved));
+    return r;
+}
+// Each wrapper marks its own frame; call_realpath's mark is taken when
+// this one's is not set yet, which its caller's is: AS_CALLER nests.
+SHIM_EXPORT char *shim_realpath_new(const char *path, char *resolved) {
+    char *r;
+    AS_CALLER(r, call_realpath(&next_realpath_new, "GLIBC_2.3", path, resolved));
+    return r;
+}
+SHIM_EXPORT char *shim_realpath_old(const char *path, char *resolved) {
+    char *r;
+    AS_CALLER(r, call_realpath(&next_realpath_old, "GLIBC_2.2.5", path, resolved));
+    return r;
+}
+__asm__(".symver shim_realpath_new, realpath@@GLIBC_2.3");
+__asm__(".symver shim_realpath_old, realpath@GLIBC_2.2.5");
+#else
 WRAP(char *, realpath, (const char *path, char *resolved), (path, resolved))
+#endif
 WRAP(char *, canonicalize_file_name, (const char *path), (path))
 WRAP(char *, getcwd, (char *buf, size_t size), (buf, size))
 WRAP(char *, get_current_dir_name, (void), ())

@@ -88,6 +88,7 @@
 #include "check_under_setxid.h"
 #include "fork_during_install.h"
 #include "libc_helpers.h"
+#include "review2_realpath_old.h"
 #include "review_cancel.h"
 #include "signal_storm.h"
 #include "stale_frame.h"
@@ -533,6 +534,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(cmd, "ring")) {
         lose_ring();
         clear_stack();
+    } else if (!strcmp(cmd, "realpath-old")) { victim_realpath_old();
     } else if (!strcmp(cmd, "libc-helpers")) {
         victim_libc_helpers();
         clear_stack();
