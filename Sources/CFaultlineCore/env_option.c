@@ -1,4 +1,5 @@
 #include "env_option.h"
+#include "thread_count.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,12 @@ int fl_env_int_quietly(const char *name, int fallback, int lo, int hi, int quiet
     return (int)n;
 }
 
-void fl_option_said(const char *name) { unsetenv(name); }
+// unsetenv shifts the environment array under any concurrent getenv, which
+// glibc does not guard: only while the program has one thread (always, in
+// the preloaded constructors; a linked faultline_install may come later).
+void fl_option_said(const char *name) {
+    if (fl_program_threads() == 1) unsetenv(name);
+}
 
 int fl_env_int(const char *name, int fallback, int lo, int hi) { return fl_env_int_quietly(name, fallback, lo, hi, 0); }
 

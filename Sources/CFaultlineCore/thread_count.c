@@ -15,6 +15,11 @@ static int *counter(void) {
     return c;
 }
 
+int fl_program_threads(void) {
+    int *c = counter();
+    return c ? __atomic_load_n(c, __ATOMIC_ACQUIRE) : -1;
+}
+
 void fl_thread_uncount(void) {
     int *c = counter();
     if (c) __atomic_fetch_sub(c, 1, __ATOMIC_ACQ_REL);

@@ -21,7 +21,10 @@ int fl_env_int_quietly(const char *name, int fallback, int lo, int hi, int quiet
 /// removes the variable, so that the processes this one starts use the
 /// default it fell back to without saying so again — one line per process
 /// tree (`make` or a shell script under `faultline exec` repeated it in
-/// every process). unsetenv shifts the array in place: no allocation.
+/// every process). unsetenv shifts the array in place: no allocation. Only
+/// while the program has a single thread (a concurrent getenv could miss a
+/// variable as the array shifts): a program that links the agent and
+/// installs it after starting threads keeps the variable.
 void fl_option_said(const char *name);
 
 /// 1 when the detector list `list` (FAULTLINE_DETECTORS: names separated by

@@ -22,4 +22,8 @@ void fl_thread_uncount(void);
 /// reached 0 again would make glibc call exit a second time.
 void fl_thread_recount(void);
 
+/// The program's threads as glibc counts them (Faultline's own left out,
+/// above); -1 where glibc's counter cannot be found.
+int fl_program_threads(void);
+
 #endif
