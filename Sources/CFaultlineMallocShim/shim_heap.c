@@ -1,4 +1,5 @@
 #include "shim_heap.h"
+#include "shim_stack.h"
 #include "shim_arena.h"
 #include "shim_live.h"
 #include "shim_config.h"
@@ -59,12 +60,18 @@ static int caller_frame_live(uintptr_t from, uintptr_t fp) {
 
 // Records the stack of the allocator call at `fp` (0 when stacks are off,
 // before init, or inside the shim itself). Inside a libc function wrapped
-// by shim_libc_callers.c, the stack starts at that function's caller.
+// by shim_libc_callers.c, an allocation libc makes starts its stack at
+// that function's caller; one made from elsewhere meanwhile (a signal
+// handler, a callback libc runs: fopencookie's read function) keeps its
+// own stack.
 static inline uint32_t capture(uintptr_t fp) {
     if (!shim_cfg.stacks || !shim_ready || shim_self.depth > 0) return 0;
     shim_self.depth++;
     uintptr_t from = shim_self.caller_fp;
-    if (__builtin_expect(from != 0, 0) && !caller_frame_live(from, fp)) from = shim_self.caller_fp = 0;
+    if (__builtin_expect(from != 0, 0)) {
+        if (!caller_frame_live(from, fp)) from = shim_self.caller_fp = 0;
+        else if (!shim_in_libc(((uintptr_t *)fp)[1])) from = 0;  // not libc's allocation: the mark stays for libc's
+    }
     uint32_t id = shim_stack_record(from ? from : fp);
     shim_self.depth--;
     return id;

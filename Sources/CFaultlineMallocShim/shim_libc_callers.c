@@ -9,6 +9,7 @@
 // the stack from that frame: libc keeps doing the work, with its own
 // semantics, errno and locking. Stepped aside, the mark is never read.
 #include "shim_lookup.h"
+#include "shim_stack.h"
 #include "shim_thread.h"
 
 #include <dirent.h>
@@ -26,16 +27,22 @@
 #define next_fn shim_lookup_next_cached
 
 // Runs `call` with this wrapper's frame as the start of allocation stacks,
-// unless an outer wrapper already set one. `ret` receives its result.
-#define AS_CALLER(ret, call)                                          \
-    do {                                                              \
-        uintptr_t outer_ = shim_self.caller_fp;                       \
-        if (!outer_) {                                                \
-            shim_self.caller_ret = (uintptr_t)__builtin_return_address(0); \
-            shim_self.caller_fp = (uintptr_t)__builtin_frame_address(0); \
-        }                                                             \
-        ret = (call);                                                 \
-        shim_self.caller_fp = outer_;                                 \
+// unless an outer wrapper already set one and this call comes from libc
+// (one libc function calling another keeps the outer caller). A call from
+// anywhere else while an outer one runs (a signal handler's strdup, a
+// callback's) marks its own frame, and puts the outer mark back after.
+// `ret` receives its result.
+#define AS_CALLER(ret, call)                                                                \
+    do {                                                                                    \
+        uintptr_t outer_fp_ = shim_self.caller_fp, outer_ret_ = shim_self.caller_ret;       \
+        uintptr_t ra_ = (uintptr_t)__builtin_return_address(0);                             \
+        if (!outer_fp_ || !shim_in_libc(ra_)) {                                             \
+            shim_self.caller_ret = ra_;                                                     \
+            shim_self.caller_fp = (uintptr_t)__builtin_frame_address(0);                    \
+        }                                                                                   \
+        ret = (call);                                                                       \
+        shim_self.caller_ret = outer_ret_;                                                  \
+        shim_self.caller_fp = outer_fp_;                                                    \
     } while (0)
 
 // A wrapper of `name` with parameters `params`, forwarding `args`.

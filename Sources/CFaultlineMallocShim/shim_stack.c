@@ -7,8 +7,11 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
 #include <link.h>
 #include <sys/auxv.h>
+
+extern void *__libc_malloc(size_t);  // only its address: it lies in libc
 
 #define SHIM_STR2(x) #x
 #define SHIM_STR(x) SHIM_STR2(x)
@@ -71,19 +74,22 @@ typedef int (*dl_callback)(struct dl_phdr_info *, size_t, void *);
 typedef int (*dl_iterate_fn)(dl_callback, void *);
 static dl_iterate_fn g_dl_iterate;
 
-uintptr_t shim_text_lo, shim_text_hi;
+uintptr_t shim_text_lo, shim_text_hi, shim_libc_text_lo, shim_libc_text_hi;
 
-// Records the executable segment of the object holding this function.
-static int find_own_text(struct dl_phdr_info *info, size_t size, void *data) {
-    (void)size, (void)data;
-    uintptr_t me = (uintptr_t)&find_own_text;
+/// An address, and the executable segment found holding it.
+typedef struct text_of { uintptr_t addr, lo, hi; } text_of;
+
+// Records the executable segment of the object that holds `t->addr`.
+static int find_text(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    text_of *t = data;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-        if (me >= lo && me < hi) {
-            shim_text_lo = lo;
-            shim_text_hi = hi;
+        if (t->addr >= lo && t->addr < hi) {
+            t->lo = lo;
+            t->hi = hi;
             return 1;
         }
     }
@@ -94,7 +100,12 @@ void shim_stack_resolve(void) {
     if (!__atomic_load_n(&g_dl_iterate, __ATOMIC_ACQUIRE))
         __atomic_store_n(&g_dl_iterate, (dl_iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr"), __ATOMIC_RELEASE);
     dl_iterate_fn next = __atomic_load_n(&g_dl_iterate, __ATOMIC_ACQUIRE);
-    if (next && !shim_text_hi) next(find_own_text, 0);
+    if (!next || shim_text_hi) return;
+    text_of own = {(uintptr_t)&find_text, 0, 0}, libc = {(uintptr_t)&__libc_malloc, 0, 0};
+    next(find_text, &own);
+    next(find_text, &libc);
+    shim_text_lo = own.lo, shim_text_hi = own.hi;
+    shim_libc_text_lo = libc.lo, shim_libc_text_hi = libc.hi;
 }
 
 __attribute__((visibility("default"))) int dl_iterate_phdr(dl_callback callback, void *data) {

@@ -12,11 +12,19 @@
 /// when unw_backtrace is usable.
 int shim_stack_init(int want_libunwind);
 /// Resolves glibc's dl_iterate_phdr for the shim's wrapper, and finds the
-/// shim's own code (shim_text_lo/hi) (constructor).
+/// shim's own code and libc's (constructor).
 void shim_stack_resolve(void);
 /// The shim's executable segment, [lo, hi): no return address above an
 /// allocator's frame can lie in it (0, 0 until found).
 extern uintptr_t shim_text_lo, shim_text_hi;
+/// libc's executable segment, [lo, hi) (0, 0 until found): an allocation
+/// made from it inside a wrapped libc call is that call's
+/// (shim_libc_callers.c); one from anywhere else (a signal handler, a
+/// callback such as fopencookie's) is not.
+extern uintptr_t shim_libc_text_lo, shim_libc_text_hi;
+
+/// 1 when `pc` lies in libc's code.
+static inline int shim_in_libc(uintptr_t pc) { return pc >= shim_libc_text_lo && pc < shim_libc_text_hi; }
 /// 1 once libunwind is loaded for allocation stacks (set before any is
 /// recorded); 0: every stack is a frame-pointer walk.
 extern int shim_stack_libunwind;

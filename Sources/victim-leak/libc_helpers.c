@@ -94,3 +94,70 @@ int victim_libc_helper_jump(void) {
     printf("victim: getline %s; then lost a 55-byte block\n", timed_out ? "timed out by siglongjmp" : "returned");
     return 0;
 }
+
+// --- libc-helper-reentry: allocations of the program's own made while a
+// wrapped libc call runs -------------------------------------------------------
+
+static int g_wake_fd = -1;
+
+__attribute__((noinline)) static void handler_alloc(void) {
+    volatile char *p = malloc(77);
+    p[0] = 1;
+    g_last = (char *)p;
+    g_last = strdup("a string strdup'ed by a signal handler");
+}
+
+static void on_alarm_wake(int sig) {
+    (void)sig;
+    handler_alloc();
+    if (write(g_wake_fd, "line\n", 5) != 5) {}  // getline, blocked in read, gets its line
+}
+
+/// getline on a pipe whose only writer is a SIGALRM handler, which first
+/// allocates (malloc and strdup) while getline's read is interrupted.
+__attribute__((noinline)) static void getline_woken_by_handler(void) {
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    g_wake_fd = fds[1];
+    FILE *f = fdopen(fds[0], "r");
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm_wake;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGALRM, &sa, 0);
+    ualarm(100000, 0);
+    char *line = 0;
+    size_t cap = 0;
+    if (getline(&line, &cap, f) > 0) free(line);
+    fclose(f);
+    close(fds[1]);
+}
+
+static ssize_t cookie_read(void *cookie, char *buf, size_t size) {
+    int *calls = cookie;
+    if ((*calls)++ || size < 3) return 0;
+    volatile char *p = malloc(66);
+    p[0] = 1;
+    g_last = (char *)p;
+    memcpy(buf, "hi\n", 3);
+    return 3;
+}
+
+/// getline on a fopencookie stream whose read function allocates.
+__attribute__((noinline)) static void getline_from_cookie(void) {
+    int calls = 0;
+    cookie_io_functions_t io = {.read = cookie_read};
+    FILE *f = fopencookie(&calls, "r", io);
+    char *line = 0;
+    size_t cap = 0;
+    if (f && getline(&line, &cap, f) > 0) free(line);
+    if (f) fclose(f);
+}
+
+int victim_libc_helper_reentry(void) {
+    getline_woken_by_handler();
+    getline_from_cookie();
+    g_last = 0;
+    printf("victim: a signal handler and a fopencookie read function allocated inside getline\n");
+    return 0;
+}

@@ -10,4 +10,9 @@ int victim_libc_helpers(void);
 /// handler, then loses a 55-byte block from lose_after_jump. Returns 0.
 int victim_libc_helper_jump(void);
 
+/// getline woken by a SIGALRM handler that first mallocs 77 bytes and
+/// strdup's a string, then getline on a fopencookie stream whose read
+/// function mallocs 66 bytes: all three lost. Returns 0.
+int victim_libc_helper_reentry(void);
+
 #endif
