@@ -117,6 +117,11 @@ let package = Package(
             cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])],
             linkerSettings: [.linkedLibrary("pthread")]
         ),
+        // Replaces operator new(size_t) and delete(void*) only.
+        .executableTarget(
+            name: "victim-cxx-own-new",
+            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])]
+        ),
         .executableTarget(
             name: "victim-heap",
             dependencies: ["VictimSupport"],

@@ -14,6 +14,7 @@
 #include "shim_heap.h"
 #include "shim_lookup.h"
 
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,73 +33,165 @@ typedef void *(*new_nothrow_fn)(size_t, const nothrow_t *);
 typedef void *(*new_aligned_fn)(size_t, size_t);
 typedef void *(*new_aligned_nothrow_fn)(size_t, size_t, const nothrow_t *);
 typedef void (*delete_fn)(void *);
+typedef void (*delete_aligned_fn)(void *, size_t);
+
+// --- operators the program replaces --------------------------------------
+//
+// A program may define some global operators itself (in its executable,
+// which comes before the shim; -static-libstdc++ links libstdc++'s in),
+// typically operator new(size_t) and delete(void*) only. Without the shim
+// libstdc++'s other forms call those: its sized delete calls delete(void*),
+// its new[] calls new(size_t), and so on (`next` below). A shim operator
+// whose form would so reach a replacement hands over as libstdc++'s would,
+// so the program's own pair sees every block it would see without the shim
+// (the shim's sized delete took a pool allocator's pointers: invalid_free).
+// The kinds stay checked where the shim sees both ends; where the program
+// itself releases (or allocates) a family of blocks, malloc's blocks pass.
+enum {
+    OP_NEW, OP_NEW_ARRAY, OP_NEW_NT, OP_NEW_ARRAY_NT, OP_NEW_AL, OP_NEW_ARRAY_AL, OP_NEW_AL_NT, OP_NEW_ARRAY_AL_NT,
+    OP_DEL, OP_DEL_ARRAY, OP_DEL_SIZED, OP_DEL_ARRAY_SIZED, OP_DEL_NT, OP_DEL_ARRAY_NT,
+    OP_DEL_AL, OP_DEL_ARRAY_AL, OP_DEL_SIZED_AL, OP_DEL_ARRAY_SIZED_AL, OP_DEL_AL_NT, OP_DEL_ARRAY_AL_NT,
+    OP_COUNT,
+};
+
+static const struct {
+    const char *name;
+    signed char next;   ///< the operator libstdc++'s definition calls (-1: malloc or free)
+    unsigned char kind; ///< the kind of block it allocates or releases
+} ops[OP_COUNT] = {
+    [OP_NEW] = {"_Znwm", -1, SHIM_KIND_NEW},
+    [OP_NEW_ARRAY] = {"_Znam", OP_NEW, SHIM_KIND_NEW_ARRAY},
+    [OP_NEW_NT] = {"_ZnwmRKSt9nothrow_t", OP_NEW, SHIM_KIND_NEW},
+    [OP_NEW_ARRAY_NT] = {"_ZnamRKSt9nothrow_t", OP_NEW_ARRAY, SHIM_KIND_NEW_ARRAY},
+    [OP_NEW_AL] = {"_ZnwmSt11align_val_t", -1, SHIM_KIND_NEW},
+    [OP_NEW_ARRAY_AL] = {"_ZnamSt11align_val_t", OP_NEW_AL, SHIM_KIND_NEW_ARRAY},
+    [OP_NEW_AL_NT] = {"_ZnwmSt11align_val_tRKSt9nothrow_t", OP_NEW_AL, SHIM_KIND_NEW},
+    [OP_NEW_ARRAY_AL_NT] = {"_ZnamSt11align_val_tRKSt9nothrow_t", OP_NEW_ARRAY_AL, SHIM_KIND_NEW_ARRAY},
+    [OP_DEL] = {"_ZdlPv", -1, SHIM_KIND_NEW},
+    [OP_DEL_ARRAY] = {"_ZdaPv", OP_DEL, SHIM_KIND_NEW_ARRAY},
+    [OP_DEL_SIZED] = {"_ZdlPvm", OP_DEL, SHIM_KIND_NEW},
+    [OP_DEL_ARRAY_SIZED] = {"_ZdaPvm", OP_DEL_ARRAY, SHIM_KIND_NEW_ARRAY},
+    [OP_DEL_NT] = {"_ZdlPvRKSt9nothrow_t", OP_DEL, SHIM_KIND_NEW},
+    [OP_DEL_ARRAY_NT] = {"_ZdaPvRKSt9nothrow_t", OP_DEL_ARRAY, SHIM_KIND_NEW_ARRAY},
+    [OP_DEL_AL] = {"_ZdlPvSt11align_val_t", -1, SHIM_KIND_NEW},
+    [OP_DEL_ARRAY_AL] = {"_ZdaPvSt11align_val_t", OP_DEL_AL, SHIM_KIND_NEW_ARRAY},
+    [OP_DEL_SIZED_AL] = {"_ZdlPvmSt11align_val_t", OP_DEL_AL, SHIM_KIND_NEW},
+    [OP_DEL_ARRAY_SIZED_AL] = {"_ZdaPvmSt11align_val_t", OP_DEL_ARRAY_AL, SHIM_KIND_NEW_ARRAY},
+    [OP_DEL_AL_NT] = {"_ZdlPvSt11align_val_tRKSt9nothrow_t", OP_DEL_AL, SHIM_KIND_NEW},
+    [OP_DEL_ARRAY_AL_NT] = {"_ZdaPvSt11align_val_tRKSt9nothrow_t", OP_DEL_ARRAY_AL, SHIM_KIND_NEW_ARRAY},
+};
+
+static void *g_program_op[OP_COUNT];  // the program's own definition, else NULL
+static int g_looked_up;
+// Bits: the program allocates (new) or releases (delete) blocks of a kind itself.
+static unsigned g_program_news, g_program_deletes;
+
+static __attribute__((noinline, cold)) void look_up(void) {
+    Dl_info self, info;
+    if (dladdr((void *)look_up, &self))
+        for (int i = 0; i < OP_COUNT; i++) {
+            void *f = shim_lookup(RTLD_DEFAULT, ops[i].name);
+            if (!f || !dladdr(f, &info) || info.dli_fbase == self.dli_fbase) continue;
+            __atomic_store_n(&g_program_op[i], f, __ATOMIC_RELAXED);
+            __atomic_fetch_or(i < OP_DEL ? &g_program_news : &g_program_deletes, 1u << ops[i].kind, __ATOMIC_RELAXED);
+        }
+    __atomic_store_n(&g_looked_up, 1, __ATOMIC_RELEASE);
+}
+
+static inline void looked_up(void) {
+    if (__builtin_expect(!__atomic_load_n(&g_looked_up, __ATOMIC_ACQUIRE), 0)) look_up();
+}
+
+// The replacement libstdc++'s `op` would reach, or NULL.
+static inline void *replacement_after(int op) {
+    looked_up();
+    for (int i = ops[op].next; i >= 0; i = ops[i].next)
+        if (g_program_op[i]) return g_program_op[i];
+    return 0;
+}
+
+// The kind a new block of `kind` is recorded as: malloc's when the program
+// releases such blocks itself (its delete, as libstdc++'s does, calls free).
+static inline unsigned recorded_kind(unsigned kind) {
+    return __builtin_expect(g_program_deletes & (1u << kind), 0) ? SHIM_KIND_MALLOC : kind;
+}
+
+// The kind a delete of `kind` releases `p` as: malloc's block passes when
+// the program allocates such blocks itself (its new calls malloc), or
+// releases them itself (they were recorded as malloc's).
+static inline unsigned released_kind(void *p, unsigned kind) {
+    if (__builtin_expect(!((g_program_news | g_program_deletes) & (1u << kind)), 1)) return kind;
+    return p && shim_classify(p) == SHIM_LIVE && shim_block_from_user(p)->alloc_kind == SHIM_KIND_MALLOC ? SHIM_KIND_MALLOC : kind;
+}
 
 static void *next__Znwm, *next__Znam, *next__ZnwmRKSt9nothrow_t, *next__ZnamRKSt9nothrow_t;
 static void *next__ZnwmSt11align_val_t, *next__ZnamSt11align_val_t;
 static void *next__ZnwmSt11align_val_tRKSt9nothrow_t, *next__ZnamSt11align_val_tRKSt9nothrow_t;
 
 // A block for `new` (`kind` SHIM_KIND_NEW) or `new[]` (SHIM_KIND_NEW_ARRAY),
-// or NULL to let the next operator decide. Alignments come from the
-// compiler (alignof of an over-aligned type: a power of two).
-static inline void *try_new(size_t size, size_t align, unsigned kind, uintptr_t fp) {
-    if (!SHIM_DETECTING()) return 0;
+// or NULL to let the next operator decide (also when libstdc++'s `op`
+// would call the program's). Alignments come from the compiler (alignof
+// of an over-aligned type: a power of two).
+static inline void *try_new(int op, size_t size, size_t align, unsigned kind, uintptr_t fp) {
+    if (!SHIM_DETECTING() || replacement_after(op)) return 0;
     // operator new(0) must return a unique pointer: one byte, as libstdc++ asks of malloc.
-    return shim_alloc(size ? size : 1, align < 16 ? 16 : align, 0, kind, fp);
+    return shim_alloc(size ? size : 1, align < 16 ? 16 : align, 0, recorded_kind(kind), fp);
 }
 
 // A block the next operator found (libstdc++'s, through malloc or
-// aligned_alloc, once its new_handler made room) is marked malloc's by the
-// shim's malloc; it is new's, and delete must not be a mismatch.
+// aligned_alloc, once its new_handler made room; or the program's new,
+// through malloc) is marked malloc's by the shim's malloc; it is new's,
+// and delete must not be a mismatch.
 static void *marked(void *p, unsigned kind) {
-    if (p && SHIM_DETECTING() && shim_classify(p) == SHIM_LIVE) shim_block_from_user(p)->alloc_kind = kind & 0xffu;
+    if (p && SHIM_DETECTING() && shim_classify(p) == SHIM_LIVE) shim_block_from_user(p)->alloc_kind = recorded_kind(kind) & 0xffu;
     return p;
 }
 
 /// operator new(size_t).
 SHIM_EXPORT void *_Znwm(size_t size) {
-    void *p = try_new(size, 16, SHIM_KIND_NEW, SHIM_FRAME());
+    void *p = try_new(OP_NEW, size, 16, SHIM_KIND_NEW, SHIM_FRAME());
     return p ? p : marked(NEXT(_Znwm, new_fn)(size), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t).
 SHIM_EXPORT void *_Znam(size_t size) {
-    void *p = try_new(size, 16, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
+    void *p = try_new(OP_NEW_ARRAY, size, 16, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
     return p ? p : marked(NEXT(_Znam, new_fn)(size), SHIM_KIND_NEW_ARRAY);
 }
 
 /// operator new(size_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnwmRKSt9nothrow_t(size_t size, const nothrow_t *tag) {
-    void *p = try_new(size, 16, SHIM_KIND_NEW, SHIM_FRAME());
+    void *p = try_new(OP_NEW_NT, size, 16, SHIM_KIND_NEW, SHIM_FRAME());
     return p ? p : marked(NEXT(_ZnwmRKSt9nothrow_t, new_nothrow_fn)(size, tag), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnamRKSt9nothrow_t(size_t size, const nothrow_t *tag) {
-    void *p = try_new(size, 16, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
+    void *p = try_new(OP_NEW_ARRAY_NT, size, 16, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
     return p ? p : marked(NEXT(_ZnamRKSt9nothrow_t, new_nothrow_fn)(size, tag), SHIM_KIND_NEW_ARRAY);
 }
 
 /// operator new(size_t, std::align_val_t).
 SHIM_EXPORT void *_ZnwmSt11align_val_t(size_t size, size_t align) {
-    void *p = try_new(size, align, SHIM_KIND_NEW, SHIM_FRAME());
+    void *p = try_new(OP_NEW_AL, size, align, SHIM_KIND_NEW, SHIM_FRAME());
     return p ? p : marked(NEXT(_ZnwmSt11align_val_t, new_aligned_fn)(size, align), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t, std::align_val_t).
 SHIM_EXPORT void *_ZnamSt11align_val_t(size_t size, size_t align) {
-    void *p = try_new(size, align, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
+    void *p = try_new(OP_NEW_ARRAY_AL, size, align, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
     return p ? p : marked(NEXT(_ZnamSt11align_val_t, new_aligned_fn)(size, align), SHIM_KIND_NEW_ARRAY);
 }
 
 /// operator new(size_t, std::align_val_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t size, size_t align, const nothrow_t *tag) {
-    void *p = try_new(size, align, SHIM_KIND_NEW, SHIM_FRAME());
+    void *p = try_new(OP_NEW_AL_NT, size, align, SHIM_KIND_NEW, SHIM_FRAME());
     return p ? p : marked(NEXT(_ZnwmSt11align_val_tRKSt9nothrow_t, new_aligned_nothrow_fn)(size, align, tag), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t, std::align_val_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t size, size_t align, const nothrow_t *tag) {
-    void *p = try_new(size, align, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
+    void *p = try_new(OP_NEW_ARRAY_AL_NT, size, align, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
     return p ? p : marked(NEXT(_ZnamSt11align_val_tRKSt9nothrow_t, new_aligned_nothrow_fn)(size, align, tag), SHIM_KIND_NEW_ARRAY);
 }
 
@@ -110,33 +203,52 @@ SHIM_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t size, size_t align, 
 // operators) pairs its news with its own deletes, and reports a delete[]
 // that arrived as free() as a mismatch. libstdc++'s calls free, whose
 // pass-through returns blocks the shim handed out before it stepped aside.
+// A delete whose libstdc++ form would call the program's delete checks the
+// kind, marks the block malloc's (the program's delete calls free, as
+// libstdc++'s does) and calls it: `delete[]` of a malloc'd block is still
+// reported in a program that replaces only delete (groff's troff).
 typedef void (*delete_sized_fn)(void *, size_t);
 typedef void (*delete_tagged_fn)(void *, const nothrow_t *);
 typedef void (*delete_aligned_sized_fn)(void *, size_t, size_t);
 typedef void (*delete_aligned_tagged_fn)(void *, size_t, const nothrow_t *);
 
-#define DELETE(name, kind, params, type, args)                             \
-    static void *next_##name;                                              \
-    SHIM_EXPORT void name params {                                         \
-        if (SHIM_DETECTING()) shim_free(p, kind, SHIM_FRAME());            \
-        else NEXT(name, type) args;                                        \
+// Hands `p` to the program's delete `to`: 1 when it did.
+static int to_program(void *to, void *p, unsigned kind) {
+    if (!to) return 0;
+    if (p && shim_classify(p) == SHIM_LIVE) {
+        shim_check_release(p, released_kind(p, kind));
+        shim_block_from_user(p)->alloc_kind = SHIM_KIND_MALLOC;
     }
+    return 1;
+}
+
+#define DELETE(name, op, params, type, args, program_args)                                   \
+    static void *next_##name;                                                                 \
+    SHIM_EXPORT void name params {                                                            \
+        if (SHIM_DETECTING()) {                                                               \
+            void *to = replacement_after(op);                                                 \
+            if (to_program(to, p, ops[op].kind)) program_args;                                  \
+            else shim_free(p, released_kind(p, ops[op].kind), SHIM_FRAME());                  \
+        } else NEXT(name, type) args;                                                         \
+    }
+#define PLAIN ((delete_fn)to)(p)
+#define ALIGNED ((delete_aligned_fn)to)(p, align)
 
 /// operator delete(void*) and delete[](void*).
-DELETE(_ZdlPv, SHIM_KIND_NEW, (void *p), delete_fn, (p))
-DELETE(_ZdaPv, SHIM_KIND_NEW_ARRAY, (void *p), delete_fn, (p))
+DELETE(_ZdlPv, OP_DEL, (void *p), delete_fn, (p), PLAIN)
+DELETE(_ZdaPv, OP_DEL_ARRAY, (void *p), delete_fn, (p), PLAIN)
 /// Sized: operator delete(void*, size_t), delete[](void*, size_t).
-DELETE(_ZdlPvm, SHIM_KIND_NEW, (void *p, size_t size), delete_sized_fn, (p, size))
-DELETE(_ZdaPvm, SHIM_KIND_NEW_ARRAY, (void *p, size_t size), delete_sized_fn, (p, size))
+DELETE(_ZdlPvm, OP_DEL_SIZED, (void *p, size_t size), delete_sized_fn, (p, size), PLAIN)
+DELETE(_ZdaPvm, OP_DEL_ARRAY_SIZED, (void *p, size_t size), delete_sized_fn, (p, size), PLAIN)
 /// operator delete(void*, const std::nothrow_t&) and its delete[].
-DELETE(_ZdlPvRKSt9nothrow_t, SHIM_KIND_NEW, (void *p, const nothrow_t *tag), delete_tagged_fn, (p, tag))
-DELETE(_ZdaPvRKSt9nothrow_t, SHIM_KIND_NEW_ARRAY, (void *p, const nothrow_t *tag), delete_tagged_fn, (p, tag))
+DELETE(_ZdlPvRKSt9nothrow_t, OP_DEL_NT, (void *p, const nothrow_t *tag), delete_tagged_fn, (p, tag), PLAIN)
+DELETE(_ZdaPvRKSt9nothrow_t, OP_DEL_ARRAY_NT, (void *p, const nothrow_t *tag), delete_tagged_fn, (p, tag), PLAIN)
 /// operator delete(void*, std::align_val_t) and its delete[].
-DELETE(_ZdlPvSt11align_val_t, SHIM_KIND_NEW, (void *p, size_t align), delete_sized_fn, (p, align))
-DELETE(_ZdaPvSt11align_val_t, SHIM_KIND_NEW_ARRAY, (void *p, size_t align), delete_sized_fn, (p, align))
+DELETE(_ZdlPvSt11align_val_t, OP_DEL_AL, (void *p, size_t align), delete_sized_fn, (p, align), ALIGNED)
+DELETE(_ZdaPvSt11align_val_t, OP_DEL_ARRAY_AL, (void *p, size_t align), delete_sized_fn, (p, align), ALIGNED)
 /// operator delete(void*, size_t, std::align_val_t) and its delete[].
-DELETE(_ZdlPvmSt11align_val_t, SHIM_KIND_NEW, (void *p, size_t size, size_t align), delete_aligned_sized_fn, (p, size, align))
-DELETE(_ZdaPvmSt11align_val_t, SHIM_KIND_NEW_ARRAY, (void *p, size_t size, size_t align), delete_aligned_sized_fn, (p, size, align))
+DELETE(_ZdlPvmSt11align_val_t, OP_DEL_SIZED_AL, (void *p, size_t size, size_t align), delete_aligned_sized_fn, (p, size, align), ALIGNED)
+DELETE(_ZdaPvmSt11align_val_t, OP_DEL_ARRAY_SIZED_AL, (void *p, size_t size, size_t align), delete_aligned_sized_fn, (p, size, align), ALIGNED)
 /// operator delete(void*, std::align_val_t, const std::nothrow_t&) and its delete[].
-DELETE(_ZdlPvSt11align_val_tRKSt9nothrow_t, SHIM_KIND_NEW, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag))
-DELETE(_ZdaPvSt11align_val_tRKSt9nothrow_t, SHIM_KIND_NEW_ARRAY, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag))
+DELETE(_ZdlPvSt11align_val_tRKSt9nothrow_t, OP_DEL_AL_NT, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag), ALIGNED)
+DELETE(_ZdaPvSt11align_val_tRKSt9nothrow_t, OP_DEL_ARRAY_AL_NT, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag), ALIGNED)

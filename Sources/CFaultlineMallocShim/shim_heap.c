@@ -294,6 +294,10 @@ static __attribute__((noinline, cold)) void mismatch(const void *p, const char *
     if (shim_cfg.alloc_dealloc_mismatch) shim_report_alloc_dealloc_mismatch(p, operation);
 }
 
+void shim_check_release(void *p, unsigned kind) {
+    if (shim_classify(p) == SHIM_LIVE && shim_block_from_user(p)->alloc_kind != kind) mismatch(p, release_name(kind));
+}
+
 void shim_free(void *p, unsigned kind, uintptr_t fp) {
     if (!p) return;
     uint32_t st = shim_classify(p);

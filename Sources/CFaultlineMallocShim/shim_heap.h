@@ -27,6 +27,10 @@ void *shim_alloc(size_t size, size_t align, int zero, unsigned kind, uintptr_t f
 /// and invalid frees, and a block allocated as another kind
 /// (alloc_dealloc_mismatch), which is then freed all the same.
 void shim_free(void *p, unsigned kind, uintptr_t fp);
+/// Reports a live block `p` allocated as another kind than `kind` (an
+/// alloc_dealloc_mismatch) without freeing it: for a C++ delete that hands
+/// the block on to the program's own operator delete.
+void shim_check_release(void *p, unsigned kind);
 /// realloc: always moves, so the old block goes to quarantine.
 void *shim_realloc(void *p, size_t size, uintptr_t fp);
 /// The size the program asked for, or 0 for a pointer that is not a live block.
