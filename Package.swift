@@ -120,7 +120,8 @@ let package = Package(
         // Replaces operator new(size_t) and delete(void*) only.
         .executableTarget(
             name: "victim-cxx-own-new",
-            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])]
+            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])],
+            linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
         .executableTarget(
             name: "victim-heap",

@@ -252,3 +252,21 @@ DELETE(_ZdaPvmSt11align_val_t, OP_DEL_ARRAY_SIZED_AL, (void *p, size_t size, siz
 /// operator delete(void*, std::align_val_t, const std::nothrow_t&) and its delete[].
 DELETE(_ZdlPvSt11align_val_tRKSt9nothrow_t, OP_DEL_AL_NT, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag), ALIGNED)
 DELETE(_ZdaPvSt11align_val_tRKSt9nothrow_t, OP_DEL_ARRAY_AL_NT, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag), ALIGNED)
+
+// From the shim's constructor: the program's operators and the next ones
+// (a `new` before it looks up for itself). A lookup takes the loader's
+// lock, which another thread may hold for ever (a dlopen whose library
+// constructor waits for this one): no operator call should have to.
+void shim_cxx_init(void) {
+    if (!__atomic_load_n(&g_looked_up, __ATOMIC_ACQUIRE)) look_up();
+#define RESOLVE(name) (void)shim_lookup_next_cached(&next_##name, #name)
+    RESOLVE(_Znwm); RESOLVE(_Znam); RESOLVE(_ZnwmRKSt9nothrow_t); RESOLVE(_ZnamRKSt9nothrow_t);
+    RESOLVE(_ZnwmSt11align_val_t); RESOLVE(_ZnamSt11align_val_t);
+    RESOLVE(_ZnwmSt11align_val_tRKSt9nothrow_t); RESOLVE(_ZnamSt11align_val_tRKSt9nothrow_t);
+    RESOLVE(_ZdlPv); RESOLVE(_ZdaPv); RESOLVE(_ZdlPvm); RESOLVE(_ZdaPvm);
+    RESOLVE(_ZdlPvRKSt9nothrow_t); RESOLVE(_ZdaPvRKSt9nothrow_t);
+    RESOLVE(_ZdlPvSt11align_val_t); RESOLVE(_ZdaPvSt11align_val_t);
+    RESOLVE(_ZdlPvmSt11align_val_t); RESOLVE(_ZdaPvmSt11align_val_t);
+    RESOLVE(_ZdlPvSt11align_val_tRKSt9nothrow_t); RESOLVE(_ZdaPvSt11align_val_tRKSt9nothrow_t);
+#undef RESOLVE
+}

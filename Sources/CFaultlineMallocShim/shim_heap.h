@@ -31,6 +31,10 @@ void shim_free(void *p, unsigned kind, uintptr_t fp);
 /// alloc_dealloc_mismatch) without freeing it: for a C++ delete that hands
 /// the block on to the program's own operator delete.
 void shim_check_release(void *p, unsigned kind);
+/// Looks up which global C++ operators the program defines itself
+/// (shim_cxx_new.c): from the constructor, so that no `new` takes the
+/// loader's lock later (a thread may hold it for ever in a constructor).
+void shim_cxx_init(void);
 /// realloc: always moves, so the old block goes to quarantine.
 void *shim_realloc(void *p, size_t size, uintptr_t fp);
 /// The size the program asked for, or 0 for a pointer that is not a live block.

@@ -180,6 +180,7 @@ __attribute__((constructor)) static void shim_init(void) {
     shim_self.depth++;  // allocations made while starting up are not recorded
     shim_stack_resolve();
     shim_config_load();
+    shim_cxx_init();
     char why[512];
     if (!shim_cfg.detect) {
         step_aside(0);  // not asked for: silent

@@ -1,0 +1,15 @@
+// With VICTIM_CTOR_WAIT_FD set, the library's constructor (run by dlopen,
+// which holds the loader's lock meanwhile) writes a byte to
+// VICTIM_CTOR_READY_FD and waits for one on VICTIM_CTOR_WAIT_FD:
+// victim-cxx-own-new loader-locked runs the program's first C++ operator
+// while another thread holds the lock.
+#include <stdlib.h>
+#include <unistd.h>
+
+__attribute__((constructor)) static void victim_ctor_wait(void) {
+    const char *fd = getenv("VICTIM_CTOR_WAIT_FD"), *ready = getenv("VICTIM_CTOR_READY_FD");
+    char c = 'r';
+    if (!fd || !ready) return;
+    (void)!write(atoi(ready), &c, 1);
+    (void)!read(atoi(fd), &c, 1);
+}
