@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "FaultlineMallocShim", type: .dynamic, targets: ["CFaultlineMallocShim", "CFaultlineDylibStubs"]),
         /// A library victim-heap loads with dlopen(RTLD_DEEPBIND).
         .library(name: "VictimDeepbind", type: .dynamic, targets: ["victim-deepbind-lib"]),
+        .library(name: "VictimDeepbindCxx", type: .dynamic, targets: ["victim-deepbind-cxx-lib"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -133,6 +134,11 @@ let package = Package(
         .target(
             name: "victim-deepbind-lib",
             cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])]
+        ),
+        // New and delete through libstdc++'s operators (deep-bound): victim-cxx deepbind-cxx.
+        .target(
+            name: "victim-deepbind-cxx-lib",
+            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])]
         ),
         // Position-dependent, so that taking malloc's address makes a
         // canonical PLT entry (as in Debian's python3).

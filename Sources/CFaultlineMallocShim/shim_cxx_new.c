@@ -11,6 +11,7 @@
 // definition of the same operator (libstdc++'s, or another allocator's),
 // which runs the new_handler loop, throws std::bad_alloc or returns NULL
 // exactly as the program expects: no C++ runtime in the shim.
+#include "shim_deepbind.h"
 #include "shim_heap.h"
 #include "shim_lookup.h"
 
@@ -118,10 +119,16 @@ static inline unsigned recorded_kind(unsigned kind) {
 
 // The kind a delete of `kind` releases `p` as: malloc's block passes when
 // the program allocates such blocks itself (its new calls malloc), or
-// releases them itself (they were recorded as malloc's).
+// releases them itself (they were recorded as malloc's). Once a library
+// was loaded with RTLD_DEEPBIND, any block passes: its new and delete bind
+// to libstdc++'s, past the shim's, which reach the shim as malloc (new)
+// or as the plain forms (its new[] calls new, its delete[] delete).
 static inline unsigned released_kind(void *p, unsigned kind) {
-    if (__builtin_expect(!((g_program_news | g_program_deletes) & (1u << kind)), 1)) return kind;
-    return p && shim_classify(p) == SHIM_LIVE && shim_block_from_user(p)->alloc_kind == SHIM_KIND_MALLOC ? SHIM_KIND_MALLOC : kind;
+    int deep = shim_deepbind_seen();
+    if (__builtin_expect(!((g_program_news | g_program_deletes) & (1u << kind)) && !deep, 1)) return kind;
+    if (!p || shim_classify(p) != SHIM_LIVE) return kind;
+    unsigned was = shim_block_from_user(p)->alloc_kind;
+    return deep || was == SHIM_KIND_MALLOC ? was : kind;
 }
 
 static void *next__Znwm, *next__Znam, *next__ZnwmRKSt9nothrow_t, *next__ZnamRKSt9nothrow_t;

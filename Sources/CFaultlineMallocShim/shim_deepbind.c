@@ -49,6 +49,8 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode) 
     __attribute__((musttail)) return real(file, mode);
 }
 
+int shim_deepbind_seen(void) { return __atomic_load_n(&g_deepbind_seen, __ATOMIC_ACQUIRE); }
+
 // A main-arena chunk in use: inside the main heap, with the next chunk's
 // PREV_INUSE bit set. glibc gives its chunks 16-byte sizes of at least 32.
 static int main_arena_chunk(uintptr_t chunk, uint64_t size, size_t *usable) {

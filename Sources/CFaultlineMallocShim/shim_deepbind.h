@@ -16,4 +16,8 @@
 /// RTLD_DEEPBIND. Reads memory only through shim_safe_read.
 int shim_deepbind_glibc_block(const void *p, size_t *usable);
 
+/// 1 once a library was loaded with RTLD_DEEPBIND: its C++ new and delete
+/// may be libstdc++'s, past the shim's (shim_cxx_new.c).
+int shim_deepbind_seen(void);
+
 #endif
