@@ -27,6 +27,7 @@ let package = Package(
         /// A library victim-heap loads with dlopen(RTLD_DEEPBIND).
         .library(name: "VictimDeepbind", type: .dynamic, targets: ["victim-deepbind-lib"]),
         .library(name: "VictimDeepbindCxx", type: .dynamic, targets: ["victim-deepbind-cxx-lib"]),
+        .library(name: "VictimOwnNew", type: .dynamic, targets: ["victim-own-new-lib"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -139,6 +140,12 @@ let package = Package(
         .target(
             name: "victim-deepbind-cxx-lib",
             cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])]
+        ),
+        // Its own global operator new and delete: victim-cxx own-new-library.
+        .target(
+            name: "victim-own-new-lib",
+            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-Bsymbolic-functions"])]
         ),
         // Position-dependent, so that taking malloc's address makes a
         // canonical PLT entry (as in Debian's python3).

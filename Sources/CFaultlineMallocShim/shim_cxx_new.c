@@ -87,11 +87,29 @@ static int g_looked_up;
 // Bits: the program allocates (new) or releases (delete) blocks of a kind itself.
 static unsigned g_program_news, g_program_deletes;
 
+// 1 when `path` names a C++ runtime (libstdc++, libc++), whose operators
+// are the defaults the shim's stand in for.
+static int cxx_runtime(const char *path) {
+    if (!path) return 0;
+    for (const char *c = path; *c; c++)
+        if (!__builtin_strncmp(c, "libstdc++", 9) || !__builtin_strncmp(c, "libc++", 6)) return 1;
+    return 0;
+}
+
+// The program's own operators: definitions before the shim's (the
+// executable's), or right after it in a library that is not the C++
+// runtime (one the program links that defines its own new and delete;
+// without the shim its operators are everyone's, its own calls included
+// when it was linked with -Bsymbolic-functions).
 static __attribute__((noinline, cold)) void look_up(void) {
     Dl_info self, info;
     if (dladdr((void *)look_up, &self))
         for (int i = 0; i < OP_COUNT; i++) {
             void *f = shim_lookup(RTLD_DEFAULT, ops[i].name);
+            if (f && dladdr(f, &info) && info.dli_fbase == self.dli_fbase) {
+                f = dlsym(RTLD_NEXT, ops[i].name);
+                if (f && (!dladdr(f, &info) || cxx_runtime(info.dli_fname))) f = 0;
+            }
             if (!f || !dladdr(f, &info) || info.dli_fbase == self.dli_fbase) continue;
             __atomic_store_n(&g_program_op[i], f, __ATOMIC_RELAXED);
             __atomic_fetch_or(i < OP_DEL ? &g_program_news : &g_program_deletes, 1u << ops[i].kind, __ATOMIC_RELAXED);
@@ -140,7 +158,7 @@ static void *next__ZnwmSt11align_val_tRKSt9nothrow_t, *next__ZnamSt11align_val_t
 // would call the program's). Alignments come from the compiler (alignof
 // of an over-aligned type: a power of two).
 static inline void *try_new(int op, size_t size, size_t align, unsigned kind, uintptr_t fp) {
-    if (!SHIM_DETECTING() || replacement_after(op)) return 0;
+    if (!SHIM_DETECTING() || replacement_after(op) || g_program_op[op]) return 0;
     // operator new(0) must return a unique pointer: one byte, as libstdc++ asks of malloc.
     return shim_alloc(size ? size : 1, align < 16 ? 16 : align, 0, recorded_kind(kind), fp);
 }
@@ -234,7 +252,8 @@ static int to_program(void *to, void *p, unsigned kind) {
     SHIM_EXPORT void name params {                                                            \
         if (SHIM_DETECTING()) {                                                               \
             void *to = replacement_after(op);                                                 \
-            if (to_program(to, p, ops[op].kind)) program_args;                                  \
+            if (to_program(g_program_op[op], p, ops[op].kind)) NEXT(name, type) args;         \
+            else if (to_program(to, p, ops[op].kind)) program_args;                           \
             else shim_free(p, released_kind(p, ops[op].kind), SHIM_FRAME());                  \
         } else NEXT(name, type) args;                                                         \
     }
