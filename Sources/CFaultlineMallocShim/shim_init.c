@@ -181,6 +181,7 @@ __attribute__((constructor)) static void shim_init(void) {
     shim_stack_resolve();
     shim_config_load();
     shim_cxx_init();
+    shim_libc_callers_init();
     char why[512];
     if (!shim_cfg.detect) {
         step_aside(0);  // not asked for: silent
