@@ -27,7 +27,25 @@ typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 
-static void *real(const char *name) { return dlsym(RTLD_NEXT, name); }
+// The next definitions, looked up when the agent's library is loaded: a
+// lookup in the call (dlsym takes the loader's lock, and is no
+// async-signal-safe call) hung a program that called _exit while another
+// thread's dlopen held that lock (its library's constructor waiting), and
+// could in a child forked while it was held. The lookup in the call stays
+// for a call made before this constructor ran.
+enum { NEXT__exit, NEXT__Exit, NEXT_execve, NEXT_execv, NEXT_execvp, NEXT_execvpe, NEXT_fexecve, NEXT_execveat, NEXT_COUNT };
+static const char *const g_next_names[NEXT_COUNT] = {"_exit", "_Exit", "execve", "execv", "execvp", "execvpe", "fexecve", "execveat"};
+static void *g_next[NEXT_COUNT];
+
+__attribute__((constructor)) static void resolve_next(void) {
+    for (int i = 0; i < NEXT_COUNT; i++) g_next[i] = dlsym(RTLD_NEXT, g_next_names[i]);
+}
+
+static void *next_of(int which) {
+    void *f = g_next[which];
+    return f ? f : dlsym(RTLD_NEXT, g_next_names[which]);
+}
+#define real(name) next_of(NEXT_##name)
 
 static void image_ending(void) {
     fl_stderr_release();
@@ -42,54 +60,54 @@ static void image_continues(void) {
 
 FL_EXPORT void _exit(int status) {
     image_ending();
-    ((exit_fn)real("_exit"))(status);
+    ((exit_fn)real(_exit))(status);
     __builtin_unreachable();
 }
 
 FL_EXPORT void _Exit(int status) {
     image_ending();
-    ((exit_fn)real("_Exit"))(status);
+    ((exit_fn)real(_Exit))(status);
     __builtin_unreachable();
 }
 
 FL_EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
     image_ending();
-    int rc = ((execve_fn)real("execve"))(path, argv, envp);
+    int rc = ((execve_fn)real(execve))(path, argv, envp);
     image_continues();  // exec failed
     return rc;
 }
 
 FL_EXPORT int execv(const char *path, char *const argv[]) {
     image_ending();
-    int rc = ((execv_fn)real("execv"))(path, argv);
+    int rc = ((execv_fn)real(execv))(path, argv);
     image_continues();
     return rc;
 }
 
 FL_EXPORT int execvp(const char *file, char *const argv[]) {
     image_ending();
-    int rc = ((execv_fn)real("execvp"))(file, argv);
+    int rc = ((execv_fn)real(execvp))(file, argv);
     image_continues();
     return rc;
 }
 
 FL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
     image_ending();
-    int rc = ((execvpe_fn)real("execvpe"))(file, argv, envp);
+    int rc = ((execvpe_fn)real(execvpe))(file, argv, envp);
     image_continues();
     return rc;
 }
 
 FL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
     image_ending();
-    int rc = ((fexecve_fn)real("fexecve"))(fd, argv, envp);
+    int rc = ((fexecve_fn)real(fexecve))(fd, argv, envp);
     image_continues();
     return rc;
 }
 
 FL_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
     image_ending();
-    int rc = ((execveat_fn)real("execveat"))(dirfd, path, argv, envp, flags);
+    int rc = ((execveat_fn)real(execveat))(dirfd, path, argv, envp, flags);
     image_continues();
     return rc;
 }

@@ -8,8 +8,10 @@
 //   libc-helper-jump  getline left by siglongjmp, then a 55-byte block lost
 //   libc-helper-reentry  a signal handler and a fopencookie callback allocate
 //                   inside getline
-//   libc-wrapper-loader-locked  the first strdup while another thread's dlopen holds
+//   libc-wrapper-loader-locked  the first wcsdup while another thread's dlopen holds
 //                   the loader's lock (strdup_loader_locked.c)
+//   exit-loader-locked  _exit while another thread's dlopen holds the loader's
+//                   lock for good
 //   stale-frame     an 88-byte block allocated under a stale frame record
 //                   (stale_frame.c), then lost
 //   cache           100 blocks held by a global cache, plus one 77-byte leak
@@ -546,6 +548,8 @@ int main(int argc, char **argv) {
     } else if (!strcmp(cmd, "libc-helper-jump")) {
         victim_libc_helper_jump();
         clear_stack();
+    } else if (!strcmp(cmd, "exit-loader-locked")) {
+        return victim_exit_loader_locked();
     } else if (!strcmp(cmd, "libc-wrapper-loader-locked")) {
         return victim_strdup_loader_locked();
     } else if (!strcmp(cmd, "libc-helper-reentry")) {
@@ -692,7 +696,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|libc-helpers|libc-helper-jump|libc-helper-reentry|libc-wrapper-loader-locked|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|checks-while-euid-flips [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|libc-helpers|libc-helper-jump|libc-helper-reentry|libc-wrapper-loader-locked|exit-loader-locked|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|checks-while-euid-flips [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
         return 2;
     }
     return 0;

@@ -49,3 +49,14 @@ int victim_strdup_loader_locked(void) {
     printf("victim: the loader's lock was released after\n");
     return 0;
 }
+
+int victim_exit_loader_locked(void) {
+    pthread_t loader;
+    char c;
+    if (pipe(g_release) != 0 || pipe(g_ready) != 0) return 2;
+    if (pthread_create(&loader, 0, dlopen_waiting_library, 0) != 0) return 2;
+    if (read(g_ready[0], &c, 1) != 1) return 2;  // the constructor runs: the lock is held
+    printf("victim: calling _exit while another thread's dlopen holds the loader's lock\n");
+    fflush(stdout);
+    _exit(0);
+}

@@ -6,4 +6,9 @@
 /// returns 0 (2 when the set-up failed).
 int victim_strdup_loader_locked(void);
 
+/// _exit(0) while another thread's dlopen holds the loader's lock for good
+/// (its library's constructor waits on a pipe nobody writes). Returns 2
+/// only when the set-up failed.
+int victim_exit_loader_locked(void);
+
 #endif
