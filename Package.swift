@@ -122,6 +122,7 @@ let package = Package(
         // Replaces operator new(size_t) and delete(void*) only.
         .executableTarget(
             name: "victim-cxx-own-new",
+            dependencies: ["VictimSupport"],
             cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])],
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),

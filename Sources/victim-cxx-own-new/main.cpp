@@ -4,6 +4,8 @@
 // pool pointers back to the pool and the rest to free. Every other form
 // (sized delete, nothrow new, new[], delete[]) is libstdc++'s, which calls
 // these two. Under the shim they must still all reach the program's pair.
+#include "victim_threads.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,32 +40,9 @@ struct Big { long a[40]; };
 
 // loader-locked: another thread's dlopen holds the loader's lock (its
 // library's constructor waits on a pipe) while main runs the operators.
-static int lock_pipe[2], ready_pipe[2];
-
-static void *load_waiting_library(void *) {
-    char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
-    if (n <= 0) return nullptr;
-    path[n] = 0;
-    strcpy(strrchr(path, '/') + 1, "libVictimDeepbind.so");
-    char fd[16];
-    snprintf(fd, sizeof fd, "%d", lock_pipe[0]);
-    setenv("VICTIM_CTOR_WAIT_FD", fd, 1);
-    snprintf(fd, sizeof fd, "%d", ready_pipe[1]);
-    setenv("VICTIM_CTOR_READY_FD", fd, 1);
-    if (!dlopen(path, RTLD_NOW | RTLD_LOCAL)) fprintf(stderr, "victim: %s\n", dlerror());
-    return nullptr;
-}
-
 int main(int argc, char **argv) {
-    pthread_t loader;
     bool locked = argc > 1 && strcmp(argv[1], "loader-locked") == 0;
-    if (locked) {
-        char c;
-        if (pipe(lock_pipe) != 0 || pipe(ready_pipe) != 0) abort();
-        if (pthread_create(&loader, nullptr, load_waiting_library, nullptr) != 0) abort();
-        if (read(ready_pipe[0], &c, 1) != 1) abort();  // the constructor runs: the lock is held
-    }
+    if (locked && victim_start_dlopen_holder() != 0) abort();
     Small *s = new Small;            // the program's new (pool)
     delete s;                        // sized delete: libstdc++'s calls the program's
     Big *b = new Big;                // the program's new (malloc)
@@ -76,8 +55,7 @@ int main(int argc, char **argv) {
     delete[] big;
     printf("victim: own operators: %d new, %d delete\n", news, deletes);
     if (locked) {
-        (void)!write(lock_pipe[1], "x", 1);
-        pthread_join(loader, nullptr);
+        victim_release_dlopen_holder();
         printf("victim: the loader's lock was held meanwhile\n");
     }
     return news == 5 && deletes == 5 ? 0 : 1;
