@@ -31,6 +31,7 @@ void victim_crash_holding_loader_lock(void);  // loader_lock.c
 void victim_crash_inside_loader_callback(void);  // loader_lock.c
 void victim_crash_with_blocking_callback(void);  // blocking_callback.c
 int victim_privilege_drop(const char *mode);  // privilege_drop.c
+int victim_setid_loader_locked(void);  // setid_loader_locked.c
 void victim_crash_as_nobody(const char *how);  // temporary_euid.c
 int victim_exec_as_nobody(char **argv);  // exec_after_drop.c
 int victim_refused_siblings(const char *count);  // exec_after_drop.c
@@ -464,6 +465,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-beside-cancelled", "SIGSEGV on main while thread 'waiter' waits in a raw futex call with a pthread_cancel pending"},
     {"calls-while-cancelled", "as root, with a pthread_cancel of its own pending: unshare(CLONE_NEWUSER), then setresuid(-1, -1, -1) with a handler on SIGRTMIN+8; exit 1 unless both return 0"},
     {"interposer-results", "capset, prctl, setgroups, unshare and setns with arguments the kernel refuses: exit 1 unless each returns what the raw syscall returns, and no-op setresuid and prctl keep errno"},
+    {"setid-loader-locked", "the first setresuid(-1, -1, -1) and unshare(0) while another thread's dlopen holds the loader's lock; exit 0 when both succeed"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
 
@@ -516,6 +518,7 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "crash-beside-cancelled")) victim_crash_beside_cancelled();
     else if (!strcmp(c, "calls-while-cancelled")) return victim_calls_while_cancelled();
     else if (!strcmp(c, "interposer-results")) return victim_interposer_results();
+    else if (!strcmp(c, "setid-loader-locked")) return victim_setid_loader_locked();
     else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
     else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }
     fprintf(stderr, "victim: the fault did not happen\n");

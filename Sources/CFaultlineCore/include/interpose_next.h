@@ -9,12 +9,23 @@
 /// Exports a symbol from an image built with -fvisibility=hidden.
 #define FL_EXPORT __attribute__((visibility("default")))
 
+/// Where an FL_NEXT interposer keeps its next definition, listed in the
+/// image's "fl_next_slots" section so that interpose_next.c's constructor
+/// fills every one when the image loads.
+typedef struct fl_next_slot {
+    void **slot;
+    const char *name;
+} fl_next_slot;
+
 /// Declares `next`, the next definition of `name` (of type `type`),
-/// resolved once; the calling function returns -1 with ENOSYS when there
-/// is none.
-#define FL_NEXT(type, name)                                 \
-    static type next;                                       \
-    if (!next) next = (type)dlsym(RTLD_NEXT, name);         \
+/// found when the image loads (dlsym takes the loader's lock: a first
+/// call made while another thread's dlopen held it waited for ever), or
+/// on the first call made before that; the calling function returns -1
+/// with ENOSYS when there is none.
+#define FL_NEXT(type, name)                                                                                  \
+    static type next;                                                                                        \
+    static const fl_next_slot next_slot_ __attribute__((section("fl_next_slots"), used)) = {(void **)&next, name}; \
+    if (!next) next = (type)dlsym(RTLD_NEXT, name);                                                          \
     if (!next) { errno = ENOSYS; return -1; }
 
 #endif
