@@ -1,3 +1,4 @@
+#include "interpose_next.h"
 #include "altstack.h"
 #include "cred_mirror.h"
 #include "page_size.h"
@@ -116,6 +117,7 @@ static void *thread_start(void *p) {
 
 static pthread_create_fn real_pthread_create(void) {
     static pthread_create_fn real;
+    FL_NEXT_SLOT(real, "pthread_create")
     if (!real) real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
     return real;
 }

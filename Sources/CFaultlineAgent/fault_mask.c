@@ -2,6 +2,7 @@
 // blocks the synchronous fault signals (see fault_mask.h). Only the signals
 // a fault raises are kept open; a program's mask is honoured for every
 // other signal, and fully until the crash detector is installed.
+#include "interpose_next.h"
 #include "fault_mask.h"
 
 #include <dlfcn.h>
@@ -20,6 +21,9 @@ static atomic_int g_keep_open;
 // sigprocmask) never runs dlsym.
 static mask_fn g_real_pthread_sigmask, g_real_sigprocmask;
 static sigaction_fn g_real_sigaction;
+FL_NEXT_SLOT(g_real_pthread_sigmask, "pthread_sigmask")
+FL_NEXT_SLOT(g_real_sigprocmask, "sigprocmask")
+FL_NEXT_SLOT(g_real_sigaction, "sigaction")
 
 static void resolve(void) {
     if (!g_real_pthread_sigmask) g_real_pthread_sigmask = (mask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");

@@ -7,6 +7,7 @@
 // pipe2 is interposed only to find libunwind's memory-validation pipe,
 // which it opens for the life of the process: that pair is moved high and
 // guarded too.
+#include "interpose_next.h"
 #include "fd_guard.h"
 #include "fd_high.h"
 #include "fd_transient.h"
@@ -102,6 +103,7 @@ FL_EXPORT int close(int fd) {
 
 static int real_close_range(unsigned lo, unsigned hi, int flags) {
     static close_range_fn real;
+    FL_NEXT_SLOT(real, "close_range")
     if (!real) real = (close_range_fn)dlsym(RTLD_NEXT, "close_range");
     return real ? real(lo, hi, flags) : (int)syscall(SYS_close_range, lo, hi, flags);
 }

@@ -5,6 +5,7 @@
 // printed here, once, rather than by each of them. Each call goes on to
 // the next definition (the malloc shim's, which trims its arena before an
 // RLIMIT_AS change, or libc's) unchanged.
+#include "interpose_next.h"
 #include "fd_limit.h"
 #include "agent_config.h"
 #include "fd_high.h"
@@ -52,6 +53,7 @@ typedef int (*prlimit_fn)(pid_t, int, const struct rlimit *, struct rlimit *);
 
 FL_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *limit) {
     static setrlimit_fn next;
+    FL_NEXT_SLOT(next, "setrlimit")
     if (!next) next = (setrlimit_fn)dlsym(RTLD_NEXT, "setrlimit");
     int rc = next ? next((int)resource, limit) : (errno = ENOSYS, -1);
     if (rc == 0) changed(0, (int)resource, limit);
@@ -60,6 +62,7 @@ FL_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *limit
 
 FL_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *limit) {
     static setrlimit_fn next;
+    FL_NEXT_SLOT(next, "setrlimit64")
     if (!next) next = (setrlimit_fn)dlsym(RTLD_NEXT, "setrlimit64");
     int rc = next ? next((int)resource, (const struct rlimit *)limit) : (errno = ENOSYS, -1);
     if (rc == 0) changed(0, (int)resource, (const struct rlimit *)limit);
@@ -68,6 +71,7 @@ FL_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *l
 
 FL_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *limit, struct rlimit *old) {
     static prlimit_fn next;
+    FL_NEXT_SLOT(next, "prlimit")
     if (!next) next = (prlimit_fn)dlsym(RTLD_NEXT, "prlimit");
     int rc = next ? next(pid, (int)resource, limit, old) : (errno = ENOSYS, -1);
     if (rc == 0) changed(pid, (int)resource, limit);
@@ -76,6 +80,7 @@ FL_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlim
 
 FL_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *limit, struct rlimit64 *old) {
     static prlimit_fn next;
+    FL_NEXT_SLOT(next, "prlimit64")
     if (!next) next = (prlimit_fn)dlsym(RTLD_NEXT, "prlimit64");
     int rc = next ? next(pid, (int)resource, (const struct rlimit *)limit, (struct rlimit *)old) : (errno = ENOSYS, -1);
     if (rc == 0) changed(pid, (int)resource, (const struct rlimit *)limit);

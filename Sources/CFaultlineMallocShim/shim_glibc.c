@@ -3,6 +3,7 @@
 // only when the user did not choose it (MALLOC_ARENA_MAX,
 // MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_, or the glibc.malloc
 // tunable in GLIBC_TUNABLES), nor the program with its own mallopt call.
+#include "interpose_next.h"
 #include "shim_glibc.h"
 #include "shim_heap.h"
 
@@ -129,6 +130,7 @@ typedef int (*mallopt_fn)(int, int);
 __attribute__((visibility("default"))) int mallopt(int param, int value) {
     if (shim_mode == SHIM_MODE_PASS) {
         static mallopt_fn next;
+        FL_NEXT_SLOT(next, "mallopt")
         mallopt_fn fn = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
         if (!fn) {
             fn = (mallopt_fn)dlsym(RTLD_NEXT, "mallopt");

@@ -5,6 +5,7 @@
 // FAULTLINE_LEAK_GROWTH_SNAPSHOTS consecutive snapshots (by at least
 // FAULTLINE_LEAK_GROWTH_MIN_BYTES over the window) is reported once, while
 // the program runs, as a `leak_growth` report (after OOMDetector).
+#include "interpose_next.h"
 #include "shim_leak.h"
 #include "shim_config.h"
 #include "cred_mirror.h"
@@ -188,6 +189,7 @@ static int start_helper(void) {
     // when the thread first runs, which may be late and pin the heap's top.
     typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
     static create_fn create;
+    FL_NEXT_SLOT(create, "pthread_create")
     if (!create) create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
     pthread_attr_t attr;
     pthread_attr_init(&attr);

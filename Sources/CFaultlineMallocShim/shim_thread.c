@@ -1,3 +1,4 @@
+#include "interpose_next.h"
 #include "shim_thread.h"
 
 #include <unistd.h>
@@ -28,6 +29,7 @@ typedef int (*getattr_fn)(pthread_t, pthread_attr_t *);
 // Interposed only to mark the call: bounds are not asked for inside it.
 __attribute__((visibility("default"))) int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr) {
     static getattr_fn next;
+    FL_NEXT_SLOT(next, "pthread_getattr_np")
     shim_self.in_getattr++;  // first: dlsym may allocate
     if (!next) next = (getattr_fn)dlsym(RTLD_NEXT, "pthread_getattr_np");
     int rc = next ? next(thread, attr) : ENOSYS;

@@ -465,7 +465,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-beside-cancelled", "SIGSEGV on main while thread 'waiter' waits in a raw futex call with a pthread_cancel pending"},
     {"calls-while-cancelled", "as root, with a pthread_cancel of its own pending: unshare(CLONE_NEWUSER), then setresuid(-1, -1, -1) with a handler on SIGRTMIN+8; exit 1 unless both return 0"},
     {"interposer-results", "capset, prctl, setgroups, unshare and setns with arguments the kernel refuses: exit 1 unless each returns what the raw syscall returns, and no-op setresuid and prctl keep errno"},
-    {"setid-loader-locked", "the first setresuid(-1, -1, -1) and unshare(0) while another thread's dlopen holds the loader's lock; exit 0 when both succeed"},
+    {"setid-loader-locked", "the first setresuid(-1, -1, -1), unshare(0), setrlimit (the same limit) and close_range (of no fd) while another thread's dlopen holds the loader's lock; exit 0 when all succeed"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
 

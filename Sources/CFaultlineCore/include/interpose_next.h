@@ -17,6 +17,12 @@ typedef struct fl_next_slot {
     const char *name;
 } fl_next_slot;
 
+/// Lists the static function pointer `var`, the next definition of `name`,
+/// so that it is filled when the image loads (for interposers that keep
+/// their own fallback instead of FL_NEXT's ENOSYS).
+#define FL_NEXT_SLOT(var, name) \
+    static const fl_next_slot var##_slot_ __attribute__((section("fl_next_slots"), used)) = {(void **)&var, name};
+
 /// Declares `next`, the next definition of `name` (of type `type`),
 /// found when the image loads (dlsym takes the loader's lock: a first
 /// call made while another thread's dlopen held it waited for ever), or
