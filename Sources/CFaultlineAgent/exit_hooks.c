@@ -10,6 +10,7 @@
 // Injected (LD_PRELOAD) these wrappers interpose the libc functions; linked
 // into a program, its own calls reach them too. Both steps are
 // async-signal-safe (_exit may be called from a signal handler).
+#include "interpose_next.h"
 #include "memory_breadcrumb.h"
 #include "stderr_capture.h"
 
@@ -18,7 +19,6 @@
 #include <stddef.h>
 #include <unistd.h>
 
-#define FL_EXPORT __attribute__((visibility("default")))
 
 typedef void (*exit_fn)(int);
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
@@ -27,25 +27,24 @@ typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 
-// The next definitions, looked up when the agent's library is loaded: a
-// lookup in the call (dlsym takes the loader's lock, and is no
-// async-signal-safe call) hung a program that called _exit while another
-// thread's dlopen held that lock (its library's constructor waiting), and
-// could in a child forked while it was held. The lookup in the call stays
-// for a call made before this constructor ran.
-enum { NEXT__exit, NEXT__Exit, NEXT_execve, NEXT_execv, NEXT_execvp, NEXT_execvpe, NEXT_fexecve, NEXT_execveat, NEXT_COUNT };
-static const char *const g_next_names[NEXT_COUNT] = {"_exit", "_Exit", "execve", "execv", "execvp", "execvpe", "fexecve", "execveat"};
-static void *g_next[NEXT_COUNT];
-
-__attribute__((constructor)) static void resolve_next(void) {
-    for (int i = 0; i < NEXT_COUNT; i++) g_next[i] = dlsym(RTLD_NEXT, g_next_names[i]);
-}
-
-static void *next_of(int which) {
-    void *f = g_next[which];
-    return f ? f : dlsym(RTLD_NEXT, g_next_names[which]);
-}
-#define real(name) next_of(NEXT_##name)
+// The next definitions, filled when the agent's library is loaded
+// (FL_NEXT_SLOT): a lookup in the call (dlsym takes the loader's lock, and
+// is no async-signal-safe call) hung a program that called _exit while
+// another thread's dlopen held that lock (its library's constructor
+// waiting), and could in a child forked while it was held. The lookup in
+// the call stays for a call made before that constructor ran.
+#define NEXT(name)      \
+    static void *next_##name; \
+    FL_NEXT_SLOT(next_##name, #name)
+NEXT(_exit)
+NEXT(_Exit)
+NEXT(execve)
+NEXT(execv)
+NEXT(execvp)
+NEXT(execvpe)
+NEXT(fexecve)
+NEXT(execveat)
+#define real(name) (next_##name ? next_##name : dlsym(RTLD_NEXT, #name))
 
 static void image_ending(void) {
     fl_stderr_release();

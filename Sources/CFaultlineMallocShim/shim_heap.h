@@ -35,9 +35,9 @@ void shim_check_release(void *p, unsigned kind);
 /// (shim_cxx_new.c): from the constructor, so that no `new` takes the
 /// loader's lock later (a thread may hold it for ever in a constructor).
 void shim_cxx_init(void);
-/// Looks up libc's definition of every function shim_libc_callers.c wraps
-/// (constructor: a lookup on a wrapper's first call could wait for the
-/// loader's lock).
+/// Looks up the two versions of libc's realpath that shim_libc_callers.c
+/// wraps (constructor: a lookup on a wrapper's first call could wait for
+/// the loader's lock; the other wrappers' are FL_NEXT_SLOTs).
 void shim_libc_callers_init(void);
 /// realloc: always moves, so the old block goes to quarantine.
 void *shim_realloc(void *p, size_t size, uintptr_t fp);

@@ -8,6 +8,7 @@
 // one when they nest) and calls libc's function, whose malloc then records
 // the stack from that frame: libc keeps doing the work, with its own
 // semantics, errno and locking. Stepped aside, the mark is never read.
+#include "interpose_next.h"
 #include "shim_heap.h"
 #include "shim_lookup.h"
 #include "shim_stack.h"
@@ -46,20 +47,17 @@
         shim_self.caller_fp = outer_fp_;                                                    \
     } while (0)
 
-// Every wrapper's next definition is looked up in the shim's constructor
-// (shim_libc_callers_init), not on the wrapper's first call: dlsym takes
-// the loader's lock, and a program's first strdup made while another thread
-// holds it (a dlopen whose constructor waits for this thread) hung. Each
-// slot is listed in the "shim_wraps" section; the lookup on first call
-// stays for a call made before the constructor.
-typedef struct wrap_slot { void **slot; const char *name; } wrap_slot;
-#define RESOLVED_AT_START(slot_, name_) \
-    static const wrap_slot slot_##_entry __attribute__((section("shim_wraps"), used)) = {&slot_, name_};
+// Every wrapper's next definition is filled when the shim loads
+// (FL_NEXT_SLOT: interpose_next.c's constructor), not on the wrapper's
+// first call: dlsym takes the loader's lock, and a program's first wcsdup
+// made while another thread held it (a dlopen whose constructor waits for
+// this thread) hung. The lookup on first call stays for a call made before
+// the constructor.
 
 // A wrapper of `name` with parameters `params`, forwarding `args`.
 #define WRAP(rtype, name, params, args)                                        \
     static void *next_##name;                                                  \
-    RESOLVED_AT_START(next_##name, #name)                                      \
+    FL_NEXT_SLOT(next_##name, #name)                                           \
     SHIM_EXPORT rtype name params {                                            \
         rtype (*real) params = (rtype (*) params)next_fn(&next_##name, #name); \
         rtype r;                                                               \
@@ -131,7 +129,7 @@ WRAP(int, getaddrinfo, (const char *node, const char *service, const struct addr
 /// getline. stdio.h defines it inline (over __getdelim) when optimising,
 /// so the wrapper takes its name by asm label.
 static void *next_getline;
-RESOLVED_AT_START(next_getline, "getline")
+FL_NEXT_SLOT(next_getline, "getline")
 SHIM_EXPORT ssize_t shim_getline(char **line, size_t *cap, FILE *f) __asm__("getline");
 SHIM_EXPORT ssize_t shim_getline(char **line, size_t *cap, FILE *f) {
     ssize_t (*real)(char **, size_t *, FILE *) = (ssize_t (*)(char **, size_t *, FILE *))next_fn(&next_getline, "getline");
@@ -163,10 +161,7 @@ SHIM_EXPORT int __asprintf_chk(char **out, int flag, const char *fmt, ...) {
     return r;
 }
 
-extern const wrap_slot __start_shim_wraps[], __stop_shim_wraps[];  // the linker's bounds of the section
-
 void shim_libc_callers_init(void) {
-    for (const wrap_slot *w = __start_shim_wraps; w < __stop_shim_wraps; w++) next_fn(w->slot, w->name);
 #if defined(__x86_64__)
     __atomic_store_n(&next_realpath_new, dlvsym(RTLD_NEXT, "realpath", "GLIBC_2.3"), __ATOMIC_RELEASE);
     __atomic_store_n(&next_realpath_old, dlvsym(RTLD_NEXT, "realpath", "GLIBC_2.2.5"), __ATOMIC_RELEASE);
