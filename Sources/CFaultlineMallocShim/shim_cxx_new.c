@@ -11,6 +11,7 @@
 // definition of the same operator (libstdc++'s, or another allocator's),
 // which runs the new_handler loop, throws std::bad_alloc or returns NULL
 // exactly as the program expects: no C++ runtime in the shim.
+#include "interpose_next.h"
 #include "shim_deepbind.h"
 #include "shim_heap.h"
 #include "shim_lookup.h"
@@ -149,9 +150,19 @@ static inline unsigned released_kind(void *p, unsigned kind) {
     return deep || was == SHIM_KIND_MALLOC ? was : kind;
 }
 
-static void *next__Znwm, *next__Znam, *next__ZnwmRKSt9nothrow_t, *next__ZnamRKSt9nothrow_t;
-static void *next__ZnwmSt11align_val_t, *next__ZnamSt11align_val_t;
-static void *next__ZnwmSt11align_val_tRKSt9nothrow_t, *next__ZnamSt11align_val_tRKSt9nothrow_t;
+// The next definition of each operator, filled when the shim loads
+// (FL_NEXT_SLOT): a lookup in the call would wait for the loader's lock.
+#define NEXT_SLOT(name)         \
+    static void *next_##name;   \
+    FL_NEXT_SLOT(next_##name, #name)
+NEXT_SLOT(_Znwm)
+NEXT_SLOT(_Znam)
+NEXT_SLOT(_ZnwmRKSt9nothrow_t)
+NEXT_SLOT(_ZnamRKSt9nothrow_t)
+NEXT_SLOT(_ZnwmSt11align_val_t)
+NEXT_SLOT(_ZnamSt11align_val_t)
+NEXT_SLOT(_ZnwmSt11align_val_tRKSt9nothrow_t)
+NEXT_SLOT(_ZnamSt11align_val_tRKSt9nothrow_t)
 
 // A block for `new` (`kind` SHIM_KIND_NEW) or `new[]` (SHIM_KIND_NEW_ARRAY),
 // or NULL to let the next operator decide (also when libstdc++'s `op`
@@ -248,7 +259,7 @@ static int to_program(void *to, void *p, unsigned kind) {
 }
 
 #define DELETE(name, op, params, type, args, program_args)                                   \
-    static void *next_##name;                                                                 \
+    NEXT_SLOT(name)                                                                           \
     SHIM_EXPORT void name params {                                                            \
         if (SHIM_DETECTING()) {                                                               \
             void *to = replacement_after(op);                                                 \
@@ -285,14 +296,4 @@ DELETE(_ZdaPvSt11align_val_tRKSt9nothrow_t, OP_DEL_ARRAY_AL_NT, (void *p, size_t
 // constructor waits for this one): no operator call should have to.
 void shim_cxx_init(void) {
     if (!__atomic_load_n(&g_looked_up, __ATOMIC_ACQUIRE)) look_up();
-#define RESOLVE(name) (void)shim_lookup_next_cached(&next_##name, #name)
-    RESOLVE(_Znwm); RESOLVE(_Znam); RESOLVE(_ZnwmRKSt9nothrow_t); RESOLVE(_ZnamRKSt9nothrow_t);
-    RESOLVE(_ZnwmSt11align_val_t); RESOLVE(_ZnamSt11align_val_t);
-    RESOLVE(_ZnwmSt11align_val_tRKSt9nothrow_t); RESOLVE(_ZnamSt11align_val_tRKSt9nothrow_t);
-    RESOLVE(_ZdlPv); RESOLVE(_ZdaPv); RESOLVE(_ZdlPvm); RESOLVE(_ZdaPvm);
-    RESOLVE(_ZdlPvRKSt9nothrow_t); RESOLVE(_ZdaPvRKSt9nothrow_t);
-    RESOLVE(_ZdlPvSt11align_val_t); RESOLVE(_ZdaPvSt11align_val_t);
-    RESOLVE(_ZdlPvmSt11align_val_t); RESOLVE(_ZdaPvmSt11align_val_t);
-    RESOLVE(_ZdlPvSt11align_val_tRKSt9nothrow_t); RESOLVE(_ZdaPvSt11align_val_tRKSt9nothrow_t);
-#undef RESOLVE
 }
