@@ -33,17 +33,14 @@ typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int)
 // another thread's dlopen held that lock (its library's constructor
 // waiting), and could in a child forked while it was held. The lookup in
 // the call stays for a call made before that constructor ran.
-#define NEXT(name)      \
-    static void *next_##name; \
-    FL_NEXT_SLOT(next_##name, #name)
-NEXT(_exit)
-NEXT(_Exit)
-NEXT(execve)
-NEXT(execv)
-NEXT(execvp)
-NEXT(execvpe)
-NEXT(fexecve)
-NEXT(execveat)
+FL_NEXT_VAR(_exit)
+FL_NEXT_VAR(_Exit)
+FL_NEXT_VAR(execve)
+FL_NEXT_VAR(execv)
+FL_NEXT_VAR(execvp)
+FL_NEXT_VAR(execvpe)
+FL_NEXT_VAR(fexecve)
+FL_NEXT_VAR(execveat)
 #define real(name) (next_##name ? next_##name : dlsym(RTLD_NEXT, #name))
 
 static void image_ending(void) {

@@ -152,17 +152,14 @@ static inline unsigned released_kind(void *p, unsigned kind) {
 
 // The next definition of each operator, filled when the shim loads
 // (FL_NEXT_SLOT): a lookup in the call would wait for the loader's lock.
-#define NEXT_SLOT(name)         \
-    static void *next_##name;   \
-    FL_NEXT_SLOT(next_##name, #name)
-NEXT_SLOT(_Znwm)
-NEXT_SLOT(_Znam)
-NEXT_SLOT(_ZnwmRKSt9nothrow_t)
-NEXT_SLOT(_ZnamRKSt9nothrow_t)
-NEXT_SLOT(_ZnwmSt11align_val_t)
-NEXT_SLOT(_ZnamSt11align_val_t)
-NEXT_SLOT(_ZnwmSt11align_val_tRKSt9nothrow_t)
-NEXT_SLOT(_ZnamSt11align_val_tRKSt9nothrow_t)
+FL_NEXT_VAR(_Znwm)
+FL_NEXT_VAR(_Znam)
+FL_NEXT_VAR(_ZnwmRKSt9nothrow_t)
+FL_NEXT_VAR(_ZnamRKSt9nothrow_t)
+FL_NEXT_VAR(_ZnwmSt11align_val_t)
+FL_NEXT_VAR(_ZnamSt11align_val_t)
+FL_NEXT_VAR(_ZnwmSt11align_val_tRKSt9nothrow_t)
+FL_NEXT_VAR(_ZnamSt11align_val_tRKSt9nothrow_t)
 
 // A block for `new` (`kind` SHIM_KIND_NEW) or `new[]` (SHIM_KIND_NEW_ARRAY),
 // or NULL to let the next operator decide (also when libstdc++'s `op`
@@ -259,7 +256,7 @@ static int to_program(void *to, void *p, unsigned kind) {
 }
 
 #define DELETE(name, op, params, type, args, program_args)                                   \
-    NEXT_SLOT(name)                                                                           \
+    FL_NEXT_VAR(name)                                                                           \
     SHIM_EXPORT void name params {                                                            \
         if (SHIM_DETECTING()) {                                                               \
             void *to = replacement_after(op);                                                 \

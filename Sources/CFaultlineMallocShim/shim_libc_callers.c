@@ -56,8 +56,7 @@
 
 // A wrapper of `name` with parameters `params`, forwarding `args`.
 #define WRAP(rtype, name, params, args)                                        \
-    static void *next_##name;                                                  \
-    FL_NEXT_SLOT(next_##name, #name)                                           \
+    FL_NEXT_VAR(name)                                                          \
     SHIM_EXPORT rtype name params {                                            \
         rtype (*real) params = (rtype (*) params)next_fn(&next_##name, #name); \
         rtype r;                                                               \
@@ -128,8 +127,7 @@ WRAP(int, getaddrinfo, (const char *node, const char *service, const struct addr
 
 /// getline. stdio.h defines it inline (over __getdelim) when optimising,
 /// so the wrapper takes its name by asm label.
-static void *next_getline;
-FL_NEXT_SLOT(next_getline, "getline")
+FL_NEXT_VAR(getline)
 SHIM_EXPORT ssize_t shim_getline(char **line, size_t *cap, FILE *f) __asm__("getline");
 SHIM_EXPORT ssize_t shim_getline(char **line, size_t *cap, FILE *f) {
     ssize_t (*real)(char **, size_t *, FILE *) = (ssize_t (*)(char **, size_t *, FILE *))next_fn(&next_getline, "getline");

@@ -23,6 +23,12 @@ typedef struct fl_next_slot {
 #define FL_NEXT_SLOT(var, name) \
     static const fl_next_slot var##_slot_ __attribute__((section("fl_next_slots"), used)) = {(void **)&var, name};
 
+/// Declares `void *next_NAME`, the next definition of the function NAME,
+/// listed as an FL_NEXT_SLOT.
+#define FL_NEXT_VAR(name)         \
+    static void *next_##name;     \
+    FL_NEXT_SLOT(next_##name, #name)
+
 /// Declares `next`, the next definition of `name` (of type `type`),
 /// found when the image loads (dlsym takes the loader's lock: a first
 /// call made while another thread's dlopen held it waited for ever), or
