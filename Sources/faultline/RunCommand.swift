@@ -104,6 +104,7 @@ struct RunCommand: ParsableCommand {
         InterruptHandler.install()
         let progress = ConsoleProgress(total: selected.count * repeatCount)
         let result = SuiteRunner(options: options).run(selected, progress: progress)
+        InterruptHandler.parkIfInterrupted()
         progress.done()
         print(ConsoleSummary.render(result, repeatCount: repeatCount), terminator: "")
         if let junit { write(Data(JUnitWriter.render(result).utf8), to: junit) }

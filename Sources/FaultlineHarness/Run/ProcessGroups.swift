@@ -12,31 +12,47 @@ public final class ProcessGroups: Sendable {
     /// The registry the runner uses.
     public static let shared = ProcessGroups()
 
-    private let groups = Mutex<Set<pid_t>>([])
+    private struct State {
+        var groups: Set<pid_t> = []
+        /// Set by `killAll`: from then on every group is killed as it registers.
+        var closed = false
+    }
+    private let state = Mutex(State())
 
-    /// Adds a running group.
-    func insert(_ pgid: pid_t) { groups.withLock { _ = $0.insert(pgid) } }
+    /// Adds a running group; kills it at once after `killAll` (a victim
+    /// spawned while the interrupt was being handled would outlive the run).
+    func insert(_ pgid: pid_t) {
+        state.withLock {
+            _ = $0.groups.insert(pgid)
+            if $0.closed { kill(-pgid, SIGKILL) }
+        }
+    }
 
     /// Kills what is left of `pgid` and forgets it (its leader has ended but
     /// is not reaped yet, so the id is still ours).
     func finish(_ pgid: pid_t) {
-        groups.withLock {
+        state.withLock {
             kill(-pgid, SIGKILL)
-            _ = $0.remove(pgid)
+            _ = $0.groups.remove(pgid)
         }
     }
 
-    /// Sends SIGKILL to every registered group; returns how many there were.
+    /// Sends SIGKILL to every registered group and to every group registered
+    /// later; returns how many there were.
     @discardableResult
     public func killAll() -> Int {
-        groups.withLock { set in
-            for g in set { kill(-g, SIGKILL) }
-            return set.count
+        state.withLock { s in
+            s.closed = true
+            for g in s.groups { kill(-g, SIGKILL) }
+            return s.groups.count
         }
     }
 
+    /// Whether `killAll` has run.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
     /// Number of registered groups.
-    public var count: Int { groups.withLock { $0.count } }
+    public var count: Int { state.withLock { $0.groups.count } }
 }
 
 /// Ctrl-C (SIGINT) and SIGTERM handling for `faultline run`: kill every
@@ -44,6 +60,15 @@ public final class ProcessGroups: Sendable {
 public enum InterruptHandler {
     // Keeps the sources alive; written only by `install`, called once at start-up.
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+
+    /// Parks the calling thread for good once an interrupt is being handled.
+    /// The run's own end (summary, result files, exit 1 for the victims the
+    /// interrupt killed) must not race the handler's `exit(130)`: two threads
+    /// in `exit` at once ended the runner with 1 about one run in fifty.
+    public static func parkIfInterrupted() {
+        guard ProcessGroups.shared.isClosed else { return }
+        while true { pause() }
+    }
 
     /// Installs the handler; `message` is printed to stderr first.
     public static func install(message: @escaping @Sendable (Int32) -> String = { "\nfaultline: interrupted by \(SignalNames.name(of: $0)); killed running victims" }) {

@@ -106,6 +106,9 @@ private final class WorkerPool: Sendable {
     /// Runs work items until none is left.
     func drain() {
         while let k = nextIndex() {
+            // After an interrupt, start nothing and record nothing (its
+            // victim was killed, not failed): the handler ends the process.
+            InterruptHandler.parkIfInterrupted()
             let item = work[k]
             let scenario = scenarios[item.scenario]
             progress?.started(scenario, repeatIndex: item.repeatIndex)
@@ -113,6 +116,7 @@ private final class WorkerPool: Sendable {
                 scenario: scenario, repeatIndex: item.repeatIndex, options: options,
                 runDirectory: runDirectory, requirements: cache
             ).run()
+            InterruptHandler.parkIfInterrupted()
             slots.withLock { $0[k] = record }
             progress?.finished(scenario, record)
         }
