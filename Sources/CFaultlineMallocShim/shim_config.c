@@ -18,7 +18,7 @@ shim_config shim_cfg = {
     .fill_limit = 4096,
     .stacks = 1,
     .stack_depth = 16,
-    .unwinder = SHIM_UNWIND_FP,
+    .unwinder = SHIM_UNWIND_AUTO,
     .depot_bytes = 64u << 20,
     .halt_on_error = 1,
     .exit_code = 23,
@@ -200,6 +200,7 @@ void shim_config_load(void) {
     if (u && *u) {
         if (fl_streq(u, "fp")) c->unwinder = SHIM_UNWIND_FP;
         else if (fl_streq(u, "libunwind")) c->unwinder = SHIM_UNWIND_LIBUNWIND;
-        else shim_config_warn("FAULTLINE_MALLOC_UNWINDER", u, "is not one of fp, libunwind; using the default");
+        else if (fl_streq(u, "auto")) c->unwinder = SHIM_UNWIND_AUTO;
+        else shim_config_warn("FAULTLINE_MALLOC_UNWINDER", u, "is not one of auto, fp, libunwind; using the default");
     }
 }

@@ -7,7 +7,9 @@
 #include <stddef.h>
 
 /// How allocation and free stacks are captured.
-enum { SHIM_UNWIND_FP = 0, SHIM_UNWIND_LIBUNWIND = 1 };
+/// FAULTLINE_MALLOC_UNWINDER: frame pointers only, libunwind only, or frame
+/// pointers with libunwind where the walk cannot leave frame 0 (the default).
+enum { SHIM_UNWIND_FP = 0, SHIM_UNWIND_LIBUNWIND = 1, SHIM_UNWIND_AUTO = 2 };
 
 /// Resolved options.
 typedef struct shim_config {
@@ -18,7 +20,7 @@ typedef struct shim_config {
     size_t fill_limit;          ///< FAULTLINE_FILL_LIMIT: 0xAA bytes per new block
     int stacks;                 ///< FAULTLINE_MALLOC_STACKS
     int stack_depth;            ///< FAULTLINE_MALLOC_STACK_DEPTH
-    int unwinder;               ///< FAULTLINE_MALLOC_UNWINDER: fp or libunwind
+    int unwinder;               ///< FAULTLINE_MALLOC_UNWINDER: SHIM_UNWIND_*
     size_t depot_bytes;         ///< FAULTLINE_STACK_DEPOT_BYTES
     int halt_on_error;          ///< FAULTLINE_HALT_ON_ERROR
     int exit_code;              ///< FAULTLINE_ERROR_EXITCODE

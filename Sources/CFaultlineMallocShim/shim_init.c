@@ -198,7 +198,7 @@ __attribute__((constructor)) static void shim_init(void) {
             say("faultline: malloc shim could not reserve its stack depot; ", "allocation stacks are off");
             shim_cfg.stacks = 0;
         }
-        if (shim_cfg.stacks) shim_stack_init(shim_cfg.unwinder == SHIM_UNWIND_LIBUNWIND);
+        if (shim_cfg.stacks) shim_stack_init(shim_cfg.unwinder);
         fl_unwinder_init();
         shim_saferead_init();
         shim_describe_init();
@@ -235,16 +235,18 @@ static void print_stats(void) {
     n += fl_strlcpy(line + n, " bytes writable, ", sizeof line - n);
     n += fl_fmt_u64(line + n, shim_arena_reclaimed_bytes());
     n += fl_strlcpy(line + n, " given back to the kernel", sizeof line - n);
-    // libunwind's stack cache, or the frame-pointer walks' memo.
-    int memo = shim_cfg.stacks && !shim_stack_libunwind;
-    if (shim_stack_has_slots() || memo) {
+    // The frame-pointer walks' memo, and libunwind's stack cache (both
+    // with the auto unwinder).
+    for (int libunwind = 0; libunwind <= 1; libunwind++) {
+        int used = libunwind ? shim_stack_has_slots() : shim_cfg.stacks && !shim_stack_libunwind;
+        if (!used) continue;
         uint64_t hits, misses;
-        shim_stack_cache_counts(&hits, &misses);
-        n += fl_strlcpy(line + n, memo ? "; stack memo " : "; stack cache ", sizeof line - n);
+        shim_stack_cache_counts(libunwind, &hits, &misses);
+        n += fl_strlcpy(line + n, libunwind ? "; stack cache " : "; stack memo ", sizeof line - n);
         n += fl_fmt_u64(line + n, hits);
         n += fl_strlcpy(line + n, " hits, ", sizeof line - n);
         n += fl_fmt_u64(line + n, misses);
-        n += fl_strlcpy(line + n, memo ? " to the depot" : " unwound", sizeof line - n);
+        n += fl_strlcpy(line + n, libunwind ? " unwound" : " to the depot", sizeof line - n);
     }
     n += fl_strlcpy(line + n, "\n", sizeof line - n);
     fl_write_all(2, line, n);

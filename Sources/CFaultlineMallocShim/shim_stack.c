@@ -1,4 +1,5 @@
 #include "shim_stack.h"
+#include "shim_config.h"
 #include "shim_block.h"
 #include "shim_stack_fp.h"
 #include "shim_thread.h"
@@ -20,7 +21,7 @@ extern void *__libc_malloc(size_t);  // only its address: it lies in libc
 
 typedef int (*backtrace_fn)(void **, int);
 static backtrace_fn g_unw_backtrace;
-int shim_stack_libunwind;
+int shim_stack_libunwind, shim_stack_libunwind_fallback;
 // libgcc's unwinder, which reports each frame's CFA: where the return
 // addresses lie (shim_stack_capture_slots). Lock-free with glibc 2.35+
 // (_dl_find_object); libunwind's cursor takes a lock and two sigprocmask
@@ -120,8 +121,8 @@ __attribute__((visibility("default"))) int dl_iterate_phdr(dl_callback callback,
     return rc;
 }
 
-int shim_stack_init(int want_libunwind) {
-    if (!want_libunwind) return 0;
+int shim_stack_init(int mode) {
+    if (mode == SHIM_UNWIND_FP) return 0;
     if (g_unw_backtrace) return 1;
     find_loader();
     // RTLD_LOCAL: libunwind's _Unwind_* symbols must not interpose the C++
@@ -129,7 +130,8 @@ int shim_stack_init(int want_libunwind) {
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (!h) return 0;
     g_unw_backtrace = (backtrace_fn)dlsym(h, SHIM_STR(unw_backtrace));
-    shim_stack_libunwind = g_unw_backtrace != 0;
+    shim_stack_libunwind = g_unw_backtrace && mode == SHIM_UNWIND_LIBUNWIND;
+    shim_stack_libunwind_fallback = g_unw_backtrace && mode == SHIM_UNWIND_AUTO;
     void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
     if (gcc) {
         g_gcc_get_ip = (uintptr_t (*)(struct _Unwind_Context *))dlsym(gcc, "_Unwind_GetIP");
@@ -139,7 +141,9 @@ int shim_stack_init(int want_libunwind) {
     return g_unw_backtrace != 0;
 }
 
-const char *shim_stack_method(void) { return g_unw_backtrace ? "libunwind" : "frame_pointer"; }
+const char *shim_stack_method(void) {
+    return shim_stack_libunwind ? "libunwind" : shim_stack_libunwind_fallback ? "frame_pointer_then_libunwind" : "frame_pointer";
+}
 
 int shim_stack_has_slots(void) { return g_unw_backtrace && g_gcc_backtrace; }
 

@@ -8,9 +8,9 @@
 
 #include <stdint.h>
 
-/// Loads libunwind when asked for (install time; may allocate). Returns 1
-/// when unw_backtrace is usable.
-int shim_stack_init(int want_libunwind);
+/// Loads libunwind for the SHIM_UNWIND_* `mode` that needs it (install
+/// time; may allocate). Returns 1 when unw_backtrace is usable.
+int shim_stack_init(int mode);
 /// Resolves glibc's dl_iterate_phdr for the shim's wrapper, and finds the
 /// shim's own code and libc's (constructor).
 void shim_stack_resolve(void);
@@ -25,9 +25,13 @@ extern uintptr_t shim_libc_text_lo, shim_libc_text_hi;
 
 /// 1 when `pc` lies in libc's code.
 static inline int shim_in_libc(uintptr_t pc) { return pc >= shim_libc_text_lo && pc < shim_libc_text_hi; }
-/// 1 once libunwind is loaded for allocation stacks (set before any is
-/// recorded); 0: every stack is a frame-pointer walk.
+/// 1 once libunwind is loaded for every allocation stack (set before any is
+/// recorded).
 extern int shim_stack_libunwind;
+/// 1 once libunwind is loaded for the stacks a frame-pointer walk cannot
+/// take past frame 0 (auto: the code that called the allocator keeps no
+/// frame pointers); with both 0, every stack is a frame-pointer walk.
+extern int shim_stack_libunwind_fallback;
 /// Name of the unwinder in use for allocation stacks.
 const char *shim_stack_method(void);
 

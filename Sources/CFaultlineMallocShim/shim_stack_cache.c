@@ -28,15 +28,22 @@ typedef struct cache_entry {
 
 enum { SEEN_ONCE = 0, LEARNED = 1, UNLEARNABLE = 2 };
 
-/// A thread's cache: counts, then CACHE_ENTRIES entries of `stride` bytes.
+/// Which of a thread's two tables: the frame-pointer walks' memo, libunwind's cache.
+enum { MEMO = 0, CACHE = 1 };
+
+/// A thread's tables: counts, then the memo's MEMO_ENTRIES entries of
+/// `stride[MEMO]` bytes (unless every stack is libunwind's), then the
+/// cache's CACHE_ENTRIES entries of `stride[CACHE]` bytes (when libunwind
+/// takes some stacks). With the auto unwinder a thread has both.
 typedef struct stack_cache {
-    uint64_t hits, misses;
-    size_t stride;
+    uint64_t hits[2], misses[2];
+    size_t stride[2];
+    size_t offset[2];  ///< of each table's first entry from the start
     size_t map_bytes;
-    uint8_t victim[CACHE_ENTRIES / CACHE_WAYS];  ///< per set, the way replaced next
+    uint8_t victim[2][CACHE_ENTRIES / CACHE_WAYS];  ///< per table and set, the way replaced next
 } stack_cache;
 
-static _Atomic uint64_t g_hits, g_misses;
+static _Atomic uint64_t g_hits[2], g_misses[2];
 
 /// Frame-pointer stacks: MEMO_ENTRIES recent ones per thread, in sets of
 /// CACHE_WAYS, keyed like the cache's (return address and stack pointer).
@@ -56,11 +63,8 @@ typedef struct memo_entry {
     uint32_t n;     ///< frames (0: empty)
 } memo_entry;
 
-static inline size_t entry_stride(void) {
-    size_t d = (size_t)shim_cfg.stack_depth;
-    if (!shim_stack_libunwind) return sizeof(memo_entry) + d * 2 * sizeof(uintptr_t);
-    return (sizeof(cache_entry) + d * sizeof(uint32_t) + 7) & ~(size_t)7;
-}
+static inline int uses_memo(void) { return !shim_stack_libunwind; }
+static inline int uses_cache(void) { return shim_stack_libunwind || shim_stack_libunwind_fallback; }
 
 // The thread's cache, mapped on first use (mmap: no allocation). NULL
 // while the thread exits or when the mapping fails (then it is not tried
@@ -71,12 +75,19 @@ static __attribute__((noinline)) stack_cache *map_thread_cache(void) {
     if (shim_self.batch_off) return 0;
     if (__builtin_expect(!shim_self.exit_watched, 0)) shim_init_watch_thread();
     if (!shim_self.exit_watched) return 0;  // before the constructor: no way to unmap it
-    size_t stride = entry_stride(), bytes = sizeof(stack_cache) + (shim_stack_libunwind ? CACHE_ENTRIES : MEMO_ENTRIES) * stride;
+    size_t d = (size_t)shim_cfg.stack_depth;
+    size_t memo_stride = uses_memo() ? sizeof(memo_entry) + d * 2 * sizeof(uintptr_t) : 0;
+    size_t cache_stride = uses_cache() ? (sizeof(cache_entry) + d * sizeof(uint32_t) + 7) & ~(size_t)7 : 0;
+    size_t memo_at = (sizeof(stack_cache) + 7) & ~(size_t)7, cache_at = memo_at + MEMO_ENTRIES * memo_stride;
+    size_t bytes = cache_at + CACHE_ENTRIES * cache_stride;
     void *p = mmap(0, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     shim_self.stack_cache = p;
     if (p == MAP_FAILED) return 0;
     c = p;
-    c->stride = stride;
+    c->stride[MEMO] = memo_stride;
+    c->stride[CACHE] = cache_stride;
+    c->offset[MEMO] = memo_at;
+    c->offset[CACHE] = cache_at;
     c->map_bytes = bytes;
     return c;
 }
@@ -94,7 +105,7 @@ static inline unsigned set_for(uintptr_t ret0, uintptr_t sp0, unsigned bits) {
 _Static_assert(CACHE_ENTRIES / CACHE_WAYS == 1 << CACHE_SET_BITS, "set_for picks one of the sets");
 
 static inline cache_entry *entry_at(stack_cache *c, unsigned set, unsigned way) {
-    return (cache_entry *)((char *)(c + 1) + (size_t)(set * CACHE_WAYS + way) * c->stride);
+    return (cache_entry *)((char *)c + c->offset[CACHE] + (size_t)(set * CACHE_WAYS + way) * c->stride[CACHE]);
 }
 
 static inline uint32_t *entry_slots(cache_entry *e) { return (uint32_t *)(e + 1); }
@@ -136,17 +147,17 @@ static void learn(cache_entry *e, uintptr_t fp, uint32_t id) {
 // not push out the learned ones that hit, each of which cost a learning
 // walk of about six unwinds; round-robin when all are learned.
 static unsigned replaced_way(stack_cache *c, unsigned set) {
-    unsigned way = c->victim[set];
+    unsigned way = c->victim[CACHE][set];
     for (unsigned k = 0; k < CACHE_WAYS; k++) {
-        unsigned w = (c->victim[set] + k) % CACHE_WAYS;
+        unsigned w = (c->victim[CACHE][set] + k) % CACHE_WAYS;
         if (entry_at(c, set, w)->learned != LEARNED) { way = w; break; }
     }
-    c->victim[set] = (uint8_t)((way + 1) % CACHE_WAYS);
+    c->victim[CACHE][set] = (uint8_t)((way + 1) % CACHE_WAYS);
     return way;
 }
 
 static inline memo_entry *memo_at(stack_cache *c, unsigned set, unsigned way) {
-    return (memo_entry *)((char *)(c + 1) + (size_t)(set * CACHE_WAYS + way) * c->stride);
+    return (memo_entry *)((char *)c + c->offset[MEMO] + (size_t)(set * CACHE_WAYS + way) * c->stride[MEMO]);
 }
 
 static inline uintptr_t *memo_words(memo_entry *e) { return (uintptr_t *)(e + 1); }
@@ -171,22 +182,34 @@ static inline int walks_as_before(memo_entry *e, uintptr_t fp, int max) {
     return !shim_fp_next_ok(next, (uintptr_t)f, shim_self.stack_hi) || !shim_fp_ret_ok(((const uintptr_t *)next)[1]);
 }
 
+static uint32_t libunwind_record(uintptr_t fp);
+
+// 1 when the auto unwinder hands a walk of `n` frames to libunwind: the
+// walk could not leave frame 0 (the allocator's caller keeps no frame
+// pointers: Debian's perl, groff and python gave leak groups of one frame,
+// `Perl_safesysmalloc`, `operator new`; or no walkable stack).
+static inline int libunwind_instead(int n) { return n == 1 && shim_stack_libunwind_fallback && shim_cfg.stack_depth > 1; }
+
 // A frame-pointer stack walked (no memo, or frame 0 alone).
 static __attribute__((noinline)) uint32_t fp_walk(uintptr_t fp) {
     uintptr_t pcs[SHIM_MAX_STACK_DEPTH];
-    return shim_depot_put(pcs, shim_walk_frame_pointers(fp, pcs, shim_cfg.stack_depth));
+    int n = shim_walk_frame_pointers(fp, pcs, shim_cfg.stack_depth);
+    if (libunwind_instead(n)) return libunwind_record(fp);
+    return shim_depot_put(pcs, n);
 }
 
 // A frame-pointer stack not in the memo: walked, stored in the depot (a
 // hash over its frames, a bucket and an entry) and remembered in `set`.
 static __attribute__((noinline)) uint32_t fp_walk_and_remember(stack_cache *c, uintptr_t fp, unsigned set) {
     uintptr_t pcs[SHIM_MAX_STACK_DEPTH], frames[SHIM_MAX_STACK_DEPTH];
-    c->misses++;
     int n = shim_walk_frame_pointers_at(fp, pcs, frames, shim_cfg.stack_depth);
+    // Not remembered: the memo would vouch for frame 0 alone.
+    if (libunwind_instead(n)) return libunwind_record(fp);
+    c->misses[MEMO]++;
     uint32_t id = shim_depot_put(pcs, n);
     if (id == 0 || frames[0] == 0) return id;
-    unsigned way = c->victim[set];
-    c->victim[set] = (uint8_t)((way + 1) % CACHE_WAYS);
+    unsigned way = c->victim[MEMO][set];
+    c->victim[MEMO][set] = (uint8_t)((way + 1) % CACHE_WAYS);
     memo_entry *e = memo_at(c, set, way);
     // Emptied first and filled last: a signal handler that leaves the
     // shim by longjmp in between leaves an empty entry, not a mismatched
@@ -220,12 +243,12 @@ static __attribute__((noinline)) uint32_t libunwind_record(uintptr_t fp) {
         cache_entry *e = entry_at(c, set, w);
         if (e->ret0 != ret0 || e->sp0 != sp0) continue;
         if (e->learned == LEARNED && still_there(e, sp0)) {
-            c->hits++;
+            c->hits[CACHE]++;
             return e->id;
         }
         seen[nseen++] = e;
     }
-    c->misses++;
+    c->misses[CACHE]++;
     uint32_t id = unwind_and_store(fp);
     if (id == 0) return 0;
     // Seen once before from here: worth learning. Else remember it.
@@ -244,7 +267,8 @@ static __attribute__((noinline)) uint32_t libunwind_record(uintptr_t fp) {
 
 // Frame-pointer stacks: the walk of a stack met before from the same
 // return address and stack pointer is checked word by word against the
-// thread's memo instead of made again, and its depot id reused.
+// thread's memo instead of made again, and its depot id reused. With the
+// auto unwinder, a walk that stops at frame 0 goes to libunwind.
 uint32_t shim_stack_record(uintptr_t fp) {
     if (__builtin_expect(shim_stack_libunwind, 0)) return libunwind_record(fp);
     stack_cache *c = thread_cache();
@@ -255,7 +279,7 @@ uint32_t shim_stack_record(uintptr_t fp) {
     for (unsigned w = 0; w < CACHE_WAYS; w++) {
         memo_entry *e = memo_at(c, set, w);
         if (e->sp0 == sp0 && e->n && memo_words(e)[1] == ~ret0 && walks_as_before(e, fp, shim_cfg.stack_depth)) {
-            c->hits++;
+            c->hits[MEMO]++;
             return e->id;
         }
     }
@@ -266,17 +290,20 @@ void shim_stack_cache_thread_exit(void) {
     stack_cache *c = shim_self.stack_cache;
     shim_self.stack_cache = MAP_FAILED;  // no new cache while exiting
     if (!c || c == (stack_cache *)MAP_FAILED) return;
-    atomic_fetch_add_explicit(&g_hits, c->hits, memory_order_relaxed);
-    atomic_fetch_add_explicit(&g_misses, c->misses, memory_order_relaxed);
+    for (int t = MEMO; t <= CACHE; t++) {
+        atomic_fetch_add_explicit(&g_hits[t], c->hits[t], memory_order_relaxed);
+        atomic_fetch_add_explicit(&g_misses[t], c->misses[t], memory_order_relaxed);
+    }
     munmap(c, c->map_bytes);
 }
 
-void shim_stack_cache_counts(uint64_t *hits, uint64_t *misses) {
-    *hits = atomic_load_explicit(&g_hits, memory_order_relaxed);
-    *misses = atomic_load_explicit(&g_misses, memory_order_relaxed);
+void shim_stack_cache_counts(int libunwind, uint64_t *hits, uint64_t *misses) {
+    int t = libunwind ? CACHE : MEMO;
+    *hits = atomic_load_explicit(&g_hits[t], memory_order_relaxed);
+    *misses = atomic_load_explicit(&g_misses[t], memory_order_relaxed);
     stack_cache *c = shim_self.stack_cache;
     if (c && c != (stack_cache *)MAP_FAILED) {
-        *hits += c->hits;
-        *misses += c->misses;
+        *hits += c->hits[t];
+        *misses += c->misses[t];
     }
 }

@@ -1,6 +1,7 @@
 // Allocation and free stacks as stack depot ids, with a per-thread cache
-// of recent libunwind stacks, or a per-thread memo of recent frame-pointer
-// walks.
+// of recent libunwind stacks, a per-thread memo of recent frame-pointer
+// walks, or both (the auto unwinder: frame pointers, and libunwind where
+// the walk cannot leave frame 0).
 //
 // libunwind costs about 180 ns a stack even with its own trace cache; a
 // program allocates from few call sites at few stack depths, so most stacks
@@ -32,9 +33,10 @@ uint32_t shim_stack_record(uintptr_t fp);
 /// The calling thread is exiting: its cache or memo is unmapped and not
 /// made again.
 void shim_stack_cache_thread_exit(void);
-/// Stacks served from the caches (or memos) and stacks unwound (or walked
-/// and put in the depot), over all threads (an exiting thread adds its
-/// counts; live threads add them at exit).
-void shim_stack_cache_counts(uint64_t *hits, uint64_t *misses);
+/// Stacks served from the libunwind caches (`libunwind` 1) or the memos
+/// (0), and stacks unwound (or walked and put in the depot), over all
+/// threads (an exiting thread adds its counts; live threads add them at
+/// exit).
+void shim_stack_cache_counts(int libunwind, uint64_t *hits, uint64_t *misses);
 
 #endif

@@ -398,6 +398,7 @@ static int compare(const char *shim, const workload_opts *o, const workload_opts
         {"glibc", NULL, {NULL}, {NULL}, 0},
         {"shim: quarantine + scribble", shim, {"FAULTLINE_MALLOC_STACKS=0", "FAULTLINE_DETECTORS=use_after_free", "FAULTLINE_LEAK_TRACKING=0", NULL}, {NULL}, 0},
         {"shim: + stacks (frame pointers)", shim, {"FAULTLINE_MALLOC_STACKS=1", "FAULTLINE_MALLOC_UNWINDER=fp", "FAULTLINE_DETECTORS=use_after_free", "FAULTLINE_LEAK_TRACKING=0", NULL}, {NULL}, 0},
+        {"shim: + stacks (auto, the default: fp, libunwind past frame 0)", shim, {"FAULTLINE_MALLOC_STACKS=1", "FAULTLINE_MALLOC_UNWINDER=auto", "FAULTLINE_DETECTORS=use_after_free", "FAULTLINE_LEAK_TRACKING=0", NULL}, {NULL}, 0},
         {"shim: + stacks (libunwind)", shim, {"FAULTLINE_MALLOC_STACKS=1", "FAULTLINE_MALLOC_UNWINDER=libunwind", "FAULTLINE_DETECTORS=use_after_free", "FAULTLINE_LEAK_TRACKING=0", NULL}, {NULL}, 0},
         {"valgrind memcheck", NULL, {NULL}, {"valgrind", "--tool=memcheck", "-q", NULL}, 1},
         {"Electric Fence", "/usr/lib/libefence.so.0", {"EF_ALLOW_MALLOC_0=1", NULL}, {NULL}, 1},

@@ -14,6 +14,8 @@
 //                   lock for good
 //   stale-frame     an 88-byte block allocated under a stale frame record
 //                   (stale_frame.c), then lost
+//   no-frame-pointer  a 72-byte block allocated by a function without a frame
+//                   pointer (no_frame_pointer.c), then lost
 //   cache           100 blocks held by a global cache, plus one 77-byte leak
 //   thread-stack [MS] a block held only in a thread's stack during an on-demand
 //                   check (made MS ms after start, default at once: the
@@ -98,6 +100,7 @@
 #include "review_cancel.h"
 #include "signal_storm.h"
 #include "stale_frame.h"
+#include "no_frame_pointer.h"
 #include "strdup_loader_locked.h"
 #include "victim_event_loop.h"
 #include "victim_euid.h"
@@ -557,6 +560,8 @@ int main(int argc, char **argv) {
         clear_stack();
     } else if (!strcmp(cmd, "stale-frame")) {
         victim_stale_frame();
+    } else if (!strcmp(cmd, "no-frame-pointer")) {
+        victim_no_frame_pointer();
         clear_stack();
     } else if (!strcmp(cmd, "cache")) {
         fill_cache();
@@ -696,7 +701,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|libc-helpers|libc-helper-jump|libc-helper-reentry|libc-wrapper-loader-locked|exit-loader-locked|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|checks-while-euid-flips [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|no-frame-pointer|libc-helpers|libc-helper-jump|libc-helper-reentry|libc-wrapper-loader-locked|exit-loader-locked|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|checks-while-euid-flips [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
         return 2;
     }
     return 0;

@@ -3,8 +3,9 @@ import Foundation
 import Testing
 
 /// The `capture:` line names the unwinder that took the stacks shown, read
-/// from the report: the malloc shim takes its heap stacks by frame pointers
-/// unless told otherwise, while the report's `capture.unwinder` names the
+/// from the report: the malloc shim takes its heap stacks by frame pointers,
+/// and by libunwind only where a walk cannot leave frame 0, unless told
+/// otherwise, while the report's `capture.unwinder` names the
 /// unwinder loaded for threads (libunwind), and the line said `unwinder
 /// libunwind` for leak reports that held no stack libunwind had taken.
 @Suite struct CaptureLineTests {
@@ -24,15 +25,15 @@ import Testing
         let report = try ReportStore.load(path: path)
         // The premise: the two fields differ in such a report.
         #expect(report.capture?.unwinder == "libunwind")
-        #expect(report.sections["shim"]?["stack_unwinder"]?.stringValue == "frame_pointer")
-        #expect(try captureLine(path) == "capture: unwinder frame_pointer (the malloc shim's heap stacks)")
+        #expect(report.sections["shim"]?["stack_unwinder"]?.stringValue == "frame_pointer_then_libunwind")
+        #expect(try captureLine(path) == "capture: unwinder frame_pointer_then_libunwind (the malloc shim's heap stacks)")
     }
 
     @Test func aHeapErrorNamesBothUnwinders() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (path, _) = try Victims.heap("double-free-lines", in: dir)
-        #expect(try captureLine(path) == "capture: unwinder libunwind (threads), frame_pointer (the malloc shim's heap stacks)")
+        #expect(try captureLine(path) == "capture: unwinder libunwind (threads), frame_pointer_then_libunwind (the malloc shim's heap stacks)")
 
         let same = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: same) }

@@ -121,8 +121,9 @@ public struct ReportFormatter: Sendable {
     /// stacks by `capture.unwinder` (`handler_stalled.unwinder` when the
     /// crash handler fell back to frame pointers); stacks in the sections
     /// of a report the malloc shim wrote (allocation, free and leak stacks)
-    /// by `shim.stack_unwinder`, which is frame pointers by default even
-    /// when libunwind is loaded for the threads. Nil when the report has
+    /// by `shim.stack_unwinder`, which is frame pointers (and libunwind
+    /// only where a walk cannot leave frame 0) by default even when
+    /// libunwind is loaded for the threads. Nil when the report has
     /// no stack. `capture.unwinder` alone named libunwind for leak reports
     /// whose every stack was taken by frame pointers.
     static func unwinders(_ r: Report) -> String? {

@@ -149,12 +149,14 @@ public struct BenchSuite {
                   environment: off.merging(["FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_MALLOC_UNWINDER": "fp"]) { $1 }),
         ]
         if libunwind {
+            s.append(.init(id: "stacks_auto", label: "shim: + allocation stacks (auto, the default)", arguments: argv,
+                           environment: off.merging(["FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_MALLOC_UNWINDER": "auto"]) { $1 }))
             s.append(.init(id: "stacks_libunwind", label: "shim: + allocation stacks (libunwind)", arguments: argv,
                            environment: off.merging(["FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_MALLOC_UNWINDER": "libunwind"]) { $1 }))
         }
         s.append(.init(id: "leaks", label: "shim: + leak tracking (+ check at exit)", arguments: argv,
                        environment: ["LD_PRELOAD": c.shim, "FAULTLINE_DETECTORS": "use_after_free,leaks", "FAULTLINE_LEAK_TRACKING": "1",
-                                     "FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_MALLOC_UNWINDER": "fp", "FAULTLINE_REPORT_DIR": c.reports],
+                                     "FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_REPORT_DIR": c.reports],
                        unavailable: c.leaks ? nil : "not available: the shim has no leak tracking yet (issue 5)"))
         return s
     }

@@ -1,0 +1,73 @@
+// victim-leak no-frame-pointer: a block allocated by a function that keeps
+// no frame pointer and uses %rbp for data, as Debian's perl, groff and
+// python do in their allocation wrappers (Perl_safesysmalloc, groff's own
+// operator new). A frame-pointer walk cannot leave frame 0 there; the
+// function has call-frame information, so a DWARF unwinder can. The
+// 72-byte block is then lost, and so is a string strdup'ed by a second
+// such function (libc allocates it, inside the shim's strdup wrapper:
+// more frames between the allocator and the program).
+#include "no_frame_pointer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+// Written in assembly: the compiler would keep the frame pointer the
+// victims are built with. %rbp is saved (it is callee-saved), described
+// by CFI, and loaded with a number that is no frame record's address.
+void *victim_alloc_without_frame_pointer(size_t size);
+__asm__(
+    ".text\n"
+    ".globl victim_alloc_without_frame_pointer\n"
+    ".type victim_alloc_without_frame_pointer, @function\n"
+    "victim_alloc_without_frame_pointer:\n"
+    ".cfi_startproc\n"
+    "    push %rbp\n"
+    ".cfi_def_cfa_offset 16\n"
+    ".cfi_offset %rbp, -16\n"
+    "    mov $0x5eed, %ebp\n"
+    "    call malloc@PLT\n"
+    "    pop %rbp\n"
+    ".cfi_def_cfa_offset 8\n"
+    "    ret\n"
+    ".cfi_endproc\n"
+    ".size victim_alloc_without_frame_pointer, .-victim_alloc_without_frame_pointer\n");
+
+char *victim_strdup_without_frame_pointer(const char *text);
+__asm__(
+    ".text\n"
+    ".globl victim_strdup_without_frame_pointer\n"
+    ".type victim_strdup_without_frame_pointer, @function\n"
+    "victim_strdup_without_frame_pointer:\n"
+    ".cfi_startproc\n"
+    "    push %rbp\n"
+    ".cfi_def_cfa_offset 16\n"
+    ".cfi_offset %rbp, -16\n"
+    "    mov $0x5eed, %ebp\n"
+    "    call strdup@PLT\n"
+    "    pop %rbp\n"
+    ".cfi_def_cfa_offset 8\n"
+    "    ret\n"
+    ".cfi_endproc\n"
+    ".size victim_strdup_without_frame_pointer, .-victim_strdup_without_frame_pointer\n");
+#else
+static void *victim_alloc_without_frame_pointer(size_t size) { return malloc(size); }
+static char *victim_strdup_without_frame_pointer(const char *text) { return strdup(text); }
+#endif
+
+__attribute__((noinline)) static void lose_through_no_frame_pointer(void) {
+    volatile char *p = victim_alloc_without_frame_pointer(72);
+    p[0] = 1;
+    p = 0;
+    // 43 bytes with its terminator.
+    volatile char *s = victim_strdup_without_frame_pointer("a string strdup'ed without a frame pointer");
+    s[0] = 'A';
+    s = 0;
+}
+
+int victim_no_frame_pointer(void) {
+    lose_through_no_frame_pointer();
+    printf("victim: lost a 72-byte block and a 43-byte string allocated without a frame pointer\n");
+    return 0;
+}
