@@ -39,10 +39,29 @@ enum {
     SHIM_KIND_NEW_ARRAY = 2,  ///< operator new[]: delete[]
 };
 
+/// `new_align` of a block that came from the shim's own `new` or `new[]`
+/// (shim_cxx_new.c) with the default alignment; SHIM_NEW_ALIGN_DEFAULT + k
+/// is an aligned form's 2^k (k >= 3), 0 any other block (malloc's, or a
+/// `new` block another allocator made: its size is not the one asked for).
+#define SHIM_NEW_ALIGN_DEFAULT 1u
+
+/// The `new_align` code of `align` given to an aligned new or delete (0:
+/// an unaligned form). Below 8 counts as the default, as AddressSanitizer
+/// counts it; a power of two as the compiler passes (alignof).
+static inline uint32_t shim_new_align_code(size_t align) {
+    return align < 8 ? SHIM_NEW_ALIGN_DEFAULT : SHIM_NEW_ALIGN_DEFAULT + (uint32_t)(63 - __builtin_clzll(align));
+}
+
+/// The alignment a `new_align` code stands for (0: the default).
+static inline uint64_t shim_new_align_bytes(uint32_t code) {
+    return code > SHIM_NEW_ALIGN_DEFAULT ? 1ull << (code - SHIM_NEW_ALIGN_DEFAULT) : 0;
+}
+
 /// Metadata in front of a block. Written only by the shim.
 typedef struct shim_block {
     uint32_t alloc_tid : 24;  ///< thread that allocated it (Linux tids are below 2^22)
-    uint32_t alloc_kind : 8;  ///< SHIM_KIND_*
+    uint32_t alloc_kind : 2;  ///< SHIM_KIND_*
+    uint32_t new_align : 6;   ///< SHIM_NEW_ALIGN_*: the alignment `new` was given; 0: size and alignment unknown
     uint32_t free_tid;     ///< thread that freed it (0 while live)
     uint64_t size;         ///< size the program asked for
     uint32_t alloc_stack;  ///< stack depot id, 0 when not recorded

@@ -24,6 +24,7 @@ shim_config shim_cfg = {
     .exit_code = 23,
     .check_at_exit = 1,
     .alloc_dealloc_mismatch = 1,
+    .new_delete_type_mismatch = 1,
     .max_frames = 128,
     .max_reports = 100,
     .stats = 0,
@@ -168,6 +169,7 @@ void shim_config_load(void) {
     env_int("FAULTLINE_ERROR_EXITCODE", &c->exit_code, 1, 255);
     env_int("FAULTLINE_CHECK_AT_EXIT", &c->check_at_exit, 0, 1);
     env_int("FAULTLINE_ALLOC_DEALLOC_MISMATCH", &c->alloc_dealloc_mismatch, 0, 1);
+    env_int("FAULTLINE_NEW_DELETE_TYPE_MISMATCH", &c->new_delete_type_mismatch, 0, 1);
     env_int("FAULTLINE_MAX_FRAMES", &c->max_frames, 1, SHIM_MAX_REPORT_FRAMES);
     env_int("FAULTLINE_MAX_HEAP_REPORTS", &c->max_reports, 1, 1000000);
     env_int("FAULTLINE_SHIM_STATS", &c->stats, 0, 1);

@@ -26,6 +26,7 @@ typedef struct shim_config {
     int exit_code;              ///< FAULTLINE_ERROR_EXITCODE
     int check_at_exit;          ///< FAULTLINE_CHECK_AT_EXIT
     int alloc_dealloc_mismatch; ///< FAULTLINE_ALLOC_DEALLOC_MISMATCH: report malloc/delete, new/free, new[]/delete…
+    int new_delete_type_mismatch; ///< FAULTLINE_NEW_DELETE_TYPE_MISMATCH: report a sized or aligned delete that does not fit its new
     int max_frames;             ///< FAULTLINE_MAX_FRAMES (report stacks)
     int max_reports;            ///< FAULTLINE_MAX_HEAP_REPORTS: double/invalid free and write-after-free reports per process
     int stats;                  ///< FAULTLINE_SHIM_STATS: one line of figures at exit

@@ -163,12 +163,20 @@ FL_NEXT_VAR(_ZnamSt11align_val_tRKSt9nothrow_t)
 
 // A block for `new` (`kind` SHIM_KIND_NEW) or `new[]` (SHIM_KIND_NEW_ARRAY),
 // or NULL to let the next operator decide (also when libstdc++'s `op`
-// would call the program's). Alignments come from the compiler (alignof
-// of an over-aligned type: a power of two).
+// would call the program's). `align` is what an aligned form was given
+// (0: an unaligned form); alignments come from the compiler (alignof of an
+// over-aligned type: a power of two). The block keeps that alignment
+// (new_align) for the delete's new_delete_type_mismatch check; its size
+// is the header's.
 static inline void *try_new(int op, size_t size, size_t align, unsigned kind, uintptr_t fp) {
     if (!SHIM_DETECTING() || replacement_after(op) || g_program_op[op]) return 0;
+    unsigned recorded = recorded_kind(kind);
     // operator new(0) must return a unique pointer: one byte, as libstdc++ asks of malloc.
-    return shim_alloc(size ? size : 1, align < 16 ? 16 : align, 0, recorded_kind(kind), fp);
+    void *p = shim_alloc(size ? size : 1, align < 16 ? 16 : align, 0, recorded, fp);
+    // Not yet handed out: no other thread reads the header. A block the
+    // program's own delete releases (recorded as malloc's) is not checked.
+    if (p && recorded != SHIM_KIND_MALLOC) shim_block_from_user(p)->new_align = shim_new_align_code(align) & 63u;
+    return p;
 }
 
 // A block the next operator found (libstdc++'s, through malloc or
@@ -176,31 +184,31 @@ static inline void *try_new(int op, size_t size, size_t align, unsigned kind, ui
 // through malloc) is marked malloc's by the shim's malloc; it is new's,
 // and delete must not be a mismatch.
 static void *marked(void *p, unsigned kind) {
-    if (p && SHIM_DETECTING() && shim_classify(p) == SHIM_LIVE) shim_block_from_user(p)->alloc_kind = recorded_kind(kind) & 0xffu;
+    if (p && SHIM_DETECTING() && shim_classify(p) == SHIM_LIVE) shim_block_from_user(p)->alloc_kind = recorded_kind(kind) & 3u;
     return p;
 }
 
 /// operator new(size_t).
 SHIM_EXPORT void *_Znwm(size_t size) {
-    void *p = try_new(OP_NEW, size, 16, SHIM_KIND_NEW, SHIM_FRAME());
+    void *p = try_new(OP_NEW, size, 0, SHIM_KIND_NEW, SHIM_FRAME());
     return p ? p : marked(NEXT(_Znwm, new_fn)(size), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t).
 SHIM_EXPORT void *_Znam(size_t size) {
-    void *p = try_new(OP_NEW_ARRAY, size, 16, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
+    void *p = try_new(OP_NEW_ARRAY, size, 0, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
     return p ? p : marked(NEXT(_Znam, new_fn)(size), SHIM_KIND_NEW_ARRAY);
 }
 
 /// operator new(size_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnwmRKSt9nothrow_t(size_t size, const nothrow_t *tag) {
-    void *p = try_new(OP_NEW_NT, size, 16, SHIM_KIND_NEW, SHIM_FRAME());
+    void *p = try_new(OP_NEW_NT, size, 0, SHIM_KIND_NEW, SHIM_FRAME());
     return p ? p : marked(NEXT(_ZnwmRKSt9nothrow_t, new_nothrow_fn)(size, tag), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnamRKSt9nothrow_t(size_t size, const nothrow_t *tag) {
-    void *p = try_new(OP_NEW_ARRAY_NT, size, 16, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
+    void *p = try_new(OP_NEW_ARRAY_NT, size, 0, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
     return p ? p : marked(NEXT(_ZnamRKSt9nothrow_t, new_nothrow_fn)(size, tag), SHIM_KIND_NEW_ARRAY);
 }
 
@@ -251,41 +259,44 @@ static int to_program(void *to, void *p, unsigned kind) {
     if (p && shim_classify(p) == SHIM_LIVE) {
         shim_check_release(p, released_kind(p, kind));
         shim_block_from_user(p)->alloc_kind = SHIM_KIND_MALLOC;
+        shim_block_from_user(p)->new_align = 0;  // the program's free releases it: no C++ size
     }
     return 1;
 }
 
-#define DELETE(name, op, params, type, args, program_args)                                   \
+// `given_size` and `given_align` are what the form was given (0 when it takes none),
+// for shim_delete's new_delete_type_mismatch check.
+#define DELETE(name, op, params, type, args, program_args, given_size, given_align)         \
     FL_NEXT_VAR(name)                                                                           \
     SHIM_EXPORT void name params {                                                            \
         if (SHIM_DETECTING()) {                                                               \
             void *to = replacement_after(op);                                                 \
             if (to_program(g_program_op[op], p, ops[op].kind)) NEXT(name, type) args;         \
             else if (to_program(to, p, ops[op].kind)) program_args;                           \
-            else shim_free(p, released_kind(p, ops[op].kind), SHIM_FRAME());                  \
+            else shim_delete(p, released_kind(p, ops[op].kind), given_size, given_align, SHIM_FRAME()); \
         } else NEXT(name, type) args;                                                         \
     }
 #define PLAIN ((delete_fn)to)(p)
 #define ALIGNED ((delete_aligned_fn)to)(p, align)
 
 /// operator delete(void*) and delete[](void*).
-DELETE(_ZdlPv, OP_DEL, (void *p), delete_fn, (p), PLAIN)
-DELETE(_ZdaPv, OP_DEL_ARRAY, (void *p), delete_fn, (p), PLAIN)
+DELETE(_ZdlPv, OP_DEL, (void *p), delete_fn, (p), PLAIN, 0, 0)
+DELETE(_ZdaPv, OP_DEL_ARRAY, (void *p), delete_fn, (p), PLAIN, 0, 0)
 /// Sized: operator delete(void*, size_t), delete[](void*, size_t).
-DELETE(_ZdlPvm, OP_DEL_SIZED, (void *p, size_t size), delete_sized_fn, (p, size), PLAIN)
-DELETE(_ZdaPvm, OP_DEL_ARRAY_SIZED, (void *p, size_t size), delete_sized_fn, (p, size), PLAIN)
+DELETE(_ZdlPvm, OP_DEL_SIZED, (void *p, size_t size), delete_sized_fn, (p, size), PLAIN, size, 0)
+DELETE(_ZdaPvm, OP_DEL_ARRAY_SIZED, (void *p, size_t size), delete_sized_fn, (p, size), PLAIN, size, 0)
 /// operator delete(void*, const std::nothrow_t&) and its delete[].
-DELETE(_ZdlPvRKSt9nothrow_t, OP_DEL_NT, (void *p, const nothrow_t *tag), delete_tagged_fn, (p, tag), PLAIN)
-DELETE(_ZdaPvRKSt9nothrow_t, OP_DEL_ARRAY_NT, (void *p, const nothrow_t *tag), delete_tagged_fn, (p, tag), PLAIN)
+DELETE(_ZdlPvRKSt9nothrow_t, OP_DEL_NT, (void *p, const nothrow_t *tag), delete_tagged_fn, (p, tag), PLAIN, 0, 0)
+DELETE(_ZdaPvRKSt9nothrow_t, OP_DEL_ARRAY_NT, (void *p, const nothrow_t *tag), delete_tagged_fn, (p, tag), PLAIN, 0, 0)
 /// operator delete(void*, std::align_val_t) and its delete[].
-DELETE(_ZdlPvSt11align_val_t, OP_DEL_AL, (void *p, size_t align), delete_sized_fn, (p, align), ALIGNED)
-DELETE(_ZdaPvSt11align_val_t, OP_DEL_ARRAY_AL, (void *p, size_t align), delete_sized_fn, (p, align), ALIGNED)
+DELETE(_ZdlPvSt11align_val_t, OP_DEL_AL, (void *p, size_t align), delete_sized_fn, (p, align), ALIGNED, 0, align)
+DELETE(_ZdaPvSt11align_val_t, OP_DEL_ARRAY_AL, (void *p, size_t align), delete_sized_fn, (p, align), ALIGNED, 0, align)
 /// operator delete(void*, size_t, std::align_val_t) and its delete[].
-DELETE(_ZdlPvmSt11align_val_t, OP_DEL_SIZED_AL, (void *p, size_t size, size_t align), delete_aligned_sized_fn, (p, size, align), ALIGNED)
-DELETE(_ZdaPvmSt11align_val_t, OP_DEL_ARRAY_SIZED_AL, (void *p, size_t size, size_t align), delete_aligned_sized_fn, (p, size, align), ALIGNED)
+DELETE(_ZdlPvmSt11align_val_t, OP_DEL_SIZED_AL, (void *p, size_t size, size_t align), delete_aligned_sized_fn, (p, size, align), ALIGNED, size, align)
+DELETE(_ZdaPvmSt11align_val_t, OP_DEL_ARRAY_SIZED_AL, (void *p, size_t size, size_t align), delete_aligned_sized_fn, (p, size, align), ALIGNED, size, align)
 /// operator delete(void*, std::align_val_t, const std::nothrow_t&) and its delete[].
-DELETE(_ZdlPvSt11align_val_tRKSt9nothrow_t, OP_DEL_AL_NT, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag), ALIGNED)
-DELETE(_ZdaPvSt11align_val_tRKSt9nothrow_t, OP_DEL_ARRAY_AL_NT, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag), ALIGNED)
+DELETE(_ZdlPvSt11align_val_tRKSt9nothrow_t, OP_DEL_AL_NT, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag), ALIGNED, 0, align)
+DELETE(_ZdaPvSt11align_val_tRKSt9nothrow_t, OP_DEL_ARRAY_AL_NT, (void *p, size_t align, const nothrow_t *tag), delete_aligned_tagged_fn, (p, align, tag), ALIGNED, 0, align)
 
 // From the shim's constructor: the program's operators and the next ones
 // (a `new` before it looks up for itself). A lookup takes the loader's

@@ -181,7 +181,8 @@ static void *alloc_block(size_t size, size_t align, int zero, unsigned kind, uin
     if (!shim_arena_owns(real) && (shim_glibc_chunk_is_mapped(real) || size >= SHIM_UNMAPPED_KEEP_FROM)) shim_unmapped_forget((void *)user);
     shim_block *b = shim_block_from_user((void *)user);
     b->alloc_tid = shim_tid() & 0xffffffu;
-    b->alloc_kind = kind & 0xffu;
+    b->alloc_kind = kind & 3u;
+    b->new_align = 0;  // shim_cxx_new.c sets it for its own blocks
     b->free_tid = 0;
     b->size = size;
     b->alloc_stack = stack;
@@ -298,11 +299,29 @@ void shim_check_release(void *p, unsigned kind) {
     if (shim_classify(p) == SHIM_LIVE && shim_block_from_user(p)->alloc_kind != kind) mismatch(p, release_name(kind));
 }
 
-void shim_free(void *p, unsigned kind, uintptr_t fp) {
+// A delete given `size` (0: an unsized form) and `align` (0: an unaligned
+// form) for a block the shim's own new made with another size or alignment
+// (FAULTLINE_NEW_DELETE_TYPE_MISMATCH=0: nothing). Reported, then freed.
+static __attribute__((noinline, cold)) void type_mismatch(const void *p, unsigned kind, size_t size, size_t align) {
+    if (shim_cfg.new_delete_type_mismatch) shim_report_new_delete_type_mismatch(p, release_name(kind), size, align);
+}
+
+// 1 when a delete given `size` and `align` does not fit block `b`, which
+// it releases as the kind it was allocated as: only blocks whose size and
+// alignment are known (new_align), and a size only when delete has one.
+static inline int wrong_type(const shim_block *b, size_t size, size_t align) {
+    return b->new_align && ((size && size != b->size) || shim_new_align_code(align) != b->new_align);
+}
+
+// Frees `p` as `kind`; `typed` for a C++ delete, whose size and alignment
+// are checked (free, and realloc's free, have none to give).
+static inline void release(void *p, unsigned kind, int typed, size_t size, size_t align, uintptr_t fp) {
     if (!p) return;
     uint32_t st = shim_classify(p);
     if (__builtin_expect(st == SHIM_LIVE, 1)) {
-        if (__builtin_expect(shim_block_from_user(p)->alloc_kind != kind, 0)) mismatch(p, release_name(kind));
+        const shim_block *b = shim_block_from_user(p);
+        if (__builtin_expect(b->alloc_kind != kind, 0)) mismatch(p, release_name(kind));
+        else if (typed && __builtin_expect(wrong_type(b, size, align), 0)) type_mismatch(p, kind, size, align);
         st = quarantine(p, capture(fp));
         if (st == 0) return;
     }
@@ -311,6 +330,10 @@ void shim_free(void *p, unsigned kind, uintptr_t fp) {
     if (st == 0 && shim_deepbind_glibc_block(p, &usable)) { __libc_free(p); return; }
     bad_free(p, st, release_name(kind));
 }
+
+void shim_free(void *p, unsigned kind, uintptr_t fp) { release(p, kind, 0, 0, 0, fp); }
+
+void shim_delete(void *p, unsigned kind, size_t size, size_t align, uintptr_t fp) { release(p, kind, 1, size, align, fp); }
 
 // realloc of a glibc block from an RTLD_DEEPBIND library: moved into a
 // block of the shim's (its usable bytes kept, as glibc's realloc would).

@@ -27,6 +27,11 @@ void *shim_alloc(size_t size, size_t align, int zero, unsigned kind, uintptr_t f
 /// and invalid frees, and a block allocated as another kind
 /// (alloc_dealloc_mismatch), which is then freed all the same.
 void shim_free(void *p, unsigned kind, uintptr_t fp);
+/// shim_free for C++ delete: `size` is what a sized form was given (0:
+/// unsized) and `align` what an aligned form was given (0: unaligned). A
+/// block of `kind` that the shim's new made with another size or
+/// alignment is a new_delete_type_mismatch, which is reported and freed.
+void shim_delete(void *p, unsigned kind, size_t size, size_t align, uintptr_t fp);
 /// Reports a live block `p` allocated as another kind than `kind` (an
 /// alloc_dealloc_mismatch) without freeing it: for a C++ delete that hands
 /// the block on to the program's own operator delete.

@@ -413,6 +413,48 @@ void shim_report_alloc_dealloc_mismatch(const void *p, const char *operation) {
     g_no_halt = 0;
 }
 
+// " alignment 64", or " the default alignment" for `bytes` 0.
+static void add_alignment(line *l, uint64_t bytes) {
+    if (bytes) { add(l, "alignment "); add_u(l, bytes); }
+    else add(l, "the default alignment");
+}
+
+void shim_report_new_delete_type_mismatch(const void *p, const char *operation, size_t size, size_t align) {
+    fl_json *w = begin_release_error("new_delete_type_mismatch", "new-delete type mismatch", p);
+    if (!w) return;
+    // Live, and this thread is releasing it: its header is whole.
+    shim_block copy = *shim_block_from_user(p);
+    const char *allocation = alloc_name(copy.alloc_kind);
+    uint64_t allocated_align = shim_new_align_bytes(copy.new_align);
+    int wrong_size = size && size != copy.size, wrong_align = shim_new_align_code(align) != copy.new_align;
+    int n = write_thread(w);
+    begin_call(w, "new_delete_type_mismatch", "deallocation", operation, p);
+    fl_json_string(w, "allocation", allocation);
+    fl_json_uint(w, "allocated_size", copy.size);
+    if (size) fl_json_uint(w, "deallocated_size", size);  // absent: an unsized delete
+    fl_json_uint(w, "allocated_alignment", allocated_align);
+    fl_json_uint(w, "deallocated_alignment", align);
+    fl_json_end_object(w);
+    write_released(w, &copy, p, SHIM_LIVE, "deallocation_stack", n);
+    line l = {.len = 0};
+    add_call(&l, "new_delete_type_mismatch", operation, p);
+    add(&l, " given ");
+    if (wrong_size) { add(&l, "size "); add_u(&l, size); }
+    if (wrong_size && wrong_align) add(&l, " and ");
+    if (wrong_align) add_alignment(&l, align < 8 ? 0 : align);
+    add(&l, " of a ");
+    add_u(&l, copy.size);
+    add(&l, "-byte block allocated with ");
+    add(&l, allocation);
+    if (wrong_align && allocated_align) { add(&l, " aligned to "); add_u(&l, allocated_align); }
+    else if (wrong_align) add(&l, " (default alignment)");
+    // Reported and freed as asked, like alloc_dealloc_mismatch: the
+    // shim's allocator needs neither size nor alignment to free a block.
+    g_no_halt = 1;
+    finish(w, &l, 0);
+    g_no_halt = 0;
+}
+
 typedef struct containing { uintptr_t addr; const shim_block *found; } containing;
 
 static void find_containing(const shim_block *b, void *ctx) {

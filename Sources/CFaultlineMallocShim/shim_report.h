@@ -1,5 +1,5 @@
 // Reports the shim writes itself (double_free, invalid_free,
-// alloc_dealloc_mismatch, write_after_free), in the common report schema, through CFaultlineCore's
+// alloc_dealloc_mismatch, new_delete_type_mismatch, write_after_free), in the common report schema, through CFaultlineCore's
 // writer and atomic commit; plus the one-line notice on stderr and the halt
 // that follows when FAULTLINE_HALT_ON_ERROR is on.
 #ifndef SHIM_REPORT_H
@@ -31,6 +31,13 @@ void shim_report_invalid_free(const void *p, const char *operation);
 /// another (alloc_dealloc_mismatch). The calling thread's stack is the
 /// deallocation. Halts like the other heap errors.
 void shim_report_alloc_dealloc_mismatch(const void *p, const char *operation);
+/// Releasing live block `p`, allocated by the shim's own new with the
+/// kind `operation` releases, with a sized delete given another `size`
+/// (0: unsized) or an aligned or unaligned delete given another `align`
+/// (0: unaligned) than the block was allocated with
+/// (new_delete_type_mismatch). The calling thread's stack is the
+/// deallocation. Never halts.
+void shim_report_new_delete_type_mismatch(const void *p, const char *operation, size_t size, size_t align);
 /// A quarantined block whose 0x55 pattern changed; `detection` says when
 /// it was seen ("quarantine_release" or "exit_check"). `changed_blocks`:
 /// at exit, how many changed blocks share this one's allocation and free
