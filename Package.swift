@@ -109,7 +109,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "victim-cxx",
-            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])],
+            // Sized deallocation (clang 21's default, said outright): the
+            // new-delete-* cases need `delete` to pass the size.
+            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer", "-fsized-deallocation"])],
             linkerSettings: [.linkedLibrary("pthread")]
         ),
         // The same C++ cases with the agent linked in (faultline_install).

@@ -5,6 +5,7 @@
 // `faultline exec` (LD_PRELOAD) injects into.
 #include "heap_cases.h"
 #include "leak_cases.h"
+#include "new_delete_mismatch.h"
 #include "victim_cases.h"
 
 int victim_deepbind_cxx_main(int argc, char **argv);  // review3_deepbind.cpp
@@ -15,5 +16,6 @@ int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "own-new-library")) return victim_own_new_library_main(argc, argv);
     if (argc >= 2 && !strncmp(argv[1], "leak-", 5)) return victim_leak_main(argc, argv);
     if (argc >= 2 && !strncmp(argv[1], "heap-", 5)) return victim_heap_main(argc, argv);
+    if (argc >= 2 && !strncmp(argv[1], "new-delete-", 11)) return victim_new_delete_main(argc, argv);
     return victim_main(argc, argv);
 }
