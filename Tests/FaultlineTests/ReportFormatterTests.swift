@@ -136,6 +136,25 @@ import Testing
         #expect(ReportSite(report) == nil)  // no frames: no site
     }
 
+    /// The malloc shim's new_delete_type_mismatch, as it writes it
+    /// (docs/malloc-shim.md): what the delete was given that does not fit.
+    @Test func newDeleteTypeMismatchVerdictIsTheSecondLine() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let head = #"{"schema": "faultline.report", "schema_version": 1, "id": "d0cc23e4e85fd7f0", "kind": "new_delete_type_mismatch", "detector": "malloc_shim", "time": "2026-11-22T20:05:55.131Z", "time_unix_ms": 1795377955131, "process": {"pid": 20183, "name": "victim-cxx"}, "#
+        let size = #""new_delete_type_mismatch": {"deallocation": "operator delete", "pointer": "0x7f2a84600330", "allocation": "operator new", "allocated_size": 40, "deallocated_size": 4, "allocated_alignment": 0, "deallocated_alignment": 0}, "block": {"address": "0x7f2a84600330", "size": 40, "state": "live", "allocated_by_tid": 20183}}"#
+        let align = #""new_delete_type_mismatch": {"deallocation": "operator delete[]", "pointer": "0x5613439eb7c0", "allocation": "operator new[]", "allocated_size": 64, "deallocated_size": 64, "allocated_alignment": 64, "deallocated_alignment": 0}, "block": {"address": "0x5613439eb7c0", "size": 64, "state": "live", "allocated_by_tid": 20183}}"#
+        let reverse = #""new_delete_type_mismatch": {"deallocation": "operator delete", "pointer": "0x7f035fe00300", "allocation": "operator new", "allocated_size": 32, "allocated_alignment": 0, "deallocated_alignment": 32}, "block": {"address": "0x7f035fe00300", "size": 32, "state": "live", "allocated_by_tid": 20183}}"#
+        var second: [String] = []
+        for (i, body) in [size, align, reverse].enumerated() {
+            try (head + body).write(toFile: "\(dir)/\(i).json", atomically: true, encoding: .utf8)
+            second.append(ReportFormatter().format(try ReportStore.load(path: "\(dir)/\(i).json")).split(separator: "\n").map(String.init)[1])
+        }
+        #expect(second[0] == "new-delete type mismatch: operator delete(0x7f2a84600330) given size 4 of a block allocated with operator new — a live 40-byte block at 0x7f2a84600330, allocated by thread 20183")
+        #expect(second[1] == "new-delete type mismatch: operator delete[](0x5613439eb7c0) given the default alignment of a block allocated with operator new[] aligned to 64 — a live 64-byte block at 0x5613439eb7c0, allocated by thread 20183")
+        #expect(second[2] == "new-delete type mismatch: operator delete(0x7f035fe00300) given alignment 32 of a block allocated with operator new (default alignment) — a live 32-byte block at 0x7f035fe00300, allocated by thread 20183")
+    }
+
     @Test func uncaughtExceptionIsTheSecondLine() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -2,7 +2,8 @@
 /// reports whose essentials otherwise sit in sections after every thread:
 /// a crash the shim traced to freed or never-initialised memory
 /// (`memory_error`), and the shim's own `double_free`, `invalid_free`,
-/// `alloc_dealloc_mismatch` and `write_after_free` reports (with how many
+/// `alloc_dealloc_mismatch`, `new_delete_type_mismatch` and
+/// `write_after_free` reports (with how many
 /// blocks an exit-check report stands for). Printed under the header and
 /// signal lines.
 enum MemoryErrorHeadline {
@@ -22,6 +23,9 @@ enum MemoryErrorHeadline {
             let release = "\(m["deallocation"]?.stringValue ?? "free")(\(m["pointer"]?.stringValue ?? "?"))"
             let allocation = m["allocation"]?.stringValue.map { " of a block allocated with " + $0 } ?? ""
             return ["alloc-dealloc mismatch: \(release)\(allocation)" + describe(block)]
+        case "new_delete_type_mismatch":
+            guard let m = report.sections["new_delete_type_mismatch"] else { return [] }
+            return ["new-delete type mismatch: " + typeMismatch(m) + describe(block)]
         case "write_after_free":
             guard let w = report.sections["write_after_free"] else { return [] }
             var text = "write after free:"
@@ -46,6 +50,25 @@ enum MemoryErrorHeadline {
             if let via = m["found_via"]?.stringValue { return [text + describe(m["block"], lead: "; \(via) points at ")] }
             return [text + describe(m["block"], lead: "; ")]
         }
+    }
+
+    /// `operator delete(0x…) given size 4 of a block allocated with operator
+    /// new`: what the delete was given that does not fit the block (its size,
+    /// its alignment, or both), and the block's alignment when that differs.
+    private static func typeMismatch(_ m: JSONValue) -> String {
+        var text = "\(m["deallocation"]?.stringValue ?? "operator delete")(\(m["pointer"]?.stringValue ?? "?"))"
+        let allocatedAlign = m["allocated_alignment"]?.integerValue ?? 0
+        let given = m["deallocated_alignment"]?.integerValue ?? 0
+        // Below 8 counts as the default, as the shim (and AddressSanitizer) count it.
+        let givenAlign = given < 8 ? 0 : given
+        var wrong: [String] = []
+        if let size = m["deallocated_size"]?.integerValue, size != m["allocated_size"]?.integerValue { wrong.append("size \(size)") }
+        let wrongAlign = givenAlign != allocatedAlign
+        if wrongAlign { wrong.append(givenAlign == 0 ? "the default alignment" : "alignment \(givenAlign)") }
+        if !wrong.isEmpty { text += " given " + wrong.joined(separator: " and ") }
+        text += " of a block allocated with \(m["allocation"]?.stringValue ?? "operator new")"
+        if wrongAlign { text += allocatedAlign == 0 ? " (default alignment)" : " aligned to \(allocatedAlign)" }
+        return text
     }
 
     /// `free(0x…)`, or the operation that freed (`realloc(0x…)`).

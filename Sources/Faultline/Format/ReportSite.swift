@@ -14,7 +14,8 @@
 public struct ReportSite: Hashable, Sendable {
     /// Kinds that can have a site.
     public static let kinds: Set<String> = [
-        "crash", "cxx_exception", "double_free", "invalid_free", "alloc_dealloc_mismatch", "write_after_free", "use_after_free",
+        "crash", "cxx_exception", "double_free", "invalid_free", "alloc_dealloc_mismatch", "new_delete_type_mismatch",
+        "write_after_free", "use_after_free",
     ]
 
     private struct FrameKey: Hashable, Sendable {
