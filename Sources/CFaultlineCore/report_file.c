@@ -166,6 +166,7 @@ static const char *detector_of(const char *kind) {
         {"memory_warning", "memory"}, {"oom_kill", "memory"},
         {"use_after_free", "malloc_shim"}, {"write_after_free", "malloc_shim"},
         {"double_free", "malloc_shim"}, {"invalid_free", "malloc_shim"}, {"alloc_dealloc_mismatch", "malloc_shim"},
+        {"new_delete_type_mismatch", "malloc_shim"},
         {"leak", "leaks"}, {"leak_growth", "leaks"},
     };
     for (unsigned i = 0; i < sizeof table / sizeof table[0]; i++)
