@@ -45,6 +45,14 @@ enum { GCC_CONTINUE = 0, GCC_STOP = 4 };
 // Such calls are walked by frame pointers instead.
 static uintptr_t g_ldso_lo, g_ldso_hi;
 
+/// How many frames an unwind from inside the shim may pass before the
+/// program's: the shim's own (up to 8 in a debug build) and, for an
+/// allocation libc makes inside a wrapped call (shim_libc_callers.c),
+/// libc's function and the wrapper. At 8, a strdup from code without frame
+/// pointers under the auto unwinder was found at the 8th: one frame more
+/// and its stack would have been frame 0 alone.
+#define SHIM_FRAMES_ABOVE 12
+
 /// Stack libunwind may need below the allocator's frame.
 #define SHIM_UNWIND_STACK_NEED (32u << 10)
 
@@ -163,7 +171,9 @@ int shim_stack_capture(uintptr_t fp, uintptr_t *pcs, int max) {
         fp - shim_self.stack_lo < SHIM_UNWIND_STACK_NEED)
         return walk_frame_pointers(fp, pcs, max);
     // unw_backtrace starts in this function; drop frames up to the return
-    // address into the program.
+    // address into the program, looked for among the first
+    // SHIM_FRAMES_ABOVE. The cap stays at max + 8 (what a deep stack
+    // costs); a stack found further down keeps fewer than max frames.
     void *buf[80];
     int cap = max + 8 < 80 ? max + 8 : 80;
     // The process's first unw_backtrace drains libunwind's pipe and leaves
@@ -172,7 +182,7 @@ int shim_stack_capture(uintptr_t fp, uintptr_t *pcs, int max) {
     int n = g_unw_backtrace(buf, cap);
     errno = saved;
     int start = -1;
-    for (int i = 0; i < n && i < 8; i++) if ((uintptr_t)buf[i] == ret0) { start = i; break; }
+    for (int i = 0; i < n && i < SHIM_FRAMES_ABOVE; i++) if ((uintptr_t)buf[i] == ret0) { start = i; break; }
     if (start < 0) return walk_frame_pointers(fp, pcs, max);
     int k = 0;
     for (int i = start; i < n && k < max; i++) pcs[k++] = (uintptr_t)buf[i];
@@ -196,7 +206,7 @@ static int slot_frame(struct _Unwind_Context *ctx, void *arg) {
     if (w->n == 0) {
         // Out of the shim first, to the program's frame, whose return
         // address the exported function's frame holds at fp + 8.
-        if (ip != w->ret0) return ++w->skipped == 8 ? GCC_STOP : GCC_CONTINUE;
+        if (ip != w->ret0) return ++w->skipped == SHIM_FRAMES_ABOVE ? GCC_STOP : GCC_CONTINUE;
         if (slot != w->sp0 - 8) return GCC_STOP;
         w->pcs[0] = ip;
         w->slots[0] = 0;

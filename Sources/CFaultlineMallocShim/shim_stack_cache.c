@@ -179,10 +179,10 @@ static inline int walks_as_before(memo_entry *e, uintptr_t fp, int max) {
     if (f[1] != ~w[1]) return 0;
     if (last + 1 >= max) return 1;
     uintptr_t next = f[0];
-    return !shim_fp_next_ok(next, (uintptr_t)f, shim_self.stack_hi) || !shim_fp_ret_ok(((const uintptr_t *)next)[1]);
+    if (!shim_fp_next_ok(next, (uintptr_t)f, shim_self.stack_hi)) return 1;
+    uintptr_t ret = ((const uintptr_t *)next)[1];
+    return !shim_fp_ret_ok(ret) || (last == 0 && !shim_fp_in_object(ret));
 }
-
-static uint32_t libunwind_record(uintptr_t fp);
 
 // 1 when the auto unwinder hands a walk of `n` frames to libunwind: the
 // walk could not leave frame 0 (the allocator's caller keeps no frame
@@ -190,11 +190,17 @@ static uint32_t libunwind_record(uintptr_t fp);
 // `Perl_safesysmalloc`, `operator new`; or no walkable stack).
 static inline int libunwind_instead(int n) { return n == 1 && shim_stack_libunwind_fallback && shim_cfg.stack_depth > 1; }
 
+/// What fp_walk and fp_walk_and_remember return for a walk libunwind must
+/// redo: the caller calls libunwind_record itself, so that libunwind's
+/// unwind passes no more of the shim's frames than with the libunwind
+/// unwinder (it looks for the program's frame among the first few).
+#define LIBUNWIND_INSTEAD UINT32_MAX
+
 // A frame-pointer stack walked (no memo, or frame 0 alone).
 static __attribute__((noinline)) uint32_t fp_walk(uintptr_t fp) {
     uintptr_t pcs[SHIM_MAX_STACK_DEPTH];
     int n = shim_walk_frame_pointers(fp, pcs, shim_cfg.stack_depth);
-    if (libunwind_instead(n)) return libunwind_record(fp);
+    if (libunwind_instead(n)) return LIBUNWIND_INSTEAD;
     return shim_depot_put(pcs, n);
 }
 
@@ -204,7 +210,7 @@ static __attribute__((noinline)) uint32_t fp_walk_and_remember(stack_cache *c, u
     uintptr_t pcs[SHIM_MAX_STACK_DEPTH], frames[SHIM_MAX_STACK_DEPTH];
     int n = shim_walk_frame_pointers_at(fp, pcs, frames, shim_cfg.stack_depth);
     // Not remembered: the memo would vouch for frame 0 alone.
-    if (libunwind_instead(n)) return libunwind_record(fp);
+    if (libunwind_instead(n)) return LIBUNWIND_INSTEAD;
     c->misses[MEMO]++;
     uint32_t id = shim_depot_put(pcs, n);
     if (id == 0 || frames[0] == 0) return id;
@@ -272,18 +278,23 @@ static __attribute__((noinline)) uint32_t libunwind_record(uintptr_t fp) {
 uint32_t shim_stack_record(uintptr_t fp) {
     if (__builtin_expect(shim_stack_libunwind, 0)) return libunwind_record(fp);
     stack_cache *c = thread_cache();
+    uint32_t id;
     // Frame 0 alone (no bounds, or a signal stack): nothing to remember.
-    if (__builtin_expect(!c || !shim_fp_walkable((uintptr_t)__builtin_frame_address(0)), 0)) return fp_walk(fp);
-    uintptr_t ret0 = ((uintptr_t *)fp)[1], sp0 = fp + 16;
-    unsigned set = set_for(ret0, sp0, MEMO_SET_BITS);
-    for (unsigned w = 0; w < CACHE_WAYS; w++) {
-        memo_entry *e = memo_at(c, set, w);
-        if (e->sp0 == sp0 && e->n && memo_words(e)[1] == ~ret0 && walks_as_before(e, fp, shim_cfg.stack_depth)) {
-            c->hits[MEMO]++;
-            return e->id;
+    if (__builtin_expect(!c || !shim_fp_walkable((uintptr_t)__builtin_frame_address(0)), 0)) {
+        id = fp_walk(fp);
+    } else {
+        uintptr_t ret0 = ((uintptr_t *)fp)[1], sp0 = fp + 16;
+        unsigned set = set_for(ret0, sp0, MEMO_SET_BITS);
+        for (unsigned w = 0; w < CACHE_WAYS; w++) {
+            memo_entry *e = memo_at(c, set, w);
+            if (e->sp0 == sp0 && e->n && memo_words(e)[1] == ~ret0 && walks_as_before(e, fp, shim_cfg.stack_depth)) {
+                c->hits[MEMO]++;
+                return e->id;
+            }
         }
+        id = fp_walk_and_remember(c, fp, set);
     }
-    return fp_walk_and_remember(c, fp, set);
+    return __builtin_expect(id == LIBUNWIND_INSTEAD, 0) ? libunwind_record(fp) : id;
 }
 
 void shim_stack_cache_thread_exit(void) {

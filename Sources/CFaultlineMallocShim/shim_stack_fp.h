@@ -8,8 +8,13 @@
 #include "shim_stack.h"
 #include "shim_thread.h"
 
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
+
+// glibc 2.35+; weak, so the shim still loads on an older one (then every
+// address counts as in an object).
+extern int _dl_find_object(void *address, struct dl_find_object *result) __attribute__((weak));
 
 /// 1 when the walk may go on from this thread's frame `fp` to the saved
 /// frame pointer `next`: above it, and a whole frame record (saved frame
@@ -28,6 +33,19 @@ static inline int shim_fp_next_ok(uintptr_t next, uintptr_t fp, uintptr_t hi) {
 static inline int shim_fp_ret_ok(uintptr_t ret) {
     return ret >= 4096 && ret < SHIM_USER_ADDR_END && !(ret >= shim_self.stack_lo && ret < shim_self.stack_data_hi) &&
            !(ret >= shim_text_lo && ret < shim_text_hi);
+}
+
+/// 1 when `ret` lies in a loaded object (the executable, a library), by
+/// glibc's lock-free lookup. Asked of frame 1 only: a function without a
+/// frame pointer that called the allocator with %rbp pointing at data in
+/// its stack frame gave a "frame 1" that was a heap or mapping address
+/// (`?` after frame 0 in every such leak group of ld.gold and the Swift
+/// front end, each address a group of its own). Deeper frames are not
+/// asked: a walk that got past frame 1 is in frame-pointer code, and code
+/// made at run time (a JIT's, in no object) may sit there.
+static inline int shim_fp_in_object(uintptr_t ret) {
+    struct dl_find_object found;
+    return !_dl_find_object || _dl_find_object((void *)ret, &found) == 0;
 }
 
 /// 1 when the walk from `here`, the walking function's frame, goes past
@@ -59,7 +77,7 @@ static inline __attribute__((always_inline)) int shim_walk_frame_pointers_at(uin
         if (!shim_fp_next_ok(next, fp, hi)) break;
         fp = next;
         uintptr_t ret = ((uintptr_t *)fp)[1];
-        if (!shim_fp_ret_ok(ret)) break;
+        if (!shim_fp_ret_ok(ret) || (n == 1 && !shim_fp_in_object(ret))) break;
         if (frames) frames[n] = fp;
         pcs[n++] = ret;
         next = ((uintptr_t *)fp)[0];

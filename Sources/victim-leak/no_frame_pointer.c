@@ -5,7 +5,11 @@
 // function has call-frame information, so a DWARF unwinder can. The
 // 72-byte block is then lost, and so is a string strdup'ed by a second
 // such function (libc allocates it, inside the shim's strdup wrapper:
-// more frames between the allocator and the program).
+// more frames between the allocator and the program), and a 24-byte
+// block allocated by a third one whose %rbp points at data in its own
+// frame that looks like a frame record, with a heap address where the
+// return address would be (ld.gold and the Swift front end got a `?`
+// frame 1 that way).
 #include "no_frame_pointer.h"
 
 #include <stdio.h>
@@ -51,8 +55,33 @@ __asm__(
     "    ret\n"
     ".cfi_endproc\n"
     ".size victim_strdup_without_frame_pointer, .-victim_strdup_without_frame_pointer\n");
+
+void *victim_alloc_with_data_in_rbp(size_t size, void *data);
+__asm__(
+    ".text\n"
+    ".globl victim_alloc_with_data_in_rbp\n"
+    ".type victim_alloc_with_data_in_rbp, @function\n"
+    "victim_alloc_with_data_in_rbp:\n"
+    ".cfi_startproc\n"
+    "    push %rbp\n"
+    ".cfi_def_cfa_offset 16\n"
+    ".cfi_offset %rbp, -16\n"
+    "    sub $16, %rsp\n"
+    ".cfi_def_cfa_offset 32\n"
+    "    movq $0, (%rsp)\n"       // a "saved frame pointer" that ends a walk
+    "    mov %rsi, 8(%rsp)\n"     // and a heap address as its "return address"
+    "    mov %rsp, %rbp\n"
+    "    call malloc@PLT\n"
+    "    add $16, %rsp\n"
+    ".cfi_def_cfa_offset 16\n"
+    "    pop %rbp\n"
+    ".cfi_def_cfa_offset 8\n"
+    "    ret\n"
+    ".cfi_endproc\n"
+    ".size victim_alloc_with_data_in_rbp, .-victim_alloc_with_data_in_rbp\n");
 #else
 static void *victim_alloc_without_frame_pointer(size_t size) { return malloc(size); }
+static void *victim_alloc_with_data_in_rbp(size_t size, void *data) { (void)data; return malloc(size); }
 static char *victim_strdup_without_frame_pointer(const char *text) { return strdup(text); }
 #endif
 
@@ -64,10 +93,15 @@ __attribute__((noinline)) static void lose_through_no_frame_pointer(void) {
     volatile char *s = victim_strdup_without_frame_pointer("a string strdup'ed without a frame pointer");
     s[0] = 'A';
     s = 0;
+    void *data = malloc(16);
+    volatile char *q = victim_alloc_with_data_in_rbp(24, data);
+    free(data);
+    q[0] = 1;
+    q = 0;
 }
 
 int victim_no_frame_pointer(void) {
     lose_through_no_frame_pointer();
-    printf("victim: lost a 72-byte block and a 43-byte string allocated without a frame pointer\n");
+    printf("victim: lost a 72-byte block, a 43-byte string and a 24-byte block allocated without a frame pointer\n");
     return 0;
 }
