@@ -15,6 +15,10 @@ static int *counter(void) {
     return c;
 }
 
+// Found when the image loads: dlsym takes the loader's lock, which a
+// set*id interposer (report_dir_drop.c) must not wait for.
+__attribute__((constructor)) static void find_counter(void) { counter(); }
+
 int fl_program_threads(void) {
     int *c = counter();
     return c ? __atomic_load_n(c, __ATOMIC_ACQUIRE) : -1;

@@ -21,4 +21,15 @@
 /// of install). Not async-signal-safe.
 void fl_environ_pin(void);
 
+/// Puts `entry` ("NAME=value", which must outlive the process: a static
+/// buffer) into the environment in place of any NAME, the way
+/// fl_environ_pin copies it: a new array in an anonymous mapping, never
+/// freed. Unlike setenv it allocates nothing and takes no lock, so it may
+/// run where setenv could not (a set*id interposer, which a signal handler
+/// may reach). It is no safer than setenv against other threads: one that
+/// reads the environment meanwhile sees the old array or the new, but one
+/// that sets a variable meanwhile loses it or this — call it only while
+/// the program has a single thread (fl_program_threads). Async-signal-safe.
+void fl_environ_put(const char *entry);
+
 #endif
