@@ -11,6 +11,7 @@
 // need nothing.
 #include "cred_mirror.h"
 #include "interpose_next.h"
+#include "report_dir_drop.h"
 
 #include <grp.h>
 #include <linux/capability.h>
@@ -19,14 +20,17 @@
 #include <unistd.h>
 
 // A set*id interposer: own threads take the caller's capabilities and
-// securebits, then the call goes on.
-#define FL_SETXID(name, params, args)                       \
-    typedef int (*name##_fn) params;                        \
-    FL_EXPORT int name params {                             \
-        FL_NEXT(name##_fn, #name)                           \
-        fl_cred_turn turn;                                  \
-        fl_cred_mirror_before_setxid(&turn);                \
-        return fl_cred_mirror_after_setxid(&turn, next args); \
+// securebits, then the call goes on; a report directory the new ids can no
+// longer reach is said there, once (report_dir_drop.h).
+#define FL_SETXID(name, params, args)                                 \
+    typedef int (*name##_fn) params;                                  \
+    FL_EXPORT int name params {                                       \
+        FL_NEXT(name##_fn, #name)                                     \
+        fl_cred_turn turn;                                            \
+        fl_cred_mirror_before_setxid(&turn);                          \
+        int rc = fl_cred_mirror_after_setxid(&turn, next args);       \
+        if (rc == 0) fl_report_dir_after_setxid();                    \
+        return rc;                                                    \
     }
 
 FL_SETXID(setuid, (uid_t uid), (uid))

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void say_unwritable(const char *path, int err) {
+void fl_report_dir_say_refused(const char *path, int err) {
     char line[512];
     size_t n = fl_strlcpy(line, "faultline: cannot write reports into FAULTLINE_REPORT_DIR=", sizeof line);
     // Cut, so that why and what to do still fit in the line.
@@ -70,7 +70,7 @@ int fl_report_dir_open(const char *path, int quiet) {
     }
     if (fd < 0 && !quiet) {
         const char *said = getenv(FL_REPORT_DIR_REFUSED_ENV);  // no allocation
-        if (!said || !fl_streq(said, path)) say_unwritable(path, errno);
+        if (!said || !fl_streq(said, path)) fl_report_dir_say_refused(path, errno);
     }
     return fd;
 }

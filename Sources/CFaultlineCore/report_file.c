@@ -216,6 +216,8 @@ void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind) {
 // Whether a directory was opened at install (held, shared or on demand).
 static int have_dir(void) { return g_shared || g_on_demand || atomic_load(&g_dirfd) >= 0; }
 
+const char *fl_report_dir_path_opened(void) { return have_dir() ? g_dir_path : (const char *)0; }
+
 static void print_unwritten(const fl_report *r, int err) {
     char line[PATH_MAX + 256];
     size_t n = fl_strlcpy(line, "faultline: the ", sizeof line);

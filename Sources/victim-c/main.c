@@ -34,7 +34,7 @@ int victim_privilege_drop(const char *mode);  // privilege_drop.c
 int victim_setid_loader_locked(void);  // setid_loader_locked.c
 void victim_crash_as_nobody(const char *how);  // temporary_euid.c
 int victim_exec_as_nobody(char **argv);  // exec_after_drop.c
-int victim_refused_siblings(const char *count);  // exec_after_drop.c
+int victim_refused_siblings(char **args);  // exec_after_drop.c
 int victim_interposer_results(void);  // review_interpose.c
 void victim_crash_while_cancelled(void);  // review_cancel.c
 void victim_crash_beside_cancelled(void);  // review_cancel.c
@@ -459,7 +459,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"privilege-drop", "as root: drop to uid 65534 with a worker thread running, in setpriv's order (keepcaps), the same by raw syscalls (raw) or the plain order (plain); or drop CAP_NET_RAW by raw capset and setresuid(-1, -1, -1) while thread 'slow-setxid''s setresuid is held 4 s by thread 'vfork-holder' in vfork (queued); exit 1 unless every thread has main's ids and no capability main lacks"},
     {"crash-as-nobody", "as root: become uid and gid 65534 for a while (temporary: setegid, seteuid; real and saved ids stay 0) or for good (permanent: setresgid, setresuid), then SIGSEGV on main"},
     {"exec-as-nobody", "as root: become uid and gid 65534 for a while (setegid, seteuid) and exec PROG [ARGS] (a product next to victim-c when PROG has no '/')"},
-    {"refused-siblings", "as root: become 65534 for good, start N (4) children at once that exec 'victim-c exit'; count the agents' 'cannot write reports' lines"},
+    {"refused-siblings", "[N] [permanent|temporary] as root: a forked server becomes 65534 (for good) and starts N (4) children at once that exec 'victim-c exit'; count the tree's 'cannot write reports' lines"},
     {"crash-after-namespaces", "as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then SIGSEGV on main; threaded: with thread 'prog-worker' running, so each step fails with EINVAL or EUSERS"},
     {"crash-while-cancelled", "SIGSEGV on thread 'cancelled', which has a pthread_cancel pending (no cancellation point reached)"},
     {"crash-beside-cancelled", "SIGSEGV on main while thread 'waiter' waits in a raw futex call with a pthread_cancel pending"},
@@ -512,7 +512,7 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "privilege-drop")) return victim_privilege_drop(argv[2]);
     else if (!strcmp(c, "crash-as-nobody")) victim_crash_as_nobody(argv[2]);
     else if (!strcmp(c, "exec-as-nobody")) return victim_exec_as_nobody(argv + 2);
-    else if (!strcmp(c, "refused-siblings")) return victim_refused_siblings(argv[2]);
+    else if (!strcmp(c, "refused-siblings")) return victim_refused_siblings(argv + 2);
     else if (!strcmp(c, "crash-after-namespaces")) victim_crash_after_namespaces(argv[2]);
     else if (!strcmp(c, "crash-while-cancelled")) victim_crash_while_cancelled();
     else if (!strcmp(c, "crash-beside-cancelled")) victim_crash_beside_cancelled();

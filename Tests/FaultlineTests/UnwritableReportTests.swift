@@ -104,6 +104,25 @@ import Testing
         #expect(said.count == 1, "\(run.stderr)")
     }
 
+    /// The shim preloaded alone in a server that drops for good below a
+    /// directory only root may write, then starts 4 workers at once: the
+    /// shim's own set*id interposer says the line at the drop and marks the
+    /// directory refused before any worker starts, so the tree says it once
+    /// (each worker said it: 4 lines; the agent's case is the scenario
+    /// crash.refused-siblings).
+    @Test(.enabled(if: geteuid() == 0, "needs root, to drop to nobody"))
+    func shimAloneSaysADropForGoodOnce() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        chmod(dir, 0o700)
+        let run = try runProgram(try BuildProducts.path("victim-c"), ["refused-siblings", "4"], environment: [
+            "FAULTLINE_REPORT_DIR": "\(dir)/reports", "LD_PRELOAD": try BuildProducts.path("libFaultlineMallocShim.so"),
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("started 4 children at once; the tree said it cannot write reports 1 time(s)"),
+                "\(run.stdout)\(run.stderr)")
+    }
+
     /// The shim alone with `FAULTLINE_REPORT_DIR=` (set, empty): the report
     /// goes to stderr, and the line says the variable is empty (it said
     /// "not set", which sends the reader to look for a missing export).

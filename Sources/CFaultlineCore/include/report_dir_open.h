@@ -10,10 +10,10 @@
 /// Set by the agent or the malloc shim to the directory it could not open,
 /// once the line is said: the other one, starting after it, and the
 /// processes it starts do not say it again (one line per process tree, not
-/// one per program a script runs). Siblings started before any of them
-/// said it (a parent that could write, dropped for good, then started
-/// them) each say it: the environment reaches only descendants
-/// (docs/agent.md, crash.refused-siblings).
+/// one per program a script runs). A process that could write and drops
+/// its privileges for good says it and sets it at the drop, before it
+/// starts anyone (report_dir_drop.h), so the siblings it starts next stay
+/// quiet too (docs/agent.md, crash.refused-siblings).
 #define FL_REPORT_DIR_REFUSED_ENV "FAULTLINE_REPORT_DIR_REFUSED"
 
 /// Makes `path` and its parents if missing, opens it and checks that this
@@ -28,5 +28,12 @@
 /// names `path`. Allocates nothing: the malloc shim calls it while it
 /// starts.
 int fl_report_dir_open(const char *path, int quiet);
+
+/// The line fl_report_dir_open writes on stderr for directory `path`,
+/// which the process cannot write into for reason `err` (an errno value;
+/// EACCES and EPERM name the effective uid): "faultline: cannot write
+/// reports into FAULTLINE_REPORT_DIR=…; this process's reports will go to
+/// stderr …". Async-signal-safe, allocation-free.
+void fl_report_dir_say_refused(const char *path, int err);
 
 #endif

@@ -43,6 +43,9 @@ int fl_report_dir_held(void);
 /// Ends a use of fl_report_dir's fd: closes it when it was opened for
 /// that use. Async-signal-safe.
 void fl_report_dir_done(int fd);
+/// The path the report directory was named by (for messages), when one
+/// was opened at install; NULL when none was. Async-signal-safe.
+const char *fl_report_dir_path_opened(void);
 /// Makes reports go through `dir` (another copy's fl_report_dir: the
 /// agent's, seen from the malloc shim) and closes this copy's fd, when
 /// `dir` returns an fd on the same directory and this copy holds one.
