@@ -1,5 +1,6 @@
 #include "image_list.h"
 #include "fd_transient.h"
+#include "own_memory.h"
 #include "page_size.h"
 #include "sigsafe.h"
 
@@ -19,53 +20,69 @@ const ElfW(Phdr) *fl_elf_phdrs(uintptr_t base, size_t mapped, int *count) {
     return (const ElfW(Phdr) *)(base + eh->e_phoff);
 }
 
-// End of the address range the PT_LOAD segments of the image mapped at
-// `base` span (load_bias + highest p_vaddr + p_memsz), or 0 when unknown.
-static uintptr_t elf_load_end(uintptr_t base, size_t mapped, uintptr_t bias) {
-    int n = 0;
-    const ElfW(Phdr) *ph = fl_elf_phdrs(base, mapped, &n);
-    uintptr_t top = 0;
-    for (int i = 0; ph && i < n; i++) {
-        if (ph[i].p_type != PT_LOAD) continue;
-        uintptr_t seg_end = (uintptr_t)ph[i].p_vaddr + (uintptr_t)ph[i].p_memsz;
-        if (seg_end < ph[i].p_vaddr) return 0;
-        if (seg_end > top) top = seg_end;
-    }
-    if (top == 0 || bias + top < bias) return 0;
-    return bias + top;
-}
+/// Program headers copied per image: more than any toolchain here writes
+/// (Swift executables have about 13).
+#define HEADERS_MAX 40
+/// Bytes of a PT_NOTE segment searched for the build-id.
+#define NOTES_MAX 512
 
-int fl_elf_build_id(uintptr_t base, size_t mapped, unsigned char *out, int cap, uintptr_t *load_bias) {
-    int phnum = 0;
-    const ElfW(Phdr) *ph = fl_elf_phdrs(base, mapped, &phnum);
-    if (!ph) return 0;
-    uintptr_t bias = base;
-    for (int i = 0; i < phnum; i++) {
+// Reads the ELF header, program headers and build-id note of the image
+// whose first `mapped` bytes are mapped at `base`: sets img->load_bias
+// (left at `base` when there is no header) and img->build_id, and returns
+// the end of the address range its PT_LOAD segments span (0 when
+// unknown). Every byte is copied, not read in place: a file truncated
+// under its mapping (a data file another process shortened) raises SIGBUS
+// when its pages are touched, and this runs in the crash handler and in
+// the shim's checks at exit, where a healthy program then died of SIGBUS.
+static uintptr_t read_image_header(uintptr_t base, size_t mapped, fl_image *img) {
+    ElfW(Ehdr) eh;
+    if (mapped < sizeof eh || fl_copy_own_memory(base, &eh, sizeof eh) != 0) return 0;
+    if (eh.e_ident[EI_MAG0] != ELFMAG0 || eh.e_ident[EI_MAG1] != ELFMAG1 || eh.e_ident[EI_MAG2] != ELFMAG2 ||
+        eh.e_ident[EI_MAG3] != ELFMAG3 || eh.e_phnum == 0 || eh.e_phnum > HEADERS_MAX)
+        return 0;
+    size_t ph_bytes = (size_t)eh.e_phnum * sizeof(ElfW(Phdr));
+    if (eh.e_phoff > mapped || ph_bytes > mapped - eh.e_phoff) return 0;
+    ElfW(Phdr) ph[HEADERS_MAX];
+    if (fl_copy_own_memory(base + eh.e_phoff, ph, ph_bytes) != 0) return 0;
+    int n = eh.e_phnum;
+    uintptr_t bias = base, top = 0;
+    for (int i = 0; i < n; i++) {
         if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) { bias = base - (ph[i].p_vaddr & ~(uintptr_t)(fl_page_size() - 1)); break; }
     }
-    if (load_bias) *load_bias = bias;
-    for (int i = 0; i < phnum; i++) {
+    img->load_bias = bias;
+    for (int i = 0; i < n; i++) {
+        if (ph[i].p_type != PT_LOAD) continue;
+        uintptr_t seg_end = (uintptr_t)ph[i].p_vaddr + (uintptr_t)ph[i].p_memsz;
+        if (seg_end < ph[i].p_vaddr) { top = 0; break; }
+        if (seg_end > top) top = seg_end;
+    }
+    for (int i = 0; i < n && !img->build_id_len; i++) {
         if (ph[i].p_type != PT_NOTE) continue;
-        uintptr_t p = bias + ph[i].p_vaddr;
-        uintptr_t end = p + ph[i].p_memsz;
-        // Notes must lie in the first mapping we know to be readable.
-        if (p < base || end > base + mapped) continue;
-        while (p + sizeof(ElfW(Nhdr)) <= end) {
-            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-            uintptr_t name = p + sizeof(*nh);
-            uintptr_t desc = name + ((nh->n_namesz + 3) & ~3u);
-            uintptr_t next = desc + ((nh->n_descsz + 3) & ~3u);
-            if (next > end) break;
-            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-                ((const char *)name)[0] == 'G' && ((const char *)name)[1] == 'N' && ((const char *)name)[2] == 'U') {
-                int n = (int)nh->n_descsz < cap ? (int)nh->n_descsz : cap;
-                fl_memcpy(out, (const void *)desc, (size_t)n);
-                return n;
+        uintptr_t at = bias + ph[i].p_vaddr;
+        size_t len = ph[i].p_memsz < NOTES_MAX ? (size_t)ph[i].p_memsz : NOTES_MAX;
+        // Notes must lie in the first mapping, which is known to be readable.
+        if (at < base || at - base > mapped || len > mapped - (at - base)) continue;
+        unsigned char notes[NOTES_MAX];
+        if (fl_copy_own_memory(at, notes, len) != 0) continue;
+        size_t p = 0;
+        while (p + sizeof(ElfW(Nhdr)) <= len) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(notes + p);
+            size_t name = p + sizeof *nh;
+            size_t desc = name + ((nh->n_namesz + 3) & ~3u);
+            size_t next = desc + ((nh->n_descsz + 3) & ~3u);
+            if (next > len) break;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && notes[name] == 'G' && notes[name + 1] == 'N' &&
+                notes[name + 2] == 'U') {
+                int k = (int)nh->n_descsz < FL_BUILD_ID_MAX ? (int)nh->n_descsz : FL_BUILD_ID_MAX;
+                fl_memcpy(img->build_id, notes + desc, (size_t)k);
+                img->build_id_len = k;
+                break;
             }
             p = next;
         }
     }
-    return 0;
+    if (top == 0 || bias + top < bias) return 0;
+    return bias + top;
 }
 
 // Parses one /proc/self/maps line into the list. `*load_end` carries the
@@ -76,7 +93,7 @@ static void add_line(fl_image_list *list, const char *line, uintptr_t *load_end)
     if (*p++ != '-') return;
     uintptr_t end = fl_parse_hex(p, &p);
     if (*p++ != ' ') return;
-    char perm_r = p[0];
+    char perm_r = p[0], perm_shared = p[3];
     p += 5;
     uintptr_t offset = fl_parse_hex(p, &p);
     // Skip " dev inode" to the path column.
@@ -105,11 +122,8 @@ static void add_line(fl_image_list *list, const char *line, uintptr_t *load_end)
     img->end = end;
     img->load_bias = start;
     img->build_id_len = 0;
-    *load_end = 0;
-    if (perm_r == 'r') {
-        img->build_id_len = fl_elf_build_id(start, end - start, img->build_id, FL_BUILD_ID_MAX, &img->load_bias);
-        *load_end = elf_load_end(start, end - start, img->load_bias);
-    }
+    // The loader maps images private: a shared mapping is a data file, left unread.
+    *load_end = perm_r == 'r' && perm_shared != 's' ? read_image_header(start, end - start, img) : 0;
 }
 
 int fl_images_load(fl_image_list *list) {

@@ -35,6 +35,7 @@ int victim_setid_loader_locked(void);  // setid_loader_locked.c
 void victim_crash_as_nobody(const char *how);  // temporary_euid.c
 int victim_exec_as_nobody(char **argv);  // exec_after_drop.c
 int victim_refused_siblings(char **args);  // exec_after_drop.c
+int victim_truncated_mapping(const char *how);  // truncated_mapping.c
 int victim_interposer_results(void);  // review_interpose.c
 void victim_crash_while_cancelled(void);  // review_cancel.c
 void victim_crash_beside_cancelled(void);  // review_cancel.c
@@ -466,6 +467,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"calls-while-cancelled", "as root, with a pthread_cancel of its own pending: unshare(CLONE_NEWUSER), then setresuid(-1, -1, -1) with a handler on SIGRTMIN+8; exit 1 unless both return 0"},
     {"interposer-results", "capset, prctl, setgroups, unshare and setns with arguments the kernel refuses: exit 1 unless each returns what the raw syscall returns, and no-op setresuid and prctl keep errno"},
     {"setid-loader-locked", "the first setresuid(-1, -1, -1), unshare(0), setrlimit (the same limit) and close_range (of no fd) while another thread's dlopen holds the loader's lock; exit 0 when all succeed"},
+    {"truncated-mapping", "[crash] map two files (shared, private) and cut them to 0 bytes, lose a 61-byte block, then exit 0 (or crash: SIGSEGV store through NULL)"},
     {"exit", "exit with the status given as the next argument (default 0)"},
 };
 
@@ -513,6 +515,7 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "crash-as-nobody")) victim_crash_as_nobody(argv[2]);
     else if (!strcmp(c, "exec-as-nobody")) return victim_exec_as_nobody(argv + 2);
     else if (!strcmp(c, "refused-siblings")) return victim_refused_siblings(argv + 2);
+    else if (!strcmp(c, "truncated-mapping")) return victim_truncated_mapping(argv[2]);
     else if (!strcmp(c, "crash-after-namespaces")) victim_crash_after_namespaces(argv[2]);
     else if (!strcmp(c, "crash-while-cancelled")) victim_crash_while_cancelled();
     else if (!strcmp(c, "crash-beside-cancelled")) victim_crash_beside_cancelled();

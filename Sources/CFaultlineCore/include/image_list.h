@@ -44,8 +44,4 @@ int fl_images_find(const fl_image_list *list, uintptr_t addr);
 /// program headers.
 const ElfW(Phdr) *fl_elf_phdrs(uintptr_t base, size_t mapped, int *count);
 
-/// Reads the GNU build-id note of the ELF image mapped at `base`
-/// (readable memory is checked by the caller). Returns its length or 0.
-int fl_elf_build_id(uintptr_t base, size_t mapped, unsigned char *out, int cap, uintptr_t *load_bias);
-
 #endif

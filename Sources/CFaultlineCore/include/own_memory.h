@@ -11,4 +11,10 @@
 /// refused (a seccomp filter). Async-signal-safe.
 int fl_read_own_memory(uintptr_t addr, void *out, size_t len);
 
+/// As fl_read_own_memory, but where the kernel refuses the copy (a seccomp
+/// filter: EPERM, ENOSYS) the bytes are read in place. Returns 0, or -1
+/// when any byte is unmapped or cannot be read (a page past the end of a
+/// truncated file). Async-signal-safe.
+int fl_copy_own_memory(uintptr_t addr, void *out, size_t len);
+
 #endif
