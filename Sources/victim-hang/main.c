@@ -8,6 +8,8 @@
 #include "victim_namespaces.h"
 #include "victim_threads.h"
 
+int victim_cmd_late_answer_elsewhere(int argc, char **argv);  // late_answer_elsewhere.c
+
 #include <errno.h>
 #include <poll.h>
 #include <fcntl.h>
@@ -720,6 +722,7 @@ static const struct command k_commands[] = {
     {"select-sleep", cmd_select_sleep_then_spin, "[MS] sleeps in select and poll on no descriptor, then computes MS (2500) ms (no hang expected)"},
     {"spin-holding-loader-lock", cmd_spin_holding_loader_lock, "[MS] as spin-recover, while thread 'lock-holder' sits inside a dl_iterate_phdr callback for ever (holding the dynamic linker's lock)"},
     {"late-answers", cmd_late_answers, "[MS] as spin-recover, while threads late-0 and late-1 sit in vfork 70 ms at a time (they answer sample requests after the requester gave up) and steady-a and steady-b wait in pause"},
+    {"late-answer-elsewhere", victim_cmd_late_answer_elsewhere, "[MS] as spin-recover, while late-0 answers each stack request 60 ms late (the next one open) and slow-1 never"},
     {"sleep-main", cmd_sleep_main, "[MS] main thread sleeps MS (3000) ms in nanosleep"},
     {"heartbeat-stall", cmd_heartbeat_stall, "[MS] heartbeat loop stuck MS (3000) ms in a loop of 1 ms sleeps"},
     {"abba", cmd_abba, "main and abba-worker lock A/B in opposite orders"},
