@@ -9,6 +9,7 @@
 #include "victim_threads.h"
 
 int victim_cmd_late_answer_elsewhere(int argc, char **argv);  // late_answer_elsewhere.c
+int victim_cmd_busy_short_polls(int argc, char **argv);  // busy_short_polls.c
 
 #include <errno.h>
 #include <poll.h>
@@ -734,6 +735,7 @@ static const struct command k_commands[] = {
     {"rwlock-cycle", cmd_rwlock_cycle, "main waits to write an rwlock rw-worker writes; rw-worker waits for main's mutex"},
     {"rwlock-held", cmd_rwlock_held, "main reads an rwlock that rw-writer holds for writing while it sleeps"},
     {"busy-responsive", cmd_busy_responsive, "[MS] 30 ms work items with poll between them"},
+    {"busy-short-polls", victim_cmd_busy_short_polls, "[MS] 30 ms work items with 0.2 ms waits in poll between them (a timerfd)"},
     {"busy-heartbeat", cmd_busy_heartbeat, "[MS] 100% CPU loop with a heartbeat every 40 ms"},
     {"stop-cont", cmd_stop_cont, "[MS] heartbeat loop stopped (SIGSTOP) for MS ms, then continued"},
     {"under-tracer", cmd_under_tracer, "[MS] spin MS ms while a ptrace tracer is attached"},
