@@ -10,6 +10,7 @@
 
 int victim_cmd_late_answer_elsewhere(int argc, char **argv);  // late_answer_elsewhere.c
 int victim_cmd_busy_short_polls(int argc, char **argv);  // busy_short_polls.c
+int victim_cmd_timed_cycle(int argc, char **argv);  // timed_cycle.c
 
 #include <errno.h>
 #include <poll.h>
@@ -728,6 +729,7 @@ static const struct command k_commands[] = {
     {"heartbeat-stall", cmd_heartbeat_stall, "[MS] heartbeat loop stuck MS (3000) ms in a loop of 1 ms sleeps"},
     {"abba", cmd_abba, "main and abba-worker lock A/B in opposite orders"},
     {"cycle3", cmd_cycle3, "main, cycle-worker-1 and cycle-worker-2 in a three-lock cycle"},
+    {"timed-cycle", victim_cmd_timed_cycle, "main and timed-worker lock two mutexes in opposite orders with timed waits; main gives up after 1 s (no deadlock expected)"},
     {"relock", cmd_relock, "main locks a default mutex twice"},
     {"orphaned-lock", cmd_orphaned_lock, "main waits for a mutex whose owner exited"},
     {"join-cycle", cmd_join_cycle, "main joins a worker that waits for main's lock"},
