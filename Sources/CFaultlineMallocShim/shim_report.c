@@ -385,19 +385,35 @@ static const char *alloc_name(unsigned kind) {
     }
 }
 
+// The start of a mismatch's section: the thread, then `kind`'s object
+// with the call and how the block was allocated; returns write_thread's
+// count for write_released. The caller adds its fields and ends it with
+// end_mismatch.
+static int begin_mismatch(fl_json *w, const char *kind, const char *operation, const void *p, const char *allocation) {
+    int n = write_thread(w);
+    begin_call(w, kind, "deallocation", operation, p);
+    fl_json_string(w, "allocation", allocation);
+    return n;
+}
+
+// Ends the section begin_mismatch began, writes the live block and its
+// stacks, and starts the stderr line with the call.
+static void end_mismatch(fl_json *w, line *l, const char *kind, const char *operation, const void *p, const shim_block *copy, int n) {
+    fl_json_end_object(w);
+    write_released(w, copy, p, SHIM_LIVE, "deallocation_stack", n);
+    l->len = 0;
+    add_call(l, kind, operation, p);
+}
+
 void shim_report_alloc_dealloc_mismatch(const void *p, const char *operation) {
     fl_json *w = begin_release_error("alloc_dealloc_mismatch", "alloc-dealloc mismatch", p);
     if (!w) return;
     // Live, and this thread is releasing it: its header is whole.
     shim_block copy = *shim_block_from_user(p);
     const char *allocation = alloc_name(copy.alloc_kind);
-    int n = write_thread(w);
-    begin_call(w, "alloc_dealloc_mismatch", "deallocation", operation, p);
-    fl_json_string(w, "allocation", allocation);
-    fl_json_end_object(w);
-    write_released(w, &copy, p, SHIM_LIVE, "deallocation_stack", n);
-    line l = {.len = 0};
-    add_call(&l, "alloc_dealloc_mismatch", operation, p);
+    int n = begin_mismatch(w, "alloc_dealloc_mismatch", operation, p, allocation);
+    line l;
+    end_mismatch(w, &l, "alloc_dealloc_mismatch", operation, p, &copy, n);
     add(&l, " of a ");
     add_u(&l, copy.size);
     add(&l, "-byte block allocated with ");
@@ -427,17 +443,13 @@ void shim_report_new_delete_type_mismatch(const void *p, const char *operation, 
     const char *allocation = alloc_name(copy.alloc_kind);
     uint64_t allocated_align = shim_new_align_bytes(copy.new_align);
     int wrong_size = size && size != copy.size, wrong_align = shim_new_align_code(align) != copy.new_align;
-    int n = write_thread(w);
-    begin_call(w, "new_delete_type_mismatch", "deallocation", operation, p);
-    fl_json_string(w, "allocation", allocation);
+    int n = begin_mismatch(w, "new_delete_type_mismatch", operation, p, allocation);
     fl_json_uint(w, "allocated_size", copy.size);
     if (size) fl_json_uint(w, "deallocated_size", size);  // absent: an unsized delete
     fl_json_uint(w, "allocated_alignment", allocated_align);
     fl_json_uint(w, "deallocated_alignment", align);
-    fl_json_end_object(w);
-    write_released(w, &copy, p, SHIM_LIVE, "deallocation_stack", n);
-    line l = {.len = 0};
-    add_call(&l, "new_delete_type_mismatch", operation, p);
+    line l;
+    end_mismatch(w, &l, "new_delete_type_mismatch", operation, p, &copy, n);
     add(&l, " given ");
     if (wrong_size) { add(&l, "size "); add_u(&l, size); }
     if (wrong_size && wrong_align) add(&l, " and ");
