@@ -12,10 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// glibc 2.35+; weak, so the shim still loads on an older one (then every
-// address counts as in an object).
-extern int _dl_find_object(void *address, struct dl_find_object *result) __attribute__((weak));
-
 /// 1 when the walk may go on from this thread's frame `fp` to the saved
 /// frame pointer `next`: above it, and a whole frame record (saved frame
 /// pointer, return address) below the top `hi` of the stack. (Written
@@ -36,7 +32,7 @@ static inline int shim_fp_ret_ok(uintptr_t ret) {
 }
 
 /// 1 when `ret` lies in a loaded object (the executable, a library), by
-/// glibc's lock-free lookup. Asked of frame 1 only: a function without a
+/// glibc's lock-free lookup (2.35+; the shim needs 2.34's symbols anyway). Asked of frame 1 only: a function without a
 /// frame pointer that called the allocator with %rbp pointing at data in
 /// its stack frame gave a "frame 1" that was a heap or mapping address
 /// (`?` after frame 0 in every such leak group of ld.gold and the Swift
@@ -45,7 +41,7 @@ static inline int shim_fp_ret_ok(uintptr_t ret) {
 /// made at run time (a JIT's, in no object) may sit there.
 static inline int shim_fp_in_object(uintptr_t ret) {
     struct dl_find_object found;
-    return !_dl_find_object || _dl_find_object((void *)ret, &found) == 0;
+    return _dl_find_object((void *)ret, &found) == 0;
 }
 
 /// 1 when the walk from `here`, the walking function's frame, goes past
