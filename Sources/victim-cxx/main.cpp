@@ -11,11 +11,13 @@
 int victim_deepbind_cxx_main(int argc, char **argv);  // review3_deepbind.cpp
 int victim_own_new_library_main(int argc, char **argv);  // review3_own_new_library.cpp
 int victim_churn_rethrow_main(int argc, char **argv);  // churn_rethrow.cpp
+int victim_small_altstack_callback_main(int argc, char **argv);  // small_altstack_callback.cpp
 
 int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "deepbind-cxx")) return victim_deepbind_cxx_main(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "own-new-library")) return victim_own_new_library_main(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "churn-rethrow")) return victim_churn_rethrow_main(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "small-altstack-callback-fault")) return victim_small_altstack_callback_main(argc, argv);
     if (argc >= 2 && !strncmp(argv[1], "leak-", 5)) return victim_leak_main(argc, argv);
     if (argc >= 2 && !strncmp(argv[1], "heap-", 5)) return victim_heap_main(argc, argv);
     if (argc >= 2 && !strncmp(argv[1], "new-delete-", 11)) return victim_new_delete_main(argc, argv);
