@@ -30,6 +30,7 @@ void victim_dup2_churn(void);  // fd_churn.c
 void victim_crash_holding_loader_lock(void);  // loader_lock.c
 void victim_crash_inside_loader_callback(void);  // loader_lock.c
 void victim_crash_with_blocking_callback(void);  // blocking_callback.c
+void victim_namespaces_leave_threads(void);
 int victim_privilege_drop(const char *mode);  // privilege_drop.c
 int victim_setid_loader_locked(void);  // setid_loader_locked.c
 void victim_crash_as_nobody(const char *how);  // temporary_euid.c
@@ -517,6 +518,7 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "refused-siblings")) return victim_refused_siblings(argv + 2);
     else if (!strcmp(c, "truncated-mapping")) return victim_truncated_mapping(argv[2]);
     else if (!strcmp(c, "crash-after-namespaces")) victim_crash_after_namespaces(argv[2]);
+    else if (!strcmp(c, "namespaces-leave-threads")) victim_namespaces_leave_threads();
     else if (!strcmp(c, "crash-while-cancelled")) victim_crash_while_cancelled();
     else if (!strcmp(c, "crash-beside-cancelled")) victim_crash_beside_cancelled();
     else if (!strcmp(c, "calls-while-cancelled")) return victim_calls_while_cancelled();
