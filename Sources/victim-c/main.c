@@ -463,6 +463,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"exec-as-nobody", "as root: become uid and gid 65534 for a while (setegid, seteuid) and exec PROG [ARGS] (a product next to victim-c when PROG has no '/')"},
     {"refused-siblings", "[N] [permanent|temporary] as root: a forked server becomes 65534 (for good) and starts N (4) children at once that exec 'victim-c exit'; count the tree's 'cannot write reports' lines"},
     {"crash-after-namespaces", "as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then SIGSEGV on main; threaded: with thread 'prog-worker' running, so each step fails with EINVAL or EUSERS"},
+    {"namespaces-leave-threads", "as root, with thread 'prog-worker' running: the crash-after-namespaces steps (each refused), with the ids of Faultline's threads taken before and after, then SIGSEGV on main"},
     {"crash-while-cancelled", "SIGSEGV on thread 'cancelled', which has a pthread_cancel pending (no cancellation point reached)"},
     {"crash-beside-cancelled", "SIGSEGV on main while thread 'waiter' waits in a raw futex call with a pthread_cancel pending"},
     {"calls-while-cancelled", "as root, with a pthread_cancel of its own pending: unshare(CLONE_NEWUSER), then setresuid(-1, -1, -1) with a handler on SIGRTMIN+8; exit 1 unless both return 0"},
