@@ -4,6 +4,7 @@
 // kernel's OOM killer with SIGKILL, which no handler can catch. Growth
 // happens in named, non-inlined functions so the malloc shim's allocation
 // stacks (in the memory monitor's breadcrumbs) name them.
+#include "nested_child_oom.h"
 #include "nobody_children.h"
 #include "stall_at_limit.h"
 #include "victim_threads.h"
@@ -432,6 +433,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(cmd, "exec-fails")) victim_exec_fails(a ? parse_size("STEP", a) : 256 * KiB, b ? parse_ms("MS", b) : 20);
     else if (!strcmp(cmd, "stall-at-limit")) victim_stall_at_limit("/proc/self/exe");
     else if (!strcmp(cmd, "nobody-children")) victim_nobody_children();
+    else if (!strcmp(cmd, "nested-child-oom")) victim_nested_child_oom();
     else {
         fprintf(stderr, "victim-oom: unknown command '%s'\n", cmd);
         usage();

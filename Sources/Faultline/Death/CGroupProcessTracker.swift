@@ -109,11 +109,25 @@ public final class CGroupProcessTracker: Sendable {
         var below: [String: UInt64] = [:]
         while !stopRequested.load(ordering: .acquiring) {
             pollOnce(lastCount: &last, below: &below)
-            OOMNotification.wait(notify, wake: wakeRead, milliseconds: intervalMs)
+            if OOMNotification.wait(notify, wake: wakeRead, milliseconds: intervalMs) { pollUntilRise(&last, &below) }
         }
         pollOnce(lastCount: &last, below: &below)
         notify?.close()
         done.signal()
+    }
+
+    /// After an OOM notification: polls every 250 µs for up to 50 ms, until
+    /// the counter rises. The kernel counts the kill just after it notifies;
+    /// on v1 a kill in a cgroup below counts only there, and a program that
+    /// removes that cgroup once its child is gone (a few ms later) took the
+    /// count with it before the next 10 ms poll
+    /// (`memory-limits.nested-oom-removed`).
+    private func pollUntilRise(_ last: inout UInt64, _ below: inout [String: UInt64]) {
+        let start = last
+        for _ in 0..<200 where last == start && !stopRequested.load(ordering: .acquiring) {
+            usleep(250)
+            pollOnce(lastCount: &last, below: &below)
+        }
     }
 
     /// `below`: cgroup v1, the highest `oom_kill` seen in each cgroup below.
@@ -226,11 +240,12 @@ struct OOMNotification: CustomStringConvertible {
     }
 
     /// Waits until the notification (when there is one) fires, `wake`
-    /// becomes readable, or `milliseconds` pass.
-    static func wait(_ n: OOMNotification?, wake: Int32, milliseconds: Double) {
+    /// becomes readable, or `milliseconds` pass; true when it fired.
+    @discardableResult
+    static func wait(_ n: OOMNotification?, wake: Int32, milliseconds: Double) -> Bool {
         var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
         if let n { fds.append(pollfd(fd: n.fd, events: Int16(n.version == .v1 ? POLLIN : POLLPRI), revents: 0)) }
-        guard poll(&fds, nfds_t(fds.count), Int32(milliseconds)) > 0, let n, fds.count > 1, fds[1].revents != 0 else { return }
+        guard poll(&fds, nfds_t(fds.count), Int32(milliseconds)) > 0, let n, fds.count > 1, fds[1].revents != 0 else { return false }
         var buf = [UInt8](repeating: 0, count: 512)
         if n.version == .v1 {
             _ = read(n.fd, &buf, 8)
@@ -239,6 +254,7 @@ struct OOMNotification: CustomStringConvertible {
             _ = lseek(n.fd, 0, SEEK_SET)
             _ = read(n.fd, &buf, buf.count)
         }
+        return true
     }
 
     func close() {
