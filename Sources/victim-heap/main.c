@@ -672,6 +672,7 @@ static const struct command k_commands[] = {
     {"read-after-release", read_after_release, "SIGSEGV: walk a list whose first node already left a 4-block quarantine"},
     {"double-free", double_free, "free the same block twice"},
     {"double-free-out-of-fds", double_free_out_of_fds, "open /dev/null until EMFILE, then free two blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"},
+    {"double-free-out-of-fds-refill", double_free_out_of_fds_refill, "out of fds, free a block twice, use up the fds again, free another twice (with FAULTLINE_HALT_ON_ERROR=0)"},
     {"double-free-while-cancelled", double_free_while_cancelled, "a worker with a pending pthread_cancel frees a block twice"},
     {"double-free-after-main", double_free_after_main, "free a block twice on a worker after the main thread called pthread_exit"},
     {"double-free-lines", double_free_lines, "free the same block twice, each free on a line of its own"},

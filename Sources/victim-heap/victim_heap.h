@@ -36,6 +36,9 @@ int exit_in_handler(void);
 int write_after_free_many(void);
 /// A worker with a pending pthread_cancel frees a block twice.
 int double_free_while_cancelled(void);
+/// Out of fds, frees a block twice, uses up the fds again, and frees
+/// another block twice (run with FAULTLINE_HALT_ON_ERROR=0).
+int double_free_out_of_fds_refill(void);
 /// Frees 1000 blocks twice each (run with FAULTLINE_HALT_ON_ERROR=0).
 int double_free_repeated(void);
 /// Loads libVictimDeepbind.so with RTLD_DEEPBIND; frees and reallocates
