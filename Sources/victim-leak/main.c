@@ -47,6 +47,8 @@
 //                   for S seconds sends itself SIG (FAULTLINE_LEAK_SIGNAL)
 //                   and forks 20 children that exit(0) at once, each given
 //                   5 s to end
+//   check-under-signal-flood [N]: N (20) on-demand checks while a thread
+//                   sends main SIGUSR1 without pause (check_under_signal_flood.c)
 //   check-under-setxid [N] as root: N (20) on-demand checks while 3 threads
 //                   loop on seteuid (check_under_setxid.c)
 //   checks-while-euid-flips [N] as root: loses 77 bytes, then N (50)
@@ -94,6 +96,7 @@
 //                   by setegid and seteuid (real and saved ids stay 0) and
 //                   exits so (the exit check runs as nobody)
 #include "check_under_setxid.h"
+#include "check_under_signal_flood.h"
 #include "fork_during_install.h"
 #include "libc_helpers.h"
 #include "review2_realpath_old.h"
@@ -662,6 +665,8 @@ int main(int argc, char **argv) {
         return victim_signal_storm(argc > 2 ? atoi(argv[2]) : 4, argc > 3 ? atoi(argv[3]) : 10);
     } else if (!strcmp(cmd, "fork-during-checks")) {
         return fork_during_checks(argc > 2 ? atoi(argv[2]) : 45, argc > 3 ? atoi(argv[3]) : 3);
+    } else if (!strcmp(cmd, "check-under-signal-flood")) {
+        return victim_check_under_signal_flood(argc > 2 ? atoi(argv[2]) : 20);
     } else if (!strcmp(cmd, "check-under-setxid")) {
         return victim_check_under_setxid(argc > 2 ? atoi(argv[2]) : 20);
     } else if (!strcmp(cmd, "checks-while-euid-flips")) {
@@ -701,7 +706,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|no-frame-pointer|libc-helpers|libc-helper-jump|libc-helper-reentry|libc-wrapper-loader-locked|exit-loader-locked|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|checks-while-euid-flips [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|no-frame-pointer|libc-helpers|libc-helper-jump|libc-helper-reentry|libc-wrapper-loader-locked|exit-loader-locked|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|check-under-signal-flood [N]|checks-while-euid-flips [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
         return 2;
     }
     return 0;
