@@ -35,8 +35,7 @@ void fl_report_dir_after_setxid(void) {
     const char *path = fl_report_dir_path_opened();
     // With other threads, getenv could meet a concurrent setenv too.
     if (!path || !path[0] || fl_program_threads() != 1) { errno = saved; return; }
-    const char *said = getenv(FL_REPORT_DIR_REFUSED_ENV);  // no allocation
-    if (said && fl_streq(said, path)) { errno = saved; return; }
+    if (fl_report_dir_refusal_said(path)) { errno = saved; return; }
     int err = refused_now();
     if (err == EACCES || err == EPERM) {
         size_t n = fl_strlcpy(g_entry, FL_REPORT_DIR_REFUSED_ENV "=", sizeof g_entry);

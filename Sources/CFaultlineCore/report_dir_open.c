@@ -68,9 +68,11 @@ int fl_report_dir_open(const char *path, int quiet) {
         fd = open_at_real_ids(path);
         if (fd < 0) errno = err;  // the reason at the ids the process runs at
     }
-    if (fd < 0 && !quiet) {
-        const char *said = getenv(FL_REPORT_DIR_REFUSED_ENV);  // no allocation
-        if (!said || !fl_streq(said, path)) fl_report_dir_say_refused(path, errno);
-    }
+    if (fd < 0 && !quiet && !fl_report_dir_refusal_said(path)) fl_report_dir_say_refused(path, errno);
     return fd;
+}
+
+int fl_report_dir_refusal_said(const char *path) {
+    const char *said = getenv(FL_REPORT_DIR_REFUSED_ENV);  // no allocation
+    return said && fl_streq(said, path);
 }

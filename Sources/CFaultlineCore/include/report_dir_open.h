@@ -29,6 +29,10 @@
 /// starts.
 int fl_report_dir_open(const char *path, int quiet);
 
+/// 1 when FAULTLINE_REPORT_DIR_REFUSED names `path`: this process tree has
+/// said already that it cannot write there. No allocation.
+int fl_report_dir_refusal_said(const char *path);
+
 /// The line fl_report_dir_open writes on stderr for directory `path`,
 /// which the process cannot write into for reason `err` (an errno value;
 /// EACCES and EPERM name the effective uid): "faultline: cannot write
