@@ -18,43 +18,32 @@
 
 #if defined(__x86_64__)
 // Written in assembly: the compiler would keep the frame pointer the
-// victims are built with. %rbp is saved (it is callee-saved), described
-// by CFI, and loaded with a number that is no frame record's address.
+// victims are built with. NO_FRAME_POINTER_CALLER(name, callee) defines
+// `name`, which passes its arguments on to `callee`: %rbp is saved (it is
+// callee-saved), described by CFI, and loaded with a number that is no
+// frame record's address.
+#define NO_FRAME_POINTER_CALLER(name, callee)      \
+    __asm__(".text\n"                              \
+            ".globl " #name "\n"                   \
+            ".type " #name ", @function\n"         \
+            #name ":\n"                            \
+            ".cfi_startproc\n"                     \
+            "    push %rbp\n"                      \
+            ".cfi_def_cfa_offset 16\n"             \
+            ".cfi_offset %rbp, -16\n"              \
+            "    mov $0x5eed, %ebp\n"              \
+            "    call " #callee "@PLT\n"           \
+            "    pop %rbp\n"                       \
+            ".cfi_def_cfa_offset 8\n"              \
+            "    ret\n"                            \
+            ".cfi_endproc\n"                       \
+            ".size " #name ", .-" #name "\n");
+
 void *victim_alloc_without_frame_pointer(size_t size);
-__asm__(
-    ".text\n"
-    ".globl victim_alloc_without_frame_pointer\n"
-    ".type victim_alloc_without_frame_pointer, @function\n"
-    "victim_alloc_without_frame_pointer:\n"
-    ".cfi_startproc\n"
-    "    push %rbp\n"
-    ".cfi_def_cfa_offset 16\n"
-    ".cfi_offset %rbp, -16\n"
-    "    mov $0x5eed, %ebp\n"
-    "    call malloc@PLT\n"
-    "    pop %rbp\n"
-    ".cfi_def_cfa_offset 8\n"
-    "    ret\n"
-    ".cfi_endproc\n"
-    ".size victim_alloc_without_frame_pointer, .-victim_alloc_without_frame_pointer\n");
+NO_FRAME_POINTER_CALLER(victim_alloc_without_frame_pointer, malloc)
 
 char *victim_strdup_without_frame_pointer(const char *text);
-__asm__(
-    ".text\n"
-    ".globl victim_strdup_without_frame_pointer\n"
-    ".type victim_strdup_without_frame_pointer, @function\n"
-    "victim_strdup_without_frame_pointer:\n"
-    ".cfi_startproc\n"
-    "    push %rbp\n"
-    ".cfi_def_cfa_offset 16\n"
-    ".cfi_offset %rbp, -16\n"
-    "    mov $0x5eed, %ebp\n"
-    "    call strdup@PLT\n"
-    "    pop %rbp\n"
-    ".cfi_def_cfa_offset 8\n"
-    "    ret\n"
-    ".cfi_endproc\n"
-    ".size victim_strdup_without_frame_pointer, .-victim_strdup_without_frame_pointer\n");
+NO_FRAME_POINTER_CALLER(victim_strdup_without_frame_pointer, strdup)
 
 void *victim_alloc_with_data_in_rbp(size_t size, void *data);
 __asm__(
