@@ -33,6 +33,24 @@ import Testing
         #expect(lines[3].hasPrefix("    48 bytes in 1 block(s) definitely lost at make_list (main.c:"))
     }
 
+    /// A stripped program's own frames have no symbol: the group is named
+    /// by the first of them as image + offset, not by the first named frame
+    /// below it (`__libc_start_call_main` for every group of a stripped tar).
+    @Test func aStrippedProgramsGroupIsNamedByItsOwnFrame() throws {
+        let objcopy = try #require(ToolLocator.find("llvm-objcopy", preferNextTo: "swift") ?? ToolLocator.find("objcopy"),
+                                   "no llvm-objcopy next to swift and no objcopy on PATH")
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let stripped = "\(dir)/stripped-leak"
+        let strip = try runProgram(objcopy, ["--strip-all", try BuildProducts.path("victim-leak"), stripped])
+        #expect(strip.status == 0, "\(strip.stderr)")
+        let run = try runProgram(try BuildProducts.path("faultline"), ["exec", "--report-dir", "\(dir)/r", "--leaks", "--", stripped, "list"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(run.stderr.split(separator: "\n").first { $0.contains("48 bytes in 1 block(s) definitely lost at ") },
+                                "\(run.stderr)")
+        #expect(line.range(of: #"definitely lost at stripped-leak \+ 0x[0-9a-f]+$"#, options: .regularExpression) != nil, "\(line)")
+    }
+
     @Test func growthReportNamesTheGrowingStack() throws {
         let reports = try leakReports(["growth", "30", "20"],
                                       env: ["FAULTLINE_LEAK_GROWTH_MS": "60", "FAULTLINE_LEAK_GROWTH_SNAPSHOTS": "3"])

@@ -59,7 +59,7 @@ public struct LeakSummary: Sendable {
         var out = "  \(r.process.name ?? "?") (pid \(r.process.pid), \(trigger)): \(Self.totals(of: r))\n"
         let groups = r.sections["groups"]?.arrayValue ?? []
         for g in groups.prefix(maxGroups) {
-            out += "    \(Self.groupTitle(g)) at \(origin(g["allocation_stack"]))\n"
+            out += "    \(Self.groupTitle(g)) at \(origin(g["allocation_stack"], images: r.images))\n"
         }
         if groups.count > maxGroups { out += "    … \(groups.count - maxGroups) more group(s) in the report\n" }
         return out
@@ -70,15 +70,17 @@ public struct LeakSummary: Sendable {
         let growth = Int(g?["growth_bytes"]?.numberValue ?? 0), live = Int(g?["live_bytes"]?.numberValue ?? 0)
         let n = Int(g?["snapshots"]?.numberValue ?? 0)
         return "  \(r.process.name ?? "?") (pid \(r.process.pid)): growing by \(growth) bytes over \(n) snapshots (now \(live) live bytes) at "
-            + "\(origin(r.sections["allocation_stack"]))\n"
+            + "\(origin(r.sections["allocation_stack"], images: r.images))\n"
     }
 
-    /// "function (file:line)" of the first frame that is not an allocator,
-    /// else the first frame's image+offset.
-    func origin(_ stack: JSONValue?) -> String {
+    /// "function (file:line)" of the first frame that is not an allocator;
+    /// "image + offset" when that frame has no symbol (a stripped program's
+    /// own code: naming the first symbolized frame below it would name
+    /// `__libc_start_call_main` for every leak of a stripped `tar`).
+    func origin(_ stack: JSONValue?, images: [Report.Image]?) -> String {
         guard let frames = stack?.arrayValue, !frames.isEmpty else { return "(stack not recorded)" }
         for f in frames {
-            guard let name = f["symbol"]?["function"]?.stringValue else { continue }
+            guard let name = f["symbol"]?["function"]?.stringValue else { return unsymbolized(f, images: images) }
             if Self.allocatorFunctions.contains(name) { continue }
             var text = name
             if let file = f["symbol"]?["file"]?.stringValue {
@@ -88,7 +90,14 @@ public struct LeakSummary: Sendable {
             }
             return text
         }
-        let f = frames[0]
-        return "\(f["pc"]?.stringValue ?? "?") (image \(Int(f["image"]?.numberValue ?? -1)) + \(f["offset"]?.stringValue ?? "?"))"
+        return unsymbolized(frames[0], images: images)
+    }
+
+    /// `tar + 0x4ed99`, or the pc when the frame lies in no known image.
+    private func unsymbolized(_ f: JSONValue, images: [Report.Image]?) -> String {
+        let pc = f["pc"]?.stringValue ?? "?"
+        guard let i = f["image"]?.numberValue.map(Int.init), let images, images.indices.contains(i),
+              let offset = f["offset"]?.stringValue else { return pc }
+        return "\(StackFormatter.shortName(images[i].path)) + \(offset)"
     }
 }
