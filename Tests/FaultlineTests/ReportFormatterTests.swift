@@ -111,6 +111,10 @@ import Testing
         #expect(lines[2] == "use after free: a value holds the 0x55 pattern freed blocks are scribbled with (\(reg) = 0x5555555555555555); "
             + "\(via) points at offset 0 of a quarantined 48-byte block at \(address), "
             + "allocated by thread \(report.process.pid), freed by thread \(report.process.pid)")
+        // The block's stacks as AddressSanitizer titles them, not the memory_error tree.
+        #expect(lines.contains("freed by thread \(report.process.pid) here:"), "\(lines)")
+        #expect(lines.contains("previously allocated by thread \(report.process.pid) here:"), "\(lines)")
+        #expect(!lines.contains("memory_error:") && !lines.contains { $0.hasSuffix("allocation_stack:") }, "\(lines)")
     }
 
     @Test func doubleFreeVerdictIsTheSecondLine() throws {
@@ -121,6 +125,45 @@ import Testing
         let lines = ReportFormatter().format(report).split(separator: "\n").map(String.init)
         #expect(lines[1] == "double free: free(\(pointer)) of a block already freed — a quarantined 40-byte block at \(pointer), "
             + "allocated by thread \(report.process.pid), freed by thread \(report.process.pid)")
+    }
+
+    /// A double free reads like AddressSanitizer's: the second free's
+    /// thread, then the first free and the allocation, each over its stack;
+    /// the sections the headline and those stacks show are not dumped again.
+    @Test func doubleFreeShowsTheBlocksHistoryAsAddressSanitizerDoes() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let report = Symbolicator().symbolicateWithWarnings(try ReportStore.load(path: try Victims.heap("double-free", in: dir).path)).report
+        let pid = report.process.pid
+        let lines = ReportFormatter().format(report).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let second = try #require(lines.firstIndex { $0.hasPrefix("second free by thread \(pid) \"victim-heap\" (main):") }, "\(lines)")
+        let first = try #require(lines.firstIndex(of: "first freed by thread \(pid) here:"), "\(lines)")
+        let allocated = try #require(lines.firstIndex(of: "previously allocated by thread \(pid) here:"), "\(lines)")
+        #expect(second < first && first < allocated)
+        #expect(lines[second + 1].contains("victim_free_again at "), "\(lines[second + 1])")
+        #expect(lines[first + 1].contains("victim_free_once at "), "\(lines[first + 1])")
+        #expect(lines[allocated + 1].contains("victim_alloc_buffer at "), "\(lines[allocated + 1])")
+        for raw in ["allocation_stack:", "free_stack:", "second_free_stack:", "block:", "double_free:", "  pointer:", "  state:"] {
+            #expect(!lines.contains { $0.hasPrefix(raw) }, "\(raw) printed as a tree")
+        }
+    }
+
+    /// A field the headline and the stacks do not show is still printed,
+    /// under its section's name; a second-free stack that is not the
+    /// reported thread's frames is not hidden.
+    @Test func heapFieldsNothingShowsAreStillPrinted() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let frame = #"{"pc": "0x1000", "return_address": true}"#
+        let json = #"{"schema": "faultline.report", "schema_version": 1, "id": "91c1981659bb0cbd", "kind": "double_free", "detector": "malloc_shim", "time": "2026-11-22T22:39:56.489Z", "time_unix_ms": 1795401596489, "process": {"pid": 31324, "name": "victim-heap"}, "crashed_thread": {"tid": 31324, "main": true, "frames": [{"pc": "0x2000"}]}, "double_free": {"operation": "free", "pointer": "0x7f173bc00330", "hint": "new field"}, "block": {"address": "0x7f173bc00330", "size": 40, "state": "quarantined", "allocated_by_tid": 31324, "freed_by_tid": 31324, "arena": 3}, "allocation_stack": ["# + frame + #"], "free_stack": ["# + frame + #"], "second_free_stack": [{"pc": "0x3000"}]}"#
+        try json.write(toFile: "\(dir)/a.json", atomically: true, encoding: .utf8)
+        let lines = ReportFormatter().format(try ReportStore.load(path: "\(dir)/a.json")).split(separator: "\n").map(String.init)
+        #expect(lines.contains("double_free:") && lines.contains("  hint: new field"), "\(lines)")
+        #expect(!lines.contains("  pointer: 0x7f173bc00330"), "\(lines)")
+        #expect(lines.contains("block:") && lines.contains("  arena: 3") && !lines.contains("  size: 40"), "\(lines)")
+        #expect(lines.contains("second_free_stack:"), "\(lines)")
+        #expect(lines.contains("first freed by thread 31324 here:") && lines.contains("previously allocated by thread 31324 here:"))
+        #expect(!lines.contains("allocation_stack:") && !lines.contains("free_stack:"))
     }
 
     /// The malloc shim's alloc_dealloc_mismatch, as it writes it

@@ -6,7 +6,8 @@ import Foundation
 /// the signal, the malloc
 /// shim's verdict, the Swift
 /// fatal error and stderr tail, recrash details, the crashed thread, every
-/// other thread, a leak report's groups with their stacks (`LeakReportText`),
+/// other thread, a heap block's free and allocation stacks
+/// (`HeapErrorText`), a leak report's groups with their stacks (`LeakReportText`),
 /// detector sections (any section, generically), registers and images.
 public struct ReportFormatter: Sendable {
     /// What to show and how.
@@ -62,7 +63,12 @@ public struct ReportFormatter: Sendable {
 
         if let t = report.crashedThread {
             out.append("")
-            out.append(threadTitle(t, crashed: report.signal != nil || report.kind == "crash" || report.kind == "cxx_exception"))
+            var title = threadTitle(t, crashed: report.signal != nil || report.kind == "crash" || report.kind == "cxx_exception")
+            // `second free by thread 7:` rather than `reported thread 7:`.
+            if let verb = HeapErrorText.threadVerb(report), title.hasPrefix("reported thread ") {
+                title = "\(verb) by thread " + title.dropFirst("reported thread ".count)
+            }
+            out.append(title)
             out += threadBody(t, stacks: stacks)
         }
         let threads = report.threads ?? []
@@ -78,10 +84,15 @@ public struct ReportFormatter: Sendable {
             out.append("Faultline's own threads (not sampled): " + own.joined(separator: ", "))
         }
 
+        out += HeapErrorText.body(report, stacks: stacks)
         out += LeakReportText.body(report, stacks: stacks)
         let shown = LeakReportText.handledSections(report)
+        let overrides = HeapErrorText.sectionOverrides(report)
         var sections: [(String, JSONValue)] = report.sections.filter { !shown.contains($0.key) }
-            .sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            .sorted { $0.key < $1.key }.compactMap { key, value in
+                guard let override = overrides[key] else { return (key, value) }
+                return override.map { (key, $0) }
+            }
         if let user = report.user { sections.append(("user", .object(user))) }
         for (key, value) in sections {
             out.append("")

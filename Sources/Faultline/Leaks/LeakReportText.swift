@@ -22,7 +22,7 @@ enum LeakReportText {
         case "leak_growth":
             var keys: Set<String> = []
             if r.sections["leak_growth"]?["growth_bytes"] != nil { keys.insert("leak_growth") }
-            if stack(r.sections["allocation_stack"]) != nil { keys.insert("allocation_stack") }
+            if SectionFrames.stack(r.sections["allocation_stack"]) != nil { keys.insert("allocation_stack") }
             return keys
         default:
             return []
@@ -71,7 +71,7 @@ enum LeakReportText {
             }.map(\.element)
             for g in sorted {
                 out.append("")
-                if let frames = stack(g["allocation_stack"]) {
+                if let frames = SectionFrames.stack(g["allocation_stack"]) {
                     out.append(LeakSummary.groupTitle(g) + ", allocated at:")
                     out += stacks.lines(frames, indent: "  ")
                 } else {
@@ -105,7 +105,7 @@ enum LeakReportText {
             if let us = scan["scan_us"]?.numberValue { parts.append(String(format: "scan %.2f ms", us / 1000)) }
             if !parts.isEmpty { out += ["", "scan: " + parts.joined(separator: ", ")] }
         }
-        if handled.contains("allocation_stack"), let frames = stack(r.sections["allocation_stack"]) {
+        if handled.contains("allocation_stack"), let frames = SectionFrames.stack(r.sections["allocation_stack"]) {
             out += ["", "growing allocations, allocated at:"] + stacks.lines(frames, indent: "  ")
         }
         return out
@@ -120,10 +120,5 @@ enum LeakReportText {
         case let other?: return "(trigger \(other))"
         case nil: return "(trigger not recorded)"
         }
-    }
-
-    /// The frames of a stack section, nil when it is not one.
-    private static func stack(_ value: JSONValue?) -> [Report.Frame]? {
-        value?.arrayValue.flatMap(SectionFrames.frames)
     }
 }

@@ -23,6 +23,11 @@ enum SectionFrames {
         }
     }
 
+    /// The frames of a stack section, nil when it is not one.
+    static func stack(_ value: JSONValue?) -> [Report.Frame]? {
+        value?.arrayValue.flatMap(frames)
+    }
+
     /// True when `items` is a non-empty array of objects with a `"pc"`.
     static func isStack(_ items: [JSONValue]) -> Bool {
         !items.isEmpty && items.allSatisfy { item in
