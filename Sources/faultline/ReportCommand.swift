@@ -8,8 +8,8 @@ struct ReportCommand: AsyncParsableCommand {
         commandName: "report",
         abstract: "List reports and show one, symbolicated.",
         discussion: """
-            faultline report list [DIR]          table of the reports in DIR (default ./faultline-reports)
-            faultline report show FILE|ID        one report, symbolicated, as text (or --json)
+            faultline report list [DIR]     the reports in DIR (./faultline-reports)
+            faultline report show FILE|ID   one report, symbolicated (or --json)
             """,
         subcommands: [List.self, Show.self],
         defaultSubcommand: List.self

@@ -10,11 +10,12 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Run the scenario suite, or the scenarios whose name contains a FILTER.",
         discussion: """
-            Each run gets a folder .faultline-artifacts/<time>/<scenario>/ with stdout, stderr,
+            Each run gets a folder .faultline-artifacts/<time>/<scenario>/ with stdout, stderr, \
             command, reports/ and result.json; it is kept when the scenario fails or is skipped.
-            Exit status: 0 when no scenario failed, 1 when some did, 2 for bad scenario files or
-            no matching scenario, 64 for bad options (a --scenarios or --build-dir that is not a folder), 73 when --artifacts, --junit or --json
-            cannot be written, 130 when interrupted. See docs/runner.md.
+
+            Exit status: 0 when no scenario failed, 1 when some did, 2 for bad scenario files or \
+            no matching scenario, 64 for bad options (a --scenarios or --build-dir that is not a folder), \
+            73 when --artifacts, --junit or --json cannot be written, 130 when interrupted. See docs/runner.md.
             """
     )
 
