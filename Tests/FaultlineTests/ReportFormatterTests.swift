@@ -224,6 +224,30 @@ import Testing
         #expect(b[1] == killed + "; no breadcrumb from its memory monitor")
     }
 
+    /// The memory monitor's heaviest allocation stacks read like leak groups
+    /// (size, blocks, "allocated at:" over the stack, heaviest first), in a
+    /// memory warning and in an OOM kill's last breadcrumb, whose other
+    /// fields are still printed.
+    @Test func topStacksReadLikeLeakGroups() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let stacks = #"[{"live_bytes": 100800, "live_blocks": 105, "frames": [{"pc": "0x1000", "return_address": true}]}, {"live_bytes": 38797349, "live_blocks": 37, "frames": [{"pc": "0x2000", "return_address": true}]}]"#
+        let head = #"{"schema": "faultline.report", "schema_version": 1, "id": "df80c0b892e057fa", "detector": "memory", "time": "2026-11-22T22:49:34.946Z", "time_unix_ms": 1795387774946, "process": {"pid": 3649, "name": "python3"}, "#
+        let warning = head + #""kind": "memory_warning", "memory": {"usage_bytes": 52424704, "limit_bytes": 52428800, "percent": 99}, "warning_number": 1, "top_stacks": "# + stacks + "}"
+        let kill = head + #""kind": "oom_kill", "limit_bytes": 52428800, "last_breadcrumb": {"threshold_percent": 75, "usage_bytes": 42389504, "top_stacks": "# + stacks + "}}"
+        for (name, json) in [("w", warning), ("k", kill)] {
+            try json.write(toFile: "\(dir)/\(name).json", atomically: true, encoding: .utf8)
+            let lines = ReportFormatter().format(try ReportStore.load(path: "\(dir)/\(name).json")).split(separator: "\n").map(String.init)
+            let title = try #require(lines.firstIndex { $0.hasPrefix("heaviest allocation stacks (live heap ") }, "\(lines)")
+            #expect(lines[title + 1] == "37.0 MiB live in 37 block(s), allocated at:", "\(lines)")
+            #expect(lines[title + 2].hasPrefix("  #0  0x"), "\(lines)")
+            #expect(lines[title + 3] == "100800 bytes live in 105 block(s), allocated at:", "\(lines)")
+            #expect(!lines.contains { $0.hasSuffix("top_stacks:") || $0.contains("live_bytes:") }, "\(lines)")
+        }
+        let k = ReportFormatter().format(try ReportStore.load(path: "\(dir)/k.json")).split(separator: "\n").map(String.init)
+        #expect(k.contains("last_breadcrumb:") && k.contains("  threshold_percent: 75"), "\(k)")
+    }
+
     /// A number too big for 64 bits in a damaged report is left out of the
     /// headline; converting it would trap and take `report show` down.
     @Test func headlineSkipsNumbersThatDoNotFit() throws {
