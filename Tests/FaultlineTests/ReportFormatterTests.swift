@@ -208,6 +208,26 @@ import Testing
         #expect(lines[1] == "uncaught C++ exception std::runtime_error: \"task failed on a worker thread\", thrown on thread \(thrower)")
     }
 
+    /// A nested exception's stacks are titled by what they are: the throw
+    /// and each nested throw with its type and message; the `exception`
+    /// fields the headline and titles show are not dumped again.
+    @Test func exceptionStacksAreTitledByWhatThrewThem() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let report = Symbolicator().symbolicateWithWarnings(try ReportStore.load(path: try Victims.cxx("nested", in: dir).path)).report
+        let pid = report.process.pid
+        let lines = ReportFormatter().format(report).split(separator: "\n").map(String.init)
+        let thrown = try #require(lines.firstIndex(of: "thrown by thread \(pid) here:"), "\(lines)")
+        let nested = try #require(lines.firstIndex(of: "nested std::runtime_error: \"disk read failed\", thrown by thread \(pid) here:"), "\(lines)")
+        #expect(thrown < nested)
+        #expect(lines[(thrown + 1)...].prefix(4).contains { $0.contains("throw_with_nested") }, "\(lines)")
+        #expect(lines[(nested + 1)...].prefix(4).contains { $0.contains("throw_inner_cause() at ") }, "\(lines)")
+        for raw in ["throw_stack:", "  type_mangled:", "  message:", "  nested:", "  throw_tid:"] {
+            #expect(!lines.contains { $0.hasPrefix(raw) }, "\(raw) printed as a tree")
+        }
+        #expect(lines.contains("exception:") && lines.contains("  throw_unwinder: libunwind"), "\(lines)")
+    }
+
     /// An oom_kill report as the cgroup tracker writes it (docs/memory-limits.md),
     /// with and without the killed process's last breadcrumb.
     @Test func oomKillSaysWhoWasKilledAgainstWhichLimit() throws {

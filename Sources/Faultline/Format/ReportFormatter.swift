@@ -7,7 +7,7 @@ import Foundation
 /// shim's verdict, the Swift
 /// fatal error and stderr tail, recrash details, the crashed thread, every
 /// other thread, a heap block's free and allocation stacks
-/// (`HeapErrorText`), the heaviest allocation stacks of a memory warning or
+/// (`HeapErrorText`), an exception's throw stacks (`ExceptionText`), the heaviest allocation stacks of a memory warning or
 /// OOM kill (`TopStacksText`), a leak report's groups with their stacks (`LeakReportText`),
 /// detector sections (any section, generically), registers and images.
 public struct ReportFormatter: Sendable {
@@ -85,11 +85,13 @@ public struct ReportFormatter: Sendable {
             out.append("Faultline's own threads (not sampled): " + own.joined(separator: ", "))
         }
 
+        out += ExceptionText.body(report, stacks: stacks)
         out += HeapErrorText.body(report, stacks: stacks)
         out += TopStacksText.body(report, stacks: stacks)
         out += LeakReportText.body(report, stacks: stacks)
         let shown = LeakReportText.handledSections(report)
-        let overrides = HeapErrorText.sectionOverrides(report).merging(TopStacksText.sectionOverrides(report)) { a, _ in a }
+        let overrides = [ExceptionText.sectionOverrides(report), HeapErrorText.sectionOverrides(report), TopStacksText.sectionOverrides(report)]
+            .reduce(into: [String: JSONValue?]()) { all, one in all.merge(one) { a, _ in a } }
         var sections: [(String, JSONValue)] = report.sections.filter { !shown.contains($0.key) }
             .sorted { $0.key < $1.key }.compactMap { key, value in
                 guard let override = overrides[key] else { return (key, value) }
