@@ -228,6 +228,26 @@ import Testing
         #expect(lines.contains("exception:") && lines.contains("  throw_unwinder: libunwind"), "\(lines)")
     }
 
+    /// A stack the report holds twice is printed once: the reported
+    /// thread again among all threads, and a deadlock cycle's frames of a
+    /// thread printed above; a copy that differs is still printed.
+    @Test func repeatedStacksArePrintedOnce() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func frames(_ pcs: [String]) -> String { "[" + pcs.map { #"{"pc": "\#($0)"}"# }.joined(separator: ", ") + "]" }
+        let json = #"{"schema": "faultline.report", "schema_version": 1, "id": "2e5f57395465d5ed", "kind": "deadlock", "detector": "hang", "time": "2026-11-22T23:00:32.576Z", "time_unix_ms": 1795388432576, "process": {"pid": 5, "name": "v"}, "crashed_thread": {"tid": 5, "main": true, "frames": "#
+            + frames(["0x1000", "0x2000"]) + #"}, "threads": [{"tid": 5, "name": "v", "frames": "# + frames(["0x1000", "0x2000"])
+            + #"}, {"tid": 6, "name": "w", "frames": "# + frames(["0x3000"]) + #"}, {"tid": 7, "name": "x", "frames": "# + frames(["0x4000"])
+            + #"}], "deadlock": {"cycle": [{"tid": 5, "frames": "# + frames(["0x1000", "0x2000"]) + #"}, {"tid": 6, "frames": "# + frames(["0x3000"])
+            + #"}, {"tid": 7, "frames": "# + frames(["0x5000"]) + "}]}}"
+        try json.write(toFile: "\(dir)/a.json", atomically: true, encoding: .utf8)
+        let lines = ReportFormatter().format(try ReportStore.load(path: "\(dir)/a.json")).split(separator: "\n").map(String.init)
+        #expect(!lines.contains { $0.hasPrefix("thread 5 ") }, "\(lines)")
+        #expect(lines.contains("thread 6 \"w\":") && lines.contains("thread 7 \"x\":"), "\(lines)")
+        #expect(lines.contains("      frames: same as thread 5 above") && lines.contains("      frames: same as thread 6 above"), "\(lines)")
+        #expect(lines.filter { $0 == "      frames:" }.count == 1, "thread 7's cycle stack differs from its printed one: \(lines)")
+    }
+
     /// An oom_kill report as the cgroup tracker writes it (docs/memory-limits.md),
     /// with and without the killed process's last breadcrumb.
     @Test func oomKillSaysWhoWasKilledAgainstWhichLimit() throws {

@@ -6,7 +6,7 @@ import Foundation
 /// the signal, the malloc
 /// shim's verdict, the Swift
 /// fatal error and stderr tail, recrash details, the crashed thread, every
-/// other thread, a heap block's free and allocation stacks
+/// other thread (stacks a report holds twice once: `RepeatedStacks`), a heap block's free and allocation stacks
 /// (`HeapErrorText`), an exception's throw stacks (`ExceptionText`), the heaviest allocation stacks of a memory warning or
 /// OOM kill (`TopStacksText`), a leak report's groups with their stacks (`LeakReportText`),
 /// detector sections (any section, generically), registers and images.
@@ -73,7 +73,7 @@ public struct ReportFormatter: Sendable {
             out += threadBody(t, stacks: stacks)
         }
         let threads = report.threads ?? []
-        for t in threads where t.agent != true {
+        for t in threads where t.agent != true && !RepeatedStacks.repeatsReportedThread(t, in: report) {
             out.append("")
             out.append(threadTitle(t, crashed: nil))
             out += threadBody(t, stacks: stacks)
@@ -90,7 +90,8 @@ public struct ReportFormatter: Sendable {
         out += TopStacksText.body(report, stacks: stacks)
         out += LeakReportText.body(report, stacks: stacks)
         let shown = LeakReportText.handledSections(report)
-        let overrides = [ExceptionText.sectionOverrides(report), HeapErrorText.sectionOverrides(report), TopStacksText.sectionOverrides(report)]
+        let overrides = [ExceptionText.sectionOverrides(report), HeapErrorText.sectionOverrides(report), TopStacksText.sectionOverrides(report),
+                         RepeatedStacks.sectionOverrides(report)]
             .reduce(into: [String: JSONValue?]()) { all, one in all.merge(one) { a, _ in a } }
         var sections: [(String, JSONValue)] = report.sections.filter { !shown.contains($0.key) }
             .sorted { $0.key < $1.key }.compactMap { key, value in
