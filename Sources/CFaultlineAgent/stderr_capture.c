@@ -102,6 +102,16 @@ static void undo_inherited_capture(void) {
     unsetenv(FL_ORIG_ENV);
 }
 
+// 1 when fd 2 is the same open file as `fd`. Fd 2 goes back to the real
+// stderr (and to the pipe after a failed exec) only while it is still ours:
+// a program that pointed it elsewhere keeps that (dash applies `2> FILE`
+// before it vforks and execs the command, and a restore there sent the
+// command's errors to the terminal instead of FILE). Async-signal-safe.
+static int fd2_is(int fd) {
+    struct stat a, b;
+    return fd >= 0 && fstat(2, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 // Starts the drain thread (detached); 0, or -1 with errno.
 static int start_drain(void) {
     pthread_t t;
@@ -214,7 +224,7 @@ void fl_stderr_write_tail(fl_json *w, char *buf, size_t cap) {
 void fl_stderr_release(void) {
     if (!g_active) return;
     wait_for_drain(FL_DRAIN_EXIT_NS);
-    dup2(g_orig_fd, 2);
+    if (fd2_is(g_write_fd)) dup2(g_orig_fd, 2);
     // fd 2 is the real stderr again, so an image this exec loads has no
     // pipe to undo and no use for our copy: without close-on-exec it stayed
     // open there, one fd held for nothing in every exec'd program.
@@ -227,7 +237,7 @@ void fl_stderr_release(void) {
 // its own capture if it execs a preloaded program).
 static void after_fork_child(void) {
     if (!g_active) return;
-    dup2(g_orig_fd, 2);
+    if (fd2_is(g_write_fd)) dup2(g_orig_fd, 2);
     g_active = 0;
     // The child does not capture: its copies are its own to close.
     fl_fd_unguard(g_read_fd);
@@ -238,7 +248,7 @@ static void after_fork_child(void) {
 void fl_stderr_resume(void) {
     if (!g_active || g_write_fd < 0) return;
     fcntl(g_orig_fd, F_SETFD, 0);  // kept across an exec that bypasses our wrappers (above)
-    dup2(g_write_fd, 2);
+    if (fd2_is(g_orig_fd)) dup2(g_write_fd, 2);  // only what fl_stderr_release gave back
 }
 
 size_t fl_stderr_tail(char *out, size_t cap) {
