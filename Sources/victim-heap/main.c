@@ -707,6 +707,7 @@ static const struct command k_commands[] = {
     {"deepbind-interior", deepbind_interior, "after an RTLD_DEEPBIND load, free a pointer into a block where its bytes look like a glibc chunk"},
     {"realloc-growth", realloc_growth, "grow one buffer by realloc in 4099-byte steps to 4 MiB, shrink it, check every byte (no report expected)"},
     {"realloc-growth-mallopt", realloc_growth_mallopt, "realloc-growth after mallopt(M_MMAP_THRESHOLD, 128 KiB) of the program's own"},
+    {"prlimit-as", prlimit_as, "lower RLIMIT_AS with prlimit, then allocate and free four 8 MiB blocks (no report expected)"},
     {"errno-after-reports", errno_after_reports, "double free, invalid free, write after free, with FAULTLINE_HALT_ON_ERROR=0: errno must not change"},
 };
 

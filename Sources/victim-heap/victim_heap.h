@@ -56,5 +56,8 @@ int deepbind_interior_deep(void);
 int realloc_growth(void);
 /// The same after the program set glibc's mmap threshold itself (mallopt).
 int realloc_growth_mallopt(void);
+/// prlimit lowers RLIMIT_AS, then 8 MiB blocks (glibc maps them) are
+/// allocated and freed; says how many lay where the arena's reservation was.
+int prlimit_as(void);
 
 #endif
