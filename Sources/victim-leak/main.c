@@ -97,6 +97,7 @@
 //                   exits so (the exit check runs as nobody)
 #include "check_under_setxid.h"
 #include "check_under_signal_flood.h"
+#include "dead_frames.h"
 #include "fork_during_install.h"
 #include "libc_helpers.h"
 #include "review2_realpath_old.h"
@@ -656,6 +657,8 @@ int main(int argc, char **argv) {
         if (pthread_create(&t, &a, small_stack_exiter, 0) != 0) { perror("victim: pthread_create"); return 2; }
         pthread_join(t, 0);
         return 1;  // not reached: the thread exits
+    } else if (!strcmp(cmd, "thread-stack-dead-frames")) { return victim_thread_stack_dead_frames();
+    } else if (!strcmp(cmd, "small-stack-exit-dead-frames")) { return victim_small_stack_exit_dead_frames();
     } else if (!strcmp(cmd, "main-exits-first")) {
         pthread_t t;
         pthread_create(&t, 0, last_worker, 0);
