@@ -165,7 +165,7 @@ import Testing
 
     /// Keys that check nothing are no expectation: these scenarios passed
     /// whatever the victim did.
-    @Test(arguments: ["  no_reports: false\n", "  stderr_contains: []\n", "  stdout_contains: []\n  no_reports: false\n"])
+    @Test(arguments: ["  no_reports: false\n", "  stderr_contains: []\n", "  stdout_contains: []\n  no_reports: false\n", "  stderr_lacks: []\n"])
     func expectThatChecksNothingIsRefused(expect: String) {
         #expect(error("name: a\nvictim: v\nexpect:\n" + expect)?.description
             == "s.yaml:4: expect checks nothing (no_reports: false and empty lists check nothing); say what must happen (exit, reports, no_reports: true, stderr_contains…)")

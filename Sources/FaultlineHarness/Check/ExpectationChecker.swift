@@ -26,6 +26,7 @@ public struct ExpectationChecker: Sendable {
         failures += checkReports(expectation.reports, observation.reports)
         failures += checkContains("stderr_contains", expectation.stderrContains, observation.stderr)
         failures += checkContains("stdout_contains", expectation.stdoutContains, observation.stdout)
+        failures += checkLacks("stderr_lacks", expectation.stderrLacks, observation.stderr)
         return failures
     }
 
@@ -44,6 +45,15 @@ public struct ExpectationChecker: Sendable {
                 ? "nothing (the stream was empty)"
                 : "\(lines.count) lines without it, ending \"\(abbreviate(lines.suffix(2).joined(separator: "\n"), limit: 120))\""
             return CheckFailure(check, expected: "\"\(needle)\"", found: found)
+        }
+    }
+
+    /// A failure per text found, quoting the first line that holds it.
+    private func checkLacks(_ check: String, _ needles: [String], _ haystack: String) -> [CheckFailure] {
+        needles.compactMap { needle in
+            guard haystack.contains(needle) else { return nil }
+            let line = haystack.split(separator: "\n").first { $0.contains(needle) }.map(String.init) ?? needle
+            return CheckFailure(check, expected: "no \"\(needle)\"", found: "\"\(abbreviate(line, limit: 120))\"")
         }
     }
 

@@ -30,6 +30,7 @@ public enum ScenarioSummary {
         }
         for t in e.stderrContains { parts.append("stderr \"\(abbreviate(t, limit: 40))\"") }
         for t in e.stdoutContains { parts.append("stdout \"\(abbreviate(t, limit: 40))\"") }
+        for t in e.stderrLacks { parts.append("no stderr \"\(abbreviate(t, limit: 40))\"") }
         var extra: [String] = []
         if let m = s.memoryLimit { extra.append("memory_limit \(Units.describe(bytes: m))") }
         if !s.requires.isEmpty { extra.append("requires " + s.requires.joined(separator: ",")) }

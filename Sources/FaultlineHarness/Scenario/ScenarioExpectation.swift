@@ -9,16 +9,20 @@ public struct ScenarioExpectation: Sendable {
     public var stderrContains: [String]
     /// Texts that must each appear in the victim's stdout.
     public var stdoutContains: [String]
+    /// Texts that must not appear in the victim's stderr (a warning a fix
+    /// removed, a line said once that must not be said again).
+    public var stderrLacks: [String]
 
     /// Creates an expectation.
     public init(
         exit: ExitExpectation? = nil, reports: [ReportExpectation]? = nil,
-        stderrContains: [String] = [], stdoutContains: [String] = []
+        stderrContains: [String] = [], stdoutContains: [String] = [], stderrLacks: [String] = []
     ) {
         self.exit = exit
         self.reports = reports
         self.stderrContains = stderrContains
         self.stdoutContains = stdoutContains
+        self.stderrLacks = stderrLacks
     }
 }
 

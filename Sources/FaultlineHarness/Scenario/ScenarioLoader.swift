@@ -16,7 +16,7 @@ public struct ScenarioLoader: Sendable {
     static let scenarioKeys = [
         "name", "description", "victim", "args", "inject", "mode", "env", "timeout", "memory_limit", "requires", "expect",
     ]
-    static let expectKeys = ["exit", "reports", "no_reports", "stderr_contains", "stdout_contains"]
+    static let expectKeys = ["exit", "reports", "no_reports", "stderr_contains", "stdout_contains", "stderr_lacks"]
     static let exitKeys = ["code", "signal"]
     static let reportKeys = ["kind", "signal", "code", "thread", "frames", "match", "max_detection_ms"]
 
@@ -184,6 +184,7 @@ public struct ScenarioLoader: Sendable {
             case "no_reports": noReports = (try r.bool(value, "no_reports"), value)
             case "stderr_contains": e.stderrContains = try r.stringList(value, "stderr_contains", example: "[\"victim: …\"]").map(\.0)
             case "stdout_contains": e.stdoutContains = try r.stringList(value, "stdout_contains", example: "[\"…\"]").map(\.0)
+            case "stderr_lacks": e.stderrLacks = try r.stringList(value, "stderr_lacks", example: "[\"did not end\"]").map(\.0)
             default: break
             }
         }
@@ -195,7 +196,7 @@ public struct ScenarioLoader: Sendable {
         }
         // `no_reports: false` and empty lists are keys that check nothing:
         // such a scenario passed whatever the victim did.
-        if e.exit == nil && e.reports == nil && e.stderrContains.isEmpty && e.stdoutContains.isEmpty {
+        if e.exit == nil && e.reports == nil && e.stderrContains.isEmpty && e.stdoutContains.isEmpty && e.stderrLacks.isEmpty {
             throw r.error(node, "expect checks nothing (no_reports: false and empty lists check nothing); say what must happen (exit, reports, no_reports: true, stderr_contains…)")
         }
         return e
