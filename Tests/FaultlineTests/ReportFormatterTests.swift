@@ -125,6 +125,8 @@ import Testing
         let lines = ReportFormatter().format(report).split(separator: "\n").map(String.init)
         #expect(lines[1] == "double free: free(\(pointer)) of a block already freed — a quarantined 40-byte block at \(pointer), "
             + "allocated by thread \(report.process.pid), freed by thread \(report.process.pid)")
+        // `report list`'s summary: the same sentence, up to the block's details.
+        #expect(ReportSummary.oneLine(report) == "double free: free(\(pointer)) of a block already freed")
     }
 
     /// A double free reads like AddressSanitizer's: the second free's

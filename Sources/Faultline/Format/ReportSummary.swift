@@ -1,8 +1,9 @@
 /// One-line descriptions of a report, for tables.
 public enum ReportSummary {
     /// `SIGSEGV SEGV_MAPERR at 0x0`, the Swift fatal error, a recrash or
-    /// stalled-handler note, or the detector's first section name,
-    /// whichever the report has.
+    /// stalled-handler note, a leak's totals, the line `report show` prints
+    /// under the header, or the detector's first section name, whichever
+    /// the report has.
     public static func oneLine(_ r: Report) -> String {
         var parts: [String] = []
         if let s = r.signal {
@@ -22,8 +23,20 @@ public enum ReportSummary {
         // A leak report's section holds its totals nested, which the generic
         // description below would skip (it said only `trigger=exit`).
         if parts.isEmpty, r.kind == "leak", r.sections["leak"]?["totals"] != nil { parts.append(LeakSummary.totals(of: r)) }
+        // The sentence `report show` prints under the header (a heap error,
+        // an exception, a hang, a memory-limit event), up to its details.
+        if parts.isEmpty, let line = headline(r) { parts.append(line) }
         if parts.isEmpty, let (key, section) = mainSection(r) { parts.append(describe(key, section)) }
         return parts.joined(separator: "; ")
+    }
+
+    /// The first line under `report show`'s header, without what follows a
+    /// dash (the block's details) and cut at 160 characters.
+    static func headline(_ r: Report) -> String? {
+        let lines = MemoryErrorHeadline.lines(r) + ExceptionHeadline.lines(r) + WaitHeadline.lines(r) + MemoryLimitHeadline.lines(r)
+        guard var line = lines.first, !line.isEmpty else { return nil }
+        if let dash = line.range(of: " — ") { line = String(line[..<dash.lowerBound]) }
+        return line.count > 160 ? String(line.prefix(159)) + "…" : line
     }
 
     /// The detector's own section: the one named like the kind (or the
