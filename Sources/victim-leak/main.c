@@ -55,9 +55,10 @@
 //                   on-demand checks while 3 threads loop on
 //                   seteuid(65534)/seteuid(0), each writing its report into
 //                   the root-owned report directory (check_under_setxid.c)
-//   fork-during-install as root: forks while the shim installs its stop
-//                   signal's handler for a thread's first seteuid; the
-//                   child exits with exit(0) (fork_during_install.c)
+//   fork-during-install [late] as root: forks while the shim installs its
+//                   stop signal's handler for a thread's first seteuid
+//                   (late: after the kernel has it); the child exits with
+//                   exit(0) (fork_during_install.c)
 //   fork-children N loses 77 bytes, then forks N children that each lose 33
 //                   bytes and exit (each runs its exit check)
 //   small-stack-exit [BYTES] a thread made with a BYTES (default 32 KiB) stack holds a 123-byte block
@@ -677,7 +678,7 @@ int main(int argc, char **argv) {
         clear_stack();
         return victim_checks_while_euid_flips(argc > 2 ? atoi(argv[2]) : 50);
     } else if (!strcmp(cmd, "fork-during-install")) {
-        return victim_fork_during_install();
+        return victim_fork_during_install(argc > 2 && !strcmp(argv[2], "late"));
     } else if (!strcmp(cmd, "fork-children")) {
         int n = argc > 2 ? atoi(argv[2]) : 3;
         if (n < 1 || n > 100) { fprintf(stderr, "victim: fork-children takes 1 to 100 children\n"); return 2; }
@@ -709,7 +710,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|no-frame-pointer|libc-helpers|libc-helper-jump|libc-helper-reentry|libc-wrapper-loader-locked|exit-loader-locked|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|check-under-signal-flood [N]|checks-while-euid-flips [N]|fork-during-install|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|no-frame-pointer|libc-helpers|libc-helper-jump|libc-helper-reentry|libc-wrapper-loader-locked|exit-loader-locked|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|check-under-signal-flood [N]|checks-while-euid-flips [N]|fork-during-install [late]|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
         return 2;
     }
     return 0;
