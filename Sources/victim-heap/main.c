@@ -709,6 +709,7 @@ static const struct command k_commands[] = {
     {"realloc-growth", realloc_growth, "grow one buffer by realloc in 4099-byte steps to 4 MiB, shrink it, check every byte (no report expected)"},
     {"realloc-growth-mallopt", realloc_growth_mallopt, "realloc-growth after mallopt(M_MMAP_THRESHOLD, 128 KiB) of the program's own"},
     {"prlimit-as", prlimit_as, "lower RLIMIT_AS with prlimit, then allocate and free four 8 MiB blocks (no report expected)"},
+    {"realloc-growth-early-mallopt", realloc_growth_early_mallopt, "realloc-growth after the same mallopt made from preinit_array, before the shim's constructor"},
     {"errno-after-reports", errno_after_reports, "double free, invalid free, write after free, with FAULTLINE_HALT_ON_ERROR=0: errno must not change"},
 };
 

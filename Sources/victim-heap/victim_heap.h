@@ -62,5 +62,8 @@ int realloc_growth_mallopt(void);
 /// prlimit lowers RLIMIT_AS, then 8 MiB blocks (glibc maps them) are
 /// allocated and freed; says how many lay where the arena's reservation was.
 int prlimit_as(void);
+/// The same with the mallopt made from the executable's preinit_array,
+/// before any library's constructor (early_mallopt.c).
+int realloc_growth_early_mallopt(void);
 
 #endif
