@@ -1,49 +1,20 @@
-// victim-heap dl-iterate-callback-alloc is the same with two threads whose
-// dl_iterate_phdr callback allocates (glibc holds that lock around it) in
-// place of the dlopen/dlclose threads.
-//
-// victim-heap dlclose-while-unwinding: two threads dlopen and dlclose a
-// library from varying stack depths while two others keep starting threads
-// that allocate once from varying depths. dlclose frees inside ld.so while
-// holding the loader's write lock; a new thread's first stacks make
-// libunwind look frames up, holding its cache lock, with dl_iterate_phdr
-// (which takes the loader's write lock).
-#include <dlfcn.h>
+// victim-heap dl-iterate-callback-alloc: two threads whose dl_iterate_phdr
+// callback allocates (glibc holds the loader's write lock around it) while
+// two others keep starting threads that allocate once from varying depths.
+// A new thread's first stacks make libunwind look frames up, holding its
+// cache lock, with dl_iterate_phdr (which takes that write lock).
 #include <link.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "victim_heap.h"
 
 #define NOINLINE __attribute__((noinline))
 
 static volatile int g_stop;
-static char g_lib[PATH_MAX];
-
-NOINLINE static void open_close_at(int depth) {
-    if (depth == 0) {
-        void *h = dlopen(g_lib, RTLD_NOW | RTLD_LOCAL);
-        if (h) dlclose(h);
-        return;
-    }
-    open_close_at(depth - 1);
-    __asm__ volatile("" ::: "memory");
-}
-
-static void *opener(void *seed) {
-    unsigned s = (unsigned)(uintptr_t)seed;
-    while (!g_stop) {
-        s = s * 1103515245u + 12345u;
-        open_close_at((int)((s >> 16) % 200));
-    }
-    return 0;
-}
 
 // 64 functions that call each other in an order the seed picks: many
 // distinct return addresses, which libunwind's small frame cache keeps
@@ -89,19 +60,6 @@ static void race_for_3s(void *(*loader_side)(void *)) {
     nanosleep(&ts, 0);
     g_stop = 1;
     for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
-}
-
-int dlclose_while_unwinding(void) {
-    ssize_t n = readlink("/proc/self/exe", g_lib, sizeof g_lib - 32);
-    if (n <= 0) return 2;
-    g_lib[n] = 0;
-    strcpy(strrchr(g_lib, '/') + 1, "libVictimDeepbind.so");
-    void *probe = dlopen(g_lib, RTLD_NOW | RTLD_LOCAL);
-    if (!probe) { fprintf(stderr, "victim: %s\n", dlerror()); return 2; }
-    dlclose(probe);
-    race_for_3s(opener);
-    printf("victim: dlopen/dlclose while new threads allocated: done\n");
-    return 0;
 }
 
 static int allocating_callback(struct dl_phdr_info *info, size_t size, void *data) {

@@ -697,7 +697,7 @@ static const struct command k_commands[] = {
     {"mtrace", mtrace_blocks, "allocate and free a 4321-byte block between mtrace() and muntrace()"},
     {"null-deref-with-mask", null_deref_with_mask, "SIGSEGV: read through NULL while a register holds 0x5555555555555555 by coincidence"},
     {"getattr-first", getattr_first, "a new thread calls pthread_getattr_np on itself first thing (glibc allocates inside it, holding the thread's lock)"},
-    {"dlclose-while-unwinding", dlclose_while_unwinding, "dlopen/dlclose a library on two threads for 3 s while two others start threads that allocate once each"},
+    {"dlclose-while-unwinding", dlclose_while_unwinding, "dlclose a library on one thread while a new thread's first malloc is held inside libunwind's dl_iterate_phdr call"},
     {"dl-iterate-callback-alloc", dl_iterate_callback_alloc, "dl_iterate_phdr callbacks that allocate, on two threads for 3 s, while two others start threads that allocate once each"},
     {"errno-kept", errno_kept, "check that every allocation call leaves errno alone, on main and on a new thread"},
     {"write-after-free-many", write_after_free_many, "write into 20000 freed blocks from one site and 3 from another, then exit"},

@@ -12,9 +12,11 @@ int mtrace_blocks(void);
 int errno_kept(void);
 /// A new thread whose first call is pthread_getattr_np on itself.
 int getattr_first(void);
-/// dlopen/dlclose on two threads while others start threads that allocate.
+/// dlclose on one thread while another is held inside libunwind's lookup of
+/// a frame (dlclose_unwinding.c).
 int dlclose_while_unwinding(void);
-/// The same with dl_iterate_phdr callbacks that allocate.
+/// dl_iterate_phdr callbacks that allocate, on two threads, while others
+/// start threads that allocate (loader_locks.c).
 int dl_iterate_callback_alloc(void);
 /// A double, an invalid free and a write after free reported without
 /// halting: errno must not change.
