@@ -6,10 +6,12 @@ import Foundation
 /// the signal, the malloc
 /// shim's verdict, the Swift
 /// fatal error and stderr tail, recrash details, the crashed thread, every
-/// other thread (stacks a report holds twice once: `RepeatedStacks`), a heap block's free and allocation stacks
-/// (`HeapErrorText`), an exception's throw stacks (`ExceptionText`), the heaviest allocation stacks of a memory warning or
-/// OOM kill (`TopStacksText`), a leak report's groups with their stacks (`LeakReportText`),
-/// detector sections (any section, generically), registers and images.
+/// other thread (a stack the report holds twice, once: `RepeatedStacks`),
+/// an exception's throw stacks (`ExceptionText`), a heap block's free and
+/// allocation stacks (`HeapErrorText`), the heaviest allocation stacks of a
+/// memory warning or OOM kill (`TopStacksText`), a leak report's groups
+/// with their stacks (`LeakReportText`), detector sections (any section,
+/// generically), registers and images.
 public struct ReportFormatter: Sendable {
     /// What to show and how.
     public struct Options: Sendable {
