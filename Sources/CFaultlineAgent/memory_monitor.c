@@ -141,7 +141,7 @@ static atomic_int g_statm_ready;
 static void open_statm(pid_t tid) {
     if (g_statm >= 0) fl_fd_close(g_statm);
     char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/statm", (int)fl_proc_tid(tid));
+    fl_proc_task_path(path, sizeof path, fl_proc_tid(tid), "statm");
     // Read for the monitor's life: a program closing every fd must not take it.
     g_statm = tid > 0 ? fl_fd_guard(fl_open_high(path, O_RDONLY | O_CLOEXEC)) : -1;
     char buf[128];

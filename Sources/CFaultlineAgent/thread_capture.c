@@ -281,9 +281,7 @@ int fl_capture_thread_by(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns
 
 int fl_thread_blocks_signal(pid_t tid, int sig) {
     char path[64], buf[2048];
-    size_t l = fl_strlcpy(path, "/proc/self/task/", sizeof path);
-    l += fl_fmt_u64(path + l, (uint64_t)fl_proc_tid(tid));
-    fl_strlcpy(path + l, "/status", sizeof path - l);
+    fl_proc_task_path(path, sizeof path, fl_proc_tid(tid), "status");  // read at every start (altstack.c)
     if (fl_read_file(path, buf, sizeof buf) <= 0 || sig < 1 || sig > 64) return 0;
     const char *blk = fl_find_field(buf, "\nSigBlk:");
     return blk ? (int)((fl_parse_hex(blk, 0) >> (sig - 1)) & 1) : 0;

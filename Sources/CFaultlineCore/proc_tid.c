@@ -110,3 +110,10 @@ pid_t fl_proc_tid(pid_t tid) {
     if (found) atomic_store_explicit(slot, ((uint64_t)(uint32_t)tid << 32) | (uint32_t)found, memory_order_relaxed);
     return found;
 }
+
+size_t fl_proc_task_path(char *path, size_t cap, pid_t proc_tid, const char *file) {
+    size_t l = fl_strlcpy(path, "/proc/", cap);
+    l += fl_fmt_u64(path + l, (uint64_t)(uint32_t)proc_tid);
+    l += fl_strlcpy(path + l, "/", cap - l);
+    return l + fl_strlcpy(path + l, file, cap - l);
+}

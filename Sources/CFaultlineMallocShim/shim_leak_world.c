@@ -8,6 +8,7 @@
 #include "shim_thread.h"
 #include "fd_transient.h"
 #include "cred_mirror.h"
+#include "proc_tid.h"
 #include "sigsafe.h"
 
 #include <errno.h>
@@ -148,10 +149,11 @@ enum { THREAD_PARKS, THREAD_BLOCKS, THREAD_ENDED };
 // for every thread, none was stopped, and the process itself was taken for
 // another thread).
 static int thread_state(uint32_t proc_tid, int sig, uint32_t *tid) {
-    char path[64] = "/proc/self/task/", buf[4096];
-    size_t l = fl_strlen(path);
-    l += fl_fmt_u64(path + l, proc_tid);
-    fl_strlcpy(path + l, "/status", sizeof path - l);
+    char path[64], buf[4096];
+    // Not /proc/self/task/<id>/status (proc_tid.h). An id the thread left
+    // and another process's task took since the listing names that task:
+    // its state is read, and tgkill, given our pid, refuses it.
+    fl_proc_task_path(path, sizeof path, (pid_t)proc_tid, "status");
     *tid = proc_tid;
     ssize_t n = fl_read_file(path, buf, sizeof buf - 1);
     if (n <= 0) return THREAD_PARKS;

@@ -27,4 +27,14 @@ pid_t fl_proc_tid(pid_t tid);
 /// itself when /proc is ours; 0 when it cannot be told. Async-signal-safe.
 pid_t fl_ns_tid(pid_t proc_tid);
 
+/// Writes "/proc/<proc_tid>/<file>" into `path` (64 bytes are enough for
+/// any file name here); returns its length. For files of another of our
+/// threads, named by /proc's id (fl_proc_tid): through /proc/<id>, not
+/// /proc/self/task/<id>. A file looked up under /proc/<pid>/task/<id> of a
+/// thread other than the main one left a dentry there that made the parent's
+/// wait4 for the process cost milliseconds (the kernel's invalidation of
+/// /proc/<pid> walked it in a loop): 3 to 9 ms per process in a shell loop.
+/// Async-signal-safe.
+size_t fl_proc_task_path(char *path, size_t cap, pid_t proc_tid, const char *file);
+
 #endif
