@@ -507,7 +507,6 @@ static void *watchdog_main(void *unused) {
     block_signals();
     fl_cred_mirror_thread_begin();
     fl_solo_thread_begin(&g_solo);
-    pthread_setname_np(pthread_self(), "faultline-wdog");
     static watch_state s;  // kept when a solo call restarts the thread
     uint64_t now = fl_monotonic_ns();
     if (!s.prev_tick_ns) s.last_alive_ns = now;
@@ -570,9 +569,9 @@ static int start_watchdog(void) {
     int rc = fl_agent_thread_create(&g_solo, &g_thread, 0, 0, watchdog_main);
     if (rc != 0) { errno = rc; return -1; }
     fl_thread_uncount();  // it must not keep the process alive
-    // By the creator too, as the other threads are: a report or a /proc
-    // reader right after a restart must not take it for the program's.
-    pthread_setname_np(g_thread, "faultline-wdog");
+    // Named before the creator goes on: a report or a /proc reader right
+    // after a restart must not take it for the program's.
+    fl_solo_thread_wait_begun(&g_solo, g_thread);
     return 0;
 }
 

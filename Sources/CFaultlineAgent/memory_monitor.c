@@ -13,7 +13,6 @@
 #include "solo_call.h"
 #include "thread_count.h"
 
-#include <sys/prctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -273,10 +272,6 @@ static int start_thread(void);
 static fl_solo_thread g_solo = {.name = "faultline-mem", .wake = fl_solo_wake_by_signal, .start = start_thread};
 
 static void *monitor(void *unused) {
-    // Named by itself too: the creator's pthread_setname_np writes
-    // /proc/self/task/<tid>/comm, which is not this thread's when /proc
-    // belongs to another pid namespace (proc_tid.h).
-    prctl(PR_SET_NAME, "faultline-mem");
     // Never the target of the program's process-directed signals.
     sigset_t all;
     sigfillset(&all);
@@ -312,7 +307,7 @@ static int start_thread(void) {
     open_statm(atomic_load(&g_monitor_tid));
     atomic_store(&g_statm_ready, 1);
     fl_thread_uncount();  // it must not keep the process alive
-    pthread_setname_np(t, "faultline-mem");
+    fl_solo_thread_wait_begun(&g_solo, t);  // named by then
     return 0;
 }
 

@@ -7,7 +7,6 @@
 #include "solo_call.h"
 #include "thread_count.h"
 
-#include <sys/prctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -47,10 +46,6 @@ static int restart_drain(void);
 static fl_solo_thread g_solo = {.name = "faultline-err", .wake = fl_solo_wake_by_signal, .start = restart_drain};
 
 static void *drain(void *unused) {
-    // Named by itself too: the creator's pthread_setname_np writes
-    // /proc/self/task/<tid>/comm, which is not this thread's when /proc
-    // belongs to another pid namespace (proc_tid.h).
-    prctl(PR_SET_NAME, "faultline-err");
     // Block every signal here: this thread must not be picked for
     // process-directed signals the program expects on its own threads.
     sigset_t all;
@@ -118,7 +113,7 @@ static int start_drain(void) {
     int rc = fl_agent_thread_create(&g_solo, &t, 1, 0, drain);
     if (rc != 0) { errno = rc; return -1; }
     fl_thread_uncount();  // it must not keep the process alive
-    pthread_setname_np(t, "faultline-err");  // 15 characters at most
+    fl_solo_thread_wait_begun(&g_solo, t);  // named by then
     return 0;
 }
 

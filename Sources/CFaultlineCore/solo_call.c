@@ -6,9 +6,12 @@
 #include "interpose_next.h"
 #include "sigsafe.h"
 
+#include <linux/futex.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /// Where a registered thread stands. RUNNING → STOP (a solo call asks) →
@@ -25,6 +28,8 @@ enum { SOLO_OFF, SOLO_RUNNING, SOLO_STOP, SOLO_LEAVING };
 /// After that, how long it waits for a thread that has already left its
 /// loop (it cannot be called back).
 #define FL_SOLO_LEAVING_WAIT_NS 200000000ull
+/// How long a creator waits for its new thread to name itself.
+#define FL_SOLO_BEGIN_WAIT_NS 1000000000ull
 /// How often a thread that has not ended is woken again.
 #define FL_SOLO_WAKE_EVERY_NS 1000000ull
 
@@ -44,7 +49,24 @@ void fl_solo_thread_starting(fl_solo_thread *t) {
 
 void fl_solo_thread_start_failed(fl_solo_thread *t) { atomic_store(&t->state, SOLO_OFF); }
 
-void fl_solo_thread_begin(fl_solo_thread *t) { atomic_store(&t->tid, fl_gettid()); }
+void fl_solo_thread_begin(fl_solo_thread *t) {
+    prctl(PR_SET_NAME, t->name);
+    atomic_store(&t->tid, fl_gettid());
+    syscall(SYS_futex, &t->tid, (long)FUTEX_WAKE_PRIVATE, 1L, (void *)0, (void *)0, 0L);
+}
+
+void fl_solo_thread_wait_begun(fl_solo_thread *t, pthread_t thread) {
+    uint64_t deadline = fl_monotonic_ns() + FL_SOLO_BEGIN_WAIT_NS;
+    for (;;) {
+        if (atomic_load(&t->tid)) return;
+        uint64_t now = fl_monotonic_ns();
+        if (now >= deadline) break;
+        struct timespec left = {(time_t)((deadline - now) / 1000000000ull), (long)((deadline - now) % 1000000000ull)};
+        syscall(SYS_futex, &t->tid, (long)FUTEX_WAIT_PRIVATE, 0L, &left, (void *)0, 0L);
+    }
+    // Not begun yet (stopped, or starved): named from here after all.
+    pthread_setname_np(thread, t->name);
+}
 
 int fl_solo_thread_stop_asked(fl_solo_thread *t) {
     int asked = SOLO_STOP;

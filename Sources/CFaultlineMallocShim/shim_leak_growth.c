@@ -16,7 +16,6 @@
 #include "solo_call.h"
 #include "thread_count.h"
 
-#include <sys/prctl.h>
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <errno.h>
@@ -141,10 +140,6 @@ static void wake_helper(fl_solo_thread *t) {
 static fl_solo_thread g_solo = {.name = "faultline-leaks", .wake = wake_helper, .start = start_helper};
 
 static void *helper(void *unused) {
-    // Named by itself too: the creator's pthread_setname_np writes
-    // /proc/self/task/<tid>/comm, which is not this thread's when /proc
-    // belongs to another pid namespace (proc_tid.h).
-    prctl(PR_SET_NAME, "faultline-leaks");
     shim_self.depth++;  // the helper's own allocations (none expected) are not tracked
     sigset_t all;
     sigfillset(&all);
@@ -206,7 +201,7 @@ static int start_helper(void) {
         return -1;
     }
     fl_thread_uncount();  // it must not keep the process alive
-    pthread_setname_np(t, "faultline-leaks");
+    fl_solo_thread_wait_begun(&g_solo, t);  // named by then
     return 0;
 }
 

@@ -28,6 +28,7 @@
 
 #include <signal.h>
 #include <stdatomic.h>
+#include <pthread.h>
 #include <sys/types.h>
 
 typedef struct fl_solo_thread fl_solo_thread;
@@ -58,8 +59,16 @@ void fl_solo_thread_starting(fl_solo_thread *t);
 /// created.
 void fl_solo_thread_start_failed(fl_solo_thread *t);
 
-/// First thing on the new thread: records its id.
+/// First thing on the new thread: names it (`name`) and records its id.
 void fl_solo_thread_begin(fl_solo_thread *t);
+
+/// The creator, once the thread is created: waits (at most a second) for
+/// it to begin, so that no report or /proc reader takes it for one of the
+/// program's threads (they know ours by name), and names it from here if
+/// it has not begun by then. pthread_setname_np on another thread writes
+/// /proc/self/task/<tid>/comm, which made every process cost milliseconds
+/// more to reap (proc_tid.h, fl_proc_task_path).
+void fl_solo_thread_wait_begun(fl_solo_thread *t, pthread_t thread);
 
 /// At the thread's safe points (between reads, ticks, samples, waits): 1
 /// when a solo call asks it to end; it must then return from its start
