@@ -17,6 +17,7 @@
 #include "shim_lookup.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -97,21 +98,29 @@ static int cxx_runtime(const char *path) {
     return 0;
 }
 
+// The path of the object `m` holding `f`, as dladdr names it: the
+// executable's is argv[0] (its link map's name is empty).
+static const char *object_name(void *f, const struct link_map *m) {
+    Dl_info info;
+    if (m->l_name[0]) return m->l_name;
+    return dladdr(f, &info) ? info.dli_fname : "";
+}
+
 // The program's own operators: definitions before the shim's (the
 // executable's), or right after it in a library that is not the C++
 // runtime (one the program links that defines its own new and delete;
 // without the shim its operators are everyone's, its own calls included
 // when it was linked with -Bsymbolic-functions).
 static __attribute__((noinline, cold)) void look_up(void) {
-    Dl_info self, info;
-    if (dladdr((void *)look_up, &self))
+    const struct link_map *self = shim_object_of((void *)look_up), *m;
+    if (self)
         for (int i = 0; i < OP_COUNT; i++) {
             void *f = shim_lookup(RTLD_DEFAULT, ops[i].name);
-            if (f && dladdr(f, &info) && info.dli_fbase == self.dli_fbase) {
+            if (f && shim_object_of(f) == self) {
                 f = dlsym(RTLD_NEXT, ops[i].name);
-                if (f && (!dladdr(f, &info) || cxx_runtime(info.dli_fname))) f = 0;
+                if (f && (!(m = shim_object_of(f)) || cxx_runtime(object_name(f, m)))) f = 0;
             }
-            if (!f || !dladdr(f, &info) || info.dli_fbase == self.dli_fbase) continue;
+            if (!f || !(m = shim_object_of(f)) || m == self) continue;
             __atomic_store_n(&g_program_op[i], f, __ATOMIC_RELAXED);
             __atomic_fetch_or(i < OP_DEL ? &g_program_news : &g_program_deletes, 1u << ops[i].kind, __ATOMIC_RELAXED);
         }

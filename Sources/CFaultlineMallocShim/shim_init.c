@@ -65,9 +65,10 @@ static int someone_else_allocates(char *why, size_t cap) {
     }
     // Generic check: malloc must resolve to this library (through the
     // executable's PLT entry for it, if it has one: Debian's python3).
-    Dl_info mine, theirs;
+    Dl_info theirs;
     void *m = shim_lookup(RTLD_DEFAULT, "malloc");
-    if (m && dladdr((void *)&someone_else_allocates, &mine) && dladdr(m, &theirs) && mine.dli_fbase != theirs.dli_fbase) {
+    const struct link_map *mine = shim_object_of((void *)&someone_else_allocates), *them = shim_object_of(m);
+    if (mine && them && mine != them && dladdr(m, &theirs)) {
         size_t n = fl_strlcpy(why, "malloc resolves to ", cap);
         fl_strlcpy(why + n, theirs.dli_fname ? theirs.dli_fname : "another object", cap - n);
         return 1;

@@ -22,17 +22,16 @@ static const char *glibc_version(const char *name) {
 #endif
 }
 
-static struct link_map *map_of(void *fn) {
-    Dl_info info;
-    struct link_map *lm = 0;
-    return fn && dladdr1(fn, &info, (void **)&lm, RTLD_DL_LINKMAP) ? lm : 0;
+const struct link_map *shim_object_of(const void *addr) {
+    struct dl_find_object found;
+    return addr && _dl_find_object((void *)addr, &found) == 0 ? found.dlfo_link_map : 0;
 }
 
 // Of two definitions, the one whose object comes first in load order.
 static void *earlier(void *a, void *b) {
-    struct link_map *ma = map_of(a), *mb = map_of(b);
+    const struct link_map *ma = shim_object_of(a), *mb = shim_object_of(b);
     if (!ma || !mb || ma == mb) return a;
-    for (struct link_map *m = ma; m; m = m->l_next)
+    for (const struct link_map *m = ma; m; m = m->l_next)
         if (m == mb) return a;
     return b;
 }

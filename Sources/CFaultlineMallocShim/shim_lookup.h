@@ -28,4 +28,11 @@ void *shim_lookup(void *handle, const char *name);
 /// libraries may be loaded after the shim starts.
 void *shim_lookup_next_cached(void **slot, const char *name);
 
+struct link_map;
+/// The loaded object whose mappings hold `addr`, or NULL: dladdr's
+/// dli_fbase and dli_fname without its search of the object's symbol
+/// table for the nearest symbol, which took half a millisecond of every
+/// process start once libstdc++ (six thousand symbols) was loaded.
+const struct link_map *shim_object_of(const void *addr);
+
 #endif
