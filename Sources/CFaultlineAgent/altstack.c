@@ -232,7 +232,9 @@ int fl_altstack_install_existing(void) {
     for (int i = 0; i < n; i++) {
         // A thread that blocks the signal would never answer: skip it
         // rather than wait out the deadline (it has no alternate stack).
-        if (tids[i] == me || fl_thread_blocks_signal(tids[i], SIGURG)) continue;
+        // One still starting up blocks everything for an instant (glibc's
+        // start_thread): it is asked, and answers when it unblocks.
+        if (tids[i] == me || fl_thread_blocks_signal_lastingly(tids[i], SIGURG)) continue;
         void *sp = map_stack();
         if (!sp) break;
         g_pending_stack[asked] = sp;

@@ -279,10 +279,25 @@ int fl_capture_thread_by(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns
     return result;
 }
 
-int fl_thread_blocks_signal(pid_t tid, int sig) {
+// SigBlk from the thread's status; 0 when unreadable (a thread gone).
+static uint64_t blocked_mask(pid_t tid) {
     char path[64], buf[2048];
     fl_proc_task_path(path, sizeof path, fl_proc_tid(tid), "status");  // read at every start (altstack.c)
-    if (fl_read_file(path, buf, sizeof buf) <= 0 || sig < 1 || sig > 64) return 0;
+    if (fl_read_file(path, buf, sizeof buf) <= 0) return 0;
     const char *blk = fl_find_field(buf, "\nSigBlk:");
-    return blk ? (int)((fl_parse_hex(blk, 0) >> (sig - 1)) & 1) : 0;
+    return blk ? fl_parse_hex(blk, 0) : 0;
+}
+
+int fl_thread_blocks_signal(pid_t tid, int sig) {
+    if (sig < 1 || sig > 64) return 0;
+    return (int)((blocked_mask(tid) >> (sig - 1)) & 1);
+}
+
+int fl_thread_blocks_signal_lastingly(pid_t tid, int sig) {
+    if (sig < 1 || sig > 64) return 0;
+    uint64_t mask = blocked_mask(tid);
+    // Signals 32 and 33 are glibc's SIGCANCEL and SIGSETXID: only glibc
+    // blocks them (pthread_sigmask drops them from a program's set).
+    const uint64_t glibc_own = (1ull << 31) | (1ull << 32);
+    return ((mask >> (sig - 1)) & 1) && (mask & glibc_own) != glibc_own;
 }
