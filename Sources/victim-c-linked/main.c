@@ -112,7 +112,10 @@ static pthread_t start_early_overflow(void) {
     return t;
 }
 
+int victim_starting_overflow(void);  // starting_thread.c
+
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "starting-overflow") == 0) return victim_starting_overflow();
     int own_altstack = argc > 1 && strcmp(argv[1], "own-altstack") == 0;
     void *mine = own_altstack ? start_own_altstack() : 0;
     int early_overflow = argc > 1 && strcmp(argv[1], "early-overflow") == 0;
