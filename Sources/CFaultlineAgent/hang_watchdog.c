@@ -233,8 +233,8 @@ static void take_sample(watch_state *s, pid_t tid, uint64_t now, int blocked) {
     fl_hang_sample *x = fl_sample_ring_push(&g_ring, now);
     uint64_t t0 = fl_monotonic_ns();
     int by_fp = 0;
-    int n = fl_capture_thread_by(tid, x->pcs, g_ring.max_frames, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull, 0,
-                                 &by_fp);
+    int n = fl_capture_thread_sample(tid, x->pcs, g_ring.max_frames, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull,
+                                     &by_fp);
     uint64_t dt = fl_monotonic_ns() - t0;
     x->n = n > 0 ? n : 0;
     x->by_fp = n > 0 && by_fp;

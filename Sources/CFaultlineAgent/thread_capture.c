@@ -5,6 +5,7 @@
 #include "handler_mask.h"
 #include "loader_lock_watch.h"
 #include "raw_syscall.h"
+#include "sched_wait.h"
 #include "sigsafe.h"
 #include "stack_switch.h"
 #include "unwinder.h"
@@ -228,11 +229,46 @@ static int wait_for_scratch(pid_t me, uint64_t deadline) {
     }
 }
 
+/// How long past its timeout a request waits for a thread that is
+/// runnable but has not had a CPU yet. On a loaded machine (load 20 on 2
+/// cores) a thread woken from pause() by the request waited more than the
+/// default 50 ms for a CPU now and then, and a hang report listed it
+/// uncaptured, or had no culprit stack at all for a main thread asleep in
+/// clock_nanosleep (hang.late-answers, hang.pid-namespace). It is not a
+/// thread that cannot answer; it has not been given the chance. The bound
+/// keeps a report from waiting for ever on a thread that stays runnable
+/// without answering (an answer spinning in its handler).
+#define FL_RUNNABLE_WAIT_NS (1000ull * 1000000ull)
+/// How often the thread's state is read while the request waits past its
+/// timeout.
+#define FL_RUNNABLE_RECHECK_NS (2ull * 1000000ull)
+
+// The request's timeout has passed at `now`: a new deadline when `tid` is
+// runnable (waiting for a CPU, or running an answer) and lets the sample
+// signal in, else 0 (give up).
+static uint64_t waiting_for_cpu(pid_t tid, uint64_t start, uint64_t now, uint64_t most_ns) {
+    if (now - start >= most_ns) return 0;
+    if (!fl_sched_runnable(tid) || fl_thread_blocks_signal(tid, g_signo)) return 0;
+    return now + FL_RUNNABLE_RECHECK_NS;
+}
+
 int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns) {
     return fl_capture_thread_by(tid, pcs, max, timeout_ns, 0, 0);
 }
 
+static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t runnable_ns, int want_fp, int *by_fp);
+
 int fl_capture_thread_by(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int want_fp, int *by_fp) {
+    return capture(tid, pcs, max, timeout_ns, FL_RUNNABLE_WAIT_NS, want_fp, by_fp);
+}
+
+int fl_capture_thread_sample(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int *by_fp) {
+    return capture(tid, pcs, max, timeout_ns, 0, 0, by_fp);
+}
+
+// `runnable_ns`: how long past `timeout_ns` to wait for a thread that is
+// runnable (FL_RUNNABLE_WAIT_NS, or 0).
+static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t runnable_ns, int want_fp, int *by_fp) {
     if (by_fp) *by_fp = 0;
     if (!g_signo) return -1;
     if (max > FL_MAX_FRAMES) max = FL_MAX_FRAMES;
@@ -256,8 +292,9 @@ int fl_capture_thread_by(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns
         atomic_store(&g_req, REQ_WORD(seq, REQ_OPEN));
         uint64_t start = fl_monotonic_ns();
         if (syscall(SYS_tgkill, getpid(), tid, g_signo) == 0) {
-            while (fl_monotonic_ns() < deadline) {
+            for (uint64_t now = start;; now = fl_monotonic_ns()) {
                 if (atomic_load(&g_req) == REQ_WORD(seq, REQ_ANSWERED)) break;
+                if (now >= deadline && !(deadline = waiting_for_cpu(tid, start, now, runnable_ns))) break;
                 // Spin briefly (an answer usually takes a few microseconds and
                 // nanosleep's timer slack is ~50 us), then back off.
                 if (fl_monotonic_ns() - start > 200000) fl_sleep_ns(20000);

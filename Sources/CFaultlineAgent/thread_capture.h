@@ -44,7 +44,9 @@ int fl_thread_blocks_signal(pid_t tid, int sig);
 int fl_thread_blocks_signal_lastingly(pid_t tid, int sig);
 
 /// Captures thread `tid`'s stack into `pcs`. Returns the frame count, or -1
-/// when the thread did not answer within `timeout_ns` (or is gone).
+/// when the thread did not answer within `timeout_ns` (or is gone). A
+/// thread still runnable at the timeout (woken by the request, waiting for
+/// a CPU on a loaded machine) is waited for up to 1 s from the request.
 /// Frame 0 is the instruction the signal interrupted (FL_FRAME0_INTERRUPTED)
 /// — except when `tid` is the calling thread, whose stack is
 /// `fl_capture_self`'s. Async-signal-safe; callers are serialised internally.
@@ -56,6 +58,13 @@ int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns);
 /// `*by_fp` (may be NULL) is set to 1 when the stack returned was taken by
 /// frame pointers, else 0. Async-signal-safe.
 int fl_capture_thread_by(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int want_fp, int *by_fp);
+
+/// `fl_capture_thread_by` (libunwind unless another thread is inside
+/// dl_iterate_phdr) for the hang watchdog's sample at each tick: gives up at
+/// `timeout_ns` even when the thread is runnable, so a starved thread does
+/// not hold back the ticks (a lost sample only has no stack).
+/// Async-signal-safe.
+int fl_capture_thread_sample(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int *by_fp);
 
 /// Captures the calling thread's own stack (no signal needed). Frame 0 is
 /// inside this function, after its call to getcontext(): a return address
