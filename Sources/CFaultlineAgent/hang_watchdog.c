@@ -10,6 +10,7 @@
 #include "hang_probe.h"
 #include "hang_report.h"
 #include "hang_samples.h"
+#include "sched_wait.h"
 #include "sigsafe.h"
 #include "solo_call.h"
 #include "thread_count.h"
@@ -70,6 +71,8 @@ typedef struct watch_state {
     uint64_t last_alive_ns;     // last sign of life
     uint64_t resume_ns;         // last time the watchdog found it had not run
     uint64_t prev_tick_ns;
+    uint64_t prev_tick_end_ns;  // when the previous tick's work (a report, say) was done
+    int stopped_in_tick;        // the watchdog was stopped during that work (take_sample)
     uint64_t ping_sent_ns;      // outstanding ping, 0 none
     // Baseline for "did the thread run since the previous probe".
     fl_thread_probe last_probe;
@@ -233,8 +236,12 @@ static void take_sample(watch_state *s, pid_t tid, uint64_t now, int blocked) {
     fl_hang_sample *x = fl_sample_ring_push(&g_ring, now);
     uint64_t t0 = fl_monotonic_ns();
     int by_fp = 0;
+    int stopped = 0;
     int n = fl_capture_thread_sample(tid, x->pcs, g_ring.max_frames, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull,
-                                     &by_fp);
+                                     &by_fp, &stopped);
+    // A stop makes the watched thread miss its heartbeats first; the
+    // watchdog is then often stopped here, waiting for its answer.
+    if (stopped) s->stopped_in_tick = 1;
     uint64_t dt = fl_monotonic_ns() - t0;
     x->n = n > 0 ? n : 0;
     x->by_fp = n > 0 && by_fp;
@@ -462,16 +469,51 @@ static void tick(watch_state *s, uint64_t now) {
 
 // --- the thread -------------------------------------------------------------------
 
-static void wait_for_tick(uint64_t deadline) {
+/// Waits until `deadline` (or an exit or solo-call request). Returns 1 when
+/// the thread was stopped meanwhile: it switched out more often than it
+/// went to sleep, the extra switch being a group stop's (SIGSTOP, a
+/// debugger). A thread that only waited for a CPU under load has no extra
+/// switch: it was runnable, never switched out.
+static int wait_for_tick(uint64_t deadline) {
     unsigned seen = atomic_load(&g_wake);
+    uint64_t before = fl_own_voluntary_switches(), sleeps = 0;
     // Again after a signal (EINTR): a credential-mirror request
     // (cred_mirror.h) must not bring the next tick forward.
     for (uint64_t now = fl_monotonic_ns(); now < deadline; now = fl_monotonic_ns()) {
-        if (atomic_load(&g_exit_state) || atomic_load(&g_wake) != seen) return;
+        if (atomic_load(&g_exit_state) || atomic_load(&g_wake) != seen) break;
         uint64_t left = deadline - now;
         struct timespec ts = {(time_t)(left / 1000000000ull), (long)(left % 1000000000ull)};
-        if (syscall(SYS_futex, &g_wake, FUTEX_WAIT_PRIVATE, seen, &ts, (void *)0, 0) == 0 || errno != EINTR) return;
+        sleeps++;
+        if (syscall(SYS_futex, &g_wake, FUTEX_WAIT_PRIVATE, seen, &ts, (void *)0, 0) == 0 || errno != EINTR) break;
     }
+    uint64_t after = fl_own_voluntary_switches();
+    return after > before + sleeps;
+}
+
+/// 1 when the tick that was due at `due` came so late that whatever did not
+/// happen meanwhile is nobody's hang: the process was stopped (`stopped`,
+/// from wait_for_tick, or during the previous tick's sample) and the tick
+/// is late by more than FL_RESUME_GAP_NS. Lateness counts from the later of
+/// `due` and the end of the previous tick (writing a report is the
+/// watchdog's own work), or from `due` when that tick was stopped. A tick
+/// that is late only because the watchdog waited for a CPU is not a stop:
+/// on a loaded machine (load 20 on 2 cores) ticks came 265-350 ms late now
+/// and then, which restarted the hang clock in the middle of 3 s hangs and
+/// lost their reports, or cut a recovered hang's duration to 1 s.
+static int stopped_since_last_tick(watch_state *s, uint64_t due, uint64_t now, int stopped) {
+    // Stopped during the previous tick's work: late from the planned time.
+    if (s->stopped_in_tick) stopped = 1;
+    else if (s->prev_tick_end_ns > due) due = s->prev_tick_end_ns;
+    s->stopped_in_tick = 0;
+    uint64_t late = now > due ? now - due : 0;
+    if (late <= FL_RESUME_GAP_NS) return 0;
+    if (g_debug) {
+        char line[160];
+        snprintf(line, sizeof line, "faultline-wdog: tick %llu ms late, %s\n", (unsigned long long)(late / 1000000ull),
+                 stopped ? "the process was stopped: the hang clock restarts" : "waiting for a CPU (not stopped)");
+        note(line);
+    }
+    return stopped;
 }
 
 static void block_signals(void) {
@@ -510,13 +552,13 @@ static void *watchdog_main(void *unused) {
     static watch_state s;  // kept when a solo call restarts the thread
     uint64_t now = fl_monotonic_ns();
     if (!s.prev_tick_ns) s.last_alive_ns = now;
-    s.prev_tick_ns = now;  // the time it was away is no gap of the program's
+    s.prev_tick_ns = s.prev_tick_end_ns = now;  // the time it was away is no gap of the program's
     uint64_t next = now;
     for (;;) {
         fl_hang_options o;
         fl_hang_options_get(&o);
         next += o.sample_ns;
-        wait_for_tick(next);
+        int stopped = wait_for_tick(next);
         now = fl_monotonic_ns();
         if (fl_solo_thread_stop_asked(&g_solo)) {
             struct timespec cpu;
@@ -535,13 +577,14 @@ static void *watchdog_main(void *unused) {
             fl_thread_recount();
             return 0;
         }
-        if (now - s.prev_tick_ns > o.sample_ns + FL_RESUME_GAP_NS) s.resume_ns = now;
+        if (stopped_since_last_tick(&s, next, now, stopped)) s.resume_ns = now;
         if (now > next + o.sample_ns) next = now;  // late: do not fire a burst of ticks
         // A crash report in progress: its thread is in our handler, not hung
         // in the program (the handler has a deadline of its own).
-        if (fl_crash_in_progress()) { s.prev_tick_ns = now; continue; }
+        if (fl_crash_in_progress()) { s.prev_tick_ns = s.prev_tick_end_ns = now; continue; }
         tick(&s, now);
         s.prev_tick_ns = now;
+        s.prev_tick_end_ns = fl_monotonic_ns();
     }
     fl_thread_recount();
     return 0;

@@ -2,6 +2,8 @@
 #include "proc_tid.h"
 #include "sigsafe.h"
 
+#include <sys/resource.h>
+
 // /proc/self/task/<id>/<leaf>, where <id> is /proc's name for `tid`; 0 when
 // /proc does not list it.
 static int task_file(char *path, pid_t tid, const char *leaf) {
@@ -22,4 +24,10 @@ int fl_sched_runnable(pid_t tid) {
     for (const char *p = buf; *p; p++)
         if (*p == ')') close = p;
     return close && close[1] == ' ' && close[2] == 'R';
+}
+
+uint64_t fl_own_voluntary_switches(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);  // cannot fail for the calling thread
+    return (uint64_t)ru.ru_nvcsw;
 }

@@ -256,19 +256,24 @@ int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns) {
     return fl_capture_thread_by(tid, pcs, max, timeout_ns, 0, 0);
 }
 
-static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t runnable_ns, int want_fp, int *by_fp);
+static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t runnable_ns, int want_fp, int *by_fp,
+                   int *stopped);
 
 int fl_capture_thread_by(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int want_fp, int *by_fp) {
-    return capture(tid, pcs, max, timeout_ns, FL_RUNNABLE_WAIT_NS, want_fp, by_fp);
+    return capture(tid, pcs, max, timeout_ns, FL_RUNNABLE_WAIT_NS, want_fp, by_fp, 0);
 }
 
-int fl_capture_thread_sample(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int *by_fp) {
-    return capture(tid, pcs, max, timeout_ns, 0, 0, by_fp);
+int fl_capture_thread_sample(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int *by_fp, int *stopped) {
+    *stopped = 0;
+    return capture(tid, pcs, max, timeout_ns, 0, 0, by_fp, stopped);
 }
 
 // `runnable_ns`: how long past `timeout_ns` to wait for a thread that is
-// runnable (FL_RUNNABLE_WAIT_NS, or 0).
-static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t runnable_ns, int want_fp, int *by_fp) {
+// runnable (FL_RUNNABLE_WAIT_NS, or 0). `stopped` (may be NULL): set to 1
+// when the caller was stopped while it waited for the answer (it switched
+// out more often than it slept).
+static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t runnable_ns, int want_fp, int *by_fp,
+                   int *stopped) {
     if (by_fp) *by_fp = 0;
     if (!g_signo) return -1;
     if (max > FL_MAX_FRAMES) max = FL_MAX_FRAMES;
@@ -291,16 +296,18 @@ static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint
         uint64_t seq = ++g_seq;
         atomic_store(&g_req, REQ_WORD(seq, REQ_OPEN));
         uint64_t start = fl_monotonic_ns();
+        uint64_t switches = stopped ? fl_own_voluntary_switches() : 0, sleeps = 0;
         if (syscall(SYS_tgkill, getpid(), tid, g_signo) == 0) {
             for (uint64_t now = start;; now = fl_monotonic_ns()) {
                 if (atomic_load(&g_req) == REQ_WORD(seq, REQ_ANSWERED)) break;
                 if (now >= deadline && !(deadline = waiting_for_cpu(tid, start, now, runnable_ns))) break;
                 // Spin briefly (an answer usually takes a few microseconds and
                 // nanosleep's timer slack is ~50 us), then back off.
-                if (fl_monotonic_ns() - start > 200000) fl_sleep_ns(20000);
-                else sched_yield();
+                if (fl_monotonic_ns() - start > 200000) { fl_sleep_ns(20000); sleeps++; }
+                else sched_yield();  // an involuntary switch
             }
         }
+        if (stopped && fl_own_voluntary_switches() > switches + sleeps) *stopped = 1;
         // Withdraw the request unless it was claimed: a claimed one that is
         // not answered yet is left to its answer (the next request waits).
         uint64_t w = REQ_WORD(seq, REQ_OPEN);

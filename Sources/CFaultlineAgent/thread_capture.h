@@ -62,9 +62,10 @@ int fl_capture_thread_by(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns
 /// `fl_capture_thread_by` (libunwind unless another thread is inside
 /// dl_iterate_phdr) for the hang watchdog's sample at each tick: gives up at
 /// `timeout_ns` even when the thread is runnable, so a starved thread does
-/// not hold back the ticks (a lost sample only has no stack).
-/// Async-signal-safe.
-int fl_capture_thread_sample(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int *by_fp);
+/// not hold back the ticks (a lost sample only has no stack). `*stopped`
+/// is set to 1 when the caller was stopped (SIGSTOP) while it waited for
+/// the answer, else 0. Async-signal-safe.
+int fl_capture_thread_sample(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int *by_fp, int *stopped);
 
 /// Captures the calling thread's own stack (no signal needed). Frame 0 is
 /// inside this function, after its call to getcontext(): a return address
