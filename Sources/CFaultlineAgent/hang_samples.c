@@ -83,14 +83,40 @@ static int same_stack(const fl_hang_sample *a, const fl_hang_sample *b) {
     return a->n > 1 || a->pcs[0] == b->pcs[0];
 }
 
+// The thread's outermost frame: the last return address that most samples
+// of two or more frames end in (a one-frame stack has no return address:
+// its frame 0 is the interrupted instruction). 0 when no sample has one.
+static uintptr_t common_root(const fl_sample_ring *r) {
+    uintptr_t best = 0;
+    int best_count = 0;
+    for (int i = r->count - 1; i >= 0; i--) {
+        const fl_hang_sample *s = cat(r, i);
+        if (s->n < 2) continue;
+        int c = 0;
+        for (int j = 0; j < r->count; j++) {
+            const fl_hang_sample *t = cat(r, j);
+            c += t->n >= 2 && t->pcs[t->n - 1] == s->pcs[s->n - 1];
+        }
+        if (c > best_count) { best = s->pcs[s->n - 1]; best_count = c; }
+    }
+    return best;
+}
+
 const fl_hang_sample *fl_sample_ring_culprit(const fl_sample_ring *r, int *count) {
     // O(n^2) over at most FL_HANG_RING_MAX samples: no allocation, and the
     // watchdog does it once per report.
+    // Only stacks that reach the thread's outermost frame vote. An unwinder
+    // that cannot step out of a function (no unwind entry: Swift's
+    // DispatchTime.now(), hand-written assembly) cuts the stack there, and
+    // those cut stacks are all alike, while whole ones split by leaf (a loop
+    // that calls into the runtime): a cut stack won the vote and the report
+    // named no frame of the program.
+    uintptr_t root = common_root(r);
     const fl_hang_sample *best = 0;
     int best_count = 0;
     for (int i = r->count - 1; i >= 0; i--) {
         const fl_hang_sample *s = cat(r, i);
-        if (s->n <= 0) continue;
+        if (s->n <= 0 || (root && (s->n < 2 || s->pcs[s->n - 1] != root))) continue;
         int c = 0;
         for (int j = 0; j < r->count; j++) {
             const fl_hang_sample *t = cat(r, j);

@@ -68,8 +68,10 @@ int fl_sample_ring_known(const fl_sample_ring *r);
 /// The culprit: the most frequent stack, two samples being the same stack
 /// when they have the same depth and the same return addresses (frame 0,
 /// the interrupted instruction, may differ within one function). Ties go to
-/// the most recent. Returns the representative sample and its count in
-/// `count`, or NULL when no sample has a stack.
+/// the most recent. Only stacks that end in the thread's outermost frame
+/// (the last return address most samples end in) are candidates: a stack
+/// the unwinder cut short cannot win. Returns the representative sample and
+/// its count in `count`, or NULL when no sample has a stack.
 const fl_hang_sample *fl_sample_ring_culprit(const fl_sample_ring *r, int *count);
 
 /// Writes `"call_tree": [...]`: every sample's stack merged from the

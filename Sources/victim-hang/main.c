@@ -9,6 +9,7 @@
 #include "victim_threads.h"
 
 int victim_cmd_late_answer_elsewhere(int argc, char **argv);  // late_answer_elsewhere.c
+int victim_cmd_cut_stacks(int argc, char **argv);  // cut_stacks.c
 int victim_cmd_busy_short_polls(int argc, char **argv);  // busy_short_polls.c
 int victim_cmd_timed_cycle(int argc, char **argv);  // timed_cycle.c
 
@@ -725,6 +726,7 @@ static const struct command k_commands[] = {
     {"spin-holding-loader-lock", cmd_spin_holding_loader_lock, "[MS] as spin-recover, while thread 'lock-holder' sits inside a dl_iterate_phdr callback for ever (holding the dynamic linker's lock)"},
     {"late-answers", cmd_late_answers, "[MS] as spin-recover, while threads late-0 and late-1 sit in vfork 70 ms at a time (they answer sample requests after the requester gave up) and steady-a and steady-b wait in pause"},
     {"late-answer-elsewhere", victim_cmd_late_answer_elsewhere, "[MS] as spin-recover, while late-0 answers each stack request 60 ms late (the next one open) and slow-1 never"},
+    {"cut-stacks", victim_cmd_cut_stacks, "[MS] main thread spins MS (3000) ms, two thirds of its CPU in a loop no unwinder can step out of"},
     {"sleep-main", cmd_sleep_main, "[MS] main thread sleeps MS (3000) ms in nanosleep"},
     {"heartbeat-stall", cmd_heartbeat_stall, "[MS] heartbeat loop stuck MS (3000) ms in a loop of 1 ms sleeps"},
     {"abba", cmd_abba, "main and abba-worker lock A/B in opposite orders"},
