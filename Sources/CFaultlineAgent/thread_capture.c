@@ -243,11 +243,13 @@ static int wait_for_scratch(pid_t me, uint64_t deadline) {
 /// timeout.
 #define FL_RUNNABLE_RECHECK_NS (2ull * 1000000ull)
 
-// The request's timeout has passed at `now`: a new deadline when `tid` is
-// runnable (waiting for a CPU, or running an answer) and lets the sample
-// signal in, else 0 (give up).
-static uint64_t waiting_for_cpu(pid_t tid, uint64_t start, uint64_t now, uint64_t most_ns) {
+// The timeout of request `seq` has passed at `now`: a new deadline when
+// `tid` is answering it (it claimed the request: a first unwind through
+// cold unwind tables may wait for the disk) or is runnable (waiting for a
+// CPU) and lets the sample signal in, else 0 (give up).
+static uint64_t waiting_for_cpu(pid_t tid, uint64_t seq, uint64_t start, uint64_t now, uint64_t most_ns) {
     if (now - start >= most_ns) return 0;
+    if (atomic_load(&g_req) == REQ_WORD(seq, REQ_CLAIMED)) return now + FL_RUNNABLE_RECHECK_NS;
     if (!fl_sched_runnable(tid) || fl_thread_blocks_signal(tid, g_signo)) return 0;
     return now + FL_RUNNABLE_RECHECK_NS;
 }
@@ -300,7 +302,7 @@ static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint
         if (syscall(SYS_tgkill, getpid(), tid, g_signo) == 0) {
             for (uint64_t now = start;; now = fl_monotonic_ns()) {
                 if (atomic_load(&g_req) == REQ_WORD(seq, REQ_ANSWERED)) break;
-                if (now >= deadline && !(deadline = waiting_for_cpu(tid, start, now, runnable_ns))) break;
+                if (now >= deadline && !(deadline = waiting_for_cpu(tid, seq, start, now, runnable_ns))) break;
                 // Spin briefly (an answer usually takes a few microseconds and
                 // nanosleep's timer slack is ~50 us), then back off.
                 if (fl_monotonic_ns() - start > 200000) { fl_sleep_ns(20000); sleeps++; }
