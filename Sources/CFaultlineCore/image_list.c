@@ -2,6 +2,7 @@
 #include "fd_transient.h"
 #include "own_memory.h"
 #include "page_size.h"
+#include "proc_tid.h"
 #include "sigsafe.h"
 
 #include <elf.h>
@@ -130,7 +131,9 @@ int fl_images_load(fl_image_list *list) {
     list->count = 0;
     // The calling thread's view: /proc/self/maps reads empty once the main
     // thread has ended (pthread_exit) while other threads run.
-    int fd = fl_open_high("/proc/thread-self/maps", O_RDONLY | O_CLOEXEC);
+    char path[64];
+    fl_proc_self_path(path, sizeof path, "maps");
+    int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) fd = fl_open_high("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     fl_images_load_fd(list, fd);

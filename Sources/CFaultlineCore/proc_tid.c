@@ -117,3 +117,12 @@ size_t fl_proc_task_path(char *path, size_t cap, pid_t proc_tid, const char *fil
     l += fl_strlcpy(path + l, "/", cap - l);
     return l + fl_strlcpy(path + l, file, cap - l);
 }
+
+size_t fl_proc_self_path(char *path, size_t cap, const char *file) {
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    int main_thread = tid == (pid_t)syscall(SYS_getpid);
+    pid_t id = main_thread ? 0 : fl_proc_tid(tid);
+    if (id > 0) return fl_proc_task_path(path, cap, id, file);
+    size_t l = fl_strlcpy(path, main_thread ? "/proc/self/" : "/proc/thread-self/", cap);
+    return l + fl_strlcpy(path + l, file, cap - l);
+}

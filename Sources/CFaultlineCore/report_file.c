@@ -2,6 +2,7 @@
 #include "cred_mirror.h"
 #include "fd_transient.h"
 #include "fd_high.h"
+#include "proc_tid.h"
 #include "sigsafe.h"
 #include "unwinder.h"
 
@@ -204,7 +205,9 @@ void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind) {
         fl_json_string(w, "name", name);
     }
     // The calling thread's link: the main thread's is gone once it has ended.
-    ssize_t el = readlink("/proc/thread-self/exe", exe, sizeof exe - 1);
+    char link[64];
+    fl_proc_self_path(link, sizeof link, "exe");
+    ssize_t el = readlink(link, exe, sizeof exe - 1);
     if (el <= 0) el = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (el > 0) { exe[el] = 0; fl_json_string(w, "executable", exe); }
     fl_json_end_object(w);

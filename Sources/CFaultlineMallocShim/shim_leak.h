@@ -33,7 +33,7 @@ typedef struct leak_scan {
     uint32_t threads_parked;   ///< other threads stopped and scanned from their sp
     uint32_t threads_missed;   ///< threads that did not park in time (whole stack mapping scanned)
     uint64_t stop_ns, scan_ns; ///< time to park the threads, time of the scan
-    int maps_errno;            ///< why /proc/thread-self/maps could not be read (the scan then fails)
+    int maps_errno;            ///< why the calling thread's /proc maps could not be read (the scan then fails)
 } leak_scan;
 
 /// Stops the other threads, scans and classifies every live block. Never

@@ -16,6 +16,7 @@
 #include "shim_thread.h"
 #include "fd_transient.h"
 #include "page_size.h"
+#include "proc_tid.h"
 #include "sigsafe.h"
 
 #include <errno.h>
@@ -57,8 +58,8 @@ typedef struct scanner {
     uint8_t mark_as;     // LEAK_REACHABLE, then LEAK_INDIRECT
     int64_t self;        // block being scanned in the lost phase (not marked by itself)
     pid_t pid;           // the scanning thread's id, for process_vm_readv (below)
-    int maps_errno;      // set when /proc/thread-self/maps could not be read: no scan
-    int pagemap;         // /proc/thread-self/pagemap, or -1: every page is read
+    int maps_errno;      // set when the calling thread's maps could not be read: no scan
+    int pagemap;         // the calling thread's pagemap, or -1: every page is read
     int file_backed;     // the root being read maps a file: every page is read
     uint64_t pm[PAGEMAP_BATCH];
 } scanner;
@@ -301,11 +302,14 @@ static void scan_maps(scanner *s, const char *maps, size_t len, const uintptr_t 
     }
 }
 
-// Through /proc/thread-self: /proc/self is the main thread's entry, which
-// reads empty once the main thread has ended (pthread_exit) while others run.
+// The calling thread's (fl_proc_self_path): /proc/self is the main thread's
+// entry, which reads empty once the main thread has ended (pthread_exit)
+// while others run.
 // Returns 0 with errno set when nothing could be read (no fd left: EMFILE).
 static size_t read_maps(char *buf, size_t cap) {
-    int fd = fl_open_high("/proc/thread-self/maps", O_RDONLY | O_CLOEXEC);
+    char path[64];
+    fl_proc_self_path(path, sizeof path, "maps");
+    int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) fd = fl_open_high("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     size_t n = 0;
@@ -343,7 +347,9 @@ __attribute__((noinline)) static void scan_everything(scanner *s, leak_thread *t
     if (!len) { s->maps_errno = errno ? errno : EIO; return; }
     // Opened after the maps were read, so that with a single fd left the
     // maps get it and the roots are read whole instead.
-    s->pagemap = fl_open_high("/proc/thread-self/pagemap", O_RDONLY | O_CLOEXEC);
+    char path[64];
+    fl_proc_self_path(path, sizeof path, "pagemap");
+    s->pagemap = fl_open_high(path, O_RDONLY | O_CLOEXEC);
     if (s->pagemap < 0) s->pagemap = fl_open_high("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
     scan_maps(s, maps, len, sps, nsp);
     for (int i = 0; i < nthreads; i++) {

@@ -4,6 +4,7 @@
 // built without -rdynamic match too. No DWARF, no inlining, no demangling.
 #include "shim_leak.h"
 #include "fd_transient.h"
+#include "proc_tid.h"
 #include "sigsafe.h"
 
 #include <dlfcn.h>
@@ -67,7 +68,11 @@ void shim_leak_symbolize(uintptr_t pc, const char **function, const char **image
     const char *path = info.dli_fname;
     // The main program's dli_fname may be its argv[0]; its file is the exe
     // link (the calling thread's: the main thread's is gone once it ended).
-    if (!path || !*path || !strchr(path, '/')) path = "/proc/thread-self/exe";
+    char exe[64];
+    if (!path || !*path || !strchr(path, '/')) {
+        fl_proc_self_path(exe, sizeof exe, "exe");
+        path = exe;
+    }
     symfile *f = open_symtab(path, (uintptr_t)info.dli_fbase);
     if (!f || !f->syms) return;
     uintptr_t off = at - (uintptr_t)info.dli_fbase;

@@ -5,6 +5,7 @@
 #include "cancel_off.h"
 #include "environ_pin.h"
 #include "fd_transient.h"
+#include "proc_tid.h"
 #include "report_file.h"
 #include "shim_config.h"
 #include "shim_depot.h"
@@ -176,8 +177,9 @@ static int write_thread(fl_json *w) {
     // The calling thread's own entry: /proc/self/task/<tid> is not this
     // thread when /proc belongs to another pid namespace (unshare --pid
     // without a /proc of its own).
-    char name[64];
-    ssize_t nl = fl_read_file("/proc/thread-self/comm", name, sizeof name);
+    char name[64], path[64];
+    fl_proc_self_path(path, sizeof path, "comm");
+    ssize_t nl = fl_read_file(path, name, sizeof name);
     if (nl > 0) {
         while (nl > 0 && name[nl - 1] == '\n') name[--nl] = 0;
         fl_json_string(w, "name", name);

@@ -3,20 +3,22 @@ import Testing
 
 /// A process under `faultline exec`'s libraries (agent and shim, stderr
 /// captured, a leak for the exit check to find) opens no file in the
-/// /proc task directory of a thread other than its main one: such a file
-/// left a dentry that made the parent's wait4 for the process cost
-/// milliseconds (docs/malloc-shim.md, "Costs of a short process"). Other
-/// threads' files go through /proc/<tid>/ (fl_proc_task_path), and our
-/// threads name themselves instead of being named through .../comm.
+/// /proc task directory of a thread other than its main one, whichever
+/// thread runs the exit check: such a file left a dentry that made the
+/// parent's wait4 for the process cost milliseconds (docs/malloc-shim.md,
+/// "Costs of a short process"). Other threads' files go through
+/// /proc/<tid>/ (fl_proc_task_path), a thread's own through /proc/self/ or
+/// /proc/<tid>/ (fl_proc_self_path), and our threads name themselves
+/// instead of being named through .../comm.
 @Suite struct ProcTaskPathTests {
     static let strace = ["/usr/bin/strace", "/usr/local/bin/strace"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    /// The opens in strace's `-f -o` output that reach a task directory of
-    /// a thread other than `main`: /proc/self/task/<tid>/, /proc/<pid>/task/<tid>/,
-    /// or /proc/thread-self/ opened by another thread.
+    /// The opens and readlinks in strace's `-f -o` output that reach a task
+    /// directory of a thread other than `main`: /proc/self/task/<tid>/,
+    /// /proc/<pid>/task/<tid>/, or /proc/thread-self/ used by another thread.
     static func otherThreadsTaskFiles(_ trace: String, main: String) -> [String] {
         trace.split(separator: "\n").map(String.init).filter { line in
-            guard line.contains("open"), let quote = line.range(of: "\"/proc/") else { return false }
+            guard line.contains("open") || line.contains("readlink"), let quote = line.range(of: "\"/proc/") else { return false }
             let caller = line.prefix { $0 != " " }
             let path = line[quote.upperBound...].prefix { $0 != "\"" }
             if path.hasPrefix("thread-self/") { return caller != main }
@@ -26,13 +28,18 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: strace != nil, "strace is not installed (apt-get install strace)"))
-    func aPreloadedProcessOpensNoOtherThreadsTaskFile() throws {
+    /// victim-leak's modes: the exit check on the main thread, on a thread
+    /// that calls exit, and on the last thread after the main one has ended
+    /// (pthread_exit), where /proc/self/maps reads empty.
+    static let exits = [["list"], ["small-stack-exit", "1048576"], ["main-exits-first"]]
+
+    @Test(.enabled(if: strace != nil, "strace is not installed (apt-get install strace)"), arguments: exits)
+    func aPreloadedProcessOpensNoOtherThreadsTaskFile(_ mode: [String]) throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let libraries = [try BuildProducts.path("libFaultlineAgentPreload.so"), try BuildProducts.path("libFaultlineMallocShim.so")]
-        let run = try runProgram(Self.strace!, ["-f", "-qq", "-e", "trace=open,openat,prctl", "-o", "\(dir)/trace",
-                                                try BuildProducts.path("victim-leak"), "list"], environment: [
+        let run = try runProgram(Self.strace!, ["-f", "-qq", "-e", "trace=open,openat,readlink,prctl", "-o", "\(dir)/trace",
+                                                try BuildProducts.path("victim-leak")] + mode, environment: [
             "LD_PRELOAD": libraries.joined(separator: ":"), "FAULTLINE_REPORT_DIR": "\(dir)/reports",
             "FAULTLINE_CAPTURE_STDERR": "1",
         ])

@@ -37,4 +37,13 @@ pid_t fl_ns_tid(pid_t proc_tid);
 /// Async-signal-safe.
 size_t fl_proc_task_path(char *path, size_t cap, pid_t proc_tid, const char *file);
 
+/// Writes the path of the calling thread's own /proc file `file` (its
+/// maps, pagemap, comm, exe) into `path`; returns its length.
+/// "/proc/self/<file>" on the main thread; "/proc/<id>/<file>" on another,
+/// which stays readable after the main thread has ended (pthread_exit),
+/// unlike /proc/self's. Never /proc/thread-self/, a task-directory dentry
+/// (fl_proc_task_path) unless /proc's id for the thread cannot be found.
+/// Async-signal-safe.
+size_t fl_proc_self_path(char *path, size_t cap, const char *file);
+
 #endif
