@@ -112,7 +112,8 @@ __attribute__((noinline)) static void scrub_stack_below(void) {
 // stack-pointer list, the report writer). A program that exits from a
 // thread made with a small stack (pthread_attr_setstacksize 16 or 32 KiB),
 // or from a coroutine or fiber stack, crashed in the exit check (SIGSEGV in
-// scrub_stack_below). There the check runs on a fresh stack of its own;
+// scrub_stack_below). There (and where the thread's stack bounds are not
+// known yet, below) the check runs on a fresh stack of its own;
 // the caller's stack is then read from the caller's stack pointer up
 // (shim_self.leak_caller_sp) and its callee-saved registers are in `back`,
 // which lies above the new stack, inside the part the scan reads.
@@ -129,12 +130,13 @@ static __thread check_switch *g_switch __attribute__((tls_model("initial-exec"))
 
 static void check_on_own_stack(void) { g_switch->result = check(g_switch->trigger); }
 
+// Bounds not known yet are not asked for: the main thread's come from
+// pthread_getattr_np, which reads and parses /proc/self/maps, and the scan
+// reads it again; a stack of the check's own (a mapping and the pages the
+// check touches) costs less and needs no bounds.
 __attribute__((noinline)) static int stack_is_short(void) {
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-    shim_self.depth++;
-    int known = shim_thread_bounds();
-    shim_self.depth--;
-    if (!known) return 0;
+    if (shim_self.bounds_state != 2) return 1;
     return sp < shim_self.stack_lo + CHECK_STACK_NEED || sp >= shim_self.stack_hi;
 }
 
