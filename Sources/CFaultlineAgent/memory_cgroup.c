@@ -1,11 +1,11 @@
 #include "memory_cgroup.h"
 #include "fd_transient.h"
 #include "fd_guard.h"
+#include "line_reader.h"
 #include "sigsafe.h"
 
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -57,78 +57,63 @@ static void unescape(char *s) {
     *w = 0;
 }
 
-/// Finds, in one read of mountinfo, the v1 mount with the memory controller
-/// (`v1`) and the v2 mount (`v2`), the first of each. Returns a mask: 1 when
-/// `v1` was found, 2 when `v2` was. (One pass for both: mountinfo is slow
-/// to generate, and the install read it twice, and /proc/self/cgroup
-/// twice, for ~0.2 ms of every process's start.)
-static int find_mounts(mount_entry *v1, mount_entry *v2) {
-    FILE *f = fopen("/proc/self/mountinfo", "re");
-    if (!f) return 0;
-    char *line = 0;
-    size_t cap = 0;
-    int found = 0;
-    while (found != 3 && getline(&line, &cap, f) > 0) {
-        char *sep = strstr(line, " - ");
-        if (!sep) continue;
-        *sep = 0;
-        char *fields[6], *save = 0, *p = line;
-        int n = 0;
-        for (char *t = strtok_r(p, " ", &save); t && n < 6; t = strtok_r(0, " ", &save)) fields[n++] = t;
-        if (n < 5) continue;
-        char *fstype = strtok_r(sep + 3, " ", &save);
-        char *source = fstype ? strtok_r(0, " ", &save) : 0;
-        char *opts = source ? strtok_r(0, " \n", &save) : 0;
-        if (!fstype || !opts) continue;
-        int is_v1_memory = 0;
-        if (strcmp(fstype, "cgroup") == 0) {
-            char *osave = 0;
-            for (char *o = strtok_r(opts, ",", &osave); o; o = strtok_r(0, ",", &osave))
-                if (strcmp(o, "memory") == 0) is_v1_memory = 1;
-        }
-        int version = is_v1_memory ? 1 : strcmp(fstype, "cgroup2") == 0 ? 2 : 0;
-        if (!version || (found & version)) continue;
-        mount_entry *out = version == 1 ? v1 : v2;
-        fl_strlcpy(out->root, fields[3], sizeof out->root);
-        fl_strlcpy(out->point, fields[4], sizeof out->point);
-        unescape(out->root);
-        unescape(out->point);
-        out->version = version;
-        found |= version;
+/// What one read of mountinfo or /proc/self/cgroup finds: the v1 memory
+/// hierarchy's (index 0) and v2's (index 1) first mount or our path in it;
+/// `found` is a mask, 1 for v1, 2 for v2.
+typedef struct { mount_entry *mounts; char (*paths)[PATH_MAX]; int found; } cgroup_scan;
+
+/// A mountinfo line: the v1 mount with the memory controller, or the v2 mount.
+static int mount_line(char *line, void *vctx) {
+    cgroup_scan *c = vctx;
+    char *sep = strstr(line, " - ");
+    if (!sep) return 0;
+    *sep = 0;
+    char *fields[6], *save = 0;
+    int n = 0;
+    for (char *t = strtok_r(line, " ", &save); t && n < 6; t = strtok_r(0, " ", &save)) fields[n++] = t;
+    if (n < 5) return 0;
+    char *fstype = strtok_r(sep + 3, " ", &save);
+    char *source = fstype ? strtok_r(0, " ", &save) : 0;
+    char *opts = source ? strtok_r(0, " ", &save) : 0;
+    if (!fstype || !opts) return 0;
+    int is_v1_memory = 0;
+    if (strcmp(fstype, "cgroup") == 0) {
+        char *osave = 0;
+        for (char *o = strtok_r(opts, ",", &osave); o; o = strtok_r(0, ",", &osave))
+            if (strcmp(o, "memory") == 0) is_v1_memory = 1;
     }
-    free(line);
-    fclose(f);
-    return found;
+    int version = is_v1_memory ? 1 : strcmp(fstype, "cgroup2") == 0 ? 2 : 0;
+    if (!version || (c->found & version)) return 0;
+    mount_entry *out = &c->mounts[version - 1];
+    fl_strlcpy(out->root, fields[3], sizeof out->root);
+    fl_strlcpy(out->point, fields[4], sizeof out->point);
+    unescape(out->root);
+    unescape(out->point);
+    out->version = version;
+    c->found |= version;
+    return c->found == 3;
 }
 
-/// Our paths in the v1 memory hierarchy (`v1`) and in v2 (`v2`) from one
-/// read of /proc/self/cgroup. Returns a mask as find_mounts does.
-static int own_paths(char *v1, char *v2, size_t cap) {
-    FILE *f = fopen("/proc/self/cgroup", "re");
-    if (!f) return 0;
-    char line[PATH_MAX + 128];
-    int found = 0;
-    while (found != 3 && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = 0;
-        char *c1 = strchr(line, ':');
-        char *c2 = c1 ? strchr(c1 + 1, ':') : 0;
-        if (!c2) continue;
-        *c2 = 0;
-        const char *controllers = c1 + 1;
-        int version = 0;
-        if (strncmp(line, "0:", 2) == 0 && controllers[0] == 0) version = 2;
-        else {
-            char tmp[256], *save = 0;
-            fl_strlcpy(tmp, controllers, sizeof tmp);
-            for (char *o = strtok_r(tmp, ",", &save); o; o = strtok_r(0, ",", &save))
-                if (strcmp(o, "memory") == 0) version = 1;
-        }
-        if (!version || (found & version)) continue;
-        fl_strlcpy(version == 1 ? v1 : v2, c2 + 1, cap);
-        found |= version;
+/// A /proc/self/cgroup line: our path in the v1 memory hierarchy, or in v2.
+static int path_line(char *line, void *vctx) {
+    cgroup_scan *c = vctx;
+    char *c1 = strchr(line, ':');
+    char *c2 = c1 ? strchr(c1 + 1, ':') : 0;
+    if (!c2) return 0;
+    *c2 = 0;
+    const char *controllers = c1 + 1;
+    int version = 0;
+    if (strncmp(line, "0:", 2) == 0 && controllers[0] == 0) version = 2;
+    else {
+        char tmp[256], *save = 0;
+        fl_strlcpy(tmp, controllers, sizeof tmp);
+        for (char *o = strtok_r(tmp, ",", &save); o; o = strtok_r(0, ",", &save))
+            if (strcmp(o, "memory") == 0) version = 1;
     }
-    fclose(f);
-    return found;
+    if (!version || (c->found & version)) return 0;
+    fl_strlcpy(c->paths[version - 1], c2 + 1, PATH_MAX);
+    c->found |= version;
+    return c->found == 3;
 }
 
 /// The directory of hierarchy path `path` under mount `m`.
@@ -152,10 +137,17 @@ static int open_ro(const char *dir, const char *file) {
 int fl_memcg_open(fl_memcg *m, char *why, int why_cap) {
     memset(m, 0, sizeof *m);
     m->usage_fd = m->peak_fd = -1;
-    // By version - 1; static: 24 KiB the installing thread's stack need not have.
+    // One read of each file finds both versions (the install read each
+    // twice), in raw reads (fopen and getline allocate, and the malloc
+    // shim records a stack for each block: 0.2 ms). By version - 1; static:
+    // 24 KiB the installing thread's stack need not have.
     static mount_entry mounts[2];
     static char paths[2][PATH_MAX];
-    int have = find_mounts(&mounts[0], &mounts[1]) & own_paths(paths[0], paths[1], sizeof paths[0]);
+    char buf[8192];
+    cgroup_scan found_mounts = {mounts, paths, 0}, found_paths = {mounts, paths, 0};
+    fl_each_line("/proc/self/mountinfo", buf, sizeof buf, mount_line, &found_mounts);
+    fl_each_line("/proc/self/cgroup", buf, sizeof buf, path_line, &found_paths);
+    int have = found_mounts.found & found_paths.found;
     // The v2 cgroup (for PSI), whatever holds the memory controller.
     if ((have & 2) && strcmp(paths[1], "/") != 0) directory_of(&mounts[1], paths[1], m->v2_dir, sizeof m->v2_dir);
     int version = have & 1 ? 1 : have & 2 ? 2 : 0;
