@@ -13,13 +13,11 @@
 // --- reading -----------------------------------------------------------------
 
 // `tid` is the process's own id (gettid); /proc may know it by another
-// (proc_tid.h).
+// (proc_tid.h). Through /proc/<id>/, not /proc/self/task/<id>/: a probe of
+// another thread (a futex edge, a loaded machine's slow join) left a task
+// directory dentry that costs the parent ms at reap (fl_proc_task_path).
 static size_t task_path(char *buf, pid_t tid, const char *leaf) {
-    size_t l = fl_strlcpy(buf, "/proc/self/task/", 64);
-    l += fl_fmt_u64(buf + l, (uint64_t)fl_proc_tid(tid));
-    buf[l++] = '/';
-    l += fl_strlcpy(buf + l, leaf, 64 - l);
-    return l;
+    return fl_proc_task_path(buf, 64, fl_proc_tid(tid), leaf);
 }
 
 static const char *skip_spaces(const char *s) {

@@ -354,7 +354,7 @@ static void tick(watch_state *s, uint64_t now) {
     if (rc == -2 && s->unreadable_noted != target) {
         s->unreadable_noted = target;
         char line[200];
-        snprintf(line, sizeof line, "faultline: cannot open /proc/self/task/%d/syscall (the process is not dumpable); "
+        snprintf(line, sizeof line, "faultline: cannot open /proc/%d/syscall (the process is not dumpable); "
                  "thread %d is not watched for hangs\n", (int)target, (int)target);
         note(line);
     }

@@ -193,10 +193,8 @@ int fl_threads_list(pid_t *tids, int max, int *total) {
 }
 
 int fl_thread_name(pid_t tid, char *buf, int cap) {
-    char path[64] = "/proc/self/task/";
-    size_t l = fl_strlen(path);
-    l += fl_fmt_u64(path + l, (uint64_t)fl_proc_tid(tid));
-    fl_strlcpy(path + l, "/comm", sizeof path - l);
+    char path[64];
+    fl_proc_task_path(path, sizeof path, fl_proc_tid(tid), "comm");  // not under /proc/self/task (proc_tid.h)
     ssize_t n = fl_read_file(path, buf, (size_t)cap);
     if (n <= 0) { buf[0] = 0; return 0; }
     while (n > 0 && (buf[n - 1] == '\n')) buf[--n] = 0;
