@@ -11,12 +11,7 @@ import Testing
     func theExitCheckReadsTheMapsOnce() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let run = try runProgram(ProcTaskPathTests.strace!, ["-f", "-qq", "-e", "trace=open,openat", "-o", "\(dir)/trace", "/bin/true"],
-                                 environment: ["LD_PRELOAD": try BuildProducts.path("libFaultlineMallocShim.so"),
-                                               "FAULTLINE_REPORT_DIR": "\(dir)/reports"])
-        #expect(run.status == 0, "\(run.stderr)")
-        let trace = try String(contentsOfFile: "\(dir)/trace", encoding: .utf8)
-        let maps = trace.split(separator: "\n").filter { $0.contains("/maps\"") }
+        let maps = try straceOpensOfTrue(preloading: "libFaultlineMallocShim.so", in: dir).filter { $0.contains("/maps\"") }
         #expect(maps.count == 1, "\(maps.joined(separator: "\n"))")
     }
 }

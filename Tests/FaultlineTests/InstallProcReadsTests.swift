@@ -10,11 +10,7 @@ import Testing
     func theInstallReadsTheCgroupFilesOnce() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let run = try runProgram(ProcTaskPathTests.strace!, ["-f", "-qq", "-e", "trace=open,openat", "-o", "\(dir)/trace", "/bin/true"],
-                                 environment: ["LD_PRELOAD": try BuildProducts.path("libFaultlineAgentPreload.so"),
-                                               "FAULTLINE_REPORT_DIR": "\(dir)/reports"])
-        #expect(run.status == 0, "\(run.stderr)")
-        let opens = try String(contentsOfFile: "\(dir)/trace", encoding: .utf8).split(separator: "\n")
+        let opens = try straceOpensOfTrue(preloading: "libFaultlineAgentPreload.so", in: dir)
         for file in ["/proc/self/mountinfo\"", "/proc/self/cgroup\""] {
             let reads = opens.filter { $0.contains(file) }
             #expect(reads.count == 1, "\(reads.joined(separator: "\n"))")
