@@ -3,6 +3,7 @@
 #include "fd_guard.h"
 #include "fd_high.h"
 #include "proc_tid.h"
+#include "sched_wait.h"
 #include "sigsafe.h"
 
 #include <fcntl.h>
@@ -281,14 +282,6 @@ int fl_probe_tracer_pid(void) {
 
 int fl_thread_alive(pid_t tid) {
     if (tid <= 0) return 0;
-    char path[64], buf[512];
-    task_path(path, tid, "stat");
-    ssize_t n = fl_read_file(path, buf, sizeof buf);
-    if (n <= 0) return 0;
-    // "tid (comm) S ..." — the state follows the last ')'.
-    const char *close = 0;
-    for (ssize_t i = 0; i < n; i++) if (buf[i] == ')') close = buf + i;
-    if (!close) return 0;
-    char st = close[1] == ' ' ? close[2] : 0;
-    return st != 'Z' && st != 'X';
+    char st = fl_thread_state(tid);
+    return st && st != 'Z' && st != 'X';
 }

@@ -4,7 +4,7 @@
 
 #include <sys/resource.h>
 
-int fl_sched_runnable(pid_t tid) {
+char fl_thread_state(pid_t tid) {
     char path[64], buf[512];
     // /proc/<id>/stat, not /proc/self/task/<id>/stat: a dentry under the
     // task directory makes the process cost its reaper milliseconds
@@ -17,8 +17,10 @@ int fl_sched_runnable(pid_t tid) {
     const char *close = 0;
     for (const char *p = buf; *p; p++)
         if (*p == ')') close = p;
-    return close && close[1] == ' ' && close[2] == 'R';
+    return close && close[1] == ' ' ? close[2] : 0;
 }
+
+int fl_sched_runnable(pid_t tid) { return fl_thread_state(tid) == 'R'; }
 
 uint64_t fl_own_voluntary_switches(void) {
     struct rusage ru;

@@ -9,6 +9,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/// The state letter of thread `tid` in its /proc stat file (`R`, `S`, `D`,
+/// `T`, `Z`…), 0 when it cannot be read (a thread gone). Allocation-free
+/// and async-signal-safe.
+char fl_thread_state(pid_t tid);
+
 /// 1 when `tid` is runnable or running (state R in its /proc stat file),
 /// 0 when it is in any other state or cannot be read. Allocation-free and
 /// async-signal-safe.
