@@ -131,10 +131,7 @@ int fl_images_load(fl_image_list *list) {
     list->count = 0;
     // The calling thread's view: /proc/self/maps reads empty once the main
     // thread has ended (pthread_exit) while other threads run.
-    char path[64];
-    fl_proc_self_path(path, sizeof path, "maps");
-    int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) fd = fl_open_high("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    int fd = fl_open_own_proc_file("maps");
     if (fd < 0) return 0;
     fl_images_load_fd(list, fd);
     fl_close_high(fd);

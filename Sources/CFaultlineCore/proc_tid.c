@@ -126,3 +126,13 @@ size_t fl_proc_self_path(char *path, size_t cap, const char *file) {
     size_t l = fl_strlcpy(path, main_thread ? "/proc/self/" : "/proc/thread-self/", cap);
     return l + fl_strlcpy(path + l, file, cap - l);
 }
+
+int fl_open_own_proc_file(const char *file) {
+    char path[64];
+    fl_proc_self_path(path, sizeof path, file);
+    int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) return fd;
+    size_t l = fl_strlcpy(path, "/proc/self/", sizeof path);
+    fl_strlcpy(path + l, file, sizeof path - l);
+    return fl_open_high(path, O_RDONLY | O_CLOEXEC);
+}

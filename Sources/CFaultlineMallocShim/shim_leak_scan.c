@@ -302,15 +302,12 @@ static void scan_maps(scanner *s, const char *maps, size_t len, const uintptr_t 
     }
 }
 
-// The calling thread's (fl_proc_self_path): /proc/self is the main thread's
+// The calling thread's (fl_open_own_proc_file): /proc/self is the main thread's
 // entry, which reads empty once the main thread has ended (pthread_exit)
 // while others run.
 // Returns 0 with errno set when nothing could be read (no fd left: EMFILE).
 static size_t read_maps(char *buf, size_t cap) {
-    char path[64];
-    fl_proc_self_path(path, sizeof path, "maps");
-    int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) fd = fl_open_high("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    int fd = fl_open_own_proc_file("maps");
     if (fd < 0) return 0;
     size_t n = 0;
     int err = EIO;  // an empty maps file
@@ -347,10 +344,7 @@ __attribute__((noinline)) static void scan_everything(scanner *s, leak_thread *t
     if (!len) { s->maps_errno = errno ? errno : EIO; return; }
     // Opened after the maps were read, so that with a single fd left the
     // maps get it and the roots are read whole instead.
-    char path[64];
-    fl_proc_self_path(path, sizeof path, "pagemap");
-    s->pagemap = fl_open_high(path, O_RDONLY | O_CLOEXEC);
-    if (s->pagemap < 0) s->pagemap = fl_open_high("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    s->pagemap = fl_open_own_proc_file("pagemap");
     scan_maps(s, maps, len, sps, nsp);
     for (int i = 0; i < nthreads; i++) {
         for (uint32_t r = 0; r < threads[i].nregs; r++) consider(s, threads[i].regs[r]);

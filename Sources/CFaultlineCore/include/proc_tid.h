@@ -46,4 +46,9 @@ size_t fl_proc_task_path(char *path, size_t cap, pid_t proc_tid, const char *fil
 /// Async-signal-safe.
 size_t fl_proc_self_path(char *path, size_t cap, const char *file);
 
+/// Opens the calling thread's own /proc file `file` read-only
+/// (fl_proc_self_path), else /proc/self/<file>; the fd is a high one
+/// (fl_open_high), or -1 with errno. Async-signal-safe.
+int fl_open_own_proc_file(const char *file);
+
 #endif
