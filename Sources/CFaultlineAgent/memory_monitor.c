@@ -124,9 +124,8 @@ static uint64_t peak_now(uint64_t usage) {
     return k ? k : g_max_seen;
 }
 
-// The monitor thread's tid, published as it starts; set to 1 in
-// g_statm_ready once the starter has opened its statm.
-static atomic_int g_monitor_tid;
+// Set to 1 once the starter has opened the monitor thread's statm (by the
+// id the thread publishes as it begins: g_solo.tid).
 static atomic_int g_statm_ready;
 
 /// Opens (again, in a forked child) the monitor thread's statm, on the
@@ -279,7 +278,6 @@ static void *monitor(void *unused) {
     fl_cred_mirror_thread_begin();  // but for the agent's signal
     fl_solo_thread_begin(&g_solo);
     prefault_stack();
-    atomic_store(&g_monitor_tid, fl_gettid());
     while (!atomic_load(&g_statm_ready)) fl_sleep_ns(100000);
     // Asked to stop, it ends after the sample under way: a PSI trigger's
     // event, once poll has seen it, is not seen again.
@@ -298,13 +296,12 @@ static void *monitor(void *unused) {
 
 static int start_thread(void) {
     pthread_t t;
-    atomic_store(&g_monitor_tid, 0);
     atomic_store(&g_statm_ready, 0);
     int rc = fl_agent_thread_create(&g_solo, &t, 1, 256u << 10, monitor);
     if (rc != 0) { errno = rc; return -1; }
     // Wait (bounded: 2 s) for its tid, open its statm here, let it run.
-    for (int i = 0; i < 20000 && !atomic_load(&g_monitor_tid); i++) fl_sleep_ns(100000);
-    open_statm(atomic_load(&g_monitor_tid));
+    for (int i = 0; i < 20000 && !atomic_load(&g_solo.tid); i++) fl_sleep_ns(100000);
+    open_statm(atomic_load(&g_solo.tid));
     atomic_store(&g_statm_ready, 1);
     fl_thread_uncount();  // it must not keep the process alive
     fl_solo_thread_wait_begun(&g_solo, t);  // named by then
