@@ -16,9 +16,10 @@ enum ExceptionHeadline {
         return [text]
     }
 
-    /// `std::runtime_error: "message"`
-    private static func describe(_ e: JSONValue) -> String {
-        let type = e["type"]?.stringValue ?? "of unknown type"
+    /// `std::runtime_error: "message"`; `unknownType` stands for a type
+    /// the report does not name.
+    static func describe(_ e: JSONValue, unknownType: String = "of unknown type") -> String {
+        let type = e["type"]?.stringValue ?? unknownType
         guard let message = e["message"]?.stringValue else { return type }
         return "\(type): \"\(message)\""
     }

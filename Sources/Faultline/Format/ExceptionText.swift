@@ -12,16 +12,11 @@ enum ExceptionText {
     /// The stacks, each after an empty line.
     static func body(_ r: Report, stacks: StackFormatter) -> [String] {
         guard r.kind == "cxx_exception", let e = r.sections["exception"] else { return [] }
-        var out: [String] = []
-        func add(_ title: String, _ value: JSONValue?) {
-            guard let frames = SectionFrames.stack(value) else { return }
-            out += ["", title]
-            out += stacks.lines(frames, indent: "  ")
-        }
-        add("thrown\(by(e["throw_tid"])) here:", r.sections["throw_stack"])
-        add("rethrown here:", r.sections["rethrow_stack"])
+        var out = StackTitle.lines("thrown\(StackTitle.by(e["throw_tid"])) here:", r.sections["throw_stack"], stacks)
+        out += StackTitle.lines("rethrown here:", r.sections["rethrow_stack"], stacks)
         for inner in e["nested"]?.arrayValue ?? [] {
-            add("nested \(describe(inner)), thrown\(by(inner["throw_tid"])) here:", inner["throw_stack"])
+            let title = "nested \(ExceptionHeadline.describe(inner, unknownType: "exception of unknown type")), thrown\(StackTitle.by(inner["throw_tid"])) here:"
+            out += StackTitle.lines(title, inner["throw_stack"], stacks)
         }
         return out
     }
@@ -63,17 +58,5 @@ enum ExceptionText {
             if o["throw_stack_found"]?.boolValue == true { left.removeValue(forKey: "throw_stack_found") }
         }
         return left
-    }
-
-    /// `std::runtime_error: "message"`
-    private static func describe(_ e: JSONValue) -> String {
-        let type = e["type"]?.stringValue ?? "exception of unknown type"
-        guard let message = e["message"]?.stringValue else { return type }
-        return "\(type): \"\(message)\""
-    }
-
-    /// ` by thread 7`, or nothing when the thread is not known.
-    private static func by(_ tid: JSONValue?) -> String {
-        tid?.integerValue.map { " by thread \($0)" } ?? ""
     }
 }

@@ -51,19 +51,10 @@ enum HeapErrorText {
     /// The block's free and allocation stacks, each after an empty line.
     static func body(_ r: Report, stacks: StackFormatter) -> [String] {
         guard let (holder, block) = blockHolder(r) else { return [] }
-        var out: [String] = []
         let state = block?["state"]?.stringValue
-        if let frames = SectionFrames.stack(holder["free_stack"]) {
-            out.append("")
-            out.append((r.kind == "double_free" ? "first freed" : "freed") + by(block?["freed_by_tid"]) + " here:")
-            out += stacks.lines(frames, indent: "  ")
-        }
-        if let frames = SectionFrames.stack(holder["allocation_stack"]) {
-            out.append("")
-            out.append((state == "live" ? "allocated" : "previously allocated") + by(block?["allocated_by_tid"]) + " here:")
-            out += stacks.lines(frames, indent: "  ")
-        }
-        return out
+        let freed = (r.kind == "double_free" ? "first freed" : "freed") + StackTitle.by(block?["freed_by_tid"]) + " here:"
+        let allocated = (state == "live" ? "allocated" : "previously allocated") + StackTitle.by(block?["allocated_by_tid"]) + " here:"
+        return StackTitle.lines(freed, holder["free_stack"], stacks) + StackTitle.lines(allocated, holder["allocation_stack"], stacks)
     }
 
     /// The sections to print otherwise than as they are: nil to leave one
@@ -103,11 +94,6 @@ enum HeapErrorText {
         if shimKinds.contains(r.kind) { return (r.sections, r.sections["block"]) }
         guard case .object(let m)? = r.sections["memory_error"] else { return nil }
         return (m, m["block"])
-    }
-
-    /// ` by thread 7`, or nothing when the thread is not known.
-    private static func by(_ tid: JSONValue?) -> String {
-        tid?.integerValue.map { " by thread \($0)" } ?? ""
     }
 
     /// `value` without the `shown` fields; nil when nothing is left.
