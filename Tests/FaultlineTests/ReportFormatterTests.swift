@@ -212,7 +212,8 @@ import Testing
 
     /// A nested exception's stacks are titled by what they are: the throw
     /// and each nested throw with its type and message; the `exception`
-    /// fields the headline and titles show are not dumped again.
+    /// fields the headline and titles show are not dumped again; the hook
+    /// that took the stack is frame 0, named plainly.
     @Test func exceptionStacksAreTitledByWhatThrewThem() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -224,6 +225,12 @@ import Testing
         #expect(thrown < nested)
         #expect(lines[(thrown + 1)...].prefix(4).contains { $0.contains("throw_with_nested") }, "\(lines)")
         #expect(lines[(nested + 1)...].prefix(4).contains { $0.contains("throw_inner_cause() at ") }, "\(lines)")
+        // Frame 0, the agent's hook, by its name alone: not its inlined
+        // helpers or Faultline's source lines.
+        for title in [thrown, nested] {
+            #expect(lines[title + 1].hasPrefix("  #0  0x") && lines[title + 1].hasSuffix("  __cxa_throw  (libFaultlineAgentPreload.so)"), "\(lines)")
+        }
+        #expect(!lines.contains { $0.contains("cxx_throw_hooks.cpp") }, "\(lines)")
         for raw in ["throw_stack:", "  type_mangled:", "  message:", "  nested:", "  throw_tid:"] {
             #expect(!lines.contains { $0.hasPrefix(raw) }, "\(raw) printed as a tree")
         }

@@ -12,13 +12,29 @@ enum ExceptionText {
     /// The stacks, each after an empty line.
     static func body(_ r: Report, stacks: StackFormatter) -> [String] {
         guard r.kind == "cxx_exception", let e = r.sections["exception"] else { return [] }
-        var out = StackTitle.lines("thrown\(StackTitle.by(e["throw_tid"])) here:", r.sections["throw_stack"], stacks)
-        out += StackTitle.lines("rethrown here:", r.sections["rethrow_stack"], stacks)
+        let images = r.images ?? []
+        func stack(_ value: JSONValue?) -> [Report.Frame]? { SectionFrames.stack(value).map { hookNamedPlainly($0, images) } }
+        var out = StackTitle.lines("thrown\(StackTitle.by(e["throw_tid"])) here:", stack(r.sections["throw_stack"]), stacks)
+        out += StackTitle.lines("rethrown here:", stack(r.sections["rethrow_stack"]), stacks)
         for inner in e["nested"]?.arrayValue ?? [] {
             let title = "nested \(ExceptionHeadline.describe(inner, unknownType: "exception of unknown type")), thrown\(StackTitle.by(inner["throw_tid"])) here:"
-            out += StackTitle.lines(title, inner["throw_stack"], stacks)
+            out += StackTitle.lines(title, stack(inner["throw_stack"]), stacks)
         }
         return out
+    }
+
+    /// `frames` with frame 0, when it is the agent's own `__cxa_throw` hook
+    /// (where the stack was taken), shown by its name alone, as
+    /// AddressSanitizer shows its interceptor frame: the hook's inlined
+    /// helpers and source lines are Faultline's, not the program's. The
+    /// JSON keeps them; a frame the agent crashed in is not touched.
+    private static func hookNamedPlainly(_ frames: [Report.Frame], _ images: [Report.Image]) -> [Report.Frame] {
+        guard var first = frames.first, let i = first.image, images.indices.contains(i),
+              (images[i].path as NSString).lastPathComponent == AgentInjection.agentLibrary,
+              let symbol = first.symbol
+        else { return frames }
+        first.symbol = Report.Symbol(function: symbol.function, file: nil, line: nil, column: nil, inlined: nil)
+        return [first] + frames.dropFirst()
     }
 
     /// The sections to print otherwise: nil to leave one out, an object to

@@ -11,7 +11,12 @@ enum StackTitle {
     /// An empty line, `title`, then the frames of `value` indented; nothing
     /// when `value` is not a stack.
     static func lines(_ title: String, _ value: JSONValue?, _ stacks: StackFormatter) -> [String] {
-        guard let frames = SectionFrames.stack(value) else { return [] }
+        lines(title, SectionFrames.stack(value), stacks)
+    }
+
+    /// An empty line, `title`, then `frames` indented; nothing for nil.
+    static func lines(_ title: String, _ frames: [Report.Frame]?, _ stacks: StackFormatter) -> [String] {
+        guard let frames else { return [] }
         return ["", title] + stacks.lines(frames, indent: "  ")
     }
 }
