@@ -32,10 +32,11 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
             fl_json_end_object(w);
             continue;
         }
-        // A thread that blocks the sample signal may do so for good
-        // (libdispatch workers) or for an instant (glibc's pthread_create
-        // blocks everything while it clones): ask anyway, but wait briefly.
-        int blocked = fl_thread_blocks_signal(tids[i], fl_threads_signal());
+        // A thread that blocks the sample signal for good (libdispatch
+        // workers) is asked anyway, but briefly. glibc's mask in a thread
+        // starting up or around clone (every signal, its own too) lifts by
+        // itself and the answer follows: such a thread is asked as any other.
+        int blocked = fl_thread_blocks_signal_lastingly(tids[i], fl_threads_signal());
         uint64_t wait_ns = blocked && timeout_ns > 10000000ull ? 10000000ull : timeout_ns;
         int by_fp = 0;
         int k = fl_capture_thread_by(tids[i], pcs, max_frames, wait_ns, want_fp, &by_fp);

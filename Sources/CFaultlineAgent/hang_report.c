@@ -30,10 +30,11 @@ int fl_hang_report_init(void) {
 static uint64_t ms(uint64_t ns) { return ns / 1000000ull; }
 
 /// One thread's stack by directed signal, or -1 at once when the thread
-/// blocks the sample signal (waiting for it would only delay the report).
+/// blocks the sample signal for good (waiting for it would only delay the
+/// report; glibc's start-up mask lifts by itself, so that thread is asked).
 static int capture(pid_t tid, int max_frames) {
     g_by_fp = 0;
-    if (fl_thread_blocks_signal(tid, fl_threads_signal())) return -1;
+    if (fl_thread_blocks_signal_lastingly(tid, fl_threads_signal())) return -1;
     return fl_capture_thread_by(tid, g_pcs, max_frames, (uint64_t)fl_agent_config.thread_timeout_ms * 1000000ull, 0, &g_by_fp);
 }
 

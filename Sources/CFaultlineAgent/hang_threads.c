@@ -64,7 +64,7 @@ void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *imag
         const char *skip = 0;
         if (agent || !probed) {}
         else if (fl_probe_classify(&p) == FL_WAIT_SLEEP) skip = "sleeping";
-        else if (sig > 0 && sig <= 64 && ((p.sigblk >> (sig - 1)) & 1)) skip = "signal_blocked";
+        else if (fl_sigblk_blocks_lastingly(p.sigblk, sig)) skip = "signal_blocked";  // glibc's start-up mask lifts
         int by_fp = 0;
         int k = skip || agent ? -1 : fl_capture_thread_by(tids[i], pcs, max_frames, timeout_ns, 0, &by_fp);
         fl_json_bool(w, "captured", k >= 0);

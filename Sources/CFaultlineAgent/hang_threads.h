@@ -2,8 +2,8 @@
 // fl_report_other_threads, plus what each thread is doing (syscall, the lock
 // it waits for), and without disturbing the process that goes on after the
 // report: a sleeping thread is not woken, and a thread that blocks the
-// sample signal (every libdispatch worker does) is listed without a stack at
-// once instead of costing a capture timeout.
+// sample signal for good (every libdispatch worker does) is listed without
+// a stack at once instead of costing a capture timeout.
 #ifndef FL_HANG_THREADS_H
 #define FL_HANG_THREADS_H
 
@@ -22,7 +22,8 @@ void fl_hang_write_activity(fl_json *w, const fl_thread_probe *p);
 /// Writes `"threads": [...]` for every thread but `skip_tid`: what each is
 /// doing and its stack. Threads asleep in nanosleep are not woken for their
 /// stack (`capture_skipped: "sleeping"`), nor threads that block the sample
-/// signal (`"signal_blocked"`).
+/// signal for good (`"signal_blocked"`; glibc's start-up mask lifts by
+/// itself, so such a thread is asked).
 void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *images, int max_frames,
                            int max_threads, uint64_t timeout_ns);
 

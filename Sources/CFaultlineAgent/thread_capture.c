@@ -244,11 +244,12 @@ static int wait_for_scratch(pid_t me, uint64_t deadline) {
 // The timeout of request `seq` has passed at `now`: a new deadline when
 // `tid` is answering it (it claimed the request: a first unwind through
 // cold unwind tables may wait for the disk) or is runnable (waiting for a
-// CPU) and lets the sample signal in, else 0 (give up).
+// CPU) and will let the sample signal in (glibc's start-up mask lifts by
+// itself), else 0 (give up).
 static uint64_t waiting_for_cpu(pid_t tid, uint64_t seq, uint64_t start, uint64_t now, uint64_t most_ns) {
     if (now - start >= most_ns) return 0;
     if (atomic_load(&g_req) == REQ_WORD(seq, REQ_CLAIMED)) return now + FL_RUNNABLE_RECHECK_NS;
-    if (!fl_sched_runnable(tid) || fl_thread_blocks_signal(tid, g_signo)) return 0;
+    if (!fl_sched_runnable(tid) || fl_thread_blocks_signal_lastingly(tid, g_signo)) return 0;
     return now + FL_RUNNABLE_RECHECK_NS;
 }
 
@@ -332,16 +333,15 @@ static uint64_t blocked_mask(pid_t tid) {
     return blk ? fl_parse_hex(blk, 0) : 0;
 }
 
-int fl_thread_blocks_signal(pid_t tid, int sig) {
+int fl_sigblk_blocks_lastingly(uint64_t sigblk, int sig) {
     if (sig < 1 || sig > 64) return 0;
-    return (int)((blocked_mask(tid) >> (sig - 1)) & 1);
+    // Signals 32 and 33 are glibc's SIGCANCEL and SIGSETXID: only glibc
+    // blocks them (pthread_sigmask drops them from a program's set).
+    const uint64_t glibc_own = (1ull << 31) | (1ull << 32);
+    return ((sigblk >> (sig - 1)) & 1) && (sigblk & glibc_own) != glibc_own;
 }
 
 int fl_thread_blocks_signal_lastingly(pid_t tid, int sig) {
     if (sig < 1 || sig > 64) return 0;
-    uint64_t mask = blocked_mask(tid);
-    // Signals 32 and 33 are glibc's SIGCANCEL and SIGSETXID: only glibc
-    // blocks them (pthread_sigmask drops them from a program's set).
-    const uint64_t glibc_own = (1ull << 31) | (1ull << 32);
-    return ((mask >> (sig - 1)) & 1) && (mask & glibc_own) != glibc_own;
+    return fl_sigblk_blocks_lastingly(blocked_mask(tid), sig);
 }

@@ -33,15 +33,16 @@ int fl_threads_list(pid_t *tids, int max, int *total);
 /// Reads a thread's name (comm) into `buf`. Returns its length, 0 if unknown.
 int fl_thread_name(pid_t tid, char *buf, int cap);
 
-/// 1 when thread `tid` has signal `sig` blocked (SigBlk in its status).
-int fl_thread_blocks_signal(pid_t tid, int sig);
-
-/// 1 when thread `tid` has signal `sig` blocked other than for an instant
-/// inside glibc, which blocks every signal, its own included, in a new
-/// thread until it sets the thread's mask, and around clone in
-/// pthread_create and posix_spawn: a signal sent then stays pending and is
-/// delivered when glibc restores the mask.
+/// 1 when thread `tid` has signal `sig` blocked (SigBlk in its status)
+/// other than for an instant inside glibc, which blocks every signal, its
+/// own included, in a new thread until it sets the thread's mask, and
+/// around clone in pthread_create and posix_spawn: a signal sent then stays
+/// pending and is delivered when glibc restores the mask.
 int fl_thread_blocks_signal_lastingly(pid_t tid, int sig);
+
+/// `fl_thread_blocks_signal_lastingly` for a SigBlk mask already read
+/// (bit n-1 for signal n).
+int fl_sigblk_blocks_lastingly(uint64_t sigblk, int sig);
 
 /// Captures thread `tid`'s stack into `pcs`. Returns the frame count, or -1
 /// when the thread did not answer within `timeout_ns` (or is gone). A
