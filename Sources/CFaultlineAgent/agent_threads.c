@@ -14,6 +14,10 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
     if (max_threads > 1024) max_threads = 1024;
     int total = 0;
     int n = fl_threads_list(tids, max_threads, &total);
+    // One deadline for the whole list: each thread may be waited for up to
+    // 1 s past its timeout while it is runnable, and 64 threads spinning on
+    // 2 cores held a crash report 5-8 s (docs/agent.md).
+    uint64_t until = fl_threads_deadline(n, timeout_ns);
     fl_json_begin_array(w, "threads");
     for (int i = 0; i < n; i++) {
         if (tids[i] == skip_tid) continue;
@@ -39,8 +43,10 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
         int blocked = fl_thread_blocks_signal_lastingly(tids[i], fl_threads_signal());
         uint64_t wait_ns = blocked && timeout_ns > 10000000ull ? 10000000ull : timeout_ns;
         int by_fp = 0;
-        int k = fl_capture_thread_by(tids[i], pcs, max_frames, wait_ns, want_fp, &by_fp);
-        if (k < 0 && blocked) fl_json_string(w, "capture_skipped", "blocks the sample signal");
+        int k = fl_monotonic_ns() >= until ? -1 : fl_capture_thread_until(tids[i], pcs, max_frames, wait_ns, until, want_fp, &by_fp);
+        // Not asked, or its wait cut short, at the deadline.
+        if (k < 0 && fl_monotonic_ns() >= until) fl_json_string(w, "capture_skipped", "the thread list's deadline passed");
+        else if (k < 0 && blocked) fl_json_string(w, "capture_skipped", "blocks the sample signal");
         fl_json_bool(w, "captured", k >= 0);
         // With want_fp every stack is by frame pointers, as capture.unwinder says.
         fl_report_thread_unwinder(w, k >= 0 && by_fp && !want_fp);

@@ -43,6 +43,7 @@ void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *imag
     int total = 0;
     int n = fl_threads_list(tids, max_threads, &total);
     int sig = fl_threads_signal();
+    uint64_t until = fl_threads_deadline(n, timeout_ns);  // one for the whole list, as in crash reports
     fl_json_begin_array(w, "threads");
     for (int i = 0; i < n; i++) {
         if (tids[i] == skip_tid) continue;
@@ -65,8 +66,10 @@ void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *imag
         if (agent || !probed) {}
         else if (fl_probe_classify(&p) == FL_WAIT_SLEEP) skip = "sleeping";
         else if (fl_sigblk_blocks_lastingly(p.sigblk, sig)) skip = "signal_blocked";  // glibc's start-up mask lifts
+        else if (fl_monotonic_ns() >= until) skip = "deadline_passed";
         int by_fp = 0;
-        int k = skip || agent ? -1 : fl_capture_thread_by(tids[i], pcs, max_frames, timeout_ns, 0, &by_fp);
+        int k = skip || agent ? -1 : fl_capture_thread_until(tids[i], pcs, max_frames, timeout_ns, until, 0, &by_fp);
+        if (k < 0 && !skip && !agent && fl_monotonic_ns() >= until) skip = "deadline_passed";  // its wait cut short
         fl_json_bool(w, "captured", k >= 0);
         if (skip) fl_json_string(w, "capture_skipped", skip);
         fl_report_thread_unwinder(w, k >= 0 && by_fp);

@@ -23,7 +23,8 @@ void fl_hang_write_activity(fl_json *w, const fl_thread_probe *p);
 /// doing and its stack. Threads asleep in nanosleep are not woken for their
 /// stack (`capture_skipped: "sleeping"`), nor threads that block the sample
 /// signal for good (`"signal_blocked"`; glibc's start-up mask lifts by
-/// itself, so such a thread is asked).
+/// itself, so such a thread is asked). The list has one deadline
+/// (`fl_threads_deadline`); threads past it say `"deadline_passed"`.
 void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *images, int max_frames,
                            int max_threads, uint64_t timeout_ns);
 

@@ -245,36 +245,50 @@ static int wait_for_scratch(pid_t me, uint64_t deadline) {
 // `tid` is answering it (it claimed the request: a first unwind through
 // cold unwind tables may wait for the disk) or is runnable (waiting for a
 // CPU) and will let the sample signal in (glibc's start-up mask lifts by
-// itself), else 0 (give up).
-static uint64_t waiting_for_cpu(pid_t tid, uint64_t seq, uint64_t start, uint64_t now, uint64_t most_ns) {
-    if (now - start >= most_ns) return 0;
-    if (atomic_load(&g_req) == REQ_WORD(seq, REQ_CLAIMED)) return now + FL_RUNNABLE_RECHECK_NS;
+// itself), else 0 (give up). Never past `until_ns` (0: no such bound).
+static uint64_t waiting_for_cpu(pid_t tid, uint64_t seq, uint64_t start, uint64_t now, uint64_t most_ns,
+                                uint64_t until_ns) {
+    if (now - start >= most_ns || (until_ns && now >= until_ns)) return 0;
+    uint64_t next = now + FL_RUNNABLE_RECHECK_NS;
+    if (until_ns && next > until_ns) next = until_ns;
+    if (atomic_load(&g_req) == REQ_WORD(seq, REQ_CLAIMED)) return next;
     if (!fl_sched_runnable(tid) || fl_thread_blocks_signal_lastingly(tid, g_signo)) return 0;
-    return now + FL_RUNNABLE_RECHECK_NS;
+    return next;
+}
+
+uint64_t fl_threads_deadline(int n, uint64_t timeout_ns) {
+    uint64_t ns = (uint64_t)(n > 0 ? n : 0) * timeout_ns;
+    return fl_monotonic_ns() + (ns > FL_RUNNABLE_WAIT_NS ? ns : FL_RUNNABLE_WAIT_NS);
 }
 
 int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns) {
     return fl_capture_thread_by(tid, pcs, max, timeout_ns, 0, 0);
 }
 
-static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t runnable_ns, int want_fp, int *by_fp,
-                   int *stopped);
+static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t runnable_ns, uint64_t until_ns,
+                   int want_fp, int *by_fp, int *stopped);
 
 int fl_capture_thread_by(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int want_fp, int *by_fp) {
-    return capture(tid, pcs, max, timeout_ns, FL_RUNNABLE_WAIT_NS, want_fp, by_fp, 0);
+    return capture(tid, pcs, max, timeout_ns, FL_RUNNABLE_WAIT_NS, 0, want_fp, by_fp, 0);
+}
+
+int fl_capture_thread_until(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t until_ns, int want_fp,
+                            int *by_fp) {
+    return capture(tid, pcs, max, timeout_ns, FL_RUNNABLE_WAIT_NS, until_ns, want_fp, by_fp, 0);
 }
 
 int fl_capture_thread_sample(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int *by_fp, int *stopped) {
     *stopped = 0;
-    return capture(tid, pcs, max, timeout_ns, 0, 0, by_fp, stopped);
+    return capture(tid, pcs, max, timeout_ns, 0, 0, 0, by_fp, stopped);
 }
 
-// `runnable_ns`: how long past `timeout_ns` to wait for a thread that is
-// runnable (FL_RUNNABLE_WAIT_NS, or 0). `stopped` (may be NULL): set to 1
-// when the caller was stopped while it waited for the answer (it switched
-// out more often than it slept).
-static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t runnable_ns, int want_fp, int *by_fp,
-                   int *stopped) {
+// `runnable_ns`: how long from the request to wait for a thread that is
+// runnable (FL_RUNNABLE_WAIT_NS, or 0). `until_ns`: when to give up
+// whatever the thread does (0: no such bound). `stopped` (may be NULL): set
+// to 1 when the caller was stopped while it waited for the answer (it
+// switched out more often than it slept).
+static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t runnable_ns, uint64_t until_ns,
+                   int want_fp, int *by_fp, int *stopped) {
     if (by_fp) *by_fp = 0;
     if (!g_signo) return -1;
     if (max > FL_MAX_FRAMES) max = FL_MAX_FRAMES;
@@ -282,6 +296,7 @@ static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint
     if (tid == me) return fl_capture_self(pcs, max);
     // Serialise requesters (crash handler, hang watchdog); bounded wait.
     uint64_t deadline = fl_monotonic_ns() + timeout_ns;
+    if (until_ns && deadline > until_ns) deadline = until_ns;
     int expected = 0;
     while (!atomic_compare_exchange_weak(&g_requester, &expected, me)) {
         if (expected == me) break;  // re-entered from a crash inside a capture
@@ -301,7 +316,7 @@ static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint
         if (syscall(SYS_tgkill, getpid(), tid, g_signo) == 0) {
             for (uint64_t now = start;; now = fl_monotonic_ns()) {
                 if (atomic_load(&g_req) == REQ_WORD(seq, REQ_ANSWERED)) break;
-                if (now >= deadline && !(deadline = waiting_for_cpu(tid, seq, start, now, runnable_ns))) break;
+                if (now >= deadline && !(deadline = waiting_for_cpu(tid, seq, start, now, runnable_ns, until_ns))) break;
                 // Spin briefly (an answer usually takes a few microseconds and
                 // nanosleep's timer slack is ~50 us), then back off.
                 if (fl_monotonic_ns() - start > 200000) { fl_sleep_ns(20000); sleeps++; }

@@ -60,6 +60,20 @@ int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns);
 /// frame pointers, else 0. Async-signal-safe.
 int fl_capture_thread_by(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, int want_fp, int *by_fp);
 
+/// `fl_capture_thread_by`, giving up at `until_ns` (CLOCK_MONOTONIC; 0: no
+/// such bound) whatever the thread is doing: its timeout and the wait for a
+/// runnable or answering thread both end there. For a list of threads asked
+/// in turn under one deadline (`fl_threads_deadline`). Async-signal-safe.
+int fl_capture_thread_until(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t until_ns, int want_fp,
+                            int *by_fp);
+
+/// The deadline (CLOCK_MONOTONIC) for asking `n` threads in turn, each
+/// within `timeout_ns`: what their timeouts add up to, and at least the 1 s
+/// one runnable thread may be waited for. So a list whose threads answer or
+/// time out is never cut short, while the waits past a timeout come out of
+/// what the other threads did not use. Async-signal-safe.
+uint64_t fl_threads_deadline(int n, uint64_t timeout_ns);
+
 /// `fl_capture_thread_by` (libunwind unless another thread is inside
 /// dl_iterate_phdr) for the hang watchdog's sample at each tick: gives up at
 /// `timeout_ns` even when the thread is runnable, so a starved thread does

@@ -42,6 +42,7 @@ void victim_crash_while_cancelled(void);  // review_cancel.c
 void victim_crash_beside_cancelled(void);  // review_cancel.c
 int victim_calls_while_cancelled(void);  // review_cancel.c
 void victim_crash_beside_starting_threads(void);  // starting_threads.c
+void victim_crash_beside_stalled_starts(void);  // starting_threads.c
 int victim_crash_beside_crowd(const char *kind, const char *count);  // thread_crowd.c
 
 // Keeps the optimiser from proving a fault away.
@@ -446,6 +447,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-with-threads", "SIGSEGV on main while three named threads idle"},
     {"crash-with-many-threads", "SIGSEGV on main while 40 named threads idle"},
     {"crash-beside-starting-threads", "SIGSEGV on main while threads 'start-asleep' and 'start-running' hold glibc's start-up mask (every signal blocked) until the stack request is pending"},
+    {"crash-beside-stalled-starts", "SIGSEGV on main while threads 'stall-0' to 'stall-3' hold glibc's start-up mask and run 1.5 s once the stack request is pending"},
     {"crash-beside-crowd", "KIND [N] SIGSEGV on main beside N (64) threads 'crowd-I' that are all spinning, blocking (every signal, for good) or sleeping (in pause)"},
     {"crash-without-report-dir", "remove the (empty) report directory, then SIGSEGV"},
     {"stderr-after-closing-fds", "close fds 3 and up (close, closefrom, close_range), then write 80 KiB to stderr"},
@@ -503,6 +505,7 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "crash-with-threads")) victim_crash_with_threads();
     else if (!strcmp(c, "crash-with-many-threads")) victim_crash_with_many_threads();
     else if (!strcmp(c, "crash-beside-starting-threads")) victim_crash_beside_starting_threads();
+    else if (!strcmp(c, "crash-beside-stalled-starts")) victim_crash_beside_stalled_starts();
     else if (!strcmp(c, "crash-beside-crowd")) return victim_crash_beside_crowd(argv[2], argc > 3 ? argv[3] : 0);
     else if (!strcmp(c, "crash-without-report-dir")) victim_crash_without_report_dir();
     else if (!strcmp(c, "stderr-after-closing-fds")) victim_stderr_after_closing_fds();

@@ -7,6 +7,11 @@
 // report used to take both for threads that block the sample signal for
 // good and list them without a stack. Thread 'lasting-blocker' blocks every
 // signal for good (pthread_sigmask), as libdispatch workers do.
+//
+// crash-beside-stalled-starts: main crashes while threads 'stall-0' …
+// 'stall-3' hold that mask and run 1.5 s once their request is pending:
+// each is runnable and does not answer, so each may be waited for its full
+// 1 s; the thread list's deadline must cut the list short.
 #include "victim_startup_mask.h"
 
 #include <pthread.h>
@@ -52,6 +57,18 @@ void victim_crash_beside_starting_threads(void) {
     pthread_t blocker;
     pthread_create(&blocker, 0, lasting_blocker, 0);
     while (!__atomic_load_n(&g_blocker_ready, __ATOMIC_SEQ_CST)) usleep(1000);
+    for (unsigned i = 0; i < sizeof held / sizeof held[0]; i++)
+        while (!__atomic_load_n(&held[i].masked, __ATOMIC_SEQ_CST)) usleep(1000);
+    victim_null_deref();
+}
+
+void victim_crash_beside_stalled_starts(void) {
+    static struct held held[] = {{"stall-0", 0, 1500, 0}, {"stall-1", 0, 1500, 0}, {"stall-2", 0, 1500, 0},
+                                 {"stall-3", 0, 1500, 0}};
+    for (unsigned i = 0; i < sizeof held / sizeof held[0]; i++) {
+        pthread_t t;
+        pthread_create(&t, 0, held_thread, &held[i]);
+    }
     for (unsigned i = 0; i < sizeof held / sizeof held[0]; i++)
         while (!__atomic_load_n(&held[i].masked, __ATOMIC_SEQ_CST)) usleep(1000);
     victim_null_deref();

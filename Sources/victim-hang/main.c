@@ -13,6 +13,7 @@ int victim_cmd_cut_stacks(int argc, char **argv);  // cut_stacks.c
 int victim_cmd_busy_short_polls(int argc, char **argv);  // busy_short_polls.c
 int victim_cmd_timed_cycle(int argc, char **argv);  // timed_cycle.c
 int victim_cmd_spin_in_startup_masks(int argc, char **argv);  // startup_masks.c
+int victim_cmd_spin_beside_stalled_starts(int argc, char **argv);  // startup_masks.c
 
 #include <errno.h>
 #include <poll.h>
@@ -728,6 +729,7 @@ static const struct command k_commands[] = {
     {"late-answers", cmd_late_answers, "[MS] as spin-recover, while threads late-0 and late-1 sit in vfork 70 ms at a time (they answer sample requests after the requester gave up) and steady-a and steady-b wait in pause"},
     {"late-answer-elsewhere", victim_cmd_late_answer_elsewhere, "[MS] as spin-recover, while late-0 answers each stack request 60 ms late (the next one open) and slow-1 never"},
     {"spin-in-startup-masks", victim_cmd_spin_in_startup_masks, "[MS] main thread spins MS (3000) ms, until the stack request in glibc's start-up mask (every signal blocked), while start-asleep and start-running hold that mask until theirs"},
+    {"spin-beside-stalled-starts", victim_cmd_spin_beside_stalled_starts, "[MS] main thread spins MS (3000) ms while stall-0 to stall-3 hold glibc's start-up mask and run 1.5 s once their stack request is pending"},
     {"cut-stacks", victim_cmd_cut_stacks, "[MS] main thread spins MS (3000) ms, two thirds of its CPU in a loop no unwinder can step out of"},
     {"sleep-main", cmd_sleep_main, "[MS] main thread sleeps MS (3000) ms in nanosleep"},
     {"heartbeat-stall", cmd_heartbeat_stall, "[MS] heartbeat loop stuck MS (3000) ms in a loop of 1 ms sleeps"},

@@ -8,6 +8,11 @@
 // for good: main's stack (no tick could sample it) was not taken, and the
 // two threads were listed with `capture_skipped: "signal_blocked"`, as
 // 'lasting-blocker', which blocks every signal for good, still is.
+//
+// spin-beside-stalled-starts: main spins (a hang) while threads 'stall-0' …
+// 'stall-3' hold that mask and run 1.5 s once their request is pending:
+// each is runnable and silent past the 1 s a runnable thread is waited for,
+// so the report's thread list must end at its deadline.
 #include "victim_event_loop.h"
 #include "victim_startup_mask.h"
 
@@ -80,6 +85,24 @@ int victim_cmd_spin_in_startup_masks(int argc, char **argv) {
     uint64_t end = mono_ms() + (uint64_t)ms;
     victim_spin_in_startup_mask(SIGRTMIN + 8, ms);
     spin_after_the_request(end);
+    fprintf(stderr, "victim: main thread responsive again\n");
+    victim_idle_like_event_loop(400);
+    return 0;
+}
+
+int victim_cmd_spin_beside_stalled_starts(int argc, char **argv) {
+    int ms = argc > 2 ? atoi(argv[2]) : 3000;
+    static struct held held[] = {{"stall-0", 0, 1500, 0}, {"stall-1", 0, 1500, 0}, {"stall-2", 0, 1500, 0},
+                                 {"stall-3", 0, 1500, 0}};
+    for (unsigned i = 0; i < sizeof held / sizeof held[0]; i++) {
+        pthread_t t;
+        pthread_create(&t, 0, held_thread, &held[i]);
+    }
+    for (unsigned i = 0; i < sizeof held / sizeof held[0]; i++)
+        while (!__atomic_load_n(&held[i].masked, __ATOMIC_SEQ_CST)) usleep(1000);
+    victim_idle_like_event_loop(800);
+    fprintf(stderr, "victim: spinning on the main thread for %d ms\n", ms);
+    spin_after_the_request(mono_ms() + (uint64_t)ms);
     fprintf(stderr, "victim: main thread responsive again\n");
     victim_idle_like_event_loop(400);
     return 0;

@@ -77,8 +77,9 @@ public struct Report: Codable, Sendable {
         public var main: Bool?
         /// False when the thread did not answer the directed signal in time.
         public var captured: Bool?
-        /// Why the thread's stack was not taken (it blocks the sample
-        /// signal, say), when the agent did not even ask.
+        /// Why the thread's stack was not taken: it blocks the sample
+        /// signal, say, or the thread list's deadline passed before its
+        /// turn or during its wait (docs/report-schema.md lists the values).
         public var captureSkipped: String?
         /// `frame_pointer` when this thread's stack was taken by frame
         /// pointers while `capture.unwinder` says libunwind (it saw another
