@@ -43,6 +43,7 @@ void victim_crash_beside_cancelled(void);  // review_cancel.c
 int victim_calls_while_cancelled(void);  // review_cancel.c
 void victim_crash_beside_starting_threads(void);  // starting_threads.c
 void victim_crash_beside_stalled_starts(void);  // starting_threads.c
+void victim_crash_beside_slow_answer(void);  // slow_answer.c
 int victim_crash_beside_crowd(const char *kind, const char *count);  // thread_crowd.c
 
 // Keeps the optimiser from proving a fault away.
@@ -448,6 +449,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-with-many-threads", "SIGSEGV on main while 40 named threads idle"},
     {"crash-beside-starting-threads", "SIGSEGV on main while threads 'start-asleep' and 'start-running' hold glibc's start-up mask (every signal blocked) until the stack request is pending"},
     {"crash-beside-stalled-starts", "SIGSEGV on main while threads 'stall-0' to 'stall-3' hold glibc's start-up mask and run 1.5 s once the stack request is pending"},
+    {"crash-beside-slow-answer", "as root: SIGSEGV on main while thread 'slow-answer' waits with its caller's stack page taken away; the unwind that answers the stack request faults on it, and thread 'uffd-server' (userfaultfd) puts it back 300 ms later"},
     {"crash-beside-crowd", "KIND [N] SIGSEGV on main beside N (64) threads 'crowd-I' that are all spinning, blocking (every signal, for good) or sleeping (in pause)"},
     {"crash-without-report-dir", "remove the (empty) report directory, then SIGSEGV"},
     {"stderr-after-closing-fds", "close fds 3 and up (close, closefrom, close_range), then write 80 KiB to stderr"},
@@ -506,6 +508,7 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "crash-with-many-threads")) victim_crash_with_many_threads();
     else if (!strcmp(c, "crash-beside-starting-threads")) victim_crash_beside_starting_threads();
     else if (!strcmp(c, "crash-beside-stalled-starts")) victim_crash_beside_stalled_starts();
+    else if (!strcmp(c, "crash-beside-slow-answer")) victim_crash_beside_slow_answer();
     else if (!strcmp(c, "crash-beside-crowd")) return victim_crash_beside_crowd(argv[2], argc > 3 ? argv[3] : 0);
     else if (!strcmp(c, "crash-without-report-dir")) victim_crash_without_report_dir();
     else if (!strcmp(c, "stderr-after-closing-fds")) victim_stderr_after_closing_fds();
