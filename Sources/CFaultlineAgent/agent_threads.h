@@ -9,7 +9,9 @@
 #include <sys/types.h>
 
 /// Writes `"threads": [...]` for every thread but `skip_tid`, each captured
-/// by directed signal within `timeout_ns` per thread, at most `max_threads`.
+/// by directed signal within `timeout_ns` per thread, at most `max_threads`,
+/// the whole list within `fl_threads_deadline` (threads past it say
+/// `capture_skipped: "the thread list's deadline passed"`).
 /// With `want_fp` every thread walks its frame pointers instead of calling
 /// libunwind; without it, a thread that does so on its own (another thread
 /// is inside dl_iterate_phdr) gets `"unwinder": "frame_pointer"`.
