@@ -42,10 +42,12 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
         // itself and the answer follows: such a thread is asked as any other.
         int blocked = fl_thread_blocks_signal_lastingly(tids[i], fl_threads_signal());
         uint64_t wait_ns = blocked && timeout_ns > 10000000ull ? 10000000ull : timeout_ns;
-        int by_fp = 0;
-        int k = fl_monotonic_ns() >= until ? -1 : fl_capture_thread_until(tids[i], pcs, max_frames, wait_ns, until, want_fp, &by_fp);
+        int by_fp = 0, k = -1;
+        if (fl_monotonic_ns() < until)
+            k = fl_capture_thread_until(tids[i], pcs, max_frames, wait_ns, until, want_fp, &by_fp);
         // Not asked, or its wait cut short, at the deadline.
-        if (k < 0 && fl_monotonic_ns() >= until) fl_json_string(w, "capture_skipped", "the thread list's deadline passed");
+        if (k < 0 && fl_monotonic_ns() >= until)
+            fl_json_string(w, "capture_skipped", "the thread list's deadline passed");
         else if (k < 0 && blocked) fl_json_string(w, "capture_skipped", "blocks the sample signal");
         fl_json_bool(w, "captured", k >= 0);
         // With want_fp every stack is by frame pointers, as capture.unwinder says.

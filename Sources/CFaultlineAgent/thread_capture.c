@@ -316,7 +316,8 @@ static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint
         if (syscall(SYS_tgkill, getpid(), tid, g_signo) == 0) {
             for (uint64_t now = start;; now = fl_monotonic_ns()) {
                 if (atomic_load(&g_req) == REQ_WORD(seq, REQ_ANSWERED)) break;
-                if (now >= deadline && !(deadline = waiting_for_cpu(tid, seq, start, now, runnable_ns, until_ns))) break;
+                if (now >= deadline && !(deadline = waiting_for_cpu(tid, seq, start, now, runnable_ns, until_ns)))
+                    break;
                 // Spin briefly (an answer usually takes a few microseconds and
                 // nanosleep's timer slack is ~50 us), then back off.
                 if (fl_monotonic_ns() - start > 200000) { fl_sleep_ns(20000); sleeps++; }
