@@ -109,6 +109,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "victim-cxx",
+            dependencies: ["VictimSupport"],
             // Sized deallocation (clang 21's default, said outright): the
             // new-delete-* cases need `delete` to pass the size.
             cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer", "-fsized-deallocation"])],

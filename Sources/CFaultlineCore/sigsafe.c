@@ -113,7 +113,7 @@ int fl_write_all(int fd, const void *buf, size_t len) {
 
 ssize_t fl_read_file(const char *path, char *buf, size_t cap) {
     // O_NONBLOCK and regular files only: a FIFO given as a file (a
-    // FAULTLINE_LEAK_SUPPRESSIONS path) blocked the program in open(2) at
+    // FAULTLINE_SUPPRESSIONS path) blocked the program in open(2) at
     // startup, waiting for a writer. /proc files are regular.
     int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return -1;

@@ -193,11 +193,15 @@ void shim_config_load(void) {
     env_int("FAULTLINE_LEAK_GROWTH_SNAPSHOTS", &c->leak_growth_snapshots, 2, 1000);
     env_size("FAULTLINE_LEAK_GROWTH_MIN_BYTES", &c->leak_growth_min_bytes, 0, 1ull << 40);
     if (!c->leak_tracking) { c->leak_check_at_exit = 0; c->leak_growth_ms = 0; }
-    const char *sup = getenv("FAULTLINE_LEAK_SUPPRESSIONS");
+    const char *sup = getenv("FAULTLINE_SUPPRESSIONS");
     // Cut short, the path would name another file: refused instead.
-    if (sup && *sup && fl_strlen(sup) >= sizeof c->leak_suppressions)
-        shim_config_warn("FAULTLINE_LEAK_SUPPRESSIONS", sup, "is a path of 4096 bytes or more; leaks are reported unsuppressed (use a shorter path)");
-    else if (sup && *sup) fl_strlcpy(c->leak_suppressions, sup, sizeof c->leak_suppressions);
+    if (sup && *sup && fl_strlen(sup) >= sizeof c->suppressions)
+        shim_config_warn("FAULTLINE_SUPPRESSIONS", sup, "is a path of 4096 bytes or more; nothing is suppressed (use a shorter path)");
+    else if (sup && *sup) fl_strlcpy(c->suppressions, sup, sizeof c->suppressions);
+    // The old name, for leaks only: said, not read (one name for one file).
+    const char *old = getenv("FAULTLINE_LEAK_SUPPRESSIONS");
+    if (old && *old)
+        shim_config_warn("FAULTLINE_LEAK_SUPPRESSIONS", old, "is no longer read: set FAULTLINE_SUPPRESSIONS=FILE instead (the same format, for leaks and heap errors)");
     const char *u = getenv("FAULTLINE_MALLOC_UNWINDER");
     if (u && *u) {
         if (fl_streq(u, "fp")) c->unwinder = SHIM_UNWIND_FP;

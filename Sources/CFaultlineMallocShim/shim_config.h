@@ -40,7 +40,7 @@ typedef struct shim_config {
     int leak_growth_ms;         ///< FAULTLINE_LEAK_GROWTH_MS: snapshot interval (0: growth mode off)
     int leak_growth_snapshots;  ///< FAULTLINE_LEAK_GROWTH_SNAPSHOTS: consecutive growing snapshots
     size_t leak_growth_min_bytes;  ///< FAULTLINE_LEAK_GROWTH_MIN_BYTES: growth over the window to report
-    char leak_suppressions[4096];  ///< FAULTLINE_LEAK_SUPPRESSIONS: file of patterns ("" none)
+    char suppressions[4096];    ///< FAULTLINE_SUPPRESSIONS: file of KIND:PATTERN lines ("" none)
 } shim_config;
 
 /// Hard upper bound of FAULTLINE_MALLOC_STACK_DEPTH.

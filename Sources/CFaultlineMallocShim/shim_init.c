@@ -16,6 +16,7 @@
 #include "shim_saferead.h"
 #include "shim_stack.h"
 #include "shim_stack_cache.h"
+#include "shim_suppress.h"
 #include "shim_thread.h"
 #include "page_size.h"
 #include "report_file.h"
@@ -115,6 +116,7 @@ static void after_fork_child(void) {
     shim_live_after_fork_child();  // the parent's blocks are the parent's to report
     shim_leak_after_fork_child();
     shim_report_after_fork_child();
+    shim_suppress_after_fork_child();
     fl_report_reseed();
 }
 
@@ -208,13 +210,33 @@ __attribute__((constructor)) static void shim_init(void) {
         if (pthread_key_create(&g_exit_key, thread_exiting) != 0) shim_self.batch_off = 1;
         shim_live_on = shim_cfg.leak_tracking;
         shim_glibc_configure();
+        shim_suppress_load(shim_cfg.suppressions);
         shim_ready = 1;
         shim_leak_init();
     }
     shim_self.depth--;
 }
 
-// FAULTLINE_SHIM_STATS=1: one line of figures on stderr at exit.
+// Under the statistics: one line per suppression that suppressed heap
+// errors (leak suppressions count blocks in the leak report instead).
+static void print_suppressed(void) {
+    for (int i = 0; i < shim_suppress_count(); i++) {
+        uint64_t hits = shim_suppress_hits(i);
+        if (!hits) continue;
+        char line[512];
+        size_t n = fl_strlcpy(line, "faultline: malloc shim: suppressed ", sizeof line - 1);
+        n += fl_fmt_u64(line + n, hits);
+        n += fl_strlcpy(line + n, " error(s) with ", sizeof line - 1 - n);
+        n += fl_strlcpy(line + n, shim_suppress_kind_name(shim_suppress_kind_of(i)), sizeof line - 1 - n);
+        n += fl_strlcpy(line + n, ":", sizeof line - 1 - n);
+        n += fl_strlcpy(line + n, shim_suppress_pattern(i), sizeof line - 1 - n);
+        line[n++] = '\n';
+        fl_write_all(2, line, n);
+    }
+}
+
+// FAULTLINE_SHIM_STATS=1: one line of figures on stderr at exit, then the
+// suppressed errors.
 static void print_stats(void) {
     shim_quarantine_stats q;
     shim_quarantine_usage(&q);
@@ -251,6 +273,7 @@ static void print_stats(void) {
     }
     n += fl_strlcpy(line + n, "\n", sizeof line - n);
     fl_write_all(2, line, n);
+    print_suppressed();
 }
 
 // Errors the run did not report (FAULTLINE_MAX_HEAP_REPORTS): how many in

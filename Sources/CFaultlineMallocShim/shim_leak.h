@@ -1,6 +1,6 @@
 // Leak detection: the reachability scan (shim_leak_scan.c), stopping the
 // other threads for it (shim_leak_world.c), the `leak` report with
-// suppressions (shim_leak_report.c, shim_leak_suppress.c), growth mode
+// suppressions (shim_leak_report.c, shim_suppress.h), growth mode
 // (shim_leak_growth.c) and the exported entry points (shim_leak_export.c).
 // docs/leaks.md describes what a user sees.
 #ifndef SHIM_LEAK_H
@@ -77,22 +77,6 @@ long shim_leak_check(const char *trigger);
 /// signal asked for) does not exist in the child, and the child's own exit
 /// check would wait for it forever.
 void shim_leak_after_fork_child(void);
-
-/// Reads FAULTLINE_LEAK_SUPPRESSIONS (one line on stderr per bad line).
-void shim_leak_suppress_load(const char *path);
-/// Index of the first pattern that one of the frames matches, or -1.
-int shim_leak_suppress_match(const uintptr_t *pcs, int n);
-/// Number of patterns and pattern `i`.
-int shim_leak_suppress_count(void);
-const char *shim_leak_suppress_pattern(int i);
-
-/// Function name (or "") and image path (or "") for `pc` (a return address).
-void shim_leak_symbolize(uintptr_t pc, const char **function, const char **image);
-
-/// `name` demangled into `out` (C++ or Swift, when the program has loaded
-/// that runtime), or NULL when it is not mangled or cannot be demangled.
-/// Calls malloc: report time only.
-const char *shim_leak_demangle(const char *name, char *out, size_t cap);
 
 /// FAULTLINE_LEAK_INHERITED: 1 to report blocks allocated before this
 /// process was forked too (default 0: the parent reports them). Read by

@@ -222,7 +222,6 @@ void shim_leak_init(void) {
     size_t align = 0;
     if (get) get(&shim_leak_static_tls, &align);
     if (!shim_cfg.leak_tracking) return;
-    shim_leak_suppress_load(shim_cfg.leak_suppressions);
     int want_signal = shim_cfg.leak_signal > 0 && (shim_cfg.leak_check_at_exit || getenv("FAULTLINE_LEAK_SIGNAL"));
     if (!want_signal && !shim_cfg.leak_growth_ms) return;
     if (sem_init(&g_wake, 0, 0) != 0) return;

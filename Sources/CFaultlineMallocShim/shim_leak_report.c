@@ -5,6 +5,7 @@
 // the fork are the parent's: counted apart (`inherited`) and left out of
 // the classes and groups unless FAULTLINE_LEAK_INHERITED=1.
 #include "shim_leak.h"
+#include "shim_suppress.h"
 #include "cancel_off.h"
 #include "report_file.h"
 #include "shim_config.h"
@@ -65,7 +66,7 @@ static void write_group(fl_json *w, const group *g) {
 static size_t room_after_groups(const fl_image_list *images) {
     size_t room = 16384;
     for (int i = 0; i < images->count; i++) room += 2 * fl_strlen(images->images[i].path) + 256;
-    for (int i = 0; i < shim_leak_suppress_count() && i < 256; i++) room += 2 * fl_strlen(shim_leak_suppress_pattern(i)) + 128;
+    for (int i = 0; i < shim_suppress_count(); i++) room += 2 * fl_strlen(shim_suppress_pattern(i)) + 128;
     return room;
 }
 
@@ -236,7 +237,7 @@ __attribute__((noinline)) static long check(const char *trigger) {
         if (table[i].cls == LEAK_REACHABLE) continue;
         const uintptr_t *pcs;
         int depth = shim_depot_get(table[i].stack, &pcs);
-        int m = depth > 0 ? shim_leak_suppress_match(pcs, depth) : -1;
+        int m = depth > 0 ? shim_suppress_match(SHIM_SUPPRESS_LEAK, pcs, depth) : -1;
         if (m >= 0) {
             table[i].suppressed = (int16_t)m;
             suppressed.blocks += table[i].count;
@@ -289,11 +290,13 @@ __attribute__((noinline)) static long check(const char *trigger) {
         fl_json_begin_array(w, "groups");
         for (uint64_t i = 0; i < listed; i++) write_group(w, &table[i]);
         fl_json_end_array(w);
-        if (shim_leak_suppress_count()) {
+        // The leak suppressions (the others' counts: FAULTLINE_SHIM_STATS).
+        if (shim_suppress_wanted(SHIM_SUPPRESS_LEAK)) {
             fl_json_begin_array(w, "suppressions");
-            for (int i = 0; i < shim_leak_suppress_count() && i < 256; i++) {
+            for (int i = 0; i < shim_suppress_count(); i++) {
+                if (shim_suppress_kind_of(i) != SHIM_SUPPRESS_LEAK) continue;
                 fl_json_begin_object(w, 0);
-                fl_json_string(w, "pattern", shim_leak_suppress_pattern(i));
+                fl_json_string(w, "pattern", shim_suppress_pattern(i));
                 fl_json_uint(w, "blocks", pattern_blocks[i]);
                 fl_json_uint(w, "bytes", pattern_bytes[i]);
                 fl_json_end_object(w);

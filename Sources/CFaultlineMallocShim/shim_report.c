@@ -13,6 +13,7 @@
 #include "shim_heap.h"
 #include "shim_live.h"
 #include "shim_stack.h"
+#include "shim_suppress.h"
 #include "shim_thread.h"
 #include "sigsafe.h"
 #include "unwinder.h"
@@ -331,10 +332,14 @@ static void write_released(fl_json *w, const shim_block *copy, const void *p, ui
 }
 
 // Starts the report of a release error (`what` names it before start-up,
-// when only one line can be said); NULL when none is to be written.
-static fl_json *begin_release_error(const char *kind, const char *what, const void *p) {
+// when only one line can be said); NULL when none is to be written: inside
+// the shim, suppressed (`suppress`, matched against the releasing thread's
+// stack and the block's stacks `alloc_stack` and `free_stack`), or past
+// FAULTLINE_MAX_HEAP_REPORTS. A suppressed error takes no report slot.
+static fl_json *begin_release_error(const char *kind, const char *what, const void *p, shim_suppress_kind suppress,
+                                    uint32_t alloc_stack, uint32_t free_stack) {
     if (!shim_ready) { early(what, p); return 0; }
-    if (shim_self.depth > 0 || !shim_report_slot(0)) return 0;
+    if (shim_self.depth > 0 || shim_suppress_error(suppress, 1, alloc_stack, free_stack) || !shim_report_slot(0)) return 0;
     return begin(kind);
 }
 
@@ -358,13 +363,13 @@ static void add_call(line *l, const char *kind, const char *operation, const voi
 }
 
 void shim_report_double_free(const void *p, uint32_t state, const char *operation) {
-    fl_json *w = begin_release_error("double_free", "double free", p);
-    if (!w) return;
     // A released block's header may be gone with memory glibc unmapped (and
     // the address mapped again since, even for this report's buffer).
     shim_block copy;
     if (!(state == SHIM_RELEASED && shim_unmapped_find(p, &copy)) && shim_safe_read(shim_block_from_user(p), &copy, sizeof copy) != 0)
         __builtin_memset(&copy, 0, sizeof copy);
+    fl_json *w = begin_release_error("double_free", "double free", p, SHIM_SUPPRESS_DOUBLE_FREE, copy.alloc_stack, copy.free_stack);
+    if (!w) return;
     int n = write_thread(w);
     begin_call(w, "double_free", "operation", operation, p);
     fl_json_end_object(w);
@@ -408,10 +413,10 @@ static void end_mismatch(fl_json *w, line *l, const char *kind, const char *oper
 }
 
 void shim_report_alloc_dealloc_mismatch(const void *p, const char *operation) {
-    fl_json *w = begin_release_error("alloc_dealloc_mismatch", "alloc-dealloc mismatch", p);
-    if (!w) return;
     // Live, and this thread is releasing it: its header is whole.
     shim_block copy = *shim_block_from_user(p);
+    fl_json *w = begin_release_error("alloc_dealloc_mismatch", "alloc-dealloc mismatch", p, SHIM_SUPPRESS_ALLOC_DEALLOC_MISMATCH, copy.alloc_stack, 0);
+    if (!w) return;
     const char *allocation = alloc_name(copy.alloc_kind);
     int n = begin_mismatch(w, "alloc_dealloc_mismatch", operation, p, allocation);
     line l;
@@ -438,10 +443,10 @@ static void add_alignment(line *l, uint64_t bytes) {
 }
 
 void shim_report_new_delete_type_mismatch(const void *p, const char *operation, size_t size, size_t align) {
-    fl_json *w = begin_release_error("new_delete_type_mismatch", "new-delete type mismatch", p);
-    if (!w) return;
     // Live, and this thread is releasing it: its header is whole.
     shim_block copy = *shim_block_from_user(p);
+    fl_json *w = begin_release_error("new_delete_type_mismatch", "new-delete type mismatch", p, SHIM_SUPPRESS_NEW_DELETE_TYPE_MISMATCH, copy.alloc_stack, 0);
+    if (!w) return;
     const char *allocation = alloc_name(copy.alloc_kind);
     uint64_t allocated_align = shim_new_align_bytes(copy.new_align);
     int wrong_size = size && size != copy.size, wrong_align = shim_new_align_code(align) != copy.new_align;
@@ -510,11 +515,21 @@ static int find_big_live_block(uintptr_t addr, shim_found *out) {
     return c.found != 0;
 }
 
+// The block `p` points into, near or far; 0 when none.
+static int find_containing_block(const void *p, shim_found *f) {
+    return shim_find_block((uintptr_t)p, SHIM_FIND_WINDOW, f) || find_big_live_block((uintptr_t)p, f);
+}
+
 void shim_report_invalid_free(const void *p, const char *operation) {
-    fl_json *w = begin_release_error("invalid_free", "invalid free", p);
-    if (!w) return;
+    // The block is looked for (up to 256 MiB back) before the report only
+    // when a suppression may need its stacks.
     shim_found f;
-    int found = shim_find_block((uintptr_t)p, SHIM_FIND_WINDOW, &f) || find_big_live_block((uintptr_t)p, &f);
+    int found = -1;
+    if (shim_ready && shim_self.depth == 0 && shim_suppress_wanted(SHIM_SUPPRESS_INVALID_FREE)) found = find_containing_block(p, &f);
+    fl_json *w = begin_release_error("invalid_free", "invalid free", p, SHIM_SUPPRESS_INVALID_FREE, found > 0 ? f.copy.alloc_stack : 0,
+                                     found > 0 && f.state != SHIM_LIVE ? f.copy.free_stack : 0);
+    if (!w) return;
+    if (found < 0) found = find_containing_block(p, &f);
     write_thread(w);
     const char *reason = !found && shim_heap_trimmed((uintptr_t)p - SHIM_HEADER_SIZE)
                            ? "points into heap memory given back to the system since (most likely a block freed before)"
@@ -535,6 +550,9 @@ void shim_report_invalid_free(const void *p, const char *operation) {
 
 int shim_report_write_after_free(const shim_block *b, size_t offset, size_t length, const char *detection, uint64_t changed_blocks) {
     if (!shim_ready || shim_self.depth > 0) return 1;
+    // Matched by the block's stacks only: the finding thread is whichever
+    // free pushed the block out, or exit.
+    if (shim_suppress_error(SHIM_SUPPRESS_WRITE_AFTER_FREE, 0, b->alloc_stack, b->free_stack)) return 1;
     // The exit check says itself how many of its groups were left out.
     if (!shim_report_slot(changed_blocks > 0)) return 0;
     fl_json *w = begin("write_after_free");

@@ -21,6 +21,10 @@ void shim_report_unlock(void);
 /// interrupted a report is running on it).
 int shim_report_locked_here(void);
 
+/// Each error below is first matched against the suppressions (on the
+/// calling thread, no lock held): a suppressed one is counted, not
+/// reported, and does not halt.
+///
 /// Freeing (or reallocating) a block that was already freed; `operation`
 /// is "free" or "realloc". The calling thread's stack is the second free.
 void shim_report_double_free(const void *p, uint32_t state, const char *operation);
@@ -44,7 +48,8 @@ void shim_report_new_delete_type_mismatch(const void *p, const char *operation, 
 /// stacks, it included (the report stands for them all); 0 for a single
 /// block found at release. Returns 0 when FAULTLINE_MAX_HEAP_REPORTS was
 /// reached and nothing was written (quietly when `changed_blocks` > 0:
-/// the exit check says how many it left out), else 1.
+/// the exit check says how many it left out), else 1 (written, or not to
+/// be: suppressed, or found inside the shim).
 int shim_report_write_after_free(const shim_block *b, size_t offset, size_t length, const char *detection, uint64_t changed_blocks);
 
 /// Takes one of the FAULTLINE_MAX_HEAP_REPORTS report slots: 1 when an

@@ -5,7 +5,7 @@
 //   leak-two-suppressed  writes leaks.supp naming acme::ledger::Cache::grow
 //                        (a demangled name: no symbol in the binary contains
 //                        it) and runs itself again as leak-two with
-//                        FAULTLINE_LEAK_SUPPRESSIONS naming the file
+//                        FAULTLINE_SUPPRESSIONS naming the file
 #include "leak_cases.h"
 
 #include <climits>
@@ -63,7 +63,7 @@ int victim_leak_main(int argc, char **argv) {
         char path[PATH_MAX];
         if (!getcwd(path, sizeof path - 16)) return 2;
         strcat(path, "/leaks.supp");
-        setenv("FAULTLINE_LEAK_SUPPRESSIONS", path, 1);
+        setenv("FAULTLINE_SUPPRESSIONS", path, 1);
         execl("/proc/self/exe", argv[0], "leak-two", (char *)nullptr);
         perror("victim: exec");
         return 2;

@@ -7,6 +7,7 @@
 #include "leak_cases.h"
 #include "new_delete_mismatch.h"
 #include "victim_cases.h"
+#include "victim_suppressions.h"
 
 int victim_deepbind_cxx_main(int argc, char **argv);  // review3_deepbind.cpp
 int victim_own_new_library_main(int argc, char **argv);  // review3_own_new_library.cpp
@@ -14,6 +15,8 @@ int victim_churn_rethrow_main(int argc, char **argv);  // churn_rethrow.cpp
 int victim_small_altstack_callback_main(int argc, char **argv);  // small_altstack_callback.cpp
 
 int main(int argc, char **argv) {
+    // `suppressed LINES COMMAND`: COMMAND under a suppressions file of LINES.
+    if (argc >= 4 && !strcmp(argv[1], "suppressed")) return victim_rerun_with_suppressions(argv[2], argv[0], argv + 3);
     if (argc >= 2 && !strcmp(argv[1], "deepbind-cxx")) return victim_deepbind_cxx_main(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "own-new-library")) return victim_own_new_library_main(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "churn-rethrow")) return victim_churn_rethrow_main(argc, argv);

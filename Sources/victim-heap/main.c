@@ -14,6 +14,7 @@
 
 #include "victim_fds.h"
 #include "victim_heap.h"
+#include "victim_suppressions.h"
 #include "victim_threads.h"
 
 #define NOINLINE __attribute__((noinline))
@@ -710,17 +711,21 @@ static const struct command k_commands[] = {
     {"realloc-growth-mallopt", realloc_growth_mallopt, "realloc-growth after mallopt(M_MMAP_THRESHOLD, 128 KiB) of the program's own"},
     {"prlimit-as", prlimit_as, "lower RLIMIT_AS with prlimit, then allocate and free four 8 MiB blocks (no report expected)"},
     {"realloc-growth-early-mallopt", realloc_growth_early_mallopt, "realloc-growth after the same mallopt made from preinit_array, before the shim's constructor"},
+    {"invalid-free-in-library", invalid_free_in_library, "a library (libVictimDeepbind.so, not deep-bound) frees a global variable"},
+    {"double-free-loader-locked", double_free_loader_locked, "free a block twice while a dlopen'ed constructor holds the loader's lock, which frees one twice itself 300 ms later"},
     {"errno-after-reports", errno_after_reports, "double free, invalid free, write after free, with FAULTLINE_HALT_ON_ERROR=0: errno must not change"},
 };
 
 int main(int argc, char **argv) {
     const size_t n = sizeof k_commands / sizeof k_commands[0];
+    // `suppressed LINES COMMAND`: COMMAND under a suppressions file of LINES.
+    if (argc >= 4 && strcmp(argv[1], "suppressed") == 0) return victim_rerun_with_suppressions(argv[2], argv[0], argv + 3);
     if (argc >= 2) {
         for (size_t i = 0; i < n; i++)
             if (strcmp(argv[1], k_commands[i].name) == 0) return k_commands[i].run();
         fprintf(stderr, "victim-heap: unknown command '%s'\n", argv[1]);
     }
-    fprintf(stderr, "usage: victim-heap COMMAND\ncommands:\n");
+    fprintf(stderr, "usage: victim-heap COMMAND, or victim-heap suppressed LINES COMMAND (under a suppressions file of LINES)\ncommands:\n");
     for (size_t i = 0; i < n; i++) fprintf(stderr, "  %-26s %s\n", k_commands[i].name, k_commands[i].help);
     return 2;
 }

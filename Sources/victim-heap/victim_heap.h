@@ -68,4 +68,12 @@ int prlimit_as(void);
 /// before any library's constructor (early_mallopt.c).
 int realloc_growth_early_mallopt(void);
 
+/// libVictimDeepbind.so (loaded without RTLD_DEEPBIND) frees a global
+/// variable: an invalid free whose frame 0 is in that library.
+int invalid_free_in_library(void);
+/// Frees a block twice while libVictimDeepbind.so's constructor holds the
+/// loader's lock on another thread, which then frees one twice itself
+/// (suppressed_cases.c).
+int double_free_loader_locked(void);
+
 #endif

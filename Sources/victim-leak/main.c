@@ -23,7 +23,7 @@
 //   suppressed      a leak from suppressed_allocator() (and one that is not)
 //   suppressed-file writes leaks.supp (with one malformed line) into the
 //                   working directory and re-runs itself as `suppressed` with
-//                   FAULTLINE_LEAK_SUPPRESSIONS pointing at it
+//                   FAULTLINE_SUPPRESSIONS pointing at it
 //   signal          a 222-byte leak, then raises FAULTLINE_LEAK_SIGNAL (default SIGRTMIN+11)
 //   growth MS N     leaks 4 KiB every MS ms, N times, from grow_slowly()
 //   two-paths       300 blocks of 24 bytes each lost through path_left and
@@ -607,7 +607,7 @@ int main(int argc, char **argv) {
         char path[PATH_MAX];
         if (!getcwd(path, sizeof path - 16)) return 2;
         strcat(path, "/leaks.supp");
-        setenv("FAULTLINE_LEAK_SUPPRESSIONS", path, 1);
+        setenv("FAULTLINE_SUPPRESSIONS", path, 1);
         execl("/proc/self/exe", argv[0], "suppressed", (char *)0);
         perror("victim: exec");
         return 2;

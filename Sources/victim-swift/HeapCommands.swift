@@ -87,7 +87,7 @@ let heapCommands: [VictimCommand] = [
 ]
 
 /// Writes `text` to leaks.supp in the working directory and runs this
-/// program again as `command` with FAULTLINE_LEAK_SUPPRESSIONS naming it
+/// program again as `command` with FAULTLINE_SUPPRESSIONS naming it
 /// (the shim reads the file when it starts).
 func rerunWithSuppressions(_ text: String, command: String) -> Never {
     guard let file = fopen("leaks.supp", "w") else { perror("victim: leaks.supp"); exit(2) }
@@ -95,7 +95,7 @@ func rerunWithSuppressions(_ text: String, command: String) -> Never {
     fclose(file)
     var cwd = [CChar](repeating: 0, count: Int(PATH_MAX))
     guard getcwd(&cwd, cwd.count) != nil else { perror("victim: getcwd"); exit(2) }
-    setenv("FAULTLINE_LEAK_SUPPRESSIONS", String(cString: cwd) + "/leaks.supp", 1)
+    setenv("FAULTLINE_SUPPRESSIONS", String(cString: cwd) + "/leaks.supp", 1)
     let argv: [UnsafeMutablePointer<CChar>?] = [strdup(CommandLine.arguments[0]), strdup(command), nil]
     execv("/proc/self/exe", argv)
     perror("victim: exec")

@@ -5,16 +5,36 @@ import Testing
 import Glibc
 #endif
 
-/// FAULTLINE_LEAK_SUPPRESSIONS naming something that is not a regular
-/// file: one line saying so, and the program runs on with its leaks
-/// reported unsuppressed.
+/// FAULTLINE_SUPPRESSIONS naming something that is not a regular file:
+/// one line saying so, and the program runs on with its leaks reported
+/// unsuppressed. The old name, FAULTLINE_LEAK_SUPPRESSIONS, is said, not
+/// read.
 @Suite struct LeakSuppressionFileTests {
-    private func run(suppressions: String, in dir: String) throws -> Finished {
+    private func run(suppressions: String, in dir: String, variable: String = "FAULTLINE_SUPPRESSIONS") throws -> Finished {
         let preload = try ["libFaultlineAgentPreload.so", "libFaultlineMallocShim.so"].map { try BuildProducts.path($0) }
         return try runProgram(try BuildProducts.path("victim-leak"), ["list"], environment: [
             "LD_PRELOAD": preload.joined(separator: ":"), "FAULTLINE_REPORT_DIR": "\(dir)/reports",
-            "FAULTLINE_DETECTORS": "leaks", "FAULTLINE_LEAK_SUPPRESSIONS": suppressions,
+            "FAULTLINE_DETECTORS": "leaks", variable: suppressions,
         ])
+    }
+
+    /// A user who still sets the old name gets one line saying what to set
+    /// instead (it was silently the only name read before; now ignoring it
+    /// silently would report every leak it hid without a word).
+    @Test func oldVariableIsNamedNotRead() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = "\(dir)/leaks.supp"
+        try "leak:make_list\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try run(suppressions: file, in: dir, variable: "FAULTLINE_LEAK_SUPPRESSIONS")
+        #expect(result.stderr.components(separatedBy: "\n").filter { $0.contains("SUPPRESSIONS") }
+            == ["faultline: FAULTLINE_LEAK_SUPPRESSIONS=\(file) is no longer read: set FAULTLINE_SUPPRESSIONS=FILE instead (the same format, for leaks and heap errors)"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(dir)/reports").contains { $0.hasPrefix("leak-") })
+        // The same file under the new name hides the list.
+        try FileManager.default.removeItem(atPath: "\(dir)/reports")
+        let renamed = try run(suppressions: file, in: dir)
+        #expect(!renamed.stderr.contains("SUPPRESSIONS"))
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: "\(dir)/reports"))?.contains { $0.hasPrefix("leak-") } != true)
     }
 
     /// A FIFO is refused at once; the program blocked in open(2) at startup,
@@ -37,7 +57,7 @@ import Glibc
         finished.signal()
         #expect(Date().timeIntervalSince(start) < 8, "the program waited for a writer")
         #expect(result.stderr.components(separatedBy: "\n").filter { $0.contains("SUPPRESSIONS") }
-            == ["faultline: cannot read FAULTLINE_LEAK_SUPPRESSIONS=\(fifo) (not a regular file); leaks are reported unsuppressed (check the path)"])
+            == ["faultline: cannot read FAULTLINE_SUPPRESSIONS=\(fifo) (not a regular file); nothing is suppressed (check the path)"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(dir)/reports").contains { $0.hasPrefix("leak-") })
     }
 
@@ -47,7 +67,7 @@ import Glibc
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let result = try run(suppressions: dir + suffix, in: dir)
-        #expect(result.stderr.contains("faultline: cannot read FAULTLINE_LEAK_SUPPRESSIONS=\(dir + suffix) \(why); leaks are reported unsuppressed"))
+        #expect(result.stderr.contains("faultline: cannot read FAULTLINE_SUPPRESSIONS=\(dir + suffix) \(why); nothing is suppressed"))
     }
 
     /// A path too long for the shim's buffer was cut at 4095 bytes without
@@ -59,11 +79,11 @@ import Glibc
         let tooLong = dir + "/" + String(repeating: "s/", count: 2100) + "x"
         let refused = try run(suppressions: tooLong, in: dir).stderr.split(separator: "\n").filter { $0.contains("SUPPRESSIONS") }
         #expect(refused.count == 1)
-        #expect(refused.first?.hasSuffix("... is a path of 4096 bytes or more; leaks are reported unsuppressed (use a shorter path)") == true)
+        #expect(refused.first?.hasSuffix("... is a path of 4096 bytes or more; nothing is suppressed (use a shorter path)") == true)
         let long = dir + "/" + String(repeating: "s/", count: 600) + "x"
         let missing = try run(suppressions: long, in: dir).stderr.split(separator: "\n").filter { $0.contains("SUPPRESSIONS") }
         #expect(missing.count == 1)
-        #expect(missing.first?.hasSuffix("... (no such file); leaks are reported unsuppressed (check the path)") == true)
+        #expect(missing.first?.hasSuffix("... (no such file); nothing is suppressed (check the path)") == true)
     }
 
     /// A file over 256 KiB was read only in part without a word (its cut
@@ -74,6 +94,6 @@ import Glibc
         let file = "\(dir)/big.supp"
         try String(repeating: "# padding padding padding padding padding padding padding\n", count: 6000).write(toFile: file, atomically: true, encoding: .utf8)
         let lines = try run(suppressions: file, in: dir).stderr.split(separator: "\n").filter { $0.contains("big.supp") }
-        #expect(lines == ["faultline: FAULTLINE_LEAK_SUPPRESSIONS=\(file) is larger than 256 KiB; only the lines in its first 256 KiB are used (split it, or drop what is not needed)"])
+        #expect(lines == ["faultline: FAULTLINE_SUPPRESSIONS=\(file) is larger than 256 KiB; only the lines in its first 256 KiB are used (split it, or drop what is not needed)"])
     }
 }

@@ -2,8 +2,10 @@
 // Swift names through swift_demangle, each looked up with dlsym in the
 // program's own runtime (the shim links neither; a program without the
 // runtime has no such names). Both demanglers call malloc, so this runs only
-// at report time, outside any signal handler, with the shim's locks dropped.
-#include "shim_leak.h"
+// outside any signal handler, with the shim's locks dropped, and inside the
+// shim's guard (shim_self.depth): their blocks get no stacks, and a heap
+// error made meanwhile is neither matched nor reported.
+#include "shim_suppress.h"
 #include "sigsafe.h"
 
 #include <dlfcn.h>
@@ -22,7 +24,7 @@ static int is_swift_mangled(const char *name) {
     return 0;
 }
 
-const char *shim_leak_demangle(const char *name, char *out, size_t cap) {
+const char *shim_demangle(const char *name, char *out, size_t cap) {
     char *d = 0;
     if (strncmp(name, "_Z", 2) == 0) {
         cxx_demangle_fn cxx = (cxx_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
