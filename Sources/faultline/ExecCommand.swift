@@ -21,7 +21,7 @@ struct ExecCommand: AsyncParsableCommand {
             (rather than being killed) after the run wrote a report gives that status instead, as under valgrind.
 
             Exit statuses of faultline itself: 64 bad usage (unknown detector, a --memory-limit that \
-            is not a size or is below 1M), 69 agent library missing or no memory cgroup for \
+            is not a size or is below 1M, a --suppressions file that is missing, unreadable or has a bad line), 69 agent library missing or no memory cgroup for \
             --memory-limit, 73 report directory not creatable or writable, 126 program not runnable, \
             127 program not found.
             """)
@@ -52,6 +52,11 @@ struct ExecCommand: AsyncParsableCommand {
         valueName: "size"))
     var memoryLimit: String?
 
+    @Option(help: ArgumentHelp(
+        "Suppress the leaks and heap errors this file names (KIND:PATTERN lines, as valgrind's --suppressions; docs/malloc-shim.md). Checked before the program starts; passed on as FAULTLINE_SUPPRESSIONS.",
+        valueName: "file"))
+    var suppressions: String?
+
     @Option(name: .customLong("error-exitcode"), help: ArgumentHelp(
         "Exit with this status (1-255) instead of the program's when it exited and the run wrote a report: a leak, a recovered hang, a write after free the program survived. For CI, as valgrind's --error-exitcode; a program killed by a signal still gives 128+N.",
         valueName: "n"))
@@ -81,6 +86,13 @@ struct ExecCommand: AsyncParsableCommand {
             }
             return n
         }
+        let suppressionsPath = suppressions.map { path -> String in
+            do throws(SuppressionsFile.CheckError) {
+                return try SuppressionsFile.check(path, currentDirectory: FileManager.default.currentDirectoryPath)
+            } catch {
+                fail("\(error)", Self.usageStatus)
+            }
+        }
         var selection: DetectorSelection?
         if let detectors {
             do throws(DetectorSelectionError) { selection = try DetectorSelection(parsing: detectors) } catch {
@@ -108,6 +120,7 @@ struct ExecCommand: AsyncParsableCommand {
             fail("\(error)", Self.cantCreateStatus)
         }
         injection.reportDirectory = directory.path
+        injection.suppressions = suppressionsPath
         let childEnvironment: [String: String]
         do throws(AgentInjection.MissingLibrary) { childEnvironment = try injection.environment(environment) } catch {
             _ = directory.finish(command: program, pid: 0)

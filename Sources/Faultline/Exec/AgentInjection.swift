@@ -20,6 +20,9 @@ public struct AgentInjection: Sendable {
     public var captureStderr: Bool
     /// Where the agent writes reports.
     public var reportDirectory: String
+    /// The malloc shim's suppressions file (`FAULTLINE_SUPPRESSIONS`), an
+    /// absolute path; nil leaves the variable as it is.
+    public var suppressions: String?
 
     /// Creates an injection description.
     public init(libraryDirectory: String, detectors: DetectorSelection?, useShim: Bool, captureStderr: Bool, reportDirectory: String) {
@@ -69,6 +72,7 @@ public struct AgentInjection: Sendable {
         env["LD_PRELOAD"] = (try libraries() + (existing.isEmpty ? [] : [existing])).joined(separator: ":")
         env["FAULTLINE_REPORT_DIR"] = reportDirectory
         if let detectors { env["FAULTLINE_DETECTORS"] = detectors.environmentValue }
+        if let suppressions { env["FAULTLINE_SUPPRESSIONS"] = suppressions }
         if captureStderr { env["FAULTLINE_CAPTURE_STDERR"] = "1" } else { env.removeValue(forKey: "FAULTLINE_CAPTURE_STDERR") }
         // The Swift runtime's own backtracer would print a second crash
         // report and park a thread that never answers the agent's stack
