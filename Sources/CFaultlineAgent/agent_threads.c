@@ -1,6 +1,7 @@
 #include "agent_threads.h"
 #include "report_file.h"
 #include "sigsafe.h"
+#include "solo_call.h"
 #include "thread_capture.h"
 
 #include <unistd.h>
@@ -27,9 +28,10 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
         fl_json_bool(w, "main", tids[i] == getpid());
         int has_name = fl_thread_name(tids[i], name, sizeof name) > 0;
         if (has_name) fl_json_string(w, "name", name);
-        // The agent's own threads (stderr drain, watchdog, memory monitor)
-        // block signals on purpose; asking them would only cost a timeout.
-        if (has_name && fl_startswith(name, "faultline-")) {
+        // Faultline's own threads (stderr drain, watchdog, memory monitor,
+        // the shim's leak helper) block signals on purpose; asking them would
+        // only cost a timeout. Known by id: one may not have named itself yet.
+        if (fl_solo_thread_is_faultlines(tids[i])) {
             fl_json_bool(w, "agent", 1);
             fl_json_bool(w, "captured", 0);
             fl_report_frames(w, "frames", pcs, 0, FL_FRAME0_INTERRUPTED, images);

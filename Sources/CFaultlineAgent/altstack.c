@@ -169,18 +169,22 @@ int fl_agent_thread_create(fl_solo_thread *solo, pthread_t *thread, int detached
     if (!real) return EAGAIN;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    if (detached) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     if (stack_size) pthread_attr_setstacksize(&attr, stack_size);
     // A set*id call waits for it to register (fl_cred_mirror_thread_begin).
     fl_cred_mirror_thread_starting();
     fl_solo_thread_starting(solo);
+    // Joinable until its id is read: a detached thread may have ended
+    // and its descriptor been reused by then.
     int rc = create_agent_thread(real, thread, &attr, start, 0);
     pthread_attr_destroy(&attr);
     if (rc != 0) {
         fl_cred_mirror_thread_start_failed();
         fl_solo_thread_start_failed(solo);
+        return rc;
     }
-    return rc;
+    fl_solo_thread_created(solo, *thread);
+    if (detached) pthread_detach(*thread);
+    return 0;
 }
 
 // --- existing threads ------------------------------------------------------

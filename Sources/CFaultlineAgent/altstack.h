@@ -40,7 +40,9 @@ int fl_altstack_install_existing(void);
 /// fl_cred_mirror_thread_end before it returns): a set*id call waits for it.
 /// Each is one a solo call may stop and start again (solo_call.h): `solo`
 /// is marked running before the thread exists, and not running if it could
-/// not be created; `start` calls fl_solo_thread_begin. The thread is
+/// not be created; its id is recorded before this returns
+/// (fl_solo_thread_created), without waiting for the thread to run;
+/// `start` calls fl_solo_thread_begin. The thread is
 /// detached when `detached`, with a stack of `stack_size` bytes (0: the
 /// default). Returns 0 or an error number.
 int fl_agent_thread_create(fl_solo_thread *solo, pthread_t *thread, int detached, size_t stack_size, void *(*start)(void *));

@@ -2,6 +2,7 @@
 #include "deadlock_futex.h"
 #include "report_file.h"
 #include "sigsafe.h"
+#include "solo_call.h"
 #include "thread_capture.h"
 
 static void write_edge(fl_json *w, const fl_wait_edge *e) {
@@ -54,7 +55,7 @@ void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *imag
         if (named) fl_json_string(w, "name", name);
         // Faultline's own threads are listed, not sampled, as in crash
         // reports (agent_threads.c): their stacks are not the program's.
-        int agent = named && fl_startswith(name, "faultline-");
+        int agent = fl_solo_thread_is_faultlines(tids[i]);
         if (agent) fl_json_bool(w, "agent", 1);
         fl_thread_probe p;
         int probed = fl_probe_thread(tids[i], &p) == 0;

@@ -612,9 +612,6 @@ static int start_watchdog(void) {
     int rc = fl_agent_thread_create(&g_solo, &g_thread, 0, 0, watchdog_main);
     if (rc != 0) { errno = rc; return -1; }
     fl_thread_uncount();  // it must not keep the process alive
-    // Named before the creator goes on: a report or a /proc reader right
-    // after a restart must not take it for the program's.
-    fl_solo_thread_wait_begun(&g_solo, g_thread);
     return 0;
 }
 

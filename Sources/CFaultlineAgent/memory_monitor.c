@@ -15,9 +15,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +127,7 @@ static uint64_t peak_now(uint64_t usage) {
 }
 
 // Set to 1 once the starter has opened the monitor thread's statm (by the
-// id the thread publishes as it begins: g_solo.tid).
+// id fl_agent_thread_create recorded: g_solo.tid).
 static atomic_int g_statm_ready;
 
 /// Opens (again, in a forked child) the monitor thread's statm, on the
@@ -278,7 +280,9 @@ static void *monitor(void *unused) {
     fl_cred_mirror_thread_begin();  // but for the agent's signal
     fl_solo_thread_begin(&g_solo);
     prefault_stack();
-    while (!atomic_load(&g_statm_ready)) fl_sleep_ns(100000);
+    // Mostly set before the thread first runs; the starter wakes it if not.
+    while (!atomic_load(&g_statm_ready))
+        syscall(SYS_futex, &g_statm_ready, (long)FUTEX_WAIT_PRIVATE, 0L, (void *)0, (void *)0, 0L);
     // Asked to stop, it ends after the sample under way: a PSI trigger's
     // event, once poll has seen it, is not seen again.
     while (!fl_solo_thread_stop_asked(&g_solo)) {
@@ -299,12 +303,11 @@ static int start_thread(void) {
     atomic_store(&g_statm_ready, 0);
     int rc = fl_agent_thread_create(&g_solo, &t, 1, 256u << 10, monitor);
     if (rc != 0) { errno = rc; return -1; }
-    // Wait (bounded: 2 s) for its tid, open its statm here, let it run.
-    for (int i = 0; i < 20000 && !atomic_load(&g_solo.tid); i++) fl_sleep_ns(100000);
+    // Its statm opened here by the id recorded at its creation, then let run.
     open_statm(atomic_load(&g_solo.tid));
     atomic_store(&g_statm_ready, 1);
+    syscall(SYS_futex, &g_statm_ready, (long)FUTEX_WAKE_PRIVATE, 1L, (void *)0, (void *)0, 0L);
     fl_thread_uncount();  // it must not keep the process alive
-    fl_solo_thread_wait_begun(&g_solo, t);  // named by then
     return 0;
 }
 

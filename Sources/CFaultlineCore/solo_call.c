@@ -28,14 +28,18 @@ enum { SOLO_OFF, SOLO_RUNNING, SOLO_STOP, SOLO_LEAVING };
 /// After that, how long it waits for a thread that has already left its
 /// loop (it cannot be called back).
 #define FL_SOLO_LEAVING_WAIT_NS 200000000ull
-/// How long a creator waits for its new thread to name itself.
-#define FL_SOLO_BEGIN_WAIT_NS 1000000000ull
 /// How often a thread that has not ended is woken again.
 #define FL_SOLO_WAKE_EVERY_NS 1000000ull
 
 static fl_solo_thread *_Atomic g_threads[FL_SOLO_MAX];
 
+/// The next image's faultline_solo_thread_owned, looked up by
+/// fl_solo_thread_starting (dlsym is no call for a signal handler).
+static int (*_Atomic g_owned_after_here)(pid_t);
+
 void fl_solo_thread_starting(fl_solo_thread *t) {
+    if (!atomic_load(&g_owned_after_here))
+        atomic_store(&g_owned_after_here, (int (*)(pid_t))dlsym(RTLD_NEXT, "faultline_solo_thread_owned"));
     int known = 0;
     for (int i = 0; i < FL_SOLO_MAX && !known; i++) known = atomic_load(&g_threads[i]) == t;
     for (int i = 0; i < FL_SOLO_MAX && !known; i++) {
@@ -50,22 +54,25 @@ void fl_solo_thread_starting(fl_solo_thread *t) {
 void fl_solo_thread_start_failed(fl_solo_thread *t) { atomic_store(&t->state, SOLO_OFF); }
 
 void fl_solo_thread_begin(fl_solo_thread *t) {
-    prctl(PR_SET_NAME, t->name);
+    // The system call itself, not the agent's prctl interposer, whose first
+    // call looks up the next prctl: dlsym takes the loader's lock, which the
+    // installing thread holds often enough to make one wait for the other.
+    syscall(SYS_prctl, (long)PR_SET_NAME, t->name);
+    // Its creator has stored the same id already (fl_solo_thread_created),
+    // unless it could not read it.
     atomic_store(&t->tid, fl_gettid());
-    syscall(SYS_futex, &t->tid, (long)FUTEX_WAKE_PRIVATE, 1L, (void *)0, (void *)0, 0L);
 }
 
-void fl_solo_thread_wait_begun(fl_solo_thread *t, pthread_t thread) {
-    uint64_t deadline = fl_monotonic_ns() + FL_SOLO_BEGIN_WAIT_NS;
-    for (;;) {
-        if (atomic_load(&t->tid)) return;
-        uint64_t now = fl_monotonic_ns();
-        if (now >= deadline) break;
-        struct timespec left = {(time_t)((deadline - now) / 1000000000ull), (long)((deadline - now) % 1000000000ull)};
-        syscall(SYS_futex, &t->tid, (long)FUTEX_WAIT_PRIVATE, 0L, &left, (void *)0, 0L);
-    }
-    // Not begun yet (stopped, or starved): named from here after all.
-    pthread_setname_np(thread, t->name);
+void fl_solo_thread_created(fl_solo_thread *t, pthread_t thread) {
+    // The kernel wrote the new thread's id into glibc's descriptor before
+    // clone returned (CLONE_PARENT_SETTID); glibc hands it out in the id of
+    // the thread's CPU clock, ((~tid) << 3) | 6 (the kernel's
+    // MAKE_THREAD_CPUCLOCK).
+    clockid_t clock;
+    if (pthread_getcpuclockid(thread, &clock) != 0) return;
+    pid_t tid = (pid_t)~(clock >> 3);
+    pid_t unknown = 0;
+    if (tid > 0) atomic_compare_exchange_strong(&t->tid, &unknown, tid);
 }
 
 int fl_solo_thread_stop_asked(fl_solo_thread *t) {
@@ -112,6 +119,31 @@ static int running_after_here(void) {
     }
     return next ? next() : 0;
 }
+
+/// 1 when `tid` is one of this image's threads in this process.
+/// Async-signal-safe.
+static int owned_here(pid_t tid) {
+    pid_t pid = getpid();
+    for (int i = 0; i < FL_SOLO_MAX; i++) {
+        fl_solo_thread *t = atomic_load(&g_threads[i]);
+        if (t && atomic_load(&t->tid) == tid && atomic_load(&t->pid) == pid && atomic_load(&t->state) != SOLO_OFF)
+            return 1;
+    }
+    return 0;
+}
+
+/// Exported under one name by every image, so that the first can tell all
+/// of Faultline's threads from the program's by id: this image's and those
+/// of the images after it. Async-signal-safe.
+FL_EXPORT int faultline_solo_thread_owned(pid_t tid);
+int faultline_solo_thread_owned(pid_t tid) {
+    if (tid <= 0) return 0;
+    if (owned_here(tid)) return 1;
+    int (*next)(pid_t) = atomic_load(&g_owned_after_here);
+    return next ? next(tid) : 0;
+}
+
+int fl_solo_thread_is_faultlines(pid_t tid) { return faultline_solo_thread_owned(tid); }
 
 /// Exported under one name by every image, so that the first can tell the
 /// others' threads from the program's: this image's running threads and

@@ -188,7 +188,6 @@ static int start_helper(void) {
     if (!create) create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_t t;
     atomic_store(&g_stop_posted, 0);
     fl_cred_mirror_thread_starting();
@@ -200,8 +199,11 @@ static int start_helper(void) {
         fl_solo_thread_start_failed(&g_solo);
         return -1;
     }
+    // Read while it is joinable: detached, it may have ended and its
+    // descriptor been reused.
+    fl_solo_thread_created(&g_solo, t);
+    pthread_detach(t);
     fl_thread_uncount();  // it must not keep the process alive
-    fl_solo_thread_wait_begun(&g_solo, t);  // named by then
     return 0;
 }
 

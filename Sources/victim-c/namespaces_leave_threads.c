@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "victim_namespaces.h"
 
@@ -16,21 +17,33 @@
 
 void victim_null_deref(void);  // main.c
 
-// Fills `tids` with the ids of the threads named faultline-*; returns how many.
-static int faultline_tids(long *tids) {
-    int n = 0;
+// Fills `tids` with the ids of the threads named faultline-*; returns how
+// many, or -1 when a thread other than the main one and 'prog-worker' has
+// no such name yet (Faultline's threads name themselves as they first run,
+// and their creators do not wait for that).
+static int faultline_tids_once(long *tids) {
+    int n = 0, unnamed = 0;
     DIR *d = opendir("/proc/self/task");
     struct dirent *e;
+    long self = (long)getpid();
     while (d && (e = readdir(d)) && n < MAX_OWN) {
-        if (e->d_name[0] == '.') continue;
+        if (e->d_name[0] == '.' || atol(e->d_name) == self) continue;
         char path[300], name[32] = "";
         snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
         FILE *f = fopen(path, "r");
         if (f && fgets(name, sizeof name, f) && !strncmp(name, "faultline-", 10)) tids[n++] = atol(e->d_name);
+        else if (strncmp(name, "prog-worker", 11)) unnamed++;
         if (f) fclose(f);
     }
     if (d) closedir(d);
-    return n;
+    return unnamed ? -1 : n;
+}
+
+// faultline_tids_once, waiting (at most a second) for every thread to have its name.
+static int faultline_tids(long *tids) {
+    int n = -1;
+    for (int i = 0; i < 1000 && (n = faultline_tids_once(tids)) < 0; i++) usleep(1000);
+    return n < 0 ? 0 : n;
 }
 
 // How many of `before` are missing from `after`.

@@ -59,16 +59,25 @@ void fl_solo_thread_starting(fl_solo_thread *t);
 /// created.
 void fl_solo_thread_start_failed(fl_solo_thread *t);
 
-/// First thing on the new thread: names it (`name`) and records its id.
+/// First thing on the new thread: names it (`name`, for people and for
+/// tools reading /proc) and records its id.
 void fl_solo_thread_begin(fl_solo_thread *t);
 
-/// The creator, once the thread is created: waits (at most a second) for
-/// it to begin, so that no report or /proc reader takes it for one of the
-/// program's threads (they know ours by name), and names it from here if
-/// it has not begun by then. pthread_setname_np on another thread writes
-/// /proc/self/task/<tid>/comm, which made every process cost milliseconds
-/// more to reap (proc_tid.h, fl_proc_task_path).
-void fl_solo_thread_wait_begun(fl_solo_thread *t, pthread_t thread);
+/// The creator, right after pthread_create returned 0 and before the
+/// thread may be detached: records the new thread's id, so that reports
+/// and the leak scan know it as Faultline's (fl_solo_thread_is_faultlines)
+/// before it has run at all. The creator does not wait for the thread: on
+/// a virtual machine, waking one whose CPU is idle costs about 2 ms
+/// (docs/malloc-shim.md, "Costs of a short process").
+void fl_solo_thread_created(fl_solo_thread *t, pthread_t thread);
+
+/// 1 when the thread `tid` (the process's own id, as gettid gives it) is one
+/// of Faultline's in this process, of this image or of a Faultline image
+/// after it in the lookup order (the shim's leak helper, from the agent).
+/// Reports and the leak scan tell Faultline's threads from the program's by
+/// this, not by their names, which a thread sets itself some time after it
+/// was created. Async-signal-safe.
+int fl_solo_thread_is_faultlines(pid_t tid);
 
 /// At the thread's safe points (between reads, ticks, samples, waits): 1
 /// when a solo call asks it to end; it must then return from its start
