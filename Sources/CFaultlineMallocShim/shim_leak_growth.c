@@ -25,6 +25,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define TRACKED_STACKS 16384
 
@@ -139,7 +142,56 @@ static void wake_helper(fl_solo_thread *t) {
 /// snapshots stay; the snapshot interval starts over.
 static fl_solo_thread g_solo = {.name = "faultline-leaks", .wake = wake_helper, .start = start_helper};
 
+// Where the helper stands for a scan run elsewhere (shim_leak_helper_hold):
+// between two pieces of work (or not begun), at work, held by a scan, held
+// with work waiting (it sleeps on this word until released).
+enum { HELPER_IDLE, HELPER_BUSY, HELPER_HELD, HELPER_HELD_WAITING };
+static _Atomic int g_phase;
+static _Atomic uintptr_t g_idle_sp;  // its stack pointer while idle, 0 before it first waits
+static pthread_t g_thread;
+
+// Its own stack, mapped once, so that a helper held before it has begun is
+// read whole without the stale frames of an earlier thread (a glibc stack
+// from the cache): zeroed again before each restart.
+static void *g_stack;
+static size_t g_stack_size;
+
+// Leaves the idle phase, first waiting for a scan that holds it.
+static void become_busy(void) {
+    for (;;) {
+        int idle = HELPER_IDLE, held = HELPER_HELD;
+        if (atomic_compare_exchange_strong(&g_phase, &idle, HELPER_BUSY)) return;
+        if (idle == HELPER_HELD) atomic_compare_exchange_strong(&g_phase, &held, HELPER_HELD_WAITING);
+        syscall(SYS_futex, &g_phase, (long)FUTEX_WAIT_PRIVATE, (long)HELPER_HELD_WAITING, (void *)0, (void *)0, 0L);
+    }
+}
+
+// Enters the idle phase, recording a stack pointer below the helper's own
+// frame (a scan reads its stack from there up, as from a parked thread's).
+__attribute__((noinline)) static void become_idle(void) {
+    volatile char here = 0;
+    atomic_store(&g_idle_sp, (uintptr_t)&here);
+    atomic_store(&g_phase, HELPER_IDLE);
+}
+
+int shim_leak_helper_hold(uint32_t tid, leak_thread *t) {
+    pid_t mine = atomic_load(&g_solo.tid);
+    int idle = HELPER_IDLE;
+    if (mine <= 0 || (uint32_t)mine != tid || atomic_load(&g_solo.pid) != getpid() || !atomic_compare_exchange_strong(&g_phase, &idle, HELPER_HELD)) return 0;
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    t->sp = atomic_load(&g_idle_sp);
+    t->tp = (uintptr_t)g_thread;
+    return 1;
+}
+
+void shim_leak_helper_release(void) {
+    if (atomic_exchange(&g_phase, HELPER_IDLE) == HELPER_HELD_WAITING)
+        syscall(SYS_futex, &g_phase, (long)FUTEX_WAKE_PRIVATE, 1L, (void *)0, (void *)0, 0L);
+}
+
 static void *helper(void *unused) {
+    become_busy();  // a scan may hold it before it has begun
     shim_self.depth++;  // the helper's own allocations (none expected) are not tracked
     sigset_t all;
     sigfillset(&all);
@@ -154,6 +206,7 @@ static void *helper(void *unused) {
     // on-demand check whose post it took must not wait for another post).
     while (!fl_solo_thread_stop_asked(&g_solo)) {
         int r;
+        become_idle();
         if (interval) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
@@ -164,6 +217,9 @@ static void *helper(void *unused) {
         } else {
             r = sem_wait(&g_wake);
         }
+        int saved = errno;
+        become_busy();
+        errno = saved;
         if (__atomic_exchange_n(&g_signal_pending, 0, __ATOMIC_ACQ_REL)) {
             shim_self.depth--;
             shim_leak_check("signal");
@@ -188,8 +244,22 @@ static int start_helper(void) {
     if (!create) create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
     pthread_attr_t attr;
     pthread_attr_init(&attr);
+    if (!g_stack) {
+        size_t size = 0, page = (size_t)sysconf(_SC_PAGESIZE);
+        pthread_attr_getstacksize(&attr, &size);  // glibc's default for new threads
+        void *a = mmap(0, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+        if (a != MAP_FAILED && mprotect(a, page, PROT_NONE) == 0) {  // the guard page
+            g_stack = (char *)a + page;
+            g_stack_size = size;
+        }
+    } else {
+        madvise(g_stack, g_stack_size, MADV_DONTNEED);  // the ended helper's frames
+    }
+    if (g_stack) pthread_attr_setstack(&attr, g_stack, g_stack_size);
     pthread_t t;
     atomic_store(&g_stop_posted, 0);
+    atomic_store(&g_idle_sp, 0);
+    atomic_store(&g_phase, HELPER_IDLE);
     fl_cred_mirror_thread_starting();
     fl_solo_thread_starting(&g_solo);
     int rc = create ? create(&t, &attr, helper, 0) : -1;
@@ -202,6 +272,7 @@ static int start_helper(void) {
     // Read while it is joinable: detached, it may have ended and its
     // descriptor been reused.
     fl_solo_thread_created(&g_solo, t);
+    g_thread = t;
     pthread_detach(t);
     fl_thread_uncount();  // it must not keep the process alive
     return 0;

@@ -182,6 +182,7 @@ static int thread_state(uint32_t proc_tid, int sig, uint32_t *tid) {
 }
 
 static uint32_t g_blocked;
+static int g_helper_held;  // the leak helper, held without a signal (shim_leak_helper_hold)
 
 // /proc's ids of the process's threads, at most `max`. The directory is
 // closed before any thread's status is read: a process that has used up
@@ -218,6 +219,15 @@ static int signal_new(int *sent, uint32_t self) {
         int state = thread_state(proc_tid, shim_cfg.leak_stop_signal, &tid);
         if (tid == self) continue;
         if (state == THREAD_ENDED) continue;  // nothing to stop, nothing missed
+        leak_thread held;
+        if (state == THREAD_PARKS && shim_leak_helper_hold(tid, &held)) {
+            g_sent[(*sent)++] = proc_tid;  // remembered, not signalled
+            int slot = atomic_fetch_add(&g_slot, 1);
+            if (slot < MAX_THREADS) g_slots[slot] = held;
+            g_helper_held = 1;
+            added++;
+            continue;
+        }
         if (state == THREAD_BLOCKS) {
             g_sent[(*sent)++] = proc_tid;  // remembered, not waited for
             g_blocked++;
@@ -243,21 +253,25 @@ int shim_leak_world_stop(leak_thread **threads, uint32_t *missed) {
     atomic_store(&g_stopping, 1);
     int sent = 0;
     g_blocked = 0;
+    g_helper_held = 0;
     uint32_t self = (uint32_t)syscall(SYS_gettid);
     // Threads started meanwhile are caught by the next pass.
     for (int pass = 0; pass < 8 && signal_new(&sent, self) > 0; pass++) {}
     uint64_t deadline = fl_monotonic_ns() + (uint64_t)shim_cfg.leak_stop_timeout_ms * 1000000ull;
-    int expected = sent - (int)g_blocked;
+    int expected = sent - (int)g_blocked - g_helper_held;
     while (atomic_load(&g_arrived) < expected && fl_monotonic_ns() < deadline) fl_sleep_ns(100000);
     int arrived = atomic_load(&g_arrived);
-    *missed = (uint32_t)(sent - arrived);
+    *missed = (uint32_t)(sent - g_helper_held - arrived);
     *threads = g_slots;
+    arrived += g_helper_held;  // its slot, filled here
     return arrived < MAX_THREADS ? arrived : MAX_THREADS;
 }
 
 void shim_leak_world_resume(void) {
     if (!g_installed) return;
     int arrived = atomic_load(&g_arrived);
+    if (g_helper_held) shim_leak_helper_release();
+    g_helper_held = 0;
     atomic_store(&g_stopping, 0);
     atomic_store(&g_release, 1);
     syscall(SYS_futex, &g_release, (long)FUTEX_WAKE_PRIVATE, 0x7fffffffL, (void *)0, (void *)0, 0L);
