@@ -61,21 +61,47 @@ static void ns_of(const char *task, const char *ns, char *out, size_t cap) {
     out[n > 0 ? n : 0] = 0;
 }
 
+// The name /proc gives thread `task` ("?" when it cannot be read).
+static void name_of(const char *task, char *name, size_t cap) {
+    char path[300];
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", task);
+    snprintf(name, cap, "?");
+    FILE *f = fopen(path, "r");
+    if (f && fgets(name, (int)cap, f)) name[strcspn(name, "\n")] = 0;
+    if (f) fclose(f);
+}
+
+// 1 when no thread but main still has main's name. Faultline's threads
+// name themselves as they first run, and whoever starts them (again, after
+// a namespace step) does not wait for that.
+static int all_named(const char *main_task) {
+    char main_name[32], name[32];
+    name_of(main_task, main_name, sizeof main_name);
+    int named = 1;
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, main_task)) continue;
+        name_of(e->d_name, name, sizeof name);
+        if (!strcmp(name, main_name)) named = 0;
+    }
+    if (d) closedir(d);
+    return named;
+}
+
 // One line per thread: in main's user and mount namespaces or not.
 static void report_threads(void) {
     char main_user[64], main_mnt[64], task[16];
     snprintf(task, sizeof task, "%d", (int)getpid());
+    for (int i = 0; i < 1000 && !all_named(task); i++) usleep(1000);  // at most a second
     ns_of(task, "user", main_user, sizeof main_user);
     ns_of(task, "mnt", main_mnt, sizeof main_mnt);
     DIR *d = opendir("/proc/self/task");
     struct dirent *e;
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.' || !strcmp(e->d_name, task)) continue;
-        char path[300], name[32] = "?", user[64], mnt[64];
-        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (f && fgets(name, sizeof name, f)) name[strcspn(name, "\n")] = 0;
-        if (f) fclose(f);
+        char name[32], user[64], mnt[64];
+        name_of(e->d_name, name, sizeof name);
         ns_of(e->d_name, "user", user, sizeof user);
         ns_of(e->d_name, "mnt", mnt, sizeof mnt);
         int same = !strcmp(user, main_user) && !strcmp(mnt, main_mnt);
