@@ -46,7 +46,7 @@ struct fl_solo_thread {
     /// fl_solo_thread_starting inside). Returns 0 or -1.
     int (*start)(void);
     _Atomic int state;   ///< SOLO_* in solo_call.c
-    _Atomic pid_t tid;   ///< set by the thread as it begins
+    _Atomic pid_t tid;   ///< set by the creator (fl_solo_thread_created) and by the thread as it begins
     _Atomic pid_t pid;   ///< the process it was started in (a forked child has none of it)
 };
 

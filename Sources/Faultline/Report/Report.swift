@@ -85,7 +85,7 @@ public struct Report: Codable, Sendable {
         /// pointers while `capture.unwinder` says libunwind (it saw another
         /// thread inside dl_iterate_phdr when asked).
         public var unwinder: String?
-        /// True for Faultline's own threads (`faultline-*`), listed but not
+        /// True for Faultline's own threads (`faultline-*`, known by id), listed but not
         /// sampled: their stacks are not the program's.
         public var agent: Bool?
         /// Which stack `frames` is, when a detector says (hang reports:
