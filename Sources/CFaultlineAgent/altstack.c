@@ -1,5 +1,6 @@
 #include "interpose_next.h"
 #include "altstack.h"
+#include "solo_call.h"
 #include "cred_mirror.h"
 #include "page_size.h"
 #include "sigsafe.h"
@@ -230,6 +231,7 @@ int fl_altstack_install_existing(void) {
     struct sigaction sa = {0}, old;
     if (sigaction(SIGURG, 0, &old) != 0 || old.sa_handler != SIG_DFL) return 0;
     pid_t tids[FL_MAX_EXISTING];
+    fl_solo_link_images();
     int n = fl_threads_list(tids, FL_MAX_EXISTING, 0);
     pid_t me = fl_gettid();
     int asked = 0;
@@ -238,7 +240,9 @@ int fl_altstack_install_existing(void) {
         // rather than wait out the deadline (it has no alternate stack).
         // One still starting up blocks everything for an instant (glibc's
         // start_thread): it is asked, and answers when it unblocks.
-        if (tids[i] == me || fl_thread_blocks_signal_lastingly(tids[i], SIGURG)) continue;
+        // Faultline's own (the shim's leak helper) block it as they begin,
+        // which may be after it was sent: it would never be answered.
+        if (tids[i] == me || fl_solo_thread_is_faultlines(tids[i]) || fl_thread_blocks_signal_lastingly(tids[i], SIGURG)) continue;
         void *sp = map_stack();
         if (!sp) break;
         g_pending_stack[asked] = sp;

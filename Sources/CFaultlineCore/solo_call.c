@@ -33,13 +33,22 @@ enum { SOLO_OFF, SOLO_RUNNING, SOLO_STOP, SOLO_LEAVING };
 
 static fl_solo_thread *_Atomic g_threads[FL_SOLO_MAX];
 
-/// The next image's faultline_solo_thread_owned, looked up by
-/// fl_solo_thread_starting (dlsym is no call for a signal handler).
+/// faultline_solo_thread_owned of the next image and of the first one in
+/// the lookup order (the agent, when it is preloaded before the shim),
+/// looked up by fl_solo_link_images: dlsym is no call for a signal handler.
 static int (*_Atomic g_owned_after_here)(pid_t);
+static int (*_Atomic g_owned_first)(pid_t);
+static atomic_int g_linked;
+
+void fl_solo_link_images(void) {
+    if (atomic_load(&g_linked)) return;
+    atomic_store(&g_owned_after_here, (int (*)(pid_t))dlsym(RTLD_NEXT, "faultline_solo_thread_owned"));
+    atomic_store(&g_owned_first, (int (*)(pid_t))dlsym(RTLD_DEFAULT, "faultline_solo_thread_owned"));
+    atomic_store(&g_linked, 1);
+}
 
 void fl_solo_thread_starting(fl_solo_thread *t) {
-    if (!atomic_load(&g_owned_after_here))
-        atomic_store(&g_owned_after_here, (int (*)(pid_t))dlsym(RTLD_NEXT, "faultline_solo_thread_owned"));
+    fl_solo_link_images();
     int known = 0;
     for (int i = 0; i < FL_SOLO_MAX && !known; i++) known = atomic_load(&g_threads[i]) == t;
     for (int i = 0; i < FL_SOLO_MAX && !known; i++) {
@@ -143,7 +152,11 @@ int faultline_solo_thread_owned(pid_t tid) {
     return next ? next(tid) : 0;
 }
 
-int fl_solo_thread_is_faultlines(pid_t tid) { return faultline_solo_thread_owned(tid); }
+int fl_solo_thread_is_faultlines(pid_t tid) {
+    if (faultline_solo_thread_owned(tid)) return 1;
+    int (*first)(pid_t) = atomic_load(&g_owned_first);
+    return first && first != faultline_solo_thread_owned && first(tid);
+}
 
 /// Exported under one name by every image, so that the first can tell the
 /// others' threads from the program's: this image's running threads and

@@ -65,6 +65,8 @@ void shim_leak_world_resume(void);
 /// thread. Stopping it by signal took two wake-ups of a thread whose CPU
 /// was idle, about 2 ms each on a virtual machine.
 int shim_leak_helper_hold(uint32_t tid, leak_thread *t);
+/// 1 when `tid` is the leak helper of this process.
+int shim_leak_is_helper(uint32_t tid);
 /// Lets a held leak helper go on (waking it only if it had work waiting).
 void shim_leak_helper_release(void);
 /// Installs the stop signal's handler unless it is (as the first scan

@@ -174,10 +174,14 @@ __attribute__((noinline)) static void become_idle(void) {
     atomic_store(&g_phase, HELPER_IDLE);
 }
 
-int shim_leak_helper_hold(uint32_t tid, leak_thread *t) {
+int shim_leak_is_helper(uint32_t tid) {
     pid_t mine = atomic_load(&g_solo.tid);
+    return mine > 0 && (uint32_t)mine == tid && atomic_load(&g_solo.pid) == getpid();
+}
+
+int shim_leak_helper_hold(uint32_t tid, leak_thread *t) {
     int idle = HELPER_IDLE;
-    if (mine <= 0 || (uint32_t)mine != tid || atomic_load(&g_solo.pid) != getpid() || !atomic_compare_exchange_strong(&g_phase, &idle, HELPER_HELD)) return 0;
+    if (!shim_leak_is_helper(tid) || !atomic_compare_exchange_strong(&g_phase, &idle, HELPER_HELD)) return 0;
     memset(t, 0, sizeof *t);
     t->tid = tid;
     t->sp = atomic_load(&g_idle_sp);
@@ -295,6 +299,7 @@ void shim_leak_init(void) {
     size_t align = 0;
     if (get) get(&shim_leak_static_tls, &align);
     if (!shim_cfg.leak_tracking) return;
+    fl_solo_link_images();  // the scan tells the agent's threads by id (shim_leak_world.c)
     int want_signal = shim_cfg.leak_signal > 0 && (shim_cfg.leak_check_at_exit || getenv("FAULTLINE_LEAK_SIGNAL"));
     if (!want_signal && !shim_cfg.leak_growth_ms) return;
     if (sem_init(&g_wake, 0, 0) != 0) return;

@@ -10,6 +10,7 @@
 #include "cred_mirror.h"
 #include "proc_tid.h"
 #include "sigsafe.h"
+#include "solo_call.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -228,7 +229,11 @@ static int signal_new(int *sent, uint32_t self) {
             added++;
             continue;
         }
-        if (state == THREAD_BLOCKS) {
+        // The agent's threads block the signal as they begin, which may be
+        // after it was sent (the scan then waited its whole timeout): taken
+        // as blocking it, whatever their mask says yet. Their stacks hold
+        // nothing of the program's. (The helper at work parks as before.)
+        if (state == THREAD_BLOCKS || (!shim_leak_is_helper(tid) && fl_solo_thread_is_faultlines((pid_t)tid))) {
             g_sent[(*sent)++] = proc_tid;  // remembered, not waited for
             g_blocked++;
             added++;

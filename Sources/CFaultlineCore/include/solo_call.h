@@ -72,12 +72,20 @@ void fl_solo_thread_begin(fl_solo_thread *t);
 void fl_solo_thread_created(fl_solo_thread *t, pthread_t thread);
 
 /// 1 when the thread `tid` (the process's own id, as gettid gives it) is one
-/// of Faultline's in this process, of this image or of a Faultline image
-/// after it in the lookup order (the shim's leak helper, from the agent).
-/// Reports and the leak scan tell Faultline's threads from the program's by
+/// of Faultline's in this process, of any Faultline image: this one, those
+/// after it in the lookup order (the shim's leak helper, from the agent)
+/// and the first (the agent's threads, from the shim), once
+/// fl_solo_link_images has run. Reports, the leak scan and the agent's
+/// alternate-stack installer tell Faultline's threads from the program's by
 /// this, not by their names, which a thread sets itself some time after it
-/// was created. Async-signal-safe.
+/// was created (before that it may not block signals yet either).
+/// Async-signal-safe.
 int fl_solo_thread_is_faultlines(pid_t tid);
+
+/// Looks up the other Faultline images' registries for
+/// fl_solo_thread_is_faultlines, once (dlsym: not async-signal-safe). Called
+/// at install and by fl_solo_thread_starting.
+void fl_solo_link_images(void);
 
 /// At the thread's safe points (between reads, ticks, samples, waits): 1
 /// when a solo call asks it to end; it must then return from its start
