@@ -143,11 +143,13 @@ static void wake_helper(fl_solo_thread *t) {
 static fl_solo_thread g_solo = {.name = "faultline-leaks", .wake = wake_helper, .start = start_helper};
 
 // Where the helper stands for a scan run elsewhere (shim_leak_helper_hold):
-// between two pieces of work (or not begun), at work, held by a scan, held
-// with work waiting (it sleeps on this word until released).
+// not at work (starting up, or waiting for work), at work, held by a scan,
+// held with work waiting (it sleeps on this word until released). Starting
+// up it only sets its signal mask, name and credentials: nothing a scan
+// reads.
 enum { HELPER_IDLE, HELPER_BUSY, HELPER_HELD, HELPER_HELD_WAITING };
 static _Atomic int g_phase;
-static _Atomic uintptr_t g_idle_sp;  // its stack pointer while idle, 0 before it first waits
+static _Atomic uintptr_t g_idle_sp;  // its stack pointer while it waits, 0 before it first does
 static pthread_t g_thread;
 
 // Its own stack, mapped once, so that a helper held before it has begun is
@@ -166,12 +168,12 @@ static void become_busy(void) {
     }
 }
 
-// Enters the idle phase, recording a stack pointer below the helper's own
-// frame (a scan reads its stack from there up, as from a parked thread's).
-__attribute__((noinline)) static void become_idle(void) {
+// Records a stack pointer below the helper's own frame, before it waits (a
+// scan that holds it reads its stack from there up, as from a parked
+// thread's).
+__attribute__((noinline)) static void note_wait_sp(void) {
     volatile char here = 0;
     atomic_store(&g_idle_sp, (uintptr_t)&here);
-    atomic_store(&g_phase, HELPER_IDLE);
 }
 
 int shim_leak_is_helper(uint32_t tid) {
@@ -195,7 +197,6 @@ void shim_leak_helper_release(void) {
 }
 
 static void *helper(void *unused) {
-    become_busy();  // a scan may hold it before it has begun
     shim_self.depth++;  // the helper's own allocations (none expected) are not tracked
     sigset_t all;
     sigfillset(&all);
@@ -210,7 +211,7 @@ static void *helper(void *unused) {
     // on-demand check whose post it took must not wait for another post).
     while (!fl_solo_thread_stop_asked(&g_solo)) {
         int r;
-        become_idle();
+        note_wait_sp();
         if (interval) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
@@ -231,7 +232,9 @@ static void *helper(void *unused) {
         } else if (r != 0 && errno == ETIMEDOUT && g_tracked) {
             snapshot();
         }
+        atomic_store(&g_phase, HELPER_IDLE);  // only the helper leaves HELPER_BUSY
     }
+    become_busy();  // not held while it ends
     fl_cred_mirror_thread_end();
     fl_thread_recount();
     return 0;
