@@ -58,10 +58,10 @@ int shim_leak_world_stop(leak_thread **threads, uint32_t *missed);
 /// Lets them go.
 void shim_leak_world_resume(void);
 /// For a scan's world stop (shim_leak_growth.c): when `tid` is the leak
-/// helper and it is waiting for work or has not begun yet, keeps it from
-/// going on until shim_leak_helper_release, fills `t` as a parked thread
-/// would (its stack pointer in the wait, 0 when it has not begun and its
-/// stack is read whole) and returns 1; else 0, and it is signalled like any
+/// helper and it is waiting for work or still starting up, keeps it from
+/// starting any work until shim_leak_helper_release, fills `t` as a parked
+/// thread would (its stack pointer in the wait, 0 before its first wait:
+/// its stack is then read whole) and returns 1; else 0, and it is signalled like any
 /// thread. Stopping it by signal took two wake-ups of a thread whose CPU
 /// was idle, about 2 ms each on a virtual machine.
 int shim_leak_helper_hold(uint32_t tid, leak_thread *t);
