@@ -53,3 +53,40 @@ __attribute__((noinline)) int victim_hold_startup_mask(int sig, int max_ms, int 
 __attribute__((noinline)) int victim_spin_in_startup_mask(int sig, int max_ms) {
     return hold(sig, max_ms, 0, 0, 0, 1);
 }
+
+// Named so in the scenarios' expected frames.
+__attribute__((noinline)) static void *held_thread(void *arg) {
+    victim_held_thread *h = arg;
+    pthread_setname_np(pthread_self(), h->name);
+    victim_hold_startup_mask(SIGRTMIN + 8, h->max_ms, h->asleep_ms, h->running_ms, &h->masked);
+    for (;;) pause();
+    return arg;
+}
+
+void victim_start_held_threads(victim_held_thread *held, int n, int max_ms) {
+    for (int i = 0; i < n; i++) {
+        held[i].max_ms = max_ms;
+        pthread_t t;
+        pthread_create(&t, 0, held_thread, &held[i]);
+    }
+    for (int i = 0; i < n; i++)
+        while (!__atomic_load_n(&held[i].masked, __ATOMIC_SEQ_CST)) usleep(1000);
+}
+
+static volatile int g_blocker_ready;
+
+static void *lasting_blocker(void *unused) {
+    pthread_setname_np(pthread_self(), "lasting-blocker");
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, 0);
+    __atomic_store_n(&g_blocker_ready, 1, __ATOMIC_SEQ_CST);
+    for (;;) pause();
+    return unused;
+}
+
+void victim_start_lasting_blocker(void) {
+    pthread_t blocker;
+    pthread_create(&blocker, 0, lasting_blocker, 0);
+    while (!__atomic_load_n(&g_blocker_ready, __ATOMIC_SEQ_CST)) usleep(1000);
+}

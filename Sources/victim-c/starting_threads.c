@@ -20,56 +20,16 @@
 
 void victim_null_deref(void);  // main.c
 
-struct held {
-    const char *name;
-    int asleep_ms, running_ms;
-    volatile int masked;
-};
-
-static void *held_thread(void *arg) {
-    struct held *h = arg;
-    pthread_setname_np(pthread_self(), h->name);
-    victim_hold_startup_mask(SIGRTMIN + 8, 10000, h->asleep_ms, h->running_ms, &h->masked);
-    for (;;) pause();
-    return arg;
-}
-
-static volatile int g_blocker_ready;
-
-/// Blocks every signal for good, as libdispatch's workers do
-/// (pthread_sigmask: not 32 and 33), and waits.
-static void *lasting_blocker(void *unused) {
-    pthread_setname_np(pthread_self(), "lasting-blocker");
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, 0);
-    __atomic_store_n(&g_blocker_ready, 1, __ATOMIC_SEQ_CST);
-    for (;;) pause();
-    return unused;
-}
-
 void victim_crash_beside_starting_threads(void) {
-    static struct held held[] = {{"start-asleep", 30, 0, 0}, {"start-running", 0, 300, 0}};
-    for (unsigned i = 0; i < sizeof held / sizeof held[0]; i++) {
-        pthread_t t;
-        pthread_create(&t, 0, held_thread, &held[i]);
-    }
-    pthread_t blocker;
-    pthread_create(&blocker, 0, lasting_blocker, 0);
-    while (!__atomic_load_n(&g_blocker_ready, __ATOMIC_SEQ_CST)) usleep(1000);
-    for (unsigned i = 0; i < sizeof held / sizeof held[0]; i++)
-        while (!__atomic_load_n(&held[i].masked, __ATOMIC_SEQ_CST)) usleep(1000);
+    static victim_held_thread held[] = {{"start-asleep", 30, 0, 0}, {"start-running", 0, 300, 0}};
+    victim_start_held_threads(held, (int)(sizeof held / sizeof held[0]), 10000);
+    victim_start_lasting_blocker();
     victim_null_deref();
 }
 
 void victim_crash_beside_stalled_starts(void) {
-    static struct held held[] = {{"stall-0", 0, 1500, 0}, {"stall-1", 0, 1500, 0}, {"stall-2", 0, 1500, 0},
-                                 {"stall-3", 0, 1500, 0}};
-    for (unsigned i = 0; i < sizeof held / sizeof held[0]; i++) {
-        pthread_t t;
-        pthread_create(&t, 0, held_thread, &held[i]);
-    }
-    for (unsigned i = 0; i < sizeof held / sizeof held[0]; i++)
-        while (!__atomic_load_n(&held[i].masked, __ATOMIC_SEQ_CST)) usleep(1000);
+    static victim_held_thread held[] = {{"stall-0", 0, 1500, 0}, {"stall-1", 0, 1500, 0}, {"stall-2", 0, 1500, 0},
+                                             {"stall-3", 0, 1500, 0}};
+    victim_start_held_threads(held, (int)(sizeof held / sizeof held[0]), 10000);
     victim_null_deref();
 }

@@ -24,38 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-struct held {
-    const char *name;
-    int asleep_ms, running_ms;
-    volatile int masked;
-};
-
 static uint64_t mono_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void *held_thread(void *arg) {
-    struct held *h = arg;
-    pthread_setname_np(pthread_self(), h->name);
-    victim_hold_startup_mask(SIGRTMIN + 8, 20000, h->asleep_ms, h->running_ms, &h->masked);
-    for (;;) pause();
-    return arg;
-}
-
-static volatile int g_blocker_ready;
-
-/// Blocks every signal for good, as libdispatch's workers do
-/// (pthread_sigmask: not 32 and 33), and waits.
-static void *lasting_blocker(void *unused) {
-    pthread_setname_np(pthread_self(), "lasting-blocker");
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, 0);
-    __atomic_store_n(&g_blocker_ready, 1, __ATOMIC_SEQ_CST);
-    for (;;) pause();
-    return unused;
 }
 
 static volatile uint64_t g_sink;
@@ -70,16 +42,9 @@ __attribute__((noinline)) static void spin_after_the_request(uint64_t until_ms) 
 
 int victim_cmd_spin_in_startup_masks(int argc, char **argv) {
     int ms = argc > 2 ? atoi(argv[2]) : 3000;
-    static struct held held[] = {{"start-asleep", 30, 0, 0}, {"start-running", 0, 300, 0}};
-    for (unsigned i = 0; i < sizeof held / sizeof held[0]; i++) {
-        pthread_t t;
-        pthread_create(&t, 0, held_thread, &held[i]);
-    }
-    pthread_t blocker;
-    pthread_create(&blocker, 0, lasting_blocker, 0);
-    while (!__atomic_load_n(&g_blocker_ready, __ATOMIC_SEQ_CST)) usleep(1000);
-    for (unsigned i = 0; i < sizeof held / sizeof held[0]; i++)
-        while (!__atomic_load_n(&held[i].masked, __ATOMIC_SEQ_CST)) usleep(1000);
+    static victim_held_thread held[] = {{"start-asleep", 30, 0, 0}, {"start-running", 0, 300, 0}};
+    victim_start_held_threads(held, (int)(sizeof held / sizeof held[0]), 20000);
+    victim_start_lasting_blocker();
     victim_idle_like_event_loop(800);  // inferred mode watches main once it has waited for events
     fprintf(stderr, "victim: spinning on the main thread for %d ms in the start-up mask\n", ms);
     uint64_t end = mono_ms() + (uint64_t)ms;
@@ -92,14 +57,9 @@ int victim_cmd_spin_in_startup_masks(int argc, char **argv) {
 
 int victim_cmd_spin_beside_stalled_starts(int argc, char **argv) {
     int ms = argc > 2 ? atoi(argv[2]) : 3000;
-    static struct held held[] = {{"stall-0", 0, 1500, 0}, {"stall-1", 0, 1500, 0}, {"stall-2", 0, 1500, 0},
-                                 {"stall-3", 0, 1500, 0}};
-    for (unsigned i = 0; i < sizeof held / sizeof held[0]; i++) {
-        pthread_t t;
-        pthread_create(&t, 0, held_thread, &held[i]);
-    }
-    for (unsigned i = 0; i < sizeof held / sizeof held[0]; i++)
-        while (!__atomic_load_n(&held[i].masked, __ATOMIC_SEQ_CST)) usleep(1000);
+    static victim_held_thread held[] = {{"stall-0", 0, 1500, 0}, {"stall-1", 0, 1500, 0}, {"stall-2", 0, 1500, 0},
+                                             {"stall-3", 0, 1500, 0}};
+    victim_start_held_threads(held, (int)(sizeof held / sizeof held[0]), 20000);
     victim_idle_like_event_loop(800);
     fprintf(stderr, "victim: spinning on the main thread for %d ms\n", ms);
     spin_after_the_request(mono_ms() + (uint64_t)ms);

@@ -21,6 +21,26 @@ int victim_hold_startup_mask(int sig, int max_ms, int asleep_ms, int running_ms,
 /// mask at once when it is.
 int victim_spin_in_startup_mask(int sig, int max_ms);
 
+/// A thread for victim_start_held_threads: its name, and how long it stays
+/// masked once the request is pending (victim_hold_startup_mask).
+typedef struct victim_held_thread {
+    const char *name;
+    int asleep_ms, running_ms;
+    int max_ms;           ///< set by victim_start_held_threads
+    volatile int masked;  ///< 1 once the thread holds the mask
+} victim_held_thread;
+
+/// Starts a thread per entry of `held` (`n` of them), each named and held
+/// in the start-up mask until signal SIGRTMIN + 8 is pending for it or
+/// `max_ms` pass, then paused for good; returns once every one holds the
+/// mask. Their start routine is `held_thread`.
+void victim_start_held_threads(victim_held_thread *held, int n, int max_ms);
+
+/// Starts thread 'lasting-blocker', which blocks every signal for good
+/// with pthread_sigmask (so not 32 and 33), as libdispatch's workers do,
+/// and returns once it has.
+void victim_start_lasting_blocker(void);
+
 #ifdef __cplusplus
 }
 #endif
