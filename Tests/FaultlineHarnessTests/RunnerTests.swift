@@ -22,6 +22,25 @@ func isDead(_ pid: pid_t) -> Bool {
         RunOptions(buildDirectory: Products.build, artifactsRoot: dir.path + "/artifacts", jobs: 2, repeatCount: repeatCount, keepArtifacts: keep)
     }
 
+    /// A victim named relative to its scenario file (`victim: ./bin/say.sh`)
+    /// starts when the suite was loaded by a relative path, as `faultline run
+    /// --scenarios Scenarios` loads it: the victim runs in its artifacts
+    /// folder, where the path relative to the current directory named nothing
+    /// (`cannot start Scenarios/…: No such file or directory`).
+    @Test func victimRelativeToARelativeScenariosFolder() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/s/bin", withIntermediateDirectories: true)
+        try writeScript("#!/bin/sh\necho started\n", to: dir.path + "/s/bin/say.sh")
+        try writeScript("name: t.relative\nvictim: ./bin/say.sh\nexpect:\n  exit: {code: 0}\n  stdout_contains: [started]\n",
+                        to: dir.path + "/s/t.yaml")
+        let cwd = FileManager.default.currentDirectoryPath
+        let relative = String(repeating: "../", count: cwd.split(separator: "/").count) + dir.path.dropFirst() + "/s"
+        let suite = ScenarioSuite.load(directory: relative)
+        #expect(suite.errors.isEmpty)
+        let result = SuiteRunner(options: options(dir)).run(suite.scenarios)
+        #expect(result.scenarios.map(\.verdict) == [.pass])
+    }
+
     @Test func passFailAndTimeout() throws {
         _ = try Products.require("victim-c")
         let agent = try Products.require(BuildDirectory.agentLibrary)

@@ -145,7 +145,11 @@ public struct ScenarioLoader: Sendable {
         scenario.victim = victim
         scenario.requires = impliedRequirements(scenario)
         if victim.contains("/") && !victim.hasPrefix("/") {
-            scenario.victim = ((directory as NSString).appendingPathComponent(victim) as NSString).standardizingPath
+            // Absolute: the victim starts in its artifacts folder, where a
+            // path relative to `--scenarios Scenarios` names nothing.
+            let base = directory.hasPrefix("/")
+                ? directory : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(directory)
+            scenario.victim = ((base as NSString).appendingPathComponent(victim) as NSString).standardizingPath
         }
         scenario.expect = try parseExpect(expectNode, r)
         return scenario
