@@ -4,6 +4,7 @@
 // other signal, and fully until the crash detector is installed.
 #include "interpose_next.h"
 #include "fault_mask.h"
+#include "sample_keep.h"
 
 #include <dlfcn.h>
 #include <signal.h>
@@ -62,10 +63,17 @@ FL_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
 
 /// A handler's sa_mask is blocked while it runs: a crash inside the
 /// program's own SIGTERM handler must reach ours too.
+/// The sample signal's handler stays the agent's (sample_keep.h).
 FL_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
     if (!g_real_sigaction) resolve();
+    if (fl_sample_keep_sigaction(sig, act, old)) return 0;
     if (!act || !atomic_load(&g_keep_open)) return g_real_sigaction(sig, act, old);
     struct sigaction copy = *act;
     remove_faults(&copy.sa_mask);
     return g_real_sigaction(sig, &copy, old);
+}
+
+int fl_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+    if (!g_real_sigaction) resolve();
+    return g_real_sigaction(sig, act, old);
 }

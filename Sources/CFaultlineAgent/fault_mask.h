@@ -9,9 +9,15 @@
 #ifndef FL_FAULT_MASK_H
 #define FL_FAULT_MASK_H
 
+#include <signal.h>
+
 /// From now on, pthread_sigmask, sigprocmask and sigaction (its sa_mask)
 /// leave SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP and SIGSYS unblocked.
 /// Call once the crash handlers are installed. Not async-signal-safe.
 void fl_fault_mask_keep_open(void);
+
+/// The C library's sigaction, past the agent's interposer (which keeps the
+/// sample signal's handler, sample_keep.h). Async-signal-safe.
+int fl_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
 #endif

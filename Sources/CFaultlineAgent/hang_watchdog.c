@@ -107,7 +107,7 @@ static int g_have_prev_cycle;
 /// First heartbeat of a thread: remember its tid and let the sample signal
 /// in. libdispatch's worker threads (which run the main queue under
 /// dispatchMain) block every signal; unblocking this one real-time signal,
-/// which only the agent sends and only with tgkill, lets the watchdog take
+/// which only the agent sends to the thread, lets the watchdog take
 /// their stacks without changing where process signals go.
 static pid_t first_heartbeat(void) {
     int sig = fl_threads_signal();

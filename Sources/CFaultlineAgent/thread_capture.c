@@ -3,8 +3,10 @@
 #include "proc_tid.h"
 #include "fd_transient.h"
 #include "handler_mask.h"
+#include "fault_mask.h"
 #include "loader_lock_watch.h"
 #include "raw_syscall.h"
+#include "sample_keep.h"
 #include "sched_wait.h"
 #include "sigsafe.h"
 #include "stack_switch.h"
@@ -22,6 +24,10 @@
 #include <unistd.h>
 
 static int g_signo;
+/// Its address marks the agent's stack requests (si_value), which tells
+/// them from deliveries of the same signal by the program or another
+/// process: those go to the program's handler (sample_keep.h).
+static const char g_request_mark;
 
 // One request at a time, and one answer per request. g_req holds the
 // request number and where it stands (REQ_*): the requester opens it, the
@@ -100,6 +106,10 @@ static void sample_handler(int sig, siginfo_t *info, void *ucv) {
     // Own threads take the program's capabilities on this signal too
     // (cred_mirror.h); only loads and compares for any other delivery.
     if (fl_cred_mirror_answer(info)) return;
+    if (!info || info->si_code != SI_QUEUE || info->si_value.sival_ptr != (void *)&g_request_mark) {
+        fl_sample_keep_forward(sig, info, ucv);
+        return;
+    }
     uint64_t w = atomic_load(&g_req);
     if (REQ_STATE(w) != REQ_OPEN) return;
     pid_t me = (pid_t)fl_raw_syscall(SYS_gettid, 0, 0, 0, 0);
@@ -142,9 +152,11 @@ int fl_threads_init(int signo) {
 
 int fl_threads_signal(void) { return g_signo; }
 
+int fl_threads_is_sample_handler(void (*fn)(int, siginfo_t *, void *)) { return fn == sample_handler; }
+
 int fl_threads_handler_in_place(void) {
     struct sigaction cur;
-    if (!g_signo || sigaction(g_signo, 0, &cur) != 0) return -1;
+    if (!g_signo || fl_real_sigaction(g_signo, 0, &cur) != 0) return -1;
     return (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == sample_handler ? 0 : -1;
 }
 
@@ -265,6 +277,20 @@ int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns) {
     return fl_capture_thread_by(tid, pcs, max, timeout_ns, 0, 0);
 }
 
+// Sends thread `tid` the sample signal marked as a request (g_request_mark).
+// rt_tgsigqueueinfo carries si_value, which tgkill does not; a negative
+// si_code may be sent to one's own threads. 0, or -1 with errno.
+static int send_request(pid_t tid) {
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_signo = g_signo;
+    si.si_code = SI_QUEUE;
+    si.si_pid = getpid();
+    si.si_uid = getuid();
+    si.si_value.sival_ptr = (void *)&g_request_mark;
+    return (int)syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, g_signo, &si);
+}
+
 static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t runnable_ns, uint64_t until_ns,
                    int want_fp, int *by_fp, int *stopped);
 
@@ -313,7 +339,7 @@ static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint
         atomic_store(&g_req, REQ_WORD(seq, REQ_OPEN));
         uint64_t start = fl_monotonic_ns();
         uint64_t switches = stopped ? fl_own_voluntary_switches() : 0, sleeps = 0;
-        if (syscall(SYS_tgkill, getpid(), tid, g_signo) == 0) {
+        if (send_request(tid) == 0) {
             for (uint64_t now = start;; now = fl_monotonic_ns()) {
                 if (atomic_load(&g_req) == REQ_WORD(seq, REQ_ANSWERED)) break;
                 if (now >= deadline && !(deadline = waiting_for_cpu(tid, seq, start, now, runnable_ns, until_ns)))

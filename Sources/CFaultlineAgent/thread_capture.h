@@ -1,10 +1,11 @@
 // Capturing another thread's stack by directed signal: the requester sends
-// a real-time signal to one thread with tgkill; that thread's handler unwinds
+// a real-time signal to one thread, marked as the agent's (rt_tgsigqueueinfo); that thread's handler unwinds
 // its own interrupted context into a shared scratch buffer and signals done.
 // Bounded in time: a thread that does not answer is reported as such.
 #ifndef FL_THREAD_CAPTURE_H
 #define FL_THREAD_CAPTURE_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -20,6 +21,9 @@ int fl_threads_signal(void);
 /// 0 when the sampling signal's handler is still the agent's (a program may
 /// have installed its own since), else -1. Not async-signal-safe.
 int fl_threads_handler_in_place(void);
+
+/// 1 when `fn` is the agent's sample handler. Async-signal-safe.
+int fl_threads_is_sample_handler(void (*fn)(int, siginfo_t *, void *));
 
 /// Unblocks the sample signal and the fatal signals in the calling thread
 /// (new threads inherit its mask). Not needed on the fault path.

@@ -1,0 +1,32 @@
+// Keeps the agent's sample-signal handler in place when the program puts a
+// handler of its own on that signal, and runs the program's handler for
+// every delivery that is not one of the agent's stack requests.
+//
+// Runtimes that manage signals themselves take every signal they can: Go's
+// runtime installs its handler on each real-time signal at start (for
+// os/signal), SIGRTMIN+8 included, and its handler keeps such a signal for
+// Go instead of passing it on. The agent's stack requests then never reached
+// the agent's handler: no other thread's stack in a crash report (each
+// waited out FAULTLINE_THREAD_TIMEOUT_MS), no stacks in hang reports, and
+// Faultline's threads could not follow a set*id call's capabilities.
+#ifndef FL_SAMPLE_KEEP_H
+#define FL_SAMPLE_KEEP_H
+
+#include <signal.h>
+
+/// Called by the agent's sigaction interposer before the real sigaction.
+/// For the sample signal (once fl_threads_init installed its handler) and
+/// an `act` that is not the agent's own handler, records `act` as the
+/// program's action instead of installing it, stores the program's previous
+/// action in `old`, and returns 1. A query (`act` NULL) gets the program's
+/// recorded action, or the installed one when the program set none. Returns
+/// 0 for every other call, which then goes to the real sigaction.
+/// Async-signal-safe.
+int fl_sample_keep_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+/// Runs the program's recorded handler for a delivery of the sample signal
+/// that is not the agent's (called by the sample handler). Does nothing when
+/// the program set none, SIG_DFL or SIG_IGN. Async-signal-safe.
+void fl_sample_keep_forward(int sig, siginfo_t *info, void *ucontext);
+
+#endif

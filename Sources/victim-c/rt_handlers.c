@@ -1,0 +1,64 @@
+// victim-c crash-beside-rt-handlers: installs a handler of its own on every
+// real-time signal, as Go's runtime does at start (for os/signal), the
+// agent's sample signal among them; checks sigaction reads its handler back
+// and that a SIGRTMIN+8 it queues to itself reaches that handler; then
+// crashes on main while threads 'rt-idler-0' to 'rt-idler-2' pause. For
+// the agent's sample handler staying on its signal (docs/agent.md, "Runtimes
+// that take every signal").
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void victim_null_deref(void);  // main.c
+
+/// The value the program's own SIGRTMIN+8 carries.
+#define RT_OWN_VALUE 4242
+
+static atomic_int g_own_deliveries;
+static pthread_barrier_t g_ready;
+
+static void own_rt_handler(int sig, siginfo_t *info, void *uc) {
+    (void)uc;
+    if (sig == SIGRTMIN + 8 && info->si_code == SI_QUEUE && info->si_value.sival_int == RT_OWN_VALUE)
+        atomic_fetch_add(&g_own_deliveries, 1);
+}
+
+static void *rt_idler(void *arg) {
+    char name[16];
+    snprintf(name, sizeof name, "rt-idler-%d", (int)(intptr_t)arg);
+    pthread_setname_np(pthread_self(), name);
+    pthread_barrier_wait(&g_ready);
+    for (;;) pause();
+    return arg;
+}
+
+void victim_crash_beside_rt_handlers(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = own_rt_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    for (int s = SIGRTMIN; s <= SIGRTMAX; s++) sigaction(s, &sa, 0);
+    struct sigaction back;
+    sigaction(SIGRTMIN + 8, 0, &back);
+    fprintf(stderr, "victim: sigaction reads back %s handler for SIGRTMIN+8\n",
+            (back.sa_flags & SA_SIGINFO) && back.sa_sigaction == own_rt_handler ? "its own" : "another");
+    // Queued to the main thread (tgsigqueueinfo through sigqueue to self,
+    // which any thread may take; wait for it below).
+    union sigval v = {.sival_int = RT_OWN_VALUE};
+    sigqueue(getpid(), SIGRTMIN + 8, v);
+    for (int i = 0; i < 500 && !atomic_load(&g_own_deliveries); i++) usleep(1000);
+    fprintf(stderr, "victim: own SIGRTMIN+8 handler ran %d time(s)\n", atomic_load(&g_own_deliveries));
+    pthread_barrier_init(&g_ready, 0, 4);
+    for (int i = 0; i < 3; i++) {
+        pthread_t t;
+        pthread_create(&t, 0, rt_idler, (void *)(intptr_t)i);
+    }
+    pthread_barrier_wait(&g_ready);
+    usleep(20000);  // the idlers in pause
+    victim_null_deref();
+}
