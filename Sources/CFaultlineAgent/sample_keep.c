@@ -7,8 +7,9 @@
 
 // The program's action lives in one of two slots; g_current names the one
 // a reader uses (-1: the program set none). A writer fills the other slot,
-// then publishes it, so a handler running meanwhile reads a whole action.
-// Writers take g_writing: sigaction calls on this one signal from two
+// then publishes it, so a handler running meanwhile reads a whole action
+// (unless two more calls change it while that handler reads; programs set
+// a signal's action once or twice, at start). Writers take g_writing: sigaction calls on this one signal from two
 // threads at once are serialised (a handler that calls sigaction on it
 // while interrupting such a call of its own thread would spin; no runtime
 // seen does).
@@ -29,9 +30,6 @@ int fl_sample_keep_sigaction(int sig, const struct sigaction *act, struct sigact
         if (old) *old = g_slots[cur];
         return 1;
     }
-    // The agent's own handler, set again (by the agent, or by a program
-    // restoring what it read at start, as Go's signal.Reset does): the
-    // program's action is dropped.
     while (atomic_flag_test_and_set(&g_writing)) {}
     int cur = atomic_load(&g_current);
     if (old) {
@@ -39,6 +37,9 @@ int fl_sample_keep_sigaction(int sig, const struct sigaction *act, struct sigact
         else fl_real_sigaction(sig, 0, old);  // the agent's own: what is installed
     }
     if (is_agent_handler(act)) {
+        // The agent's own handler, set again (by a program putting back the
+        // action it read before it installed its own): the program's
+        // action is dropped.
         atomic_store(&g_current, -1);
     } else {
         int next = cur == 0 ? 1 : 0;
