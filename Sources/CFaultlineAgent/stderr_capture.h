@@ -13,7 +13,9 @@ struct fl_json;
 /// Bytes of the tail put into a report.
 #define FL_STDERR_TAIL 4096
 
-/// Starts capture. Not async-signal-safe. Returns 0 or -1.
+/// Starts capture. Not async-signal-safe. Returns 0 or -1. In a process
+/// whose runtime ends it with a raw exit_group (Go: raw_exit_runtime.h)
+/// capture stays off and 0 is returned: its last lines would be lost.
 int fl_stderr_capture_start(void);
 /// 1 when capture is running.
 int fl_stderr_capture_active(void);

@@ -1,4 +1,4 @@
-// A Go program with cgo for the real-programs.go-* scenarios: Go's runtime
+// A Go program with cgo for the real-programs.go-cgo-* scenarios: Go's runtime
 // installs its own handler on every real-time signal, the agent's sample
 // signal (SIGRTMIN+8) included.
 package main
@@ -36,6 +36,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -96,8 +98,37 @@ func setuidNobody() {
 	fmt.Printf("uid %d euid %d; threads with capabilities: %d of %d\n", syscall.Getuid(), syscall.Geteuid(), withCaps, len(paths))
 }
 
+type node struct{ next *node }
+
+// nilDerefsThenPanic recovers a nil-pointer dereference in each of 50
+// goroutines (Go turns the SIGSEGV into a panic), then lets one in main
+// end the program as Go does: "panic: runtime error", exit status 2.
+func nilDerefsThenPanic() {
+	var wg sync.WaitGroup
+	var recovered atomic.Int32
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if recover() != nil {
+					recovered.Add(1)
+				}
+			}()
+			var n *node
+			_ = n.next
+		}()
+	}
+	wg.Wait()
+	fmt.Printf("%d nil dereferences recovered\n", recovered.Load())
+	var n *node
+	fmt.Println(n.next)
+}
+
 func main() {
 	switch os.Args[1] {
+	case "nil-derefs-then-panic":
+		nilDerefsThenPanic()
 	case "crash-beside-held-threads":
 		crashBesideHeldThreads()
 	case "setuid-nobody":
