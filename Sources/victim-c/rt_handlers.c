@@ -47,8 +47,8 @@ void victim_crash_beside_rt_handlers(void) {
     sigaction(SIGRTMIN + 8, 0, &back);
     fprintf(stderr, "victim: sigaction reads back %s handler for SIGRTMIN+8\n",
             (back.sa_flags & SA_SIGINFO) && back.sa_sigaction == own_rt_handler ? "its own" : "another");
-    // Queued to the main thread (tgsigqueueinfo through sigqueue to self,
-    // which any thread may take; wait for it below).
+    // Process-directed: any thread that does not block it may take it,
+    // Faultline's own among them, so wait for the handler below.
     union sigval v = {.sival_int = RT_OWN_VALUE};
     sigqueue(getpid(), SIGRTMIN + 8, v);
     for (int i = 0; i < 500 && !atomic_load(&g_own_deliveries); i++) usleep(1000);
