@@ -3,6 +3,7 @@
 // through a crash callback, then crashes.
 #define _GNU_SOURCE  // pthread_setname_np
 #include "faultline.h"
+#include "recovering.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -120,6 +121,7 @@ int main(int argc, char **argv) {
     void *mine = own_altstack ? start_own_altstack() : 0;
     int early_overflow = argc > 1 && strcmp(argv[1], "early-overflow") == 0;
     pthread_t early = early_overflow ? start_early_overflow() : 0;
+    int recovering = argc > 1 && victim_recovering_prepare(argv[1]);
     faultline_options options;
     memset(&options, 0, sizeof options);  // report_dir from FAULTLINE_REPORT_DIR
     if (faultline_install(&options) != 0) {
@@ -133,6 +135,7 @@ int main(int argc, char **argv) {
         pthread_join(early, 0);
     }
     if (argc > 1 && strcmp(argv[1], "exit") == 0) return 0;
+    if (recovering) victim_recovering_run(argv[1], argc > 2 ? argv[2] : 0);
     linked_null_deref();
     return 1;
 }

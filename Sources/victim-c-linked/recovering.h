@@ -1,0 +1,12 @@
+// Commands whose fault handlers recover (recovering.c).
+#ifndef VICTIM_RECOVERING_H
+#define VICTIM_RECOVERING_H
+
+/// Installs the program's own handler for `command` (before the agent, so
+/// the agent chains to it); returns 1 when `command` is one of these.
+int victim_recovering_prepare(const char *command);
+/// Runs `command` after install: recovers from faults (`count` probes for
+/// recover-many, default 10000), then dereferences NULL for real.
+void victim_recovering_run(const char *command, const char *count);
+
+#endif
