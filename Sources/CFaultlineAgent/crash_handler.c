@@ -6,6 +6,7 @@
 #include "handler_mask.h"
 #include "image_list.h"
 #include "loader_lock_watch.h"
+#include "program_handler.h"
 #include "raw_syscall.h"
 #include "report_file.h"
 #include "signal_names.h"
@@ -73,6 +74,16 @@ static __thread int t_reporting __attribute__((tls_model("initial-exec")));
 static __thread int t_abort_reported __attribute__((tls_model("initial-exec")));
 // Set once a recrash report is being written: a fault in that gives up.
 static atomic_int g_recrashing;
+// Set once a reported fault was handed to the program's own handler. A
+// later fault means the process lived on after it: the program recovers
+// from faults, so its handler sees each one first from then on
+// (crash_handler).
+static atomic_int g_handed;
+// Reports written for faults handed to, or given back by, the program's
+// handler; past FL_MAX_HANDED_REPORTS they are not written (a handler that
+// returns from SIGTRAP each time would otherwise get one per trap).
+static atomic_int g_handed_reports;
+#define FL_MAX_HANDED_REPORTS 16
 static int g_first_sig;
 static siginfo_t g_first_info;
 static fl_report g_report;
@@ -390,6 +401,20 @@ static int is_hardware_fault(int sig, const siginfo_t *info) {
     return info->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);
 }
 
+/// What follows a signal's report.
+enum after_report {
+    /// The previous dispositions go back and the signal happens again into
+    /// the previous one (default, ignore), which ends the process.
+    AFTER_RESTORE,
+    /// The agent stays installed and calls the program's handler.
+    AFTER_HAND,
+    /// The program's handler already ran and gave the fault back: return,
+    /// and the fault or abort() goes on into the default action.
+    AFTER_RETURN,
+    /// A fault inside the program's handler: end the process by it.
+    AFTER_DIE,
+};
+
 /// What the handler hands to the code it runs on the crash stack, and what
 /// that code hands back (for re-raising the signal).
 struct fault {
@@ -397,6 +422,7 @@ struct fault {
     siginfo_t *info;
     const ucontext_t *uc;
     pid_t pid, tid;
+    enum after_report after;
 };
 
 static void report_crash(void *p) {
@@ -409,10 +435,15 @@ static void report_crash(void *p) {
     g_first_sig = f->sig;
     g_first_info = *f->info;
     g_first_pc = 0;  // a signal's stack starts at the fault itself
+    int handed = f->after == AFTER_HAND || f->after == AFTER_RETURN;
     if (f->sig == SIGABRT && t_abort_reported) t_abort_reported = 0;
-    else write_report("crash", f->sig, f->info, f->uc, FL_FRAME0_INTERRUPTED, 0, 0);
+    else if (!handed || atomic_fetch_add(&g_handed_reports, 1) < FL_MAX_HANDED_REPORTS)
+        write_report("crash", f->sig, f->info, f->uc, FL_FRAME0_INTERRUPTED, 0, 0);
+    // Before the program's handler too: what is in the pipe reaches the
+    // terminal even if that handler ends the process.
     fl_stderr_release();
-    restore_previous();
+    if (!handed) restore_previous();
+    if (f->after == AFTER_DIE) die_by(f->sig);
     fl_cancel_restore(cancel_state);
     errno = saved_errno;
 }
@@ -478,8 +509,28 @@ static void wait_then_die(int sig, const ucontext_t *uc) {
 // Off the alternate stack, the kernel would deliver a signal at its top,
 // over this handler's frames; sa_mask blocks every signal but the fault
 // signals (see fl_crash_install) so none can arrive asynchronously there.
+// The program's handler for `sig` found at install, or NULL when it is the
+// default action or ignore.
+static struct sigaction *program_handler(int sig) {
+    for (int i = 0; i < FL_NSIGNALS; i++)
+        if (k_signals[i] == sig) return fl_program_handler_is_one(&g_prev[i]) ? &g_prev[i] : 0;
+    return 0;
+}
+
+// Calls the program's handler as the kernel would have delivered the
+// signal to it; `frame` is in the caller's frame. SA_RESETHAND gives the
+// signal its default action for later faults, as the kernel does.
+static void hand_to_program(struct sigaction *prev, int sig, siginfo_t *info, void *uc, uintptr_t frame) {
+    struct sigaction act = *prev;
+    if (act.sa_flags & SA_RESETHAND) {
+        prev->sa_flags &= ~SA_SIGINFO;
+        prev->sa_handler = SIG_DFL;
+    }
+    fl_program_handler_call(&act, sig, info, uc, frame);
+}
+
 static void crash_handler(int sig, siginfo_t *info, void *ucv) {
-    struct fault f = {sig, info, (const ucontext_t *)ucv, 0, 0};
+    struct fault f = {sig, info, (const ucontext_t *)ucv, 0, 0, AFTER_RESTORE};
     if (fl_deadline_is_ours(info)) {
         // The timer aims at the reporting thread only. A signal queued just
         // before the deadline was cancelled is ignored.
@@ -487,6 +538,25 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
         // A stall in the second attempt (or in a recrash report) gives up.
         if (atomic_exchange(&g_recrashing, 1) == 0) fl_call_on_stack(report_stalled, 0, g_recrash_stack.hi);
         fl_call_on_stack(give_up, 0, g_crash_stack.hi);
+    }
+    struct sigaction *prev = program_handler(sig);
+    if (fl_program_handler_faulted(ucv)) {
+        f.after = AFTER_DIE;  // the program's own handler crashed
+    } else if (prev && atomic_load(&g_handed)) {
+        // The program lived on after a fault its handler was handed: it
+        // recovers from faults. Its handler sees this one first; one that
+        // recovers never returns here (siglongjmp) or changes the context
+        // (a runtime resuming elsewhere), and gets no report.
+        uintptr_t pc = fl_context_pc(f.uc), sp = fl_context_sp(f.uc);
+        hand_to_program(prev, sig, info, ucv, (uintptr_t)&f);
+        if (fl_context_pc(f.uc) != pc || fl_context_sp(f.uc) != sp) return;
+        // Still ours: the fault happens again into the handler, which put
+        // its cause right (a write barrier's mprotect) or loops as it
+        // would without us.
+        if (is_hardware_fault(sig, info) && fl_disposition_is(sig, crash_handler)) return;
+        f.after = AFTER_RETURN;  // given back to the default action: it ends the process
+    } else if (prev) {
+        f.after = AFTER_HAND;
     }
     int expected = 0;
     if (!atomic_compare_exchange_strong(&g_state, &expected, 1)) {
@@ -509,6 +579,18 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
     t_reporting = 1;
     fl_call_on_stack(report_crash, &f, g_crash_stack.hi);
     fl_altstack_resume(f.uc);  // back on the stack we were entered on
+    if (f.after == AFTER_HAND || f.after == AFTER_RETURN) {
+        // The report is written and the process may live on: the next
+        // fault, on any thread, gets a report of its own.
+        t_reporting = 0;
+        atomic_store(&g_state, 0);
+        if (f.after == AFTER_RETURN) return;
+        atomic_store(&g_handed, 1);
+        // Called from here, below our frames with the interrupted code's
+        // mask, as the signal raised again used to reach it.
+        hand_to_program(prev, sig, info, ucv, (uintptr_t)&f);
+        return;
+    }
     if (!is_hardware_fault(sig, info)) {
         // Raised again from here, back on the stack we were entered on: a
         // previous handler it runs then nests below our frames (on the

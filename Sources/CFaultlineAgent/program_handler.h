@@ -1,0 +1,39 @@
+// Handing a fault to the handler the program had installed before the agent
+// (docs/agent.md, "A program that recovers from faults"). The agent stays
+// installed and calls that handler itself, as the kernel would deliver to
+// it, instead of putting it back and letting the fault happen again: a
+// handler that recovers (siglongjmp out of it, or a changed context) would
+// otherwise leave the program without the agent's handlers for good.
+#ifndef FL_PROGRAM_HANDLER_H
+#define FL_PROGRAM_HANDLER_H
+
+#include <signal.h>
+#include <stdint.h>
+
+/// 1 when `act` is a handler of the program's (neither SIG_DFL nor SIG_IGN).
+int fl_program_handler_is_one(const struct sigaction *act);
+
+/// Calls the program's handler `act` for `sig` as the kernel delivers a
+/// signal: with `info` and `uc` (SA_SIGINFO) or the number alone, and the
+/// thread's mask set to the interrupted code's plus the handler's `sa_mask`
+/// and `sig` (unless SA_NODEFER). The six fault signals the agent keeps
+/// open (fault_mask.h) stay open, so a fault inside the handler reaches the
+/// agent. The caller's mask is back when it returns. Runs on the caller's
+/// stack; `frame` is an address in the caller's
+/// frame, recorded so that fl_program_handler_faulted can tell a fault
+/// inside the handler from one after the handler jumped out. May not
+/// return. Async-signal-safe (raw system calls).
+void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *info, void *uc, uintptr_t frame);
+
+/// 1 when the fault whose context is `uc` happened inside a program's
+/// handler that fl_program_handler_call is still running on this thread:
+/// its stack pointer lies below the recorded caller frame, on the stack
+/// that frame is on. A record left by a handler that jumped out
+/// (siglongjmp) is cleared and 0 returned. Async-signal-safe.
+int fl_program_handler_faulted(const void *uc);
+
+/// 1 when `sig`'s disposition is still `handler` (the program's handler may
+/// have given the signal its default action). Async-signal-safe.
+int fl_disposition_is(int sig, void (*handler)(int, siginfo_t *, void *));
+
+#endif
