@@ -545,16 +545,17 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
     } else if (prev && atomic_load(&g_handed)) {
         // The program lived on after a fault its handler was handed: it
         // recovers from faults. Its handler sees this one first; one that
-        // recovers never returns here (siglongjmp) or changes the context
-        // (a runtime resuming elsewhere), and gets no report.
-        uintptr_t pc = fl_context_pc(f.uc), sp = fl_context_sp(f.uc);
+        // recovers never returns here (siglongjmp) and gets no report.
         hand_to_program(prev, sig, info, ucv, (uintptr_t)&f);
-        if (fl_context_pc(f.uc) != pc || fl_context_sp(f.uc) != sp) return;
-        // Still ours: the fault happens again into the handler, which put
-        // its cause right (a write barrier's mprotect) or loops as it
-        // would without us.
-        if (is_hardware_fault(sig, info) && fl_disposition_is(sig, crash_handler)) return;
-        f.after = AFTER_RETURN;  // given back to the default action: it ends the process
+        // It returned. After a hardware fault the program resumes where the
+        // context says: the faulting instruction again, which faults into
+        // the default action the handler set (reported here, first), or
+        // runs now that the handler put its cause right (a write barrier's
+        // mprotect); or elsewhere (a runtime's changed context). abort()
+        // goes on to end the process; after any other signal the program
+        // goes on.
+        if (is_hardware_fault(sig, info) ? !fl_disposition_is_default(sig) : sig != SIGABRT) return;
+        f.after = AFTER_RETURN;
     } else if (prev) {
         f.after = AFTER_HAND;
     }

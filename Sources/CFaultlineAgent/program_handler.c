@@ -57,8 +57,8 @@ int fl_program_handler_faulted(const void *uc) {
     return 0;
 }
 
-int fl_disposition_is(int sig, void (*handler)(int, siginfo_t *, void *)) {
+int fl_disposition_is_default(int sig) {
     struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; } cur;  // the kernel's struct sigaction
     if (fl_raw_syscall(SYS_rt_sigaction, sig, 0, (long)&cur, FL_KERNEL_SIGSET_SIZE) != 0) return 0;
-    return cur.handler == (void *)handler;
+    return cur.handler == (void *)SIG_DFL || cur.handler == (void *)SIG_IGN;
 }

@@ -32,8 +32,9 @@ void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *in
 /// (siglongjmp) is cleared and 0 returned. Async-signal-safe.
 int fl_program_handler_faulted(const void *uc);
 
-/// 1 when `sig`'s disposition is still `handler` (the program's handler may
-/// have given the signal its default action). Async-signal-safe.
-int fl_disposition_is(int sig, void (*handler)(int, siginfo_t *, void *));
+/// 1 when `sig`'s disposition is now the default action or ignore (a
+/// program's handler sets it so before it returns to let a fault end the
+/// process). Async-signal-safe.
+int fl_disposition_is_default(int sig);
 
 #endif

@@ -26,10 +26,28 @@ static void probe_handler(int sig, siginfo_t *info, void *uc) {
     signal(sig, SIG_DFL);
 }
 
+// The same, with a bug: a fault it is not probing for makes it store
+// through NULL itself.
+static void faulting_probe_handler(int sig, siginfo_t *info, void *uc) {
+    (void)sig, (void)info, (void)uc;
+    if (g_probing) siglongjmp(g_env, 1);
+    fprintf(stderr, "victim: the program's own handler stores through NULL\n");
+    *g_null = 2;
+}
+
 // A test harness's abort() catcher: every SIGABRT jumps back.
 static void abort_catcher(int sig) {
     (void)sig;
     siglongjmp(g_env, 1);
+}
+
+static volatile sig_atomic_t g_returns;
+
+// A handler that notes the signal and returns: after a raise(), the
+// program goes on.
+static void returning_handler(int sig) {
+    (void)sig;
+    g_returns++;
 }
 
 static void install(int sig, void (*action)(int, siginfo_t *, void *), void (*handler)(int)) {
@@ -59,8 +77,16 @@ int victim_recovering_prepare(const char *command) {
         install(SIGSEGV, probe_handler, 0);
         return 1;
     }
+    if (!strcmp(command, "recover-then-crash-in-handler")) {
+        install(SIGSEGV, faulting_probe_handler, 0);
+        return 1;
+    }
     if (!strcmp(command, "abort-recovered-then-crash")) {
         install(SIGABRT, 0, abort_catcher);
+        return 1;
+    }
+    if (!strcmp(command, "trap-handled") || !strcmp(command, "abort-handled")) {
+        install(command[0] == 't' ? SIGTRAP : SIGABRT, 0, returning_handler);
         return 1;
     }
     return 0;
@@ -78,6 +104,13 @@ void victim_recovering_run(const char *command, const char *count) {
         fprintf(stderr, "victim: recovered from abort()\n");
         recovering_null_deref();
         return;
+    }
+    if (!strcmp(command, "trap-handled") || !strcmp(command, "abort-handled")) {
+        int sig = command[0] == 't' ? SIGTRAP : SIGABRT;
+        long n = count ? atol(count) : 100;
+        for (long i = 0; i < n; i++) raise(sig);
+        fprintf(stderr, "victim: the handler returned from %d of %ld raised signals\n", (int)g_returns, n);
+        exit(0);
     }
     long n = !strcmp(command, "recover-many") ? (count ? atol(count) : 10000) : 1;
     struct timespec t0;

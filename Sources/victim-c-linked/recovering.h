@@ -6,7 +6,9 @@
 /// the agent chains to it); returns 1 when `command` is one of these.
 int victim_recovering_prepare(const char *command);
 /// Runs `command` after install: recovers from faults (`count` probes for
-/// recover-many, default 10000), then dereferences NULL for real.
+/// recover-many, default 10000), then dereferences NULL for real; or
+/// raises SIGTRAP (trap-handled) or SIGABRT (abort-handled) `count` times
+/// (default 100) at a handler that returns, and exits 0.
 void victim_recovering_run(const char *command, const char *count);
 
 #endif
