@@ -540,7 +540,10 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
         fl_call_on_stack(give_up, 0, g_crash_stack.hi);
     }
     struct sigaction *prev = program_handler(sig);
-    if (fl_program_handler_faulted(ucv)) {
+    if (t_reporting) {
+        // A fault while writing a report: the recrash report below, never
+        // the program's handler.
+    } else if (fl_program_handler_faulted(ucv)) {
         f.after = AFTER_DIE;  // the program's own handler crashed
     } else if (prev && atomic_load(&g_handed)) {
         // The program lived on after a fault its handler was handed: it
