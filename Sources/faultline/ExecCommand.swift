@@ -21,7 +21,7 @@ struct ExecCommand: AsyncParsableCommand {
             (rather than being killed) after the run wrote a report gives that status instead, as under valgrind.
 
             Exit statuses of faultline itself: 64 bad usage (unknown detector, a --memory-limit that \
-            is not a size or is below 1M, a --suppressions file that is missing, unreadable or has a bad line), 69 agent library missing or no memory cgroup for \
+            is not a size or is below 1M, an --error-exitcode outside 1-255, a --suppressions file that is missing, unreadable or has a bad line), 69 agent library missing or no memory cgroup for \
             --memory-limit, 73 report directory not creatable or writable, 126 program not runnable, \
             127 program not found.
             """)
