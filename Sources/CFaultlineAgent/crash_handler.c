@@ -596,10 +596,10 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
         return;
     }
     if (!is_hardware_fault(sig, info)) {
-        // Raised again from here, back on the stack we were entered on: a
-        // previous handler it runs then nests below our frames (on the
-        // crash stack it would go to the top of the alternate stack, over
-        // them), with the signal mask of the interrupted code, as without us.
+        // Raised again from here, back on the stack we were entered on,
+        // with the signal mask of the interrupted code, as without us, into
+        // the previous disposition (the default or ignore: a program's
+        // handler was called above instead).
         fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&f.uc->uc_sigmask, 0, FL_KERNEL_SIGSET_SIZE);
         fl_raw_syscall(SYS_tgkill, f.pid, f.tid, sig, 0);
     }
