@@ -25,8 +25,9 @@ typedef struct faultline_options {
     /// Most frames unwound per thread (default 128, at most 256).
     int max_frames;
     /// How long the crashing thread waits for each other thread's stack,
-    /// in milliseconds (default 50); the whole capture is bounded by
-    /// `max_threads` times this.
+    /// in milliseconds (default 50); the whole list has one deadline, this
+    /// times the threads listed, at least 1 s (docs/agent.md, "Other
+    /// threads' stacks").
     int thread_timeout_ms;
     /// Most threads whose stacks are captured (default 256).
     int max_threads;
