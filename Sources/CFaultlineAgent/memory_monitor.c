@@ -148,7 +148,7 @@ static void open_statm(pid_t tid) {
     if (g_statm >= 0) pread(g_statm, buf, sizeof buf, 0);
 }
 
-/// Resident set size from /proc/self/statm.
+/// Resident set size from the monitor thread's statm (open_statm).
 static uint64_t rss_bytes(void) {
     char buf[128];
     ssize_t n = g_statm >= 0 ? pread(g_statm, buf, sizeof buf - 1, 0) : -1;
