@@ -39,6 +39,7 @@ int victim_refused_siblings(char **args);  // exec_after_drop.c
 int victim_truncated_mapping(const char *how);  // truncated_mapping.c
 int victim_interposer_results(void);  // review_interpose.c
 void victim_crash_beside_rt_handlers(void);  // rt_handlers.c
+void victim_crash_beside_signal_api(const char *api);  // rt_handlers.c
 void victim_crash_while_cancelled(void);  // review_cancel.c
 void victim_crash_beside_cancelled(void);  // review_cancel.c
 int victim_calls_while_cancelled(void);  // review_cancel.c
@@ -453,6 +454,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-beside-slow-answer", "as root: SIGSEGV on main while thread 'slow-answer' waits with its caller's stack page taken away; the unwind that answers the stack request faults on it, and thread 'uffd-server' (userfaultfd) puts it back 300 ms later"},
     {"crash-beside-crowd", "KIND [N] SIGSEGV on main beside N (64) threads 'crowd-I' that are all spinning, blocking (every signal, for good) or sleeping (in pause)"},
     {"crash-beside-rt-handlers", "handlers of its own on every real-time signal (as Go's runtime), a SIGRTMIN+8 queued to itself, then SIGSEGV on main while threads 'rt-idler-0' to 'rt-idler-2' pause"},
+    {"crash-beside-signal-api", "API: a handler of its own on SIGRTMIN+8 set with API (signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset), a SIGRTMIN+8 queued to itself, then SIGSEGV on main while threads 'rt-idler-0' to 'rt-idler-2' pause"},
     {"crash-without-report-dir", "remove the (empty) report directory, then SIGSEGV"},
     {"stderr-after-closing-fds", "close fds 3 and up (close, closefrom, close_range), then write 80 KiB to stderr"},
     {"crash-after-closing-fds", "close fds 3-1023 (the report directory's by syscall), open '.' into the lowest 16 and that number, then SIGSEGV"},
@@ -513,6 +515,7 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "crash-beside-slow-answer")) victim_crash_beside_slow_answer();
     else if (!strcmp(c, "crash-beside-crowd")) return victim_crash_beside_crowd(argv[2], argc > 3 ? argv[3] : 0);
     else if (!strcmp(c, "crash-beside-rt-handlers")) victim_crash_beside_rt_handlers();
+    else if (!strcmp(c, "crash-beside-signal-api")) victim_crash_beside_signal_api(argv[2]);
     else if (!strcmp(c, "crash-without-report-dir")) victim_crash_without_report_dir();
     else if (!strcmp(c, "stderr-after-closing-fds")) victim_stderr_after_closing_fds();
     else if (!strcmp(c, "crash-after-closing-fds")) victim_crash_after_closing_fds();

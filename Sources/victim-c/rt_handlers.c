@@ -5,11 +5,17 @@
 // crashes on main while threads 'rt-idler-0' to 'rt-idler-2' pause. For
 // the agent's sample handler staying on its signal (docs/agent.md, "Runtimes
 // that take every signal").
+//
+// victim-c crash-beside-signal-api API: the same with one handler on
+// SIGRTMIN+8 set through API (signal, bsd_signal, ssignal, sysv_signal,
+// __sysv_signal or sigset) instead of sigaction, which glibc's versions do
+// through its internal sigaction.
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -53,6 +59,53 @@ void victim_crash_beside_rt_handlers(void) {
     sigqueue(getpid(), SIGRTMIN + 8, v);
     for (int i = 0; i < 500 && !atomic_load(&g_own_deliveries); i++) usleep(1000);
     fprintf(stderr, "victim: own SIGRTMIN+8 handler ran %d time(s)\n", atomic_load(&g_own_deliveries));
+    pthread_barrier_init(&g_ready, 0, 4);
+    for (int i = 0; i < 3; i++) {
+        pthread_t t;
+        pthread_create(&t, 0, rt_idler, (void *)(intptr_t)i);
+    }
+    pthread_barrier_wait(&g_ready);
+    usleep(20000);  // the idlers in pause
+    victim_null_deref();
+}
+
+static atomic_int g_plain_deliveries;
+
+static void own_plain_handler(int sig) {
+    if (sig == SIGRTMIN + 8) atomic_fetch_add(&g_plain_deliveries, 1);
+}
+
+typedef void (*plain_handler)(int);
+
+// glibc declares it only for old X/Open standards; it is signal().
+extern plain_handler bsd_signal(int sig, plain_handler handler);
+
+// Sets `handler` on `sig` through the libc function named `api`; returns
+// what it returns (the previous handler).
+static plain_handler set_with(const char *api, int sig, plain_handler handler) {
+    if (!strcmp(api, "signal")) return signal(sig, handler);
+    if (!strcmp(api, "bsd_signal")) return bsd_signal(sig, handler);
+    if (!strcmp(api, "ssignal")) return ssignal(sig, handler);
+    if (!strcmp(api, "sysv_signal")) return sysv_signal(sig, handler);
+    if (!strcmp(api, "__sysv_signal")) return __sysv_signal(sig, handler);
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"  // still in glibc, and in programs
+    if (!strcmp(api, "sigset")) return sigset(sig, handler);
+#pragma clang diagnostic pop
+    fprintf(stderr, "victim: unknown API '%s' (signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset)\n", api);
+    exit(2);
+}
+
+void victim_crash_beside_signal_api(const char *api) {
+    if (!api) { fprintf(stderr, "victim: crash-beside-signal-api needs an API name\n"); exit(2); }
+    set_with(api, SIGRTMIN + 8, own_plain_handler);
+    plain_handler back = set_with(api, SIGRTMIN + 8, own_plain_handler);
+    fprintf(stderr, "victim: %s reads back %s handler for SIGRTMIN+8\n", api, back == own_plain_handler ? "its own" : "another");
+    // Process-directed, as above: any thread may take it.
+    union sigval v = {.sival_int = RT_OWN_VALUE};
+    sigqueue(getpid(), SIGRTMIN + 8, v);
+    for (int i = 0; i < 500 && !atomic_load(&g_plain_deliveries); i++) usleep(1000);
+    fprintf(stderr, "victim: own SIGRTMIN+8 handler ran %d time(s)\n", atomic_load(&g_plain_deliveries));
     pthread_barrier_init(&g_ready, 0, 4);
     for (int i = 0; i < 3; i++) {
         pthread_t t;
