@@ -557,7 +557,7 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
         // mprotect); or elsewhere (a runtime's changed context). abort()
         // goes on to end the process; after any other signal the program
         // goes on.
-        if (is_hardware_fault(sig, info) ? !fl_disposition_is_default(sig) : sig != SIGABRT) return;
+        if (fl_program_goes_on(sig, info)) return;
         f.after = AFTER_RETURN;
     } else if (prev) {
         f.after = AFTER_HAND;

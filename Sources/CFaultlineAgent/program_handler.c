@@ -1,8 +1,10 @@
 #include "program_handler.h"
 #include "raw_syscall.h"
+#include "stderr_capture.h"
 #include "unwinder.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <ucontext.h>
@@ -11,6 +13,10 @@
 /// was entered on the thread's own stack, whose end is not known here.
 static __thread uintptr_t t_frame __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t t_frame_lo __attribute__((tls_model("initial-exec")));
+/// Threads inside a program's handler (a recorded frame each): stderr
+/// capture is given back while any is, and taken up again when the last
+/// leaves and the program goes on.
+static atomic_int g_inside;
 
 static uint64_t bit(int sig) { return 1ull << (sig - 1); }
 
@@ -29,6 +35,20 @@ int fl_program_handler_is_one(const struct sigaction *act) {
     return act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
 }
 
+// The thread left the program's handler (its record is cleared): the last
+// one out takes stderr capture up again when the program goes on.
+static void left_handler(int goes_on) {
+    if (atomic_fetch_sub(&g_inside, 1) == 1 && goes_on) fl_stderr_resume();
+}
+
+static int is_hardware_fault(int sig, const siginfo_t *info) {
+    return info->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);
+}
+
+int fl_program_goes_on(int sig, const siginfo_t *info) {
+    return is_hardware_fault(sig, info) ? !fl_disposition_is_default(sig) : sig != SIGABRT;
+}
+
 void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *info, void *ucv, uintptr_t frame) {
     const ucontext_t *uc = ucv;
     // The kernel saved the alternate stack it entered the handler on, if
@@ -40,11 +60,19 @@ void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *in
     mask &= ~fault_bits();
     uint64_t ours;
     fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, (long)&ours, FL_KERNEL_SIGSET_SIZE);
+    // The handler may end the process (reset the default and return,
+    // raise, _exit): what it writes goes straight to the real stderr, and
+    // what is in the pipe is out first.
+    atomic_fetch_add(&g_inside, 1);
+    fl_stderr_release();
+    uintptr_t outer = t_frame, outer_lo = t_frame_lo;  // a handler called from inside another
     t_frame_lo = on_alt ? lo : 0;
     t_frame = frame;
     if (act->sa_flags & SA_SIGINFO) act->sa_sigaction(sig, info, ucv);
     else act->sa_handler(sig);
-    t_frame = 0;
+    t_frame = outer;
+    t_frame_lo = outer_lo;
+    left_handler(fl_program_goes_on(sig, info));
     // The caller may go on to write a report: with its own mask again.
     fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&ours, 0, FL_KERNEL_SIGSET_SIZE);
 }
@@ -53,8 +81,22 @@ int fl_program_handler_faulted(const void *uc) {
     if (!t_frame) return 0;
     uintptr_t sp = fl_context_sp((const ucontext_t *)uc);
     if (sp < t_frame && sp >= t_frame_lo) return 1;
-    t_frame = 0;  // the handler jumped out: the program lives on
+    // The handler left without a jump the agent saw (a C++ exception,
+    // setcontext): the program lives on.
+    t_frame = 0;
+    left_handler(1);
     return 0;
+}
+
+void fl_program_handler_jumping(const void *env) {
+    if (!t_frame) return;
+    // A jmp_buf between here and the recorded frame is the handler's own
+    // (a jump inside it); any other (a global, the heap, a frame further
+    // out) takes the thread out of the handler.
+    uintptr_t at = (uintptr_t)env, here = (uintptr_t)__builtin_frame_address(0);
+    if (at >= here && at < t_frame) return;
+    t_frame = 0;
+    left_handler(1);
 }
 
 int fl_disposition_is_default(int sig) {

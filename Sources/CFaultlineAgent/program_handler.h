@@ -21,8 +21,12 @@ int fl_program_handler_is_one(const struct sigaction *act);
 /// agent. The caller's mask is back when it returns. Runs on the caller's
 /// stack; `frame` is an address in the caller's
 /// frame, recorded so that fl_program_handler_faulted can tell a fault
-/// inside the handler from one after the handler jumped out. May not
-/// return. Async-signal-safe (raw system calls).
+/// inside the handler from one after the handler jumped out. Stderr
+/// capture is given back for the call (the handler may end the process)
+/// and taken up again once the last thread inside a program's handler
+/// leaves it and the program goes on: it returns and fl_program_goes_on
+/// says so, or it jumps out (fl_program_handler_jumping), or its thread
+/// faults again outside it. May not return. Async-signal-safe.
 void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *info, void *uc, uintptr_t frame);
 
 /// 1 when the fault whose context is `uc` happened inside a program's
@@ -31,6 +35,18 @@ void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *in
 /// that frame is on. A record left by a handler that jumped out
 /// (siglongjmp) is cleared and 0 returned. Async-signal-safe.
 int fl_program_handler_faulted(const void *uc);
+
+/// 1 when the program goes on after its handler for `sig` returned: after
+/// a hardware fault when the disposition is no longer the default (the
+/// handler set SIG_DFL to let the fault happen again and end the process),
+/// after any other signal but SIGABRT (abort() goes on to end it).
+int fl_program_goes_on(int sig, const siginfo_t *info);
+
+/// Called by the longjmp interposers (handler_jump.c) before they jump to
+/// `env`: when the calling thread is inside a program's handler called by
+/// fl_program_handler_call and `env` is not within the handler's own
+/// frames, the thread is leaving it. Async-signal-safe.
+void fl_program_handler_jumping(const void *env);
 
 /// 1 when `sig`'s disposition is now the default action or ignore (a
 /// program's handler sets it so before it returns to let a fault end the
