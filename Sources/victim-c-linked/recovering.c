@@ -3,13 +3,16 @@
 // abort()), and later crash for real. The agent reports a fault first and
 // then hands it to the handler it found at install.
 #include "recovering.h"
+#include "faultline.h"
 
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 static sigjmp_buf g_env;
 static volatile sig_atomic_t g_probing;
@@ -39,6 +42,61 @@ static void faulting_probe_handler(int sig, siginfo_t *info, void *uc) {
 static void abort_catcher(int sig) {
     (void)sig;
     siglongjmp(g_env, 1);
+}
+
+// An interpreter's handler: every SIGSEGV jumps back to the checkpoint.
+static void checkpoint_handler(int sig) {
+    (void)sig;
+    siglongjmp(g_env, 1);
+}
+
+// A crash callback with a bug: it stores through NULL while the agent
+// writes the report.
+static void faulting_callback(faultline_writer *w, void *ctx) {
+    (void)w, (void)ctx;
+    *g_null = 3;
+}
+
+// --- own-altstack-overflows: a stack-overflow handler on its own stack ------
+
+/// The program's alternate stack: 16 KiB, a guard page below.
+#define OWN_ALT_SIZE (16u << 10)
+static char *g_alt_lo;
+/// Overflows whose handler ran on the program's alternate stack, and the
+/// most bytes of it used above the handler's frame.
+static volatile sig_atomic_t g_on_own_alt;
+static volatile long g_alt_used;
+
+static void install_own_altstack(void) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    char *p = mmap(0, OWN_ALT_SIZE + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED || mprotect(p, page, PROT_NONE) != 0) { perror("victim: mmap"); exit(2); }
+    g_alt_lo = p + page;
+    stack_t ss = {.ss_sp = g_alt_lo, .ss_size = OWN_ALT_SIZE, .ss_flags = 0};
+    if (sigaltstack(&ss, 0) != 0) { perror("victim: sigaltstack"); exit(2); }
+}
+
+// Needs its alternate stack: the thread's own is used up. Notes where it
+// runs, then jumps back (an overflow it expects) or lets the fault end the
+// process.
+static void overflow_handler(int sig, siginfo_t *info, void *uc) {
+    (void)info, (void)uc;
+    volatile char here = 0;
+    uintptr_t at = (uintptr_t)&here, lo = (uintptr_t)g_alt_lo;
+    if (at >= lo && at < lo + OWN_ALT_SIZE) {
+        g_on_own_alt++;
+        long used = (long)(lo + OWN_ALT_SIZE - at);
+        if (used > g_alt_used) g_alt_used = used;
+    }
+    if (g_probing) siglongjmp(g_env, 1);
+    signal(sig, SIG_DFL);
+}
+
+/// Unbounded recursion; the volatile array keeps every frame on the stack.
+__attribute__((noinline)) static int overflow_recurse(int depth) {
+    volatile char pad[256];
+    pad[0] = (char)depth;
+    return overflow_recurse(depth + 1) + pad[0];
 }
 
 static volatile sig_atomic_t g_returns;
@@ -77,6 +135,19 @@ int victim_recovering_prepare(const char *command) {
         install(SIGSEGV, probe_handler, 0);
         return 1;
     }
+    if (!strcmp(command, "recover-then-report-fault")) {
+        install(SIGSEGV, 0, checkpoint_handler);
+        return 1;
+    }
+    if (!strcmp(command, "own-altstack-overflows")) {
+        install_own_altstack();
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = overflow_handler;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        if (sigaction(SIGSEGV, &sa, 0) != 0) { perror("victim: sigaction"); exit(2); }
+        return 1;
+    }
     if (!strcmp(command, "recover-then-crash-in-handler")) {
         install(SIGSEGV, faulting_probe_handler, 0);
         return 1;
@@ -98,7 +169,37 @@ static double seconds_since(const struct timespec *t0) {
     return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+// A probe recovered by the checkpoint handler, then abort() with a crash
+// callback that faults: that fault, inside the agent's report writer, must
+// not reach the program's handler (which would jump back here).
+static void recover_then_report_fault(void) {
+    static volatile int s_round;
+    if (!sigsetjmp(g_env, 1)) (void)*k_unmapped;
+    if (s_round++ > 0) {
+        fprintf(stderr, "victim: the fault inside the report writer reached the program's handler\n");
+        exit(3);
+    }
+    fprintf(stderr, "victim: recovered from the probe; abort() with a crash callback that faults\n");
+    faultline_set_crash_callback(faulting_callback, 0);
+    abort();
+}
+
+// Two stack overflows, each recovered by the program's handler on its own
+// alternate stack, then a NULL store.
+static void own_altstack_overflows(void) {
+    for (int i = 0; i < 2; i++) {
+        g_probing = 1;
+        if (!sigsetjmp(g_env, 1)) overflow_recurse(0);
+        g_probing = 0;
+    }
+    fprintf(stderr, "victim: the overflow handler ran on its own alternate stack for %d of 2 overflows, using at most %ld of its %u bytes\n",
+            (int)g_on_own_alt, g_alt_used, OWN_ALT_SIZE);
+    recovering_null_deref();
+}
+
 void victim_recovering_run(const char *command, const char *count) {
+    if (!strcmp(command, "recover-then-report-fault")) recover_then_report_fault();
+    if (!strcmp(command, "own-altstack-overflows")) own_altstack_overflows();
     if (!strcmp(command, "abort-recovered-then-crash")) {
         if (!sigsetjmp(g_env, 1)) { fprintf(stderr, "victim: calling abort()\n"); abort(); }
         fprintf(stderr, "victim: recovered from abort()\n");
