@@ -82,9 +82,12 @@ int fl_program_handler_faulted(const void *uc) {
     uintptr_t sp = fl_context_sp((const ucontext_t *)uc);
     if (sp < t_frame && sp >= t_frame_lo) return 1;
     // The handler left without a jump the agent saw (a C++ exception,
-    // setcontext): the program lives on.
+    // setcontext): the program lived on. Capture is not taken up here: the
+    // crash handler is still on the stack it was entered on, where it calls
+    // no libc, and it gives capture back anyway to report this fault or
+    // hand it on (the handler's return takes it up again).
     t_frame = 0;
-    left_handler(1);
+    left_handler(0);
     return 0;
 }
 

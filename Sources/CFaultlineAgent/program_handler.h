@@ -25,8 +25,11 @@ int fl_program_handler_is_one(const struct sigaction *act);
 /// capture is given back for the call (the handler may end the process)
 /// and taken up again once the last thread inside a program's handler
 /// leaves it and the program goes on: it returns and fl_program_goes_on
-/// says so, or it jumps out (fl_program_handler_jumping), or its thread
-/// faults again outside it. May not return. Async-signal-safe.
+/// says so, or it jumps out (fl_program_handler_jumping). A handler left
+/// another way is counted out at its thread's next fault
+/// (fl_program_handler_faulted) without taking capture up. May not return.
+/// Async-signal-safe; gives capture back and takes it up with libc calls
+/// on the caller's stack, which the program's handler runs on anyway.
 void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *info, void *uc, uintptr_t frame);
 
 /// 1 when the fault whose context is `uc` happened inside a program's
