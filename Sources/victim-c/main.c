@@ -478,7 +478,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"namespaces-leave-threads", "as root, with thread 'prog-worker' running: the crash-after-namespaces steps (each refused), with the ids of Faultline's threads taken before and after, then SIGSEGV on main"},
     {"crash-while-cancelled", "SIGSEGV on thread 'cancelled', which has a pthread_cancel pending (no cancellation point reached)"},
     {"crash-beside-cancelled", "SIGSEGV on main while thread 'waiter' waits in a raw futex call with a pthread_cancel pending"},
-    {"calls-while-cancelled", "as root, with a pthread_cancel of its own pending: unshare(CLONE_NEWUSER), then setresuid(-1, -1, -1) with a handler on SIGRTMIN+8; exit 1 unless both return 0"},
+    {"calls-while-cancelled", "as root, with a pthread_cancel of its own pending: unshare(CLONE_NEWUSER), then setresuid(-1, -1, -1) with SIGRTMIN+8 ignored by a raw rt_sigaction; exit 1 unless both return 0"},
     {"interposer-results", "capset, prctl, setgroups, unshare and setns with arguments the kernel refuses: exit 1 unless each returns what the raw syscall returns, and no-op setresuid and prctl keep errno"},
     {"setid-loader-locked", "the first setresuid(-1, -1, -1), unshare(0), setrlimit (the same limit) and close_range (of no fd) while another thread's dlopen holds the loader's lock; exit 0 when all succeed"},
     {"truncated-mapping", "[crash] map two files (shared, private) and cut them to 0 bytes, lose a 61-byte block, then exit 0 (or crash: SIGSEGV store through NULL)"},

@@ -77,17 +77,23 @@ void victim_crash_beside_cancelled(void) {
 
 // victim-c calls-while-cancelled: main asks itself to end with
 // pthread_cancel (deferred), then calls unshare(CLONE_NEWUSER) and, having
-// put a handler of its own on Faultline's sample signal (SIGRTMIN+8),
+// ignored Faultline's sample signal (SIGRTMIN+8) by system call,
 // setresuid(-1, -1, -1): neither is a cancellation point, so both return.
 // Under Faultline the thread ended inside the first (the solo call's
 // /proc read) and, with that fixed, inside the second (the write of the
 // "could not take" line), holding the mirror lock.
-static void victim_ignore(int sig) { (void)sig; }
+// The agent keeps its handler on that signal against sigaction and signal()
+// (sample_keep.h), so the program takes it with a raw rt_sigaction: SIG_IGN,
+// which needs no sa_restorer.
+static void take_sample_signal_raw(void) {
+    struct { void *handler; unsigned long flags; void *restorer; unsigned long mask; } ign = {(void *)SIG_IGN, 0, 0, 0};
+    syscall(SYS_rt_sigaction, SIGRTMIN + 8, &ign, 0, sizeof ign.mask);
+}
 
 int victim_calls_while_cancelled(void) {
     pthread_cancel(pthread_self());
     int unshared = unshare(CLONE_NEWUSER);
-    signal(SIGRTMIN + 8, victim_ignore);
+    take_sample_signal_raw();
     int dropped = setresuid(-1, -1, -1);
     int old;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);  // printf is a cancellation point
