@@ -5,6 +5,7 @@
 #include "cred_mirror.h"
 #include "memory_monitor.h"
 #include "memory_cgroup.h"
+#include "memory_code_lock.h"
 #include "memory_pressure.h"
 #include "memory_stacks.h"
 #include "proc_tid.h"
@@ -261,6 +262,7 @@ static void charge_up_front(void) {
     fl_breadcrumb_open();
     memset(g_crumb, 0, sizeof g_crumb);
     fl_memory_stacks_prefault();
+    fl_memory_code_lock();
 }
 
 static int start_thread(void);

@@ -16,11 +16,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -126,6 +128,22 @@ static int soak_margin(int pipes[SOAK_PIPES][2]) {
     return -1;
 }
 
+/// Locks this executable's code (the first object dl_iterate_phdr lists),
+/// so that this process's own next instruction never waits for memory at
+/// the limit: with a cold page cache the victim's code pages are charged
+/// to the cgroup, and the kernel reclaims them first. The agent's code is
+/// the agent's business (memory_code_lock.c), and what the scenario tests.
+static int lock_own_code(struct dl_phdr_info *info, size_t size, void *unused) {
+    (void)size, (void)unused;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        uintptr_t start = (info->dlpi_addr + ph->p_vaddr) & ~(uintptr_t)4095;
+        if (mlock((void *)start, info->dlpi_addr + ph->p_vaddr + ph->p_memsz - start) != 0) fail("cannot mlock the victim's code");
+    }
+    return 1;  // the executable only
+}
+
 void victim_stall_at_limit(const char *self) {
     char dir[1024];
     if (memory_dir(dir, sizeof dir) != 0) fail("no cgroup v1 memory hierarchy here (needs memory.oom_control)");
@@ -141,6 +159,7 @@ void victim_stall_at_limit(const char *self) {
         if (pipe2(soak[i], O_NONBLOCK | O_CLOEXEC) != 0 || fcntl(soak[i][1], F_SETPIPE_SZ, SOAK_PIPE_BYTES) < 0)
             fail("cannot make a 1 MiB pipe (fs.pipe-max-size)");
     memset(g_fill, 0x5a, sizeof g_fill);
+    dl_iterate_phdr(lock_own_code, 0);
     write_oom_control(dir, "1");
     printf("victim-oom: OOM killer off; a child fills the cgroup\n");
 
