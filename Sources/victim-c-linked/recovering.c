@@ -3,6 +3,7 @@
 // abort()), and later crash for real. The agent reports a fault first and
 // then hands it to the handler it found at install.
 #include "recovering.h"
+#include "recovering_threads.h"
 #include "faultline.h"
 
 #include <setjmp.h>
@@ -131,6 +132,7 @@ __attribute__((noinline)) static void recovering_null_deref(void) {
 }
 
 int victim_recovering_prepare(const char *command) {
+    if (victim_threads_prepare(command)) return 1;
     if (!strcmp(command, "recover-then-crash") || !strcmp(command, "recover-many")) {
         install(SIGSEGV, probe_handler, 0);
         return 1;
@@ -198,6 +200,7 @@ static void own_altstack_overflows(void) {
 }
 
 void victim_recovering_run(const char *command, const char *count) {
+    if (victim_threads_run(command, count)) return;
     if (!strcmp(command, "recover-then-report-fault")) recover_then_report_fault();
     if (!strcmp(command, "own-altstack-overflows")) own_altstack_overflows();
     if (!strcmp(command, "abort-recovered-then-crash")) {

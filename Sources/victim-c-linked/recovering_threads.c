@@ -1,0 +1,88 @@
+// Several threads whose faults overlap, in a program whose own SIGSEGV
+// handler (installed before the agent) recovers with siglongjmp, as a JIT's
+// write barrier or a wasm runtime's bounds check does on every thread. The
+// first fault's report is written while the other threads' faults wait for
+// it (docs/agent.md, "A program that recovers from faults").
+#include "recovering_threads.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PROBE_THREADS 4
+
+static __thread sigjmp_buf t_env;
+static __thread volatile sig_atomic_t t_probing;
+/// An address no mapping ever holds (the kernel keeps the first pages free).
+static volatile int *const k_unmapped = (volatile int *)16;
+static pthread_barrier_t g_round_start, g_round_end;
+static long g_rounds;
+static int g_recover;
+
+// This thread's probe jumps back to it; a fault it is not probing for gives
+// the signal its default action and returns, so the fault happens again
+// and ends the process.
+static void thread_probe_handler(int sig, siginfo_t *info, void *uc) {
+    (void)info, (void)uc;
+    if (t_probing) siglongjmp(t_env, 1);
+    signal(sig, SIG_DFL);
+}
+
+/// Reads an unmapped address; 1 when the fault was recovered from.
+__attribute__((noinline)) static int threaded_probe(void) {
+    t_probing = g_recover;
+    int recovered = 1;
+    if (!sigsetjmp(t_env, 1)) { (void)*k_unmapped; recovered = 0; }
+    t_probing = 0;
+    return recovered;
+}
+
+// Every thread faults in each round as soon as the barrier lets them go.
+static void *prober(void *arg) {
+    long *recovered = arg;
+    for (long i = 0; i < g_rounds; i++) {
+        pthread_barrier_wait(&g_round_start);
+        *recovered += threaded_probe();
+        pthread_barrier_wait(&g_round_end);
+    }
+    return 0;
+}
+
+int victim_threads_prepare(const char *command) {
+    if (strcmp(command, "recover-threads") && strcmp(command, "crash-threads")) return 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = thread_probe_handler;
+    sa.sa_flags = SA_SIGINFO;
+    if (sigaction(SIGSEGV, &sa, 0) != 0) { perror("victim: sigaction"); exit(2); }
+    return 1;
+}
+
+int victim_threads_run(const char *command, const char *count) {
+    if (strcmp(command, "recover-threads") && strcmp(command, "crash-threads")) return 0;
+    g_recover = command[0] == 'r';
+    g_rounds = g_recover && count ? atol(count) : g_recover ? 50 : 1;
+    pthread_barrier_init(&g_round_start, 0, PROBE_THREADS);
+    pthread_barrier_init(&g_round_end, 0, PROBE_THREADS);
+    pthread_t threads[PROBE_THREADS];
+    long recovered[PROBE_THREADS] = {0};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    fprintf(stderr, "victim: %d threads fault at once in each of %ld rounds\n", PROBE_THREADS, g_rounds);
+    for (int i = 0; i < PROBE_THREADS; i++)
+        if (pthread_create(&threads[i], 0, prober, &recovered[i]) != 0) { perror("victim: pthread_create"); exit(2); }
+    long total = 0;
+    for (int i = 0; i < PROBE_THREADS; i++) {
+        pthread_join(threads[i], 0);
+        total += recovered[i];
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    fprintf(stderr, "victim: recovered from %ld of %ld probes on %d threads in %.3f s\n", total,
+            g_rounds * PROBE_THREADS, PROBE_THREADS, s);
+    exit(0);
+}
