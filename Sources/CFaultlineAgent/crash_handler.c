@@ -473,16 +473,29 @@ static void report_stalled(void *unused) {
     die_by(g_first_sig);
 }
 
-// A thread that faults while another writes the report: that one will end
-// the process; wait for it, bounded, then die by our own signal. Runs on the
-// stack the handler was entered on, so system calls only (raw_syscall.h).
-// Signals nest below it there as usual, so it takes the interrupted code's
-// mask again: the writer's sample signal must get through to capture where
-// this thread faulted.
-static void wait_then_die(int sig, const ucontext_t *uc) {
-    fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&uc->uc_sigmask, 0, FL_KERNEL_SIGSET_SIZE);
+// A thread that faults while another writes the report waits here. That
+// report either ends the process (this thread dies with it), or its fault
+// is handed to the program's handler, which recovers: then this returns,
+// with the handler's mask back, and the caller handles this thread's fault
+// afresh. `went_on` is fl_program_went_on_count() from before the claim
+// was tried: a change says a thread left a program's handler with the
+// program going on. A report that is never finished (the reporting thread
+// stopped for good) is waited for up to 10 s, then this thread dies by its
+// own signal. Runs on the stack the handler was entered on, so system
+// calls only (raw_syscall.h). Signals nest below it there as usual, so it
+// takes the interrupted code's mask again while it waits: the writer's
+// sample signal must get through to capture where this thread faulted.
+static void wait_for_claim(int sig, const ucontext_t *uc, unsigned went_on) {
+    uint64_t handler_mask;
+    fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&uc->uc_sigmask, (long)&handler_mask, FL_KERNEL_SIGSET_SIZE);
     struct timespec ms = {0, 1000000};
-    for (int i = 0; i < 10000; i++) fl_raw_syscall(SYS_nanosleep, (long)&ms, 0, 0, 0);
+    for (int i = 0; i < 10000; i++) {
+        if (fl_program_went_on_count() != went_on) {
+            fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&handler_mask, 0, FL_KERNEL_SIGSET_SIZE);
+            return;
+        }
+        fl_raw_syscall(SYS_nanosleep, (long)&ms, 0, 0, 0);
+    }
     // As die_by: default disposition, unblocked, raised at this thread.
     struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; } dfl = {0};  // the kernel's struct sigaction
     dfl.handler = (void *)SIG_DFL;
@@ -540,6 +553,8 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
         fl_call_on_stack(give_up, 0, g_crash_stack.hi);
     }
     struct sigaction *prev = program_handler(sig);
+again:
+    f.after = AFTER_RESTORE;
     if (t_reporting) {
         // A fault while writing a report: the recrash report below, never
         // the program's handler.
@@ -563,6 +578,7 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
         f.after = AFTER_HAND;
     }
     int expected = 0;
+    unsigned went_on = fl_program_went_on_count();
     if (!atomic_compare_exchange_strong(&g_state, &expected, 1)) {
         if (t_reporting) {
             // A fault while writing the report. The kernel did not deliver
@@ -578,7 +594,14 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
                 fl_call_on_stack(report_recrash, &f, g_recrash_stack.hi);
             fl_call_on_stack(give_up, 0, g_crash_stack.hi);
         }
-        wait_then_die(sig, f.uc);
+        wait_for_claim(sig, f.uc, went_on);
+        // The program lived on after the fault reported meanwhile. A
+        // hardware fault happens again when the handler returns, into the
+        // handler as a new fault. A signal that was sent (abort, raise,
+        // kill, an int3's SIGTRAP) would be lost that way: it is handled
+        // here, from the start, as if it had just arrived.
+        if (is_hardware_fault(sig, info)) return;
+        goto again;
     }
     t_reporting = 1;
     fl_call_on_stack(report_crash, &f, g_crash_stack.hi);

@@ -17,6 +17,8 @@ static __thread uintptr_t t_frame_lo __attribute__((tls_model("initial-exec")));
 /// capture is given back while any is, and taken up again when the last
 /// leaves and the program goes on.
 static atomic_int g_inside;
+/// Times a thread left a program's handler with the program going on.
+static atomic_uint g_went_on;
 
 static uint64_t bit(int sig) { return 1ull << (sig - 1); }
 
@@ -38,8 +40,11 @@ int fl_program_handler_is_one(const struct sigaction *act) {
 // The thread left the program's handler (its record is cleared): the last
 // one out takes stderr capture up again when the program goes on.
 static void left_handler(int goes_on) {
+    if (goes_on) atomic_fetch_add(&g_went_on, 1);
     if (atomic_fetch_sub(&g_inside, 1) == 1 && goes_on) fl_stderr_resume();
 }
+
+unsigned fl_program_went_on_count(void) { return atomic_load(&g_went_on); }
 
 static int is_hardware_fault(int sig, const siginfo_t *info) {
     return info->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);

@@ -45,6 +45,13 @@ int fl_program_handler_faulted(const void *uc);
 /// after any other signal but SIGABRT (abort() goes on to end it).
 int fl_program_goes_on(int sig, const siginfo_t *info);
 
+/// How many times a thread has left a program's handler called by
+/// fl_program_handler_call with the program going on (it jumped out, or it
+/// returned and fl_program_goes_on said so). A thread that waits for
+/// another's report watches it to learn that the fault reported was
+/// recovered from (crash_handler.c, wait_for_claim). Async-signal-safe.
+unsigned fl_program_went_on_count(void);
+
 /// Called by the longjmp interposers (handler_jump.c) before they jump to
 /// `env`: when the calling thread is inside a program's handler called by
 /// fl_program_handler_call and `env` is not within the handler's own

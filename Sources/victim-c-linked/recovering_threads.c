@@ -22,6 +22,8 @@ static volatile int *const k_unmapped = (volatile int *)16;
 static pthread_barrier_t g_round_start, g_round_end;
 static long g_rounds;
 static int g_recover;
+/// Whether each probe raises SIGSEGV rather than reading the address.
+static int g_raise;
 
 // This thread's probe jumps back to it; a fault it is not probing for gives
 // the signal its default action and returns, so the fault happens again
@@ -36,7 +38,11 @@ static void thread_probe_handler(int sig, siginfo_t *info, void *uc) {
 __attribute__((noinline)) static int threaded_probe(void) {
     t_probing = g_recover;
     int recovered = 1;
-    if (!sigsetjmp(t_env, 1)) { (void)*k_unmapped; recovered = 0; }
+    if (!sigsetjmp(t_env, 1)) {
+        if (g_raise) raise(SIGSEGV);
+        else (void)*k_unmapped;
+        recovered = 0;
+    }
     t_probing = 0;
     return recovered;
 }
@@ -52,8 +58,12 @@ static void *prober(void *arg) {
     return 0;
 }
 
+static int is_threads_command(const char *command) {
+    return !strcmp(command, "recover-threads") || !strcmp(command, "recover-raised-threads") || !strcmp(command, "crash-threads");
+}
+
 int victim_threads_prepare(const char *command) {
-    if (strcmp(command, "recover-threads") && strcmp(command, "crash-threads")) return 0;
+    if (!is_threads_command(command)) return 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = thread_probe_handler;
@@ -63,8 +73,9 @@ int victim_threads_prepare(const char *command) {
 }
 
 int victim_threads_run(const char *command, const char *count) {
-    if (strcmp(command, "recover-threads") && strcmp(command, "crash-threads")) return 0;
+    if (!is_threads_command(command)) return 0;
     g_recover = command[0] == 'r';
+    g_raise = !strcmp(command, "recover-raised-threads");
     g_rounds = g_recover && count ? atol(count) : g_recover ? 50 : 1;
     pthread_barrier_init(&g_round_start, 0, PROBE_THREADS);
     pthread_barrier_init(&g_round_end, 0, PROBE_THREADS);

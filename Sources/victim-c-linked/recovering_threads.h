@@ -2,12 +2,13 @@
 #ifndef VICTIM_RECOVERING_THREADS_H
 #define VICTIM_RECOVERING_THREADS_H
 
-/// Installs the program's SIGSEGV handler for recover-threads and
-/// crash-threads (before the agent); returns 1 when `command` is one of them.
+/// Installs the program's SIGSEGV handler for recover-threads,
+/// recover-raised-threads and crash-threads (before the agent); returns 1 when `command` is one of them.
 int victim_threads_prepare(const char *command);
 /// recover-threads: 4 threads, released together, each read an unmapped
 /// address in each of `count` rounds (default 50), and the handler jumps
-/// back each time; exits 0. crash-threads: the same once, not probing, so
+/// back each time; exits 0. recover-raised-threads: the same with
+/// raise(SIGSEGV) for each probe. crash-threads: the same once, not probing, so
 /// the handler lets the fault end the process. Returns 0 for other commands.
 int victim_threads_run(const char *command, const char *count);
 
