@@ -278,18 +278,7 @@ int fl_capture_thread(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns) {
 }
 
 // Sends thread `tid` the sample signal marked as a request (g_request_mark).
-// rt_tgsigqueueinfo carries si_value, which tgkill does not; a negative
-// si_code may be sent to one's own threads. 0, or -1 with errno.
-static int send_request(pid_t tid) {
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    si.si_signo = g_signo;
-    si.si_code = SI_QUEUE;
-    si.si_pid = getpid();
-    si.si_uid = getuid();
-    si.si_value.sival_ptr = (void *)&g_request_mark;
-    return (int)syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, g_signo, &si);
-}
+static int send_request(pid_t tid) { return fl_send_marked_signal(tid, g_signo, &g_request_mark); }
 
 static int capture(pid_t tid, uintptr_t *pcs, int max, uint64_t timeout_ns, uint64_t runnable_ns, uint64_t until_ns,
                    int want_fp, int *by_fp, int *stopped);

@@ -226,18 +226,7 @@ static uint32_t wait_while(uint32_t from, uint64_t deadline) {
 // Sends own thread `tid` the image's signal, marked as this image's
 // (fl_cred_mirror_answer then acts on the open request for that thread, if
 // any). 0, or -1 with errno.
-static int send_marked(pid_t tid) {
-    // rt_tgsigqueueinfo, not tgkill: it carries si_value, which tells our
-    // deliveries apart. A negative si_code may be sent to one's own threads.
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    si.si_signo = g_signo;
-    si.si_code = SI_QUEUE;
-    si.si_pid = getpid();
-    si.si_uid = getuid();
-    si.si_value.sival_ptr = (void *)&g_cookie;
-    return (int)syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, g_signo, &si);
-}
+static int send_marked(pid_t tid) { return fl_send_marked_signal(tid, g_signo, &g_cookie); }
 
 int fl_cred_mirror_signal(void) { return g_signo; }
 

@@ -2,6 +2,8 @@
 #include "fd_transient.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -9,6 +11,19 @@
 #include <unistd.h>
 
 pid_t fl_gettid(void) { return (pid_t)syscall(SYS_gettid); }
+
+int fl_send_marked_signal(pid_t tid, int sig, const void *mark) {
+    // A negative si_code may be sent only to one's own threads; SI_QUEUE
+    // is negative.
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_signo = sig;
+    si.si_code = SI_QUEUE;
+    si.si_pid = getpid();
+    si.si_uid = getuid();
+    si.si_value.sival_ptr = (void *)mark;
+    return (int)syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &si);
+}
 
 size_t fl_strlen(const char *s) {
     size_t n = 0;

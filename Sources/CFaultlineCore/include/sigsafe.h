@@ -10,6 +10,11 @@
 /// Thread id of the calling thread (raw syscall; glibc's gettid is fine but
 /// this keeps the dependency explicit).
 pid_t fl_gettid(void);
+/// Sends this process's thread `tid` signal `sig` with `mark` in si_value
+/// (rt_tgsigqueueinfo, SI_QUEUE: tgkill carries no value), so that a
+/// handler can tell the sender's deliveries from the program's. 0, or -1
+/// with errno.
+int fl_send_marked_signal(pid_t tid, int sig, const void *mark);
 /// Length of a NUL-terminated string.
 size_t fl_strlen(const char *s);
 /// Copies at most cap-1 bytes and NUL-terminates; returns bytes copied.
