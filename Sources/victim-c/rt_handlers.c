@@ -42,6 +42,26 @@ static void *rt_idler(void *arg) {
     return arg;
 }
 
+// Queues the program's own SIGRTMIN+8, waits (up to 0.5 s) until its
+// handler counted it in `deliveries` and says how often it ran, then
+// crashes beside three idle threads, whose stacks the report must hold.
+static void own_delivery_then_crash_beside_idlers(atomic_int *deliveries) {
+    // Process-directed: any thread that does not block it may take it,
+    // Faultline's own among them, so wait for the handler.
+    union sigval v = {.sival_int = RT_OWN_VALUE};
+    sigqueue(getpid(), SIGRTMIN + 8, v);
+    for (int i = 0; i < 500 && !atomic_load(deliveries); i++) usleep(1000);
+    fprintf(stderr, "victim: own SIGRTMIN+8 handler ran %d time(s)\n", atomic_load(deliveries));
+    pthread_barrier_init(&g_ready, 0, 4);
+    for (int i = 0; i < 3; i++) {
+        pthread_t t;
+        pthread_create(&t, 0, rt_idler, (void *)(intptr_t)i);
+    }
+    pthread_barrier_wait(&g_ready);
+    usleep(20000);  // the idlers in pause
+    victim_null_deref();
+}
+
 void victim_crash_beside_rt_handlers(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -53,20 +73,7 @@ void victim_crash_beside_rt_handlers(void) {
     sigaction(SIGRTMIN + 8, 0, &back);
     fprintf(stderr, "victim: sigaction reads back %s handler for SIGRTMIN+8\n",
             (back.sa_flags & SA_SIGINFO) && back.sa_sigaction == own_rt_handler ? "its own" : "another");
-    // Process-directed: any thread that does not block it may take it,
-    // Faultline's own among them, so wait for the handler below.
-    union sigval v = {.sival_int = RT_OWN_VALUE};
-    sigqueue(getpid(), SIGRTMIN + 8, v);
-    for (int i = 0; i < 500 && !atomic_load(&g_own_deliveries); i++) usleep(1000);
-    fprintf(stderr, "victim: own SIGRTMIN+8 handler ran %d time(s)\n", atomic_load(&g_own_deliveries));
-    pthread_barrier_init(&g_ready, 0, 4);
-    for (int i = 0; i < 3; i++) {
-        pthread_t t;
-        pthread_create(&t, 0, rt_idler, (void *)(intptr_t)i);
-    }
-    pthread_barrier_wait(&g_ready);
-    usleep(20000);  // the idlers in pause
-    victim_null_deref();
+    own_delivery_then_crash_beside_idlers(&g_own_deliveries);
 }
 
 static atomic_int g_plain_deliveries;
@@ -101,17 +108,5 @@ void victim_crash_beside_signal_api(const char *api) {
     set_with(api, SIGRTMIN + 8, own_plain_handler);
     plain_handler back = set_with(api, SIGRTMIN + 8, own_plain_handler);
     fprintf(stderr, "victim: %s reads back %s handler for SIGRTMIN+8\n", api, back == own_plain_handler ? "its own" : "another");
-    // Process-directed, as above: any thread may take it.
-    union sigval v = {.sival_int = RT_OWN_VALUE};
-    sigqueue(getpid(), SIGRTMIN + 8, v);
-    for (int i = 0; i < 500 && !atomic_load(&g_plain_deliveries); i++) usleep(1000);
-    fprintf(stderr, "victim: own SIGRTMIN+8 handler ran %d time(s)\n", atomic_load(&g_plain_deliveries));
-    pthread_barrier_init(&g_ready, 0, 4);
-    for (int i = 0; i < 3; i++) {
-        pthread_t t;
-        pthread_create(&t, 0, rt_idler, (void *)(intptr_t)i);
-    }
-    pthread_barrier_wait(&g_ready);
-    usleep(20000);  // the idlers in pause
-    victim_null_deref();
+    own_delivery_then_crash_beside_idlers(&g_plain_deliveries);
 }
