@@ -607,8 +607,10 @@ again:
     fl_call_on_stack(report_crash, &f, g_crash_stack.hi);
     fl_altstack_resume(f.uc);  // back on the stack we were entered on
     if (f.after == AFTER_HAND || f.after == AFTER_RETURN) {
-        // The report is written and the process may live on: the next
-        // fault, on any thread, gets a report of its own.
+        // The report is written and the process may live on: the claim is
+        // free for the next fault on any thread, which, once the program's
+        // handler has been handed one (g_handed), goes to that handler
+        // first and is reported only when given back.
         t_reporting = 0;
         atomic_store(&g_state, 0);
         if (f.after == AFTER_RETURN) return;
