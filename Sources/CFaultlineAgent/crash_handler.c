@@ -394,13 +394,6 @@ static void die_by(int sig) {
     _exit(128 + sig);
 }
 
-static int is_hardware_fault(int sig, const siginfo_t *info) {
-    // Returning from these re-executes the faulting instruction, which
-    // faults again into the restored disposition. SIGTRAP (int3) and SIGSYS
-    // do not re-trigger, so they are raised again explicitly.
-    return info->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);
-}
-
 /// What follows a signal's report.
 enum after_report {
     /// The previous dispositions go back and the signal happens again into
@@ -497,7 +490,7 @@ static void wait_for_claim(int sig, const ucontext_t *uc, unsigned went_on) {
         fl_raw_syscall(SYS_nanosleep, (long)&ms, 0, 0, 0);
     }
     // As die_by: default disposition, unblocked, raised at this thread.
-    struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; } dfl = {0};  // the kernel's struct sigaction
+    fl_kernel_sigaction dfl = {0};
     dfl.handler = (void *)SIG_DFL;
     uint64_t bit = 1ull << (sig - 1);
     fl_raw_syscall(SYS_rt_sigaction, sig, (long)&dfl, 0, FL_KERNEL_SIGSET_SIZE);
@@ -600,7 +593,7 @@ again:
         // handler as a new fault. A signal that was sent (abort, raise,
         // kill, an int3's SIGTRAP) would be lost that way: it is handled
         // here, from the start, as if it had just arrived.
-        if (is_hardware_fault(sig, info)) return;
+        if (fl_is_hardware_fault(sig, info)) return;
         goto again;
     }
     t_reporting = 1;
@@ -620,7 +613,7 @@ again:
         hand_to_program(prev, sig, info, ucv, (uintptr_t)&f);
         return;
     }
-    if (!is_hardware_fault(sig, info)) {
+    if (!fl_is_hardware_fault(sig, info)) {
         // Raised again from here, back on the stack we were entered on,
         // with the signal mask of the interrupted code, as without us, into
         // the previous disposition (the default or ignore: a program's

@@ -18,6 +18,12 @@ typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
 static const int k_faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS};
 static atomic_int g_keep_open;
+
+uint64_t fl_fault_mask_bits(void) {
+    uint64_t bits = 0;
+    for (unsigned i = 0; i < sizeof k_faults / sizeof k_faults[0]; i++) bits |= 1ull << (k_faults[i] - 1);
+    return bits;
+}
 // Resolved before g_keep_open is set, so a handler (the crash path calls
 // sigprocmask) never runs dlsym.
 static mask_fn g_real_pthread_sigmask, g_real_sigprocmask;

@@ -10,11 +10,16 @@
 #define FL_FAULT_MASK_H
 
 #include <signal.h>
+#include <stdint.h>
 
 /// From now on, pthread_sigmask, sigprocmask and sigaction (its sa_mask)
 /// leave SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP and SIGSYS unblocked.
 /// Call once the crash handlers are installed. Not async-signal-safe.
 void fl_fault_mask_keep_open(void);
+
+/// The signals fl_fault_mask_keep_open keeps out of every mask, as the
+/// kernel's 64-bit mask (bit sig-1). Async-signal-safe.
+uint64_t fl_fault_mask_bits(void);
 
 /// The C library's sigaction, past the agent's interposer (which keeps the
 /// sample signal's handler, sample_keep.h). Async-signal-safe.

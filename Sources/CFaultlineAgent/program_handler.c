@@ -1,4 +1,5 @@
 #include "program_handler.h"
+#include "fault_mask.h"
 #include "raw_syscall.h"
 #include "stderr_capture.h"
 #include "unwinder.h"
@@ -22,11 +23,6 @@ static atomic_uint g_went_on;
 
 static uint64_t bit(int sig) { return 1ull << (sig - 1); }
 
-// The signals fl_fault_mask_keep_open keeps out of every mask.
-static uint64_t fault_bits(void) {
-    return bit(SIGSEGV) | bit(SIGBUS) | bit(SIGILL) | bit(SIGFPE) | bit(SIGTRAP) | bit(SIGSYS);
-}
-
 static uint64_t kernel_bits(const sigset_t *set) {
     uint64_t bits;
     memcpy(&bits, set, sizeof bits);
@@ -46,12 +42,12 @@ static void left_handler(int goes_on) {
 
 unsigned fl_program_went_on_count(void) { return atomic_load(&g_went_on); }
 
-static int is_hardware_fault(int sig, const siginfo_t *info) {
+int fl_is_hardware_fault(int sig, const siginfo_t *info) {
     return info->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);
 }
 
 int fl_program_goes_on(int sig, const siginfo_t *info) {
-    return is_hardware_fault(sig, info) ? !fl_disposition_is_default(sig) : sig != SIGABRT;
+    return fl_is_hardware_fault(sig, info) ? !fl_disposition_is_default(sig) : sig != SIGABRT;
 }
 
 void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *info, void *ucv, uintptr_t frame) {
@@ -62,7 +58,7 @@ void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *in
     int on_alt = !(uc->uc_stack.ss_flags & SS_DISABLE) && frame >= lo && frame - lo < uc->uc_stack.ss_size;
     uint64_t mask = kernel_bits(&uc->uc_sigmask) | kernel_bits(&act->sa_mask);
     if (!(act->sa_flags & SA_NODEFER)) mask |= bit(sig);
-    mask &= ~fault_bits();
+    mask &= ~fl_fault_mask_bits();
     uint64_t ours;
     fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, (long)&ours, FL_KERNEL_SIGSET_SIZE);
     // The handler may end the process (reset the default and return,
@@ -108,7 +104,7 @@ void fl_program_handler_jumping(const void *env) {
 }
 
 int fl_disposition_is_default(int sig) {
-    struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; } cur;  // the kernel's struct sigaction
+    fl_kernel_sigaction cur;
     if (fl_raw_syscall(SYS_rt_sigaction, sig, 0, (long)&cur, FL_KERNEL_SIGSET_SIZE) != 0) return 0;
     return cur.handler == (void *)SIG_DFL || cur.handler == (void *)SIG_IGN;
 }

@@ -39,6 +39,12 @@ void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *in
 /// (siglongjmp) is cleared and 0 returned. Async-signal-safe.
 int fl_program_handler_faulted(const void *uc);
 
+/// 1 for a hardware fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE the kernel
+/// raised, not one sent): returning from its handler re-executes the
+/// faulting instruction. SIGTRAP (int3) and SIGSYS do not re-trigger.
+/// Async-signal-safe.
+int fl_is_hardware_fault(int sig, const siginfo_t *info);
+
 /// 1 when the program goes on after its handler for `sig` returned: after
 /// a hardware fault when the disposition is no longer the default (the
 /// handler set SIG_DFL to let the fault happen again and end the process),

@@ -35,4 +35,13 @@ static inline long fl_raw_syscall(long nr, long a, long b, long c, long d) {
 /// signals (glibc's sigset_t is 1024 bits, of which the kernel reads these).
 #define FL_KERNEL_SIGSET_SIZE 8
 
+/// The kernel's struct sigaction for a raw rt_sigaction (not glibc's, whose
+/// field order and mask size differ).
+typedef struct {
+    void *handler;
+    unsigned long flags;
+    void *restorer;
+    uint64_t mask;
+} fl_kernel_sigaction;
+
 #endif
