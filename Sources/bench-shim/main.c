@@ -165,6 +165,12 @@ typedef struct setup {
     const char *note;         ///< printed in the notes column, or NULL
 } setup;
 
+/// Rows of the comparison, by name: the tables below pick them by these,
+/// not by position (inserting the `auto` row once shifted every later
+/// index, and the synthetic table showed heaptrack where the model and
+/// the libunwind row belonged).
+enum setup_row { GLIBC, QUARANTINE, STACKS_FP, STACKS_AUTO, STACKS_LIBUNWIND, VALGRIND, EFENCE, DUMA, HEAPTRACK, MODEL };
+
 typedef struct result {
     uint64_t output_hash;  ///< FNV-1a of everything the program printed
     double seconds;  ///< median wall time
@@ -364,9 +370,9 @@ static void table(const bench_ctx *c, const setup *setups, const int *which, int
         if (s->note) snprintf(r.note + used, sizeof r.note - used, "%s%s", used ? "; " : "", s->note);
         printf("%-34s %8.3f %8.3f %7.1f %9.1f %7.2f  %s\n", s->name, r.seconds, r.cpu, net ? ratio_cpu / base_net : r.cpu / base.cpu,
                r.max_rss_mb, r.max_rss_mb / base.max_rss_mb, r.note);
-        int shim_setup = which[k] >= 1 && which[k] <= 3;
+        int shim_setup = which[k] >= QUARANTINE && which[k] <= STACKS_LIBUNWIND;
         if (!targets || !shim_setup) { fflush(stdout); continue; }
-        double target = which[k] == 1 ? 1.5 : 3.0;
+        double target = which[k] == QUARANTINE ? 1.5 : 3.0;
         if (g_command) {
             printf("%-34s cpu target <= %.1fx: %s\n", "", target, r.cpu / base.cpu <= target ? "met" : "MISSED");
         } else {
@@ -395,19 +401,19 @@ static int compare(const char *shim, const workload_opts *o, const workload_opts
     // Leak tracking is on by default in the shim: these modes measure without it
     // (bench-leaks and `faultline bench` measure it).
     const setup setups[] = {
-        {"glibc", NULL, {NULL}, {NULL}, 0},
-        {"shim: quarantine + scribble", shim, {"FAULTLINE_MALLOC_STACKS=0", "FAULTLINE_DETECTORS=use_after_free", "FAULTLINE_LEAK_TRACKING=0", NULL}, {NULL}, 0},
-        {"shim: + stacks (frame pointers)", shim, {"FAULTLINE_MALLOC_STACKS=1", "FAULTLINE_MALLOC_UNWINDER=fp", "FAULTLINE_DETECTORS=use_after_free", "FAULTLINE_LEAK_TRACKING=0", NULL}, {NULL}, 0},
-        {"shim: + stacks (auto, the default: fp, libunwind past frame 0)", shim, {"FAULTLINE_MALLOC_STACKS=1", "FAULTLINE_MALLOC_UNWINDER=auto", "FAULTLINE_DETECTORS=use_after_free", "FAULTLINE_LEAK_TRACKING=0", NULL}, {NULL}, 0},
-        {"shim: + stacks (libunwind)", shim, {"FAULTLINE_MALLOC_STACKS=1", "FAULTLINE_MALLOC_UNWINDER=libunwind", "FAULTLINE_DETECTORS=use_after_free", "FAULTLINE_LEAK_TRACKING=0", NULL}, {NULL}, 0},
-        {"valgrind memcheck", NULL, {NULL}, {"valgrind", "--tool=memcheck", "-q", NULL}, 1},
-        {"Electric Fence", "/usr/lib/libefence.so.0", {"EF_ALLOW_MALLOC_0=1", NULL}, {NULL}, 1},
+        [GLIBC] = {"glibc", NULL, {NULL}, {NULL}, 0},
+        [QUARANTINE] = {"shim: quarantine + scribble", shim, {"FAULTLINE_MALLOC_STACKS=0", "FAULTLINE_DETECTORS=use_after_free", "FAULTLINE_LEAK_TRACKING=0", NULL}, {NULL}, 0},
+        [STACKS_FP] = {"shim: + stacks (frame pointers)", shim, {"FAULTLINE_MALLOC_STACKS=1", "FAULTLINE_MALLOC_UNWINDER=fp", "FAULTLINE_DETECTORS=use_after_free", "FAULTLINE_LEAK_TRACKING=0", NULL}, {NULL}, 0},
+        [STACKS_AUTO] = {"shim: + stacks (auto, the default: fp, libunwind past frame 0)", shim, {"FAULTLINE_MALLOC_STACKS=1", "FAULTLINE_MALLOC_UNWINDER=auto", "FAULTLINE_DETECTORS=use_after_free", "FAULTLINE_LEAK_TRACKING=0", NULL}, {NULL}, 0},
+        [STACKS_LIBUNWIND] = {"shim: + stacks (libunwind)", shim, {"FAULTLINE_MALLOC_STACKS=1", "FAULTLINE_MALLOC_UNWINDER=libunwind", "FAULTLINE_DETECTORS=use_after_free", "FAULTLINE_LEAK_TRACKING=0", NULL}, {NULL}, 0},
+        [VALGRIND] = {"valgrind memcheck", NULL, {NULL}, {"valgrind", "--tool=memcheck", "-q", NULL}, 1},
+        [EFENCE] = {"Electric Fence", "/usr/lib/libefence.so.0", {"EF_ALLOW_MALLOC_0=1", NULL}, {NULL}, 1},
         // Freed-page protection capped like the shim's quarantine: unlimited,
         // DUMA runs out of mappings (vm.max_map_count) on this workload.
-        {"DUMA (16 MB of freed pages kept)", "/usr/lib/libduma.so.0", {"DUMA_ALLOW_MALLOC_0=1", "DUMA_DISABLE_BANNER=1", "DUMA_PROTECT_FREE=16384", NULL}, {NULL}, 1},
-        {"heaptrack", NULL, {NULL}, {"heaptrack", "-o", heaptrack_out, NULL}, 1},
+        [DUMA] = {"DUMA (16 MB of freed pages kept)", "/usr/lib/libduma.so.0", {"DUMA_ALLOW_MALLOC_0=1", "DUMA_DISABLE_BANNER=1", "DUMA_PROTECT_FREE=16384", NULL}, {NULL}, 1},
+        [HEAPTRACK] = {"heaptrack", NULL, {NULL}, {"heaptrack", "-o", heaptrack_out, NULL}, 1},
         // How far the shim is from the cheapest form of the same idea.
-        {"model: idealised quarantine", NULL, {"BENCH_SHIM_ALLOCATOR=model", NULL}, {NULL}, 0,
+        [MODEL] = {"model: idealised quarantine", NULL, {"BENCH_SHIM_ALLOCATOR=model", NULL}, {NULL}, 0,
          "no stacks, states or locks; freed memory never given back (quarantine_model.h)"},
     };
     if (g_command) {
@@ -423,12 +429,12 @@ static int compare(const char *shim, const workload_opts *o, const workload_opts
         printf("loading the shim costs %.1f MB of RSS before any allocation (LD_PRELOAD of /bin/true); counted in the memory bound\n\n", c.fixed_mb);
     else c.fixed_mb = 0;
     // The model runs the synthetic workload only, on one thread.
-    const int mine[] = {0, 1, 2, 3, 8};
-    table(&c, setups, mine, g_command || o->threads != 1 ? 4 : 5, o, repeat, 1, 0);
+    const int mine[] = {GLIBC, QUARANTINE, STACKS_FP, STACKS_AUTO, STACKS_LIBUNWIND, MODEL};
+    table(&c, setups, mine, g_command || o->threads != 1 ? 5 : 6, o, repeat, 1, 0);
     if (!peers) return 0;
     // Peers at a size they finish in: Electric Fence and DUMA make system
     // calls for every block, valgrind runs 20-50x slower.
-    const int all[] = {0, 1, 2, 4, 5, 6, 7};
+    const int all[] = {GLIBC, QUARANTINE, STACKS_FP, VALGRIND, EFENCE, DUMA, HEAPTRACK};
     if (g_command) {
         printf("\npeers, same command, one run each:\n");
         table(&c, setups, all, 7, o, 1, 0, 0);
