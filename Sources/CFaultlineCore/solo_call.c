@@ -33,17 +33,17 @@ enum { SOLO_OFF, SOLO_RUNNING, SOLO_STOP, SOLO_LEAVING };
 
 static fl_solo_thread *_Atomic g_threads[FL_SOLO_MAX];
 
-/// faultline_solo_thread_owned of the next image and of the first one in
+/// faultline_solo_thread_name of the next image and of the first one in
 /// the lookup order (the agent, when it is preloaded before the shim),
 /// looked up by fl_solo_link_images: dlsym is no call for a signal handler.
-static int (*_Atomic g_owned_after_here)(pid_t);
-static int (*_Atomic g_owned_first)(pid_t);
+static const char *(*_Atomic g_named_after_here)(pid_t);
+static const char *(*_Atomic g_named_first)(pid_t);
 static atomic_int g_linked;
 
 void fl_solo_link_images(void) {
     if (atomic_load(&g_linked)) return;
-    atomic_store(&g_owned_after_here, (int (*)(pid_t))dlsym(RTLD_NEXT, "faultline_solo_thread_owned"));
-    atomic_store(&g_owned_first, (int (*)(pid_t))dlsym(RTLD_DEFAULT, "faultline_solo_thread_owned"));
+    atomic_store(&g_named_after_here, (const char *(*)(pid_t))dlsym(RTLD_NEXT, "faultline_solo_thread_name"));
+    atomic_store(&g_named_first, (const char *(*)(pid_t))dlsym(RTLD_DEFAULT, "faultline_solo_thread_name"));
     atomic_store(&g_linked, 1);
 }
 
@@ -129,34 +129,38 @@ static int running_after_here(void) {
     return next ? next() : 0;
 }
 
-/// 1 when `tid` is one of this image's threads in this process.
+/// The name of this image's thread `tid` in this process, or NULL.
 /// Async-signal-safe.
-static int owned_here(pid_t tid) {
+static const char *named_here(pid_t tid) {
     pid_t pid = getpid();
     for (int i = 0; i < FL_SOLO_MAX; i++) {
         fl_solo_thread *t = atomic_load(&g_threads[i]);
         if (t && atomic_load(&t->tid) == tid && atomic_load(&t->pid) == pid && atomic_load(&t->state) != SOLO_OFF)
-            return 1;
+            return t->name;
     }
     return 0;
 }
 
 /// Exported under one name by every image, so that the first can tell all
-/// of Faultline's threads from the program's by id: this image's and those
-/// of the images after it. Async-signal-safe.
-FL_EXPORT int faultline_solo_thread_owned(pid_t tid);
-int faultline_solo_thread_owned(pid_t tid) {
+/// of Faultline's threads from the program's by id, and name them: this
+/// image's and those of the images after it. Async-signal-safe.
+FL_EXPORT const char *faultline_solo_thread_name(pid_t tid);
+const char *faultline_solo_thread_name(pid_t tid) {
     if (tid <= 0) return 0;
-    if (owned_here(tid)) return 1;
-    int (*next)(pid_t) = atomic_load(&g_owned_after_here);
+    const char *name = named_here(tid);
+    if (name) return name;
+    const char *(*next)(pid_t) = atomic_load(&g_named_after_here);
     return next ? next(tid) : 0;
 }
 
-int fl_solo_thread_is_faultlines(pid_t tid) {
-    if (faultline_solo_thread_owned(tid)) return 1;
-    int (*first)(pid_t) = atomic_load(&g_owned_first);
-    return first && first != faultline_solo_thread_owned && first(tid);
+const char *fl_solo_thread_name(pid_t tid) {
+    const char *name = faultline_solo_thread_name(tid);
+    if (name) return name;
+    const char *(*first)(pid_t) = atomic_load(&g_named_first);
+    return first && first != faultline_solo_thread_name ? first(tid) : 0;
 }
+
+int fl_solo_thread_is_faultlines(pid_t tid) { return fl_solo_thread_name(tid) != 0; }
 
 /// Exported under one name by every image, so that the first can tell the
 /// others' threads from the program's: this image's running threads and

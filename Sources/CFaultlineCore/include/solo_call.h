@@ -87,6 +87,14 @@ int fl_solo_thread_is_faultlines(pid_t tid);
 /// at install and by fl_solo_thread_starting.
 void fl_solo_link_images(void);
 
+/// The name Faultline's thread `tid` gives itself (its record's, such as
+/// "faultline-wdog"), of any Faultline image as fl_solo_thread_is_faultlines
+/// says; NULL for any other thread. Reports name Faultline's threads by
+/// this, not by /proc's comm: until a new thread has run its first line it
+/// carries its creator's name (a report listed "faultline-mem" as "sh"),
+/// and a program may rename any of its tasks. Async-signal-safe.
+const char *fl_solo_thread_name(pid_t tid);
+
 /// At the thread's safe points (between reads, ticks, samples, waits): 1
 /// when a solo call asks it to end; it must then return from its start
 /// routine without waiting for anything (fl_cred_mirror_thread_end and
