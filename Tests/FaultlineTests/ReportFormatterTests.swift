@@ -237,6 +237,21 @@ import Testing
         #expect(lines.contains("exception:") && lines.contains("  throw_unwinder: libunwind"), "\(lines)")
     }
 
+    /// A thread the program started runs through the agent's thread-start
+    /// trampoline: that frame, outside the innermost run of Faultline's
+    /// frames, is printed by its name alone, with no Faultline source line;
+    /// the JSON keeps the line.
+    @Test func faultlineFramesUnderTheProgramsAreNamedPlainly() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let report = Symbolicator().symbolicateWithWarnings(try ReportStore.load(path: try Victims.cxx("future", in: dir).path)).report
+        let lines = ReportFormatter().format(report).split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasSuffix("  run_with_altstack  (libFaultlineAgentPreload.so)") }, "\(lines)")
+        #expect(!lines.contains { $0.contains("altstack.c") }, "\(lines)")
+        let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        #expect(json.contains("altstack.c"), "the report itself keeps the frame's source line")
+    }
+
     /// A stack the report holds twice is printed once: the reported
     /// thread again among all threads, and a deadlock cycle's frames of a
     /// thread printed above; a copy that differs is still printed.

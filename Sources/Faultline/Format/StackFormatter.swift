@@ -33,6 +33,7 @@ struct StackFormatter {
     /// The lines for `frames`, each starting with `indent`, numbered from
     /// `firstNumber`.
     func lines(_ frames: [Report.Frame], indent: String, firstNumber: Int = 0) -> [String] {
+        let frames = faultlineFramesNamedPlainly(frames)
         var out: [String] = []
         var n = 0
         while n < frames.count {
@@ -49,6 +50,30 @@ struct StackFormatter {
             n = end
         }
         return out
+    }
+
+    /// `frames` with each frame of Faultline's own libraries that lies
+    /// outside the innermost run of them shown by its name alone, as
+    /// AddressSanitizer shows its thread-start and interceptor frames: the
+    /// agent's thread-start trampoline (`run_with_altstack`) under every
+    /// thread the program starts, an interposer the program called through.
+    /// Their inlined helpers and Faultline's source lines say nothing about
+    /// the program. A crash inside Faultline (its frames innermost) keeps
+    /// them in full, and the JSON keeps every frame as captured.
+    private func faultlineFramesNamedPlainly(_ frames: [Report.Frame]) -> [Report.Frame] {
+        guard let outside = frames.firstIndex(where: { !isFaultlines($0) }) else { return frames }
+        var out = frames
+        for k in outside..<out.count where isFaultlines(out[k]) {
+            guard let symbol = out[k].symbol else { continue }
+            out[k].symbol = Report.Symbol(function: symbol.function, file: nil, line: nil, column: nil, inlined: nil)
+        }
+        return out
+    }
+
+    private func isFaultlines(_ f: Report.Frame) -> Bool {
+        guard let i = f.image, images.indices.contains(i) else { return false }
+        let name = Self.shortName(images[i].path)
+        return name == AgentInjection.agentLibrary || name == AgentInjection.shimLibrary
     }
 
     /// Frames with the same key form a run: the function when known, else
