@@ -68,7 +68,7 @@ enum HeapErrorText {
             // The reported thread's own frames again (docs/report-schema.md).
             let threadPCs = r.crashedThread?.frames.map(\.pc.value)
             for key in ["second_free_stack", "deallocation_stack"] {
-                if let frames = SectionFrames.stack(r.sections[key]), frames.map { $0.pc.value } == threadPCs { out[key] = .some(nil) }
+                if let frames = SectionFrames.stack(r.sections[key]), frames.map(\.pc.value) == threadPCs { out[key] = .some(nil) }
             }
             if let block = r.sections["block"] { out["block"] = rest(block, shown: blockFields) }
             if let fields = callFields[r.kind], let call = r.sections[r.kind] {
