@@ -31,7 +31,7 @@ struct VictimRun {
         let exit = child.wait(timeout: 60)
         let observation = Observation(
             exit: exit, stdout: ScenarioExecution.read(dir.path + "/stdout"), stderr: ScenarioExecution.read(dir.path + "/stderr"),
-            reports: try ReportStore.list(directory: reports))
+            reports: try ReportStore.list(directory: reports), pid: child.pid)
         return VictimRun(observation: observation, reportDirectory: reports, directory: dir)
     }
 }

@@ -23,7 +23,7 @@ public struct ExpectationChecker: Sendable {
         } else if let exit = expectation.exit, !Self.exitMatches(exit, observation.exit) {
             failures.append(CheckFailure("exit", expected: exit.description, found: observation.exit.description))
         }
-        failures += checkReports(expectation.reports, observation.reports)
+        failures += checkReports(expectation.reports, observation.reports, victimPid: observation.pid)
         failures += checkContains("stderr_contains", expectation.stderrContains, observation.stderr)
         failures += checkContains("stdout_contains", expectation.stdoutContains, observation.stdout)
         failures += checkLacks("stderr_lacks", expectation.stderrLacks, observation.stderr)
@@ -66,7 +66,7 @@ public struct ExpectationChecker: Sendable {
         var json: JSONValue
     }
 
-    private func checkReports(_ expected: [ReportExpectation]?, _ entries: [ReportStore.Entry]) -> [CheckFailure] {
+    private func checkReports(_ expected: [ReportExpectation]?, _ entries: [ReportStore.Entry], victimPid: Int32?) -> [CheckFailure] {
         var failures: [CheckFailure] = []
         var candidates: [Candidate] = []
         let symbolize = expected?.contains(where: \.needsSymbols) ?? false
@@ -81,7 +81,7 @@ public struct ExpectationChecker: Sendable {
         }
         guard let expected else { return failures }
 
-        let results = expected.map { e in candidates.map { c in ReportCheck.failures(e, c, symbolizer: symbolicator.symbolizerPath) } }
+        let results = expected.map { e in candidates.map { c in ReportCheck.failures(e, c, symbolizer: symbolicator.symbolizerPath, victimPid: victimPid) } }
         let pairs = BipartiteMatching.match(left: expected.count, right: candidates.count) { i, j in results[i][j].isEmpty }
         let usedReports = Set(pairs.compactMap { $0 })
         let unmatchedExpectations = expected.indices.filter { pairs[$0] == nil }

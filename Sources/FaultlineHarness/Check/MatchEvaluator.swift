@@ -3,8 +3,10 @@ import Foundation
 
 /// Judges a `match:` value against the JSON found at its path.
 enum MatchEvaluator {
-    /// nil when `found` satisfies `expected`, else a description of what was found.
-    static func mismatch(_ expected: MatchValue, _ found: JSONValue?) -> String? {
+    /// nil when `found` satisfies `expected`, else a description of what was
+    /// found. `victimPid` is what `$victim_pid` stands for (nil: not known,
+    /// and nothing equals it).
+    static func mismatch(_ expected: MatchValue, _ found: JSONValue?, victimPid: Int32?) -> String? {
         switch expected {
         case .null:
             if found == nil || found == .null { return nil }
@@ -25,7 +27,7 @@ enum MatchEvaluator {
         case .contains(let items):
             guard case .array(let elements)? = found else { return describe(found) }
             let pairs = BipartiteMatching.match(left: items.count, right: elements.count) { i, e in
-                mismatch(items[i], elements[e]) == nil
+                mismatch(items[i], elements[e], victimPid: victimPid) == nil
             }
             let missing = items.indices.filter { pairs[$0] == nil }.map { items[$0].description }
             if missing.isEmpty { return nil }
@@ -34,9 +36,13 @@ enum MatchEvaluator {
             guard let found, case .object = found else { return describe(found) }
             for entry in entries {
                 let (value, _) = entry.path.resolve(in: found)
-                if let m = mismatch(entry.expected, value) { return "\(entry.path) = \(m) in \(describe(found))" }
+                if let m = mismatch(entry.expected, value, victimPid: victimPid) { return "\(entry.path) = \(m) in \(describe(found))" }
             }
             return nil
+        case .victimPid:
+            guard let victimPid else { return "\(describe(found)) (the victim's pid is not known)" }
+            if case .number(let f)? = found, f == Double(victimPid) { return nil }
+            return describe(found)
         }
     }
 

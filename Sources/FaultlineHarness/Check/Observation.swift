@@ -10,10 +10,14 @@ public struct Observation: Sendable {
     public var stderr: String
     /// The files in its report directory, read by `ReportStore`.
     public var reports: [ReportStore.Entry]
+    /// The pid of the process the runner started, what `$victim_pid` in a
+    /// `match` value stands for; nil when not known.
+    public var pid: Int32?
 
     /// Creates an observation.
-    public init(exit: VictimExit, stdout: String = "", stderr: String = "", reports: [ReportStore.Entry] = []) {
+    public init(exit: VictimExit, stdout: String = "", stderr: String = "", reports: [ReportStore.Entry] = [], pid: Int32? = nil) {
         self.exit = exit
+        self.pid = pid
         self.stdout = stdout
         self.stderr = stderr
         self.reports = reports

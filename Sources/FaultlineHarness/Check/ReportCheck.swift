@@ -3,8 +3,10 @@ import Faultline
 /// The checks of one report expectation against one report.
 enum ReportCheck {
     /// Every failed check of `e` against `c`; `symbolizer` is nil when no
-    /// symbolizer was found (said in frame failures).
-    static func failures(_ e: ReportExpectation, _ c: ExpectationChecker.Candidate, symbolizer: String?) -> [CheckFailure] {
+    /// symbolizer was found (said in frame failures); `victimPid` is what
+    /// `$victim_pid` in a `match` value stands for.
+    static func failures(_ e: ReportExpectation, _ c: ExpectationChecker.Candidate, symbolizer: String?,
+                         victimPid: Int32? = nil) -> [CheckFailure] {
         let r = c.report
         var out: [CheckFailure] = []
         if let kind = e.kind, kind != r.kind {
@@ -25,9 +27,9 @@ enum ReportCheck {
         }
         for m in e.match {
             let (value, missingAt) = m.path.resolve(in: c.json)
-            if let problem = MatchEvaluator.mismatch(m.expected, value) {
+            if let problem = MatchEvaluator.mismatch(m.expected, value, victimPid: victimPid) {
                 let found = value == nil && missingAt != nil ? "nothing at \(missingAt!)" : problem
-                out.append(CheckFailure("match \(m.path)", expected: m.expected.description, found: found))
+                out.append(CheckFailure("match \(m.path)", expected: expectedText(m.expected, victimPid: victimPid), found: found))
             }
         }
         if let limit = e.maxDetectionMs {
@@ -40,6 +42,14 @@ enum ReportCheck {
             }
         }
         return out
+    }
+
+    /// `expected` as a failure prints it, with the pid `$victim_pid` stood
+    /// for: `$victim_pid (= 5540)`, `{pid: $victim_pid} ($victim_pid = 5540)`.
+    static func expectedText(_ expected: MatchValue, victimPid: Int32?) -> String {
+        guard expected.mentionsVictimPid, let victimPid else { return expected.description }
+        if case .victimPid = expected { return "\(expected) (= \(victimPid))" }
+        return "\(expected) (\(MatchValue.victimPidSpelling) = \(victimPid))"
     }
 
     /// The report's `detection_ms` section, else `capture.duration_ns` in ms.

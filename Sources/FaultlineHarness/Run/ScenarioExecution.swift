@@ -115,7 +115,8 @@ struct ScenarioExecution {
         let reports = (try? ReportStore.list(directory: reportDirectory)) ?? []
         record.reports = reports.map { ($0.path as NSString).lastPathComponent }
         let observation = Observation(
-            exit: exit, stdout: Self.read(folder + "/stdout"), stderr: Self.read(folder + "/stderr"), reports: reports)
+            exit: exit, stdout: Self.read(folder + "/stdout"), stderr: Self.read(folder + "/stderr"), reports: reports,
+            pid: record.pid)
         record.failures += options.checker.check(scenario.expect, against: observation)
         return finish(record, failure: nil, seconds())
     }

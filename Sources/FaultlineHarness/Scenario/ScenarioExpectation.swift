@@ -114,6 +114,12 @@ public indirect enum MatchValue: Sendable, CustomStringConvertible {
     case contains([MatchValue])
     /// The object found matches each of these paths (relative to it).
     case object([PathMatch])
+    /// Equal to the pid of the process the runner started (`$victim_pid`),
+    /// which a scenario cannot write as a number.
+    case victimPid
+
+    /// How `$victim_pid` is written in a scenario.
+    public static let victimPidSpelling = "$victim_pid"
 
     public var description: String {
         switch self {
@@ -123,6 +129,17 @@ public indirect enum MatchValue: Sendable, CustomStringConvertible {
         case .null: return "null"
         case .contains(let items): return "[" + items.map(\.description).joined(separator: ", ") + "]"
         case .object(let entries): return "{" + entries.map { "\($0.path): \($0.expected)" }.joined(separator: ", ") + "}"
+        case .victimPid: return Self.victimPidSpelling
+        }
+    }
+
+    /// True when `$victim_pid` is this value or inside it.
+    var mentionsVictimPid: Bool {
+        switch self {
+        case .victimPid: return true
+        case .contains(let items): return items.contains { $0.mentionsVictimPid }
+        case .object(let entries): return entries.contains { $0.expected.mentionsVictimPid }
+        default: return false
         }
     }
 

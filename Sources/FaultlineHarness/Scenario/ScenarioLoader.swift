@@ -272,6 +272,15 @@ public struct ScenarioLoader: Sendable {
             if let d = Double(s.string), d.isFinite, s.string.first.map({ $0.isNumber || $0 == "-" || $0 == "+" }) == true {
                 return .number(d)
             }
+            // A plain `$…` is a value only the run knows; a quoted one is text.
+            if s.string.hasPrefix("$") {
+                guard s.string == MatchValue.victimPidSpelling else {
+                    throw r.error(node, "unknown value '\(s.string)' in match; the one value a run fills in is "
+                        + "\(MatchValue.victimPidSpelling) (the pid of the process the runner started); "
+                        + "to match the text, quote it: \"\(s.string)\"")
+                }
+                return .victimPid
+            }
             return .string(s.string)
         case .sequence(let items):
             var out: [MatchValue] = []

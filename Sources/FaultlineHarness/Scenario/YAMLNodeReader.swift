@@ -60,6 +60,12 @@ struct YAMLNodeReader {
             throw error(node, "\(what) must be a single value, found \(kind(of: node))")
         }
         try refuseNUL(scalar.string, node, what)
+        // Only a match value puts the pid there; anywhere else a scenario
+        // would pass or look for the literal text without a word.
+        if isPlain(node), scalar.string == MatchValue.victimPidSpelling {
+            throw error(node, "\(what) is \(scalar.string), which stands for the victim's pid only in a match value "
+                + "(expect.reports[].match); quote it (\"\(scalar.string)\") to mean the text")
+        }
         return scalar.string
     }
 
