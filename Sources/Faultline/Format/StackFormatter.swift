@@ -84,7 +84,7 @@ struct StackFormatter {
     }
 
     private func displayName(_ f: Report.Frame) -> String {
-        if let s = f.symbol { return s.function }
+        if let s = f.symbol { return RustSymbolName.display(s.function) }
         return location(f)
     }
 
@@ -115,10 +115,12 @@ struct StackFormatter {
         return out
     }
 
-    /// `function at file:line:column`.
+    /// `function at file:line:column`, a Rust function named as Rust's
+    /// backtrace prints it (`RustSymbolName`).
     func describe(_ s: Report.Symbol) -> String {
-        guard let file = s.file else { return s.function }
-        var text = "\(s.function) at \(shortPath(file))"
+        let function = RustSymbolName.display(s.function)
+        guard let file = s.file else { return function }
+        var text = "\(function) at \(shortPath(file))"
         if let line = s.line { text += ":\(line)" }
         if let column = s.column { text += ":\(column)" }
         return text
