@@ -14,18 +14,24 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    @Test(.enabled(if: rustc != nil, "rustc is not installed (https://rustup.rs); the Rust frame names are not checked"),
-          arguments: ["legacy", "v0"])
-    func framesAreNamedAsRustsBacktraceNamesThem(mangling: String) throws {
-        let dir = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+    /// Builds rust_victim.rs into `dir` with `mangling` (`legacy`, rustc's
+    /// default, which naming needs -Z unstable-options; or `v0`).
+    private func buildVictim(in dir: String, mangling: String) throws -> String {
         let victim = "\(dir)/rust-victim"
-        // Legacy is rustc's default (naming it needs -Z unstable-options).
         let flags = mangling == "v0" ? ["-C", "symbol-mangling-version=v0"] : []
         let build = try runProgram(try #require(Self.rustc),
             ["-O", "-g", "-C", "panic=abort"] + flags + ["-o", victim, "\(Self.root)/Scenarios/real-programs/rust/rust_victim.rs"],
             environment: ["LD_PRELOAD": ""])
         try #require(build.status == 0 && !build.signaled, "rustc failed: \(build.stderr)")
+        return victim
+    }
+
+    @Test(.enabled(if: rustc != nil, "rustc is not installed (https://rustup.rs); the Rust frame names are not checked"),
+          arguments: ["legacy", "v0"])
+    func framesAreNamedAsRustsBacktraceNamesThem(mangling: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let victim = try buildVictim(in: dir, mangling: mangling)
 
         // RUST_BACKTRACE=1: Rust prints its own short backtrace before it
         // aborts, into the same stderr as faultline's report.
@@ -72,6 +78,23 @@ import Testing
             #expect(panicNow == "rust_victim::panic_now")
         } else {
             #expect(panicNow.wholeMatch(of: /rust_victim::panic_now::h[0-9a-f]{16}/) != nil, "\(panicNow)")
+        }
+    }
+
+    /// `exec --leaks` names where each leak was allocated the same way.
+    @Test(.enabled(if: rustc != nil, "rustc is not installed (https://rustup.rs); the Rust frame names are not checked"),
+          arguments: ["legacy", "v0"])
+    func leakSummaryNamesRustFunctionsAsRustDoes(mangling: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let victim = try buildVictim(in: dir, mangling: mangling)
+        let run = try runProgram(try BuildProducts.path("faultline"),
+            ["exec", "--leaks", "--detectors", "leaks", "--report-dir", "\(dir)/reports", "--", victim, "leak-blocks"])
+        #expect(run.status == 0)
+        let groups = run.stderr.split(separator: "\n").filter { $0.contains(" definitely lost at ") }
+        #expect(!groups.isEmpty, "\(run.stderr)")
+        for line in groups {
+            #expect(line.contains(" definitely lost at rust_victim::leak_blocks (rust_victim.rs:"), "\(line)")
         }
     }
 }

@@ -73,7 +73,8 @@ public struct LeakSummary: Sendable {
             + "\(origin(r.sections["allocation_stack"], images: r.images))\n"
     }
 
-    /// "function (file:line)" of the first frame that is not an allocator;
+    /// "function (file:line)" of the first frame that is not an allocator
+    /// (a Rust function named as Rust prints it, `RustSymbolName`);
     /// "image + offset" when that frame has no symbol (a stripped program's
     /// own code: naming the first symbolized frame below it would name
     /// `__libc_start_call_main` for every leak of a stripped `tar`).
@@ -82,7 +83,7 @@ public struct LeakSummary: Sendable {
         for f in frames {
             guard let name = f["symbol"]?["function"]?.stringValue else { return unsymbolized(f, images: images) }
             if Self.allocatorFunctions.contains(name) { continue }
-            var text = name
+            var text = RustSymbolName.display(name)
             if let file = f["symbol"]?["file"]?.stringValue {
                 text += " (\((file as NSString).lastPathComponent)"
                 if let line = f["symbol"]?["line"]?.numberValue { text += ":\(Int(line))" }
