@@ -11,6 +11,7 @@
 #include "report_file.h"
 #include "signal_names.h"
 #include "sigsafe.h"
+#include "stack_overflow.h"
 #include "stack_switch.h"
 #include "stderr_capture.h"
 #include "thread_capture.h"
@@ -183,7 +184,8 @@ static void write_registers(fl_json *w, const ucontext_t *uc) {
     fl_json_end_object(w);
 }
 
-static void write_signal(fl_json *w, int sig, const siginfo_t *info) {
+// The signal; `uc`, its registers when known, tells a stack overflow.
+static void write_signal(fl_json *w, int sig, const siginfo_t *info, const ucontext_t *uc) {
     fl_json_begin_object(w, "signal");
     fl_json_int(w, "number", sig);
     fl_json_string(w, "name", fl_signal_name(sig));
@@ -198,6 +200,7 @@ static void write_signal(fl_json *w, int sig, const siginfo_t *info) {
         fl_json_hex(w, "fault_address", (uint64_t)(uintptr_t)info->si_addr);
     if (info->si_code == SI_USER || info->si_code == SI_TKILL || info->si_code == SI_QUEUE)
         fl_json_int(w, "sender_pid", info->si_pid);
+    if (fl_fault_is_stack_overflow(sig, info, uc)) fl_json_bool(w, "stack_overflow", 1);
     fl_json_end_object(w);
 }
 
@@ -273,7 +276,7 @@ static void write_report(const char *kind, int sig, const siginfo_t *info, const
     fl_report *r = &g_report;
     fl_report_begin(r, g_buf, FL_REPORT_BUF_SIZE, kind);
     fl_json *w = &r->json;
-    if (info) write_signal(w, sig, info);
+    if (info) write_signal(w, sig, info, uc);
     write_crashed_thread(w, uc, frame0);
     if (extra) { set_stage("writing the detector's section", 0); extra(w, extra_ctx); }
     if (g_swift_message) {
@@ -331,7 +334,7 @@ static void write_stalled(void) {
     fl_report r;
     fl_report_begin(&r, g_recrash_buf, FL_RECRASH_BUF_SIZE, g_report.kind[0] ? g_report.kind : "crash");
     fl_json *w = &r.json;
-    if (g_first_has_signal) write_signal(w, g_first_sig, &g_first_info);
+    if (g_first_has_signal) write_signal(w, g_first_sig, &g_first_info, g_first_has_uc ? &g_first_uc : 0);
     begin_crashed_thread(w);
     if (g_first_has_uc) {
         if (g_first_frame0 == FL_FRAME0_INTERRUPTED) write_registers(w, &g_first_uc);
@@ -367,10 +370,10 @@ static void write_recrash(int sig, const siginfo_t *info) {
     fl_report r;
     fl_report_begin(&r, g_recrash_buf, FL_RECRASH_BUF_SIZE, g_report.kind[0] ? g_report.kind : "crash");
     fl_json *w = &r.json;
-    write_signal(w, g_first_sig, &g_first_info);
+    write_signal(w, g_first_sig, &g_first_info, g_first_has_uc ? &g_first_uc : 0);
     fl_json_begin_object(w, "recrash");
     fl_json_string(w, "stage", g_stage);
-    write_signal(w, sig, info);
+    write_signal(w, sig, info, 0);
     write_first_attempt(w);
     fl_json_end_object(w);
     // The partial report's frames refer to these images by index.

@@ -174,13 +174,15 @@ public struct ReportFormatter: Sendable {
         return "\(kind) in \(name) (pid \(r.process.pid)) at \(r.time), report \(r.id)"
     }
 
-    /// `SIGSEGV (11), SEGV_MAPERR: address not mapped, at address 0x0`
+    /// `SIGSEGV (11), SEGV_MAPERR: address not mapped, at address 0x0`, and
+    /// `: stack overflow` when the agent took the fault for one.
     func describe(_ s: Report.SignalInfo) -> String {
         var text = "\(s.name) (\(s.number)), \(s.codeName)"
         let meaning = SignalCodeDescriptions.meaning(of: s.codeName, signal: s.name)
         if let meaning { text += ": \(meaning)" }
         // si_addr is meaningless for a general-protection fault.
         if let a = s.faultAddress, !(s.codeName == "SI_KERNEL" && a.value == 0) { text += ", at address \(a)" }
+        if s.stackOverflow == true { text += ": stack overflow" }
         if let p = s.senderPid { text += ", sent by pid \(p)" }
         return text
     }

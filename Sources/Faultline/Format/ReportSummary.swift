@@ -1,6 +1,6 @@
 /// One-line descriptions of a report, for tables.
 public enum ReportSummary {
-    /// `SIGSEGV SEGV_MAPERR at 0x0`, the Swift fatal error, a recrash or
+    /// `SIGSEGV SEGV_MAPERR at 0x0` (`; stack overflow` when it was one), the Swift fatal error, a recrash or
     /// stalled-handler note, a leak's totals, the line `report show` prints
     /// under the header, or the detector's first section name, whichever
     /// the report has.
@@ -10,6 +10,7 @@ public enum ReportSummary {
             var text = "\(s.name) \(s.codeName)"
             if let a = s.faultAddress, !(s.codeName == "SI_KERNEL" && a.value == 0) { text += " at \(a)" }
             parts.append(text)
+            if s.stackOverflow == true { parts.append("stack overflow") }
         }
         // The malloc shim's verdict on a crash's address.
         if let verdict = r.sections["memory_error"]?["kind"]?.stringValue { parts.append(verdict) }

@@ -67,6 +67,9 @@ public struct Report: Codable, Sendable {
         public var faultAddress: Address?
         /// For signals sent by a process (`SI_USER`, `SI_TKILL`).
         public var senderPid: Int?
+        /// True when the fault looks like a stack overflow (an address from a
+        /// page below the stack pointer to 64 KiB above it); absent otherwise.
+        public var stackOverflow: Bool?
     }
 
     /// One thread's stack.
