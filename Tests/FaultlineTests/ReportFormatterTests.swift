@@ -237,6 +237,20 @@ import Testing
         #expect(lines.contains("exception:") && lines.contains("  throw_unwinder: libunwind"), "\(lines)")
     }
 
+    /// A stack overflow is named on the signal line and in the one-line
+    /// summary; a null dereference is not.
+    @Test func stackOverflowIsNamed() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let overflow = try ReportStore.load(path: try Victims.crashC("stack-overflow", in: dir + "/o").path)
+        let lines = ReportFormatter().format(overflow).split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("signal: SIGSEGV (11), SEGV_MAPERR") && $0.hasSuffix(": stack overflow") }, "\(lines)")
+        #expect(ReportSummary.oneLine(overflow).hasSuffix("; stack overflow"))
+        let null = try ReportStore.load(path: try Victims.crashC("null-deref", in: dir + "/n").path)
+        #expect(!ReportFormatter().format(null).contains("stack overflow"))
+        #expect(!ReportSummary.oneLine(null).contains("stack overflow"))
+    }
+
     /// A thread the program started runs through the agent's thread-start
     /// trampoline: that frame, outside the innermost run of Faultline's
     /// frames, is printed by its name alone, with no Faultline source line;
