@@ -41,6 +41,10 @@ let package = Package(
             cSettings: agentCSettings,
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // The suppressions file's parser and messages: the shim reads the
+        // file with it, `faultline exec` checks it with it. Depends on
+        // nothing, so that the CLI links none of the agent's interposers.
+        .target(name: "CFaultlineSuppressions", cSettings: agentCSettings),
         // Only in the LD_PRELOAD libraries: resolves swiftrt.o's runtime
         // references so scripts/drop-swift-runtime-dependency can drop
         // libswiftCore.so from them.
@@ -60,7 +64,7 @@ let package = Package(
         // LD_PRELOAD malloc shim: quarantine, scribbling, allocation records.
         .target(
             name: "CFaultlineMallocShim",
-            dependencies: ["CFaultlineCore"],
+            dependencies: ["CFaultlineCore", "CFaultlineSuppressions"],
             exclude: ["shim.map"],
             cSettings: agentCSettings,
             linkerSettings: [
@@ -72,7 +76,7 @@ let package = Package(
         // Swift-facing install API over the C agent.
         .target(name: "FaultlineAgent", dependencies: ["CFaultlineAgent"]),
         // Report model, store, symbolicator: no agent, no CLI logic.
-        .target(name: "Faultline"),
+        .target(name: "Faultline", dependencies: ["CFaultlineSuppressions"]),
         // Scenario model, loader, runner, expectation checker, reporters.
         .target(
             name: "FaultlineHarness",

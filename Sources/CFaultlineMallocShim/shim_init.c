@@ -227,7 +227,7 @@ static void print_suppressed(void) {
         size_t n = fl_strlcpy(line, "faultline: malloc shim: suppressed ", sizeof line - 1);
         n += fl_fmt_u64(line + n, hits);
         n += fl_strlcpy(line + n, " error(s) with ", sizeof line - 1 - n);
-        n += fl_strlcpy(line + n, shim_suppress_kind_name(shim_suppress_kind_of(i)), sizeof line - 1 - n);
+        n += fl_strlcpy(line + n, fl_supp_kind_name(shim_suppress_kind_of(i)), sizeof line - 1 - n);
         n += fl_strlcpy(line + n, ":", sizeof line - 1 - n);
         n += fl_strlcpy(line + n, shim_suppress_pattern(i), sizeof line - 1 - n);
         line[n++] = '\n';

@@ -237,7 +237,7 @@ __attribute__((noinline)) static long check(const char *trigger) {
         if (table[i].cls == LEAK_REACHABLE) continue;
         const uintptr_t *pcs;
         int depth = shim_depot_get(table[i].stack, &pcs);
-        int m = depth > 0 ? shim_suppress_match(SHIM_SUPPRESS_LEAK, pcs, depth) : -1;
+        int m = depth > 0 ? shim_suppress_match(FL_SUPP_LEAK, pcs, depth) : -1;
         if (m >= 0) {
             table[i].suppressed = (int16_t)m;
             suppressed.blocks += table[i].count;
@@ -291,10 +291,10 @@ __attribute__((noinline)) static long check(const char *trigger) {
         for (uint64_t i = 0; i < listed; i++) write_group(w, &table[i]);
         fl_json_end_array(w);
         // The leak suppressions (the others' counts: FAULTLINE_SHIM_STATS).
-        if (shim_suppress_wanted(SHIM_SUPPRESS_LEAK)) {
+        if (shim_suppress_wanted(FL_SUPP_LEAK)) {
             fl_json_begin_array(w, "suppressions");
             for (int i = 0; i < shim_suppress_count(); i++) {
-                if (shim_suppress_kind_of(i) != SHIM_SUPPRESS_LEAK) continue;
+                if (shim_suppress_kind_of(i) != FL_SUPP_LEAK) continue;
                 fl_json_begin_object(w, 0);
                 fl_json_string(w, "pattern", shim_suppress_pattern(i));
                 fl_json_uint(w, "blocks", pattern_blocks[i]);

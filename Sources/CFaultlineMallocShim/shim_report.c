@@ -336,7 +336,7 @@ static void write_released(fl_json *w, const shim_block *copy, const void *p, ui
 // the shim, suppressed (`suppress`, matched against the releasing thread's
 // stack and the block's stacks `alloc_stack` and `free_stack`), or past
 // FAULTLINE_MAX_HEAP_REPORTS. A suppressed error takes no report slot.
-static fl_json *begin_release_error(const char *kind, const char *what, const void *p, shim_suppress_kind suppress,
+static fl_json *begin_release_error(const char *kind, const char *what, const void *p, fl_supp_kind suppress,
                                     uint32_t alloc_stack, uint32_t free_stack) {
     if (!shim_ready) { early(what, p); return 0; }
     if (shim_self.depth > 0 || shim_suppress_error(suppress, 1, alloc_stack, free_stack) || !shim_report_slot(0)) return 0;
@@ -368,7 +368,7 @@ void shim_report_double_free(const void *p, uint32_t state, const char *operatio
     shim_block copy;
     if (!(state == SHIM_RELEASED && shim_unmapped_find(p, &copy)) && shim_safe_read(shim_block_from_user(p), &copy, sizeof copy) != 0)
         __builtin_memset(&copy, 0, sizeof copy);
-    fl_json *w = begin_release_error("double_free", "double free", p, SHIM_SUPPRESS_DOUBLE_FREE, copy.alloc_stack, copy.free_stack);
+    fl_json *w = begin_release_error("double_free", "double free", p, FL_SUPP_DOUBLE_FREE, copy.alloc_stack, copy.free_stack);
     if (!w) return;
     int n = write_thread(w);
     begin_call(w, "double_free", "operation", operation, p);
@@ -415,7 +415,7 @@ static void end_mismatch(fl_json *w, line *l, const char *kind, const char *oper
 void shim_report_alloc_dealloc_mismatch(const void *p, const char *operation) {
     // Live, and this thread is releasing it: its header is whole.
     shim_block copy = *shim_block_from_user(p);
-    fl_json *w = begin_release_error("alloc_dealloc_mismatch", "alloc-dealloc mismatch", p, SHIM_SUPPRESS_ALLOC_DEALLOC_MISMATCH, copy.alloc_stack, 0);
+    fl_json *w = begin_release_error("alloc_dealloc_mismatch", "alloc-dealloc mismatch", p, FL_SUPP_ALLOC_DEALLOC_MISMATCH, copy.alloc_stack, 0);
     if (!w) return;
     const char *allocation = alloc_name(copy.alloc_kind);
     int n = begin_mismatch(w, "alloc_dealloc_mismatch", operation, p, allocation);
@@ -445,7 +445,7 @@ static void add_alignment(line *l, uint64_t bytes) {
 void shim_report_new_delete_type_mismatch(const void *p, const char *operation, size_t size, size_t align) {
     // Live, and this thread is releasing it: its header is whole.
     shim_block copy = *shim_block_from_user(p);
-    fl_json *w = begin_release_error("new_delete_type_mismatch", "new-delete type mismatch", p, SHIM_SUPPRESS_NEW_DELETE_TYPE_MISMATCH, copy.alloc_stack, 0);
+    fl_json *w = begin_release_error("new_delete_type_mismatch", "new-delete type mismatch", p, FL_SUPP_NEW_DELETE_TYPE_MISMATCH, copy.alloc_stack, 0);
     if (!w) return;
     const char *allocation = alloc_name(copy.alloc_kind);
     uint64_t allocated_align = shim_new_align_bytes(copy.new_align);
@@ -525,8 +525,8 @@ void shim_report_invalid_free(const void *p, const char *operation) {
     // when a suppression may need its stacks.
     shim_found f;
     int found = -1;
-    if (shim_ready && shim_self.depth == 0 && shim_suppress_wanted(SHIM_SUPPRESS_INVALID_FREE)) found = find_containing_block(p, &f);
-    fl_json *w = begin_release_error("invalid_free", "invalid free", p, SHIM_SUPPRESS_INVALID_FREE, found > 0 ? f.copy.alloc_stack : 0,
+    if (shim_ready && shim_self.depth == 0 && shim_suppress_wanted(FL_SUPP_INVALID_FREE)) found = find_containing_block(p, &f);
+    fl_json *w = begin_release_error("invalid_free", "invalid free", p, FL_SUPP_INVALID_FREE, found > 0 ? f.copy.alloc_stack : 0,
                                      found > 0 && f.state != SHIM_LIVE ? f.copy.free_stack : 0);
     if (!w) return;
     if (found < 0) found = find_containing_block(p, &f);
@@ -552,7 +552,7 @@ int shim_report_write_after_free(const shim_block *b, size_t offset, size_t leng
     if (!shim_ready || shim_self.depth > 0) return 1;
     // Matched by the block's stacks only: the finding thread is whichever
     // free pushed the block out, or exit.
-    if (shim_suppress_error(SHIM_SUPPRESS_WRITE_AFTER_FREE, 0, b->alloc_stack, b->free_stack)) return 1;
+    if (shim_suppress_error(FL_SUPP_WRITE_AFTER_FREE, 0, b->alloc_stack, b->free_stack)) return 1;
     // The exit check says itself how many of its groups were left out.
     if (!shim_report_slot(changed_blocks > 0)) return 0;
     fl_json *w = begin("write_after_free");

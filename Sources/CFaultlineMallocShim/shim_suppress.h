@@ -1,47 +1,38 @@
 // Suppressions (FAULTLINE_SUPPRESSIONS): one file of `KIND:PATTERN` lines
-// for every error the shim reports (shim_suppress.c), matched against the
+// for every error the shim reports (read by shim_suppress.c with the parser
+// `faultline exec` checks the file with: suppressions_parse.h), matched against the
 // function names (shim_symbolize.c, shim_demangle.c) and image paths of a
 // report's stacks in process, at detection time (shim_suppress_error.c).
 // docs/malloc-shim.md, "Suppressions", describes what a user sees.
 #ifndef SHIM_SUPPRESS_H
 #define SHIM_SUPPRESS_H
 
+#include "suppressions_parse.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-/// The error kinds a suppression names, in the order of k_kind_names.
-typedef enum shim_suppress_kind {
-    SHIM_SUPPRESS_LEAK,
-    SHIM_SUPPRESS_DOUBLE_FREE,
-    SHIM_SUPPRESS_INVALID_FREE,
-    SHIM_SUPPRESS_ALLOC_DEALLOC_MISMATCH,
-    SHIM_SUPPRESS_NEW_DELETE_TYPE_MISMATCH,
-    SHIM_SUPPRESS_WRITE_AFTER_FREE,
-    SHIM_SUPPRESS_KINDS
-} shim_suppress_kind;
-
-/// Reads the suppressions file (one line on stderr per bad line; an
-/// unreadable file is one line and suppresses nothing). Install time.
+/// Reads the suppressions file (one line on stderr per bad line, which is
+/// ignored; an unreadable file is one line and suppresses nothing).
+/// Install time.
 void shim_suppress_load(const char *path);
 /// 1 when at least one suppression names `kind` (a load and a compare).
-int shim_suppress_wanted(shim_suppress_kind kind);
+int shim_suppress_wanted(fl_supp_kind kind);
 /// Index of the first suppression of `kind` that one of the frames
 /// matches, or -1. Symbolizes and demangles (calls malloc): never from a
 /// signal handler, nor with a lock held that the allocator takes.
-int shim_suppress_match(shim_suppress_kind kind, const uintptr_t *pcs, int n);
+int shim_suppress_match(fl_supp_kind kind, const uintptr_t *pcs, int n);
 /// Number of suppressions, and suppression `i`'s kind and pattern.
 int shim_suppress_count(void);
-shim_suppress_kind shim_suppress_kind_of(int i);
+fl_supp_kind shim_suppress_kind_of(int i);
 const char *shim_suppress_pattern(int i);
-/// The kind's name as a suppression writes it (`double_free`).
-const char *shim_suppress_kind_name(shim_suppress_kind kind);
 
 /// A heap error of `kind` about to be reported: 1 when a suppression of
 /// that kind matches a frame of the calling thread's stack (when
 /// `current`) or of depot stacks `alloc_stack`, `free_stack` (0: none);
 /// the error is then counted for that suppression and must be neither
 /// reported nor halt the process. Free when no suppression names `kind`.
-int shim_suppress_error(shim_suppress_kind kind, int current, uint32_t alloc_stack, uint32_t free_stack);
+int shim_suppress_error(fl_supp_kind kind, int current, uint32_t alloc_stack, uint32_t free_stack);
 /// Counts one heap error suppressed by suppression `i`.
 void shim_suppress_count_hit(int i);
 /// Heap errors suppression `i` has suppressed in this process.

@@ -31,13 +31,13 @@ static int current_stack(uintptr_t *pcs, int max) {
 }
 
 // The first suppression of `kind` that a frame of depot stack `id` matches.
-static int match_stack(shim_suppress_kind kind, uint32_t id) {
+static int match_stack(fl_supp_kind kind, uint32_t id) {
     const uintptr_t *pcs;
     int n = id ? shim_depot_get(id, &pcs) : 0;
     return n > 0 ? shim_suppress_match(kind, pcs, n) : -1;
 }
 
-int shim_suppress_error(shim_suppress_kind kind, int current, uint32_t alloc_stack, uint32_t free_stack) {
+int shim_suppress_error(fl_supp_kind kind, int current, uint32_t alloc_stack, uint32_t free_stack) {
     if (__builtin_expect(!shim_suppress_wanted(kind), 1)) return 0;
     int saved = errno, cancel = fl_cancel_off();  // open(2) is a cancellation point
     // The demanglers' blocks get no stacks, and an error they would make
