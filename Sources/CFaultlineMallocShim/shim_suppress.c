@@ -59,13 +59,25 @@ void shim_suppress_load(const char *path) {
     }
     fl_supp_reader reader = {.text = g_text, .len = (size_t)len};
     fl_supp_line line;
+    unsigned over = 0;  // good lines past the last suppression kept
     for (fl_supp_verdict v; (v = fl_supp_next(&reader, &line)) != FL_SUPP_END;) {
+        // One line for the first good line past the limit, and a count for
+        // the rest: a 1000-line file said so 744 times.
+        if (v == FL_SUPP_TOO_MANY && over++) continue;
         if (v != FL_SUPP_ENTRY) { complain(path, v, &line); continue; }
         memcpy(g_patterns[g_count], line.pattern, line.pattern_len);
         g_patterns[g_count][line.pattern_len] = 0;
         g_kinds[g_count] = (uint8_t)line.kind;
         g_wanted[line.kind]++;
         g_count++;
+    }
+    if (over > 1) {
+        // After the line complain() wrote for the first of them.
+        char l[128];
+        size_t n = fl_strlcpy(l, "faultline: ", sizeof l);
+        n += fl_fmt_u64(l + n, over - 1);
+        n += fl_strlcpy(l + n, " more suppression(s) after that line are ignored too\n", sizeof l - n);
+        fl_write_all(2, l, n);
     }
 }
 

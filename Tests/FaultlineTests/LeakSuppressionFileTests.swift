@@ -96,4 +96,19 @@ import Glibc
         let lines = try run(suppressions: file, in: dir).stderr.split(separator: "\n").filter { $0.contains("big.supp") }
         #expect(lines == ["faultline: FAULTLINE_SUPPRESSIONS=\(file) is larger than 256 KiB; only the lines in its first 256 KiB are used (split it, or drop what is not needed)"])
     }
+
+    /// Good lines past the 256th suppression: one line for the first and a
+    /// count for the rest (a 1000-line file said so 744 times); the first
+    /// 256 still work.
+    @Test func suppressionsPastTheLimitAreCountedNotEachSaid() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = "\(dir)/many.supp"
+        try (["leak:make_list"] + (1..<1000).map { "leak:unused_\($0)" }).joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try run(suppressions: file, in: dir)
+        let said = result.stderr.split(separator: "\n").filter { $0.contains("suppression") }
+        #expect(said == ["faultline: \(file):257: more than 256 suppressions; the line is ignored; drop or merge some (one pattern may match many functions)",
+                         "faultline: 743 more suppression(s) after that line are ignored too"])
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: "\(dir)/reports"))?.contains { $0.hasPrefix("leak-") } != true)
+    }
 }
