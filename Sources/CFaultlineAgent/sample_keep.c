@@ -17,13 +17,17 @@ static struct sigaction g_slots[2];
 static atomic_int g_current = -1;
 static atomic_flag g_writing = ATOMIC_FLAG_INIT;
 
+int fl_is_sample_signal(int sig) {
+    int signo = fl_threads_signal();
+    return signo && sig == signo;
+}
+
 static int is_agent_handler(const struct sigaction *act) {
     return (act->sa_flags & SA_SIGINFO) && fl_threads_is_sample_handler(act->sa_sigaction);
 }
 
 int fl_sample_keep_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
-    int signo = fl_threads_signal();
-    if (!signo || sig != signo) return 0;
+    if (!fl_is_sample_signal(sig)) return 0;
     if (!act) {
         int cur = atomic_load(&g_current);
         if (cur < 0) return 0;  // the program set none: the installed one is the answer

@@ -14,6 +14,10 @@
 
 #include <signal.h>
 
+/// 1 when `sig` is the sample signal and the agent's handler is installed
+/// on it (fl_threads_init ran). Async-signal-safe.
+int fl_is_sample_signal(int sig);
+
 /// Called by the agent's sigaction interposer before the real sigaction.
 /// For the sample signal (once fl_threads_init installed its handler) and
 /// an `act` that is not the agent's own handler, records `act` as the

@@ -10,7 +10,6 @@
 #include "interpose_next.h"
 #include "fault_mask.h"
 #include "sample_keep.h"
-#include "thread_capture.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -26,11 +25,6 @@ FL_NEXT_VAR(sysv_signal)
 FL_NEXT_VAR(__sysv_signal)
 FL_NEXT_VAR(sigset)
 #define real(name) ((signal_fn)(next_##name ? next_##name : dlsym(RTLD_NEXT, #name)))
-
-static int is_sample_signal(int sig) {
-    int signo = fl_threads_signal();
-    return signo && sig == signo;
-}
 
 // The handler an action names, as signal() returns it.
 static __sighandler_t handler_of(const struct sigaction *act) {
@@ -58,19 +52,19 @@ static __sighandler_t keep(int sig, __sighandler_t handler, int flags, int mask_
 /// glibc's own; a program that called it for this signal gets SA_RESTART
 /// anyway.)
 FL_EXPORT __sighandler_t signal(int sig, __sighandler_t handler) {
-    if (!is_sample_signal(sig)) return real(signal)(sig, handler);
+    if (!fl_is_sample_signal(sig)) return real(signal)(sig, handler);
     return keep(sig, handler, SA_RESTART, 1);
 }
 
 /// The same as `signal` in glibc.
 FL_EXPORT __sighandler_t bsd_signal(int sig, __sighandler_t handler) {
-    if (!is_sample_signal(sig)) return real(bsd_signal)(sig, handler);
+    if (!fl_is_sample_signal(sig)) return real(bsd_signal)(sig, handler);
     return keep(sig, handler, SA_RESTART, 1);
 }
 
 /// The same as `signal` in glibc.
 FL_EXPORT __sighandler_t ssignal(int sig, __sighandler_t handler) {
-    if (!is_sample_signal(sig)) return real(ssignal)(sig, handler);
+    if (!fl_is_sample_signal(sig)) return real(ssignal)(sig, handler);
     return keep(sig, handler, SA_RESTART, 1);
 }
 
@@ -78,13 +72,13 @@ FL_EXPORT __sighandler_t ssignal(int sig, __sighandler_t handler) {
 /// (The agent's handler does not apply SA_RESETHAND or SA_NODEFER to the
 /// program's: sample_keep.h.)
 FL_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t handler) {
-    if (!is_sample_signal(sig)) return real(sysv_signal)(sig, handler);
+    if (!fl_is_sample_signal(sig)) return real(sysv_signal)(sig, handler);
     return keep(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
 }
 
 /// What `signal` names in a strict X/Open build (signal.h redirects it).
 FL_EXPORT __sighandler_t __sysv_signal(int sig, __sighandler_t handler) {
-    if (!is_sample_signal(sig)) return real(__sysv_signal)(sig, handler);
+    if (!fl_is_sample_signal(sig)) return real(__sysv_signal)(sig, handler);
     return keep(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
 }
 
@@ -92,7 +86,7 @@ FL_EXPORT __sighandler_t __sysv_signal(int sig, __sighandler_t handler) {
 /// any other disposition is set (no flags) and the signal unblocked. Returns
 /// SIG_HOLD when the signal was blocked before, else the previous handler.
 FL_EXPORT __sighandler_t sigset(int sig, __sighandler_t disp) {
-    if (!is_sample_signal(sig)) return real(sigset)(sig, disp);
+    if (!fl_is_sample_signal(sig)) return real(sigset)(sig, disp);
     sigset_t set, before;
     sigemptyset(&set);
     sigaddset(&set, sig);
