@@ -28,9 +28,14 @@ int fl_is_sample_signal(int sig);
 /// Async-signal-safe.
 int fl_sample_keep_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
-/// Runs the program's recorded handler for a delivery of the sample signal
-/// that is not the agent's (called by the sample handler). Does nothing when
-/// the program set none, SIG_DFL or SIG_IGN. Async-signal-safe.
+/// Takes the program's recorded action for a delivery of the sample signal
+/// that is not the agent's (called by the sample handler), as the kernel
+/// would have, on a program thread (one that a Faultline thread took is
+/// queued again to a program thread: sample_reroute.h): its handler runs with the mask the kernel would give it
+/// (the interrupted code's, sa_mask, the signal unless SA_NODEFER; never
+/// the fault signals), a one-shot action (SA_RESETHAND) reads SIG_DFL from
+/// that delivery on, SIG_IGN ignores it, and SIG_DFL, or no action set by
+/// the program, ends the process by the signal. Async-signal-safe.
 void fl_sample_keep_forward(int sig, siginfo_t *info, void *ucontext);
 
 #endif

@@ -69,8 +69,6 @@ FL_EXPORT __sighandler_t ssignal(int sig, __sighandler_t handler) {
 }
 
 /// System V semantics: one-shot, not blocked while it runs, no restart.
-/// (The agent's handler does not apply SA_RESETHAND or SA_NODEFER to the
-/// program's: sample_keep.h.)
 FL_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t handler) {
     if (!fl_is_sample_signal(sig)) return real(sysv_signal)(sig, handler);
     return keep(sig, handler, SA_RESETHAND | SA_NODEFER, 0);

@@ -40,6 +40,10 @@ int victim_truncated_mapping(const char *how);  // truncated_mapping.c
 int victim_interposer_results(void);  // review_interpose.c
 void victim_crash_beside_rt_handlers(void);  // rt_handlers.c
 void victim_crash_beside_signal_api(const char *api);  // rt_handlers.c
+int victim_sample_signal_oneshot(const char *how);  // sample_signal_action.c
+int victim_sample_signal_mask(const char *how);  // sample_signal_action.c
+int victim_sample_signal_default(const char *how);  // sample_signal_action.c
+int victim_sample_signal_sigwait(void);  // sample_signal_action.c
 void victim_crash_while_cancelled(void);  // review_cancel.c
 void victim_crash_beside_cancelled(void);  // review_cancel.c
 int victim_calls_while_cancelled(void);  // review_cancel.c
@@ -457,6 +461,10 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-beside-crowd", "KIND [N] SIGSEGV on main beside N (64) threads 'crowd-I' that are all spinning, blocking (every signal, for good) or sleeping (in pause)"},
     {"crash-beside-rt-handlers", "handlers of its own on every real-time signal (as Go's runtime), a SIGRTMIN+8 queued to itself, then SIGSEGV on main while threads 'rt-idler-0' to 'rt-idler-2' pause"},
     {"crash-beside-signal-api", "API: a handler of its own on SIGRTMIN+8 set with API (signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset), a SIGRTMIN+8 queued to itself, then SIGSEGV on main while threads 'rt-idler-0' to 'rt-idler-2' pause"},
+    {"sample-signal-oneshot", "HOW: a one-shot handler on SIGRTMIN+8 (HOW: sysv_signal, or sigaction with SA_RESETHAND), SIGRTMIN+8 queued to main twice: the first runs it, the second ends the process"},
+    {"sample-signal-mask", "HOW: a handler on SIGRTMIN+8 with SIGUSR1 in sa_mask (HOW: defer, or nodefer: SA_NODEFER), SIGRTMIN+8 queued to main; says what was blocked while it ran"},
+    {"sample-signal-default", "HOW: SIGRTMIN+8 left alone (HOW: never), set back to SIG_DFL (dfl) or ignored (ign), then sent to the process; says if still running"},
+    {"sample-signal-sigwait", "block SIGRTMIN+8, send it to the process and take it with sigtimedwait (2 s); exit 3 if it did not come"},
     {"crash-without-report-dir", "remove the (empty) report directory, then SIGSEGV"},
     {"stderr-after-closing-fds", "close fds 3 and up (close, closefrom, close_range), then write 80 KiB to stderr"},
     {"crash-after-closing-fds", "close fds 3-1023 (the report directory's by syscall), open '.' into the lowest 16 and that number, then SIGSEGV"},
@@ -519,6 +527,10 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "crash-beside-crowd")) return victim_crash_beside_crowd(argv[2], argc > 3 ? argv[3] : 0);
     else if (!strcmp(c, "crash-beside-rt-handlers")) victim_crash_beside_rt_handlers();
     else if (!strcmp(c, "crash-beside-signal-api")) victim_crash_beside_signal_api(argv[2]);
+    else if (!strcmp(c, "sample-signal-oneshot")) return victim_sample_signal_oneshot(argv[2]);
+    else if (!strcmp(c, "sample-signal-mask")) return victim_sample_signal_mask(argv[2]);
+    else if (!strcmp(c, "sample-signal-default")) return victim_sample_signal_default(argv[2]);
+    else if (!strcmp(c, "sample-signal-sigwait")) return victim_sample_signal_sigwait();
     else if (!strcmp(c, "crash-without-report-dir")) victim_crash_without_report_dir();
     else if (!strcmp(c, "stderr-after-closing-fds")) victim_stderr_after_closing_fds();
     else if (!strcmp(c, "crash-after-closing-fds")) victim_crash_after_closing_fds();
