@@ -1,4 +1,5 @@
-// Interposes pthread_sigmask, sigprocmask and sigaction so that no thread
+// Interposes pthread_sigmask, sigprocmask and sigaction (and glibc's
+// exported __sigaction and __libc_sigaction) so that no thread
 // blocks the synchronous fault signals (see fault_mask.h). Only the signals
 // a fault raises are kept open; a program's mask is honoured for every
 // other signal, and fully until the crash detector is installed.
@@ -7,6 +8,7 @@
 #include "sample_keep.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -31,6 +33,12 @@ static sigaction_fn g_real_sigaction;
 FL_NEXT_SLOT(g_real_pthread_sigmask, "pthread_sigmask")
 FL_NEXT_SLOT(g_real_sigprocmask, "sigprocmask")
 FL_NEXT_SLOT(g_real_sigaction, "sigaction")
+// glibc exports sigaction under two more names; each goes to its own next
+// definition (__libc_sigaction, unlike the others, lets glibc's own
+// SIGCANCEL and SIGSETXID be set).
+static sigaction_fn g_real___sigaction, g_real___libc_sigaction;
+FL_NEXT_SLOT(g_real___sigaction, "__sigaction")
+FL_NEXT_SLOT(g_real___libc_sigaction, "__libc_sigaction")
 
 static void resolve(void) {
     if (!g_real_pthread_sigmask) g_real_pthread_sigmask = (mask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
@@ -67,16 +75,36 @@ FL_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
     return g_real_sigprocmask(how, open_faults(how, set, &copy), old);
 }
 
+// What the sigaction interposers do, `real` being the next definition.
+static int interposed_sigaction(sigaction_fn real, int sig, const struct sigaction *act, struct sigaction *old) {
+    if (fl_sample_keep_sigaction(sig, act, old)) return 0;
+    if (!real) { errno = ENOSYS; return -1; }
+    if (!act || !atomic_load(&g_keep_open)) return real(sig, act, old);
+    struct sigaction copy = *act;
+    remove_faults(&copy.sa_mask);
+    return real(sig, &copy, old);
+}
+
 /// A handler's sa_mask is blocked while it runs: a crash inside the
 /// program's own SIGTERM handler must reach ours too.
 /// The sample signal's handler stays the agent's (sample_keep.h).
 FL_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
     if (!g_real_sigaction) resolve();
-    if (fl_sample_keep_sigaction(sig, act, old)) return 0;
-    if (!act || !atomic_load(&g_keep_open)) return g_real_sigaction(sig, act, old);
-    struct sigaction copy = *act;
-    remove_faults(&copy.sa_mask);
-    return g_real_sigaction(sig, &copy, old);
+    return interposed_sigaction(g_real_sigaction, sig, act, old);
+}
+
+/// glibc's exported alias of sigaction (no program is meant to call it, but
+/// one that did replaced the agent's sample handler): the same as sigaction.
+FL_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+    if (!g_real___sigaction) g_real___sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "__sigaction");
+    return interposed_sigaction(g_real___sigaction, sig, act, old);
+}
+
+/// glibc's implementation of sigaction, exported to its own libraries
+/// (GLIBC_PRIVATE): the same as sigaction.
+FL_EXPORT int __libc_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+    if (!g_real___libc_sigaction) g_real___libc_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "__libc_sigaction");
+    return interposed_sigaction(g_real___libc_sigaction, sig, act, old);
 }
 
 int fl_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {

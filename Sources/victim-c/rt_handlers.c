@@ -9,7 +9,9 @@
 // victim-c crash-beside-signal-api API: the same with one handler on
 // SIGRTMIN+8 set through API (signal, bsd_signal, ssignal, sysv_signal,
 // __sysv_signal or sigset) instead of sigaction, which glibc's versions do
-// through its internal sigaction.
+// through its internal sigaction, or through glibc's exported aliases of
+// sigaction (__sigaction, __libc_sigaction).
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -87,6 +89,22 @@ typedef void (*plain_handler)(int);
 // glibc declares it only for old X/Open standards; it is signal().
 extern plain_handler bsd_signal(int sig, plain_handler handler);
 
+// Sets `handler` on `sig` with SA_RESTART through glibc's exported sigaction
+// alias `name` (__sigaction, __libc_sigaction: looked up as the dynamic
+// linker binds a call, since glibc's headers declare neither); returns the
+// previous handler.
+static plain_handler set_with_alias(const char *name, int sig, plain_handler handler) {
+    typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+    sigaction_fn fn = (sigaction_fn)dlsym(RTLD_DEFAULT, name);
+    if (!fn) { fprintf(stderr, "victim: libc exports no %s\n", name); exit(2); }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    return fn(sig, &sa, &old) == 0 ? old.sa_handler : SIG_ERR;
+}
+
 // Sets `handler` on `sig` through the libc function named `api`; returns
 // what it returns (the previous handler).
 static plain_handler set_with(const char *api, int sig, plain_handler handler) {
@@ -99,7 +117,8 @@ static plain_handler set_with(const char *api, int sig, plain_handler handler) {
 #pragma clang diagnostic ignored "-Wdeprecated-declarations"  // still in glibc, and in programs
     if (!strcmp(api, "sigset")) return sigset(sig, handler);
 #pragma clang diagnostic pop
-    fprintf(stderr, "victim: unknown API '%s' (signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset)\n", api);
+    if (!strcmp(api, "__sigaction") || !strcmp(api, "__libc_sigaction")) return set_with_alias(api, sig, handler);
+    fprintf(stderr, "victim: unknown API '%s' (signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset, __sigaction, __libc_sigaction)\n", api);
     exit(2);
 }
 
