@@ -1,6 +1,7 @@
 // The other libc entry points that set a signal's action: signal (and its
 // aliases bsd_signal and ssignal), sysv_signal (and __sysv_signal, what
-// `signal` names in a strict X/Open build) and sigset. glibc's call its
+// `signal` names in a strict X/Open build), sigset, and siginterrupt,
+// which changes one. glibc's call its
 // internal sigaction, which passes the agent's sigaction interposer, so on
 // the sample signal they replaced the agent's handler: a program that took
 // SIGRTMIN+8 with signal() left every other thread of its crash report
@@ -12,6 +13,7 @@
 #include "sample_keep.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
@@ -24,6 +26,7 @@ FL_NEXT_VAR(ssignal)
 FL_NEXT_VAR(sysv_signal)
 FL_NEXT_VAR(__sysv_signal)
 FL_NEXT_VAR(sigset)
+FL_NEXT_VAR(siginterrupt)
 #define real(name) ((signal_fn)(next_##name ? next_##name : dlsym(RTLD_NEXT, #name)))
 
 // The handler an action names, as signal() returns it.
@@ -47,25 +50,31 @@ static __sighandler_t keep(int sig, __sighandler_t handler, int flags, int mask_
     return handler_of(&old);
 }
 
-/// BSD semantics, glibc's `signal`: SA_RESTART, the signal blocked while
-/// its handler runs. (siginterrupt's record, which glibc consults, is
-/// glibc's own; a program that called it for this signal gets SA_RESTART
-/// anyway.)
+/// siginterrupt(sig, 1) was called last for the sample signal: glibc's
+/// `signal` then sets it without SA_RESTART (its `_sigintr` set, which it
+/// keeps to itself, so this one stands for it on the sample signal).
+static atomic_int g_interrupts;
+
+// The flags glibc's `signal` gives the sample signal.
+static int bsd_flags(void) { return atomic_load(&g_interrupts) ? 0 : SA_RESTART; }
+
+/// BSD semantics, glibc's `signal`: SA_RESTART unless siginterrupt said
+/// otherwise, the signal blocked while its handler runs.
 FL_EXPORT __sighandler_t signal(int sig, __sighandler_t handler) {
     if (!fl_is_sample_signal(sig)) return real(signal)(sig, handler);
-    return keep(sig, handler, SA_RESTART, 1);
+    return keep(sig, handler, bsd_flags(), 1);
 }
 
 /// The same as `signal` in glibc.
 FL_EXPORT __sighandler_t bsd_signal(int sig, __sighandler_t handler) {
     if (!fl_is_sample_signal(sig)) return real(bsd_signal)(sig, handler);
-    return keep(sig, handler, SA_RESTART, 1);
+    return keep(sig, handler, bsd_flags(), 1);
 }
 
 /// The same as `signal` in glibc.
 FL_EXPORT __sighandler_t ssignal(int sig, __sighandler_t handler) {
     if (!fl_is_sample_signal(sig)) return real(ssignal)(sig, handler);
-    return keep(sig, handler, SA_RESTART, 1);
+    return keep(sig, handler, bsd_flags(), 1);
 }
 
 /// System V semantics: one-shot, not blocked while it runs, no restart.
@@ -100,4 +109,26 @@ FL_EXPORT __sighandler_t sigset(int sig, __sighandler_t disp) {
         if (prev == SIG_ERR || sigprocmask(SIG_UNBLOCK, &set, &before) != 0) return SIG_ERR;
     }
     return sigismember(&before, sig) ? SIG_HOLD : prev;
+}
+
+/// glibc's siginterrupt reads the installed action and sets it again with
+/// SA_RESTART changed: on the sample signal that was the agent's handler,
+/// so the agent's own stack requests then broke the program's blocking
+/// calls with EINTR, while the program read back its action unchanged.
+/// Here the program's recorded action (SIG_DFL when it set none) gets the
+/// change, and `signal` takes it into account, as glibc's does.
+FL_EXPORT int siginterrupt(int sig, int interrupt) {
+    if (!fl_is_sample_signal(sig)) {
+        int (*next)(int, int) = (int (*)(int, int))(next_siginterrupt ? next_siginterrupt : dlsym(RTLD_NEXT, "siginterrupt"));
+        return next(sig, interrupt);
+    }
+    struct sigaction act;
+    memset(&act, 0, sizeof act);  // SIG_DFL, the program's action when it set none
+    sigemptyset(&act.sa_mask);
+    fl_sample_keep_sigaction(sig, 0, &act);
+    atomic_store(&g_interrupts, interrupt != 0);
+    if (interrupt) act.sa_flags &= ~SA_RESTART;
+    else act.sa_flags |= SA_RESTART;
+    fl_sample_keep_sigaction(sig, &act, 0);
+    return 0;
 }

@@ -108,6 +108,43 @@ static int cmd_spin_recover(int argc, char **argv) {
     return 0;
 }
 
+static void ignore_rt8(int sig) { (void)sig; }
+
+static int g_reader_pipe[2];
+static ssize_t g_reader_result;
+static int g_reader_errno;
+
+static void *interruptible_reader(void *arg) {
+    name_thread("reader");
+    char c;
+    g_reader_result = read(g_reader_pipe[0], &c, 1);
+    g_reader_errno = errno;
+    return arg;
+}
+
+static int cmd_spin_beside_interruptible_reader(int argc, char **argv) {
+    // The program asks for EINTR from its own SIGRTMIN+8 (siginterrupt):
+    // glibc's siginterrupt took SA_RESTART off the agent's handler on that
+    // signal, so the hang report's stack request to 'reader' broke its read.
+    signal(SIGRTMIN + 8, ignore_rt8);
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"  // still in glibc, and in programs
+    siginterrupt(SIGRTMIN + 8, 1);
+#pragma clang diagnostic pop
+    struct sigaction back;
+    sigaction(SIGRTMIN + 8, 0, &back);
+    say("SIGRTMIN+8's action reads back %s SA_RESTART", back.sa_flags & SA_RESTART ? "with" : "without");
+    if (pipe(g_reader_pipe) != 0) return 2;
+    pthread_t t;
+    pthread_create(&t, 0, interruptible_reader, 0);
+    int rc = cmd_spin_recover(argc, argv);
+    if (write(g_reader_pipe[1], "x", 1) != 1) return 2;
+    pthread_join(t, 0);
+    if (g_reader_result == 1) say("the reader's read returned 1 byte");
+    else say("the reader's read returned %zd (%s)", g_reader_result, strerror(g_reader_errno));
+    return g_reader_result == 1 ? rc : 3;
+}
+
 static int cmd_spin_out_of_fds(int argc, char **argv) {
     // A program that leaks fds until open() fails, and then hangs: the
     // watchdog's /proc reads and both reports need an fd each. Its event
@@ -720,6 +757,7 @@ static const struct command k_commands[] = {
     {"spin-as-nobody", cmd_spin_as_nobody, "[MS] as root: become uid and gid 65534 by setegid and seteuid (real and saved ids stay 0), then as spin-recover; exit 1 unless every thread then has main's ids"},
     {"spin-out-of-fds", cmd_spin_out_of_fds, "[MS] as spin-recover, after opening /dev/null until no fd is left (EMFILE)"},
     {"spin-after-namespaces", cmd_spin_after_namespaces, "[MS] as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then as spin-recover"},
+    {"spin-beside-interruptible-reader", cmd_spin_beside_interruptible_reader, "[MS] as spin-recover, with a handler on SIGRTMIN+8 that siginterrupt makes interrupt calls, while thread 'reader' blocks in read() on a pipe until main is responsive; exit 3 if that read failed"},
     {"spin-small-altstack", cmd_spin_small_altstack, "[MS] as spin-recover, with an 8 KiB alternate signal stack installed by the program on main"},
     {"batch", cmd_batch, "[MS] a batch program: main computes MS (2500) ms, then sleeps MS ms, never waiting for events (no hang expected)"},
     {"epoll-spin", cmd_epoll_spin, "[MS] idles in epoll_wait on an eventfd and a pipe, then spins MS (3000) ms and recovers"},
