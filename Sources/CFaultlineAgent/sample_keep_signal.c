@@ -1,7 +1,7 @@
 // The other libc entry points that set a signal's action: signal (and its
 // aliases bsd_signal and ssignal), sysv_signal (and __sysv_signal, what
-// `signal` names in a strict X/Open build), sigset, and siginterrupt,
-// which changes one. glibc's call its
+// `signal` names in a strict X/Open build), sigset, sigignore, and
+// siginterrupt, which changes one. glibc's call its
 // internal sigaction, which passes the agent's sigaction interposer, so on
 // the sample signal they replaced the agent's handler: a program that took
 // SIGRTMIN+8 with signal() left every other thread of its crash report
@@ -27,6 +27,7 @@ FL_NEXT_VAR(sysv_signal)
 FL_NEXT_VAR(__sysv_signal)
 FL_NEXT_VAR(sigset)
 FL_NEXT_VAR(siginterrupt)
+FL_NEXT_VAR(sigignore)
 #define real(name) ((signal_fn)(next_##name ? next_##name : dlsym(RTLD_NEXT, #name)))
 
 // The handler an action names, as signal() returns it.
@@ -109,6 +110,17 @@ FL_EXPORT __sighandler_t sigset(int sig, __sighandler_t disp) {
         if (prev == SIG_ERR || sigprocmask(SIG_UNBLOCK, &set, &before) != 0) return SIG_ERR;
     }
     return sigismember(&before, sig) ? SIG_HOLD : prev;
+}
+
+/// System V's sigignore: SIG_IGN, no flags. glibc's put it over the agent's
+/// handler, whose stack requests were then ignored.
+FL_EXPORT int sigignore(int sig) {
+    if (!fl_is_sample_signal(sig)) {
+        int (*next)(int) = (int (*)(int))(next_sigignore ? next_sigignore : dlsym(RTLD_NEXT, "sigignore"));
+        return next(sig);
+    }
+    keep(sig, SIG_IGN, 0, 0);
+    return 0;
 }
 
 /// glibc's siginterrupt reads the installed action and sets it again with

@@ -460,7 +460,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"rename-tasks-then-crash", "SIGSEGV after writing 'renamed' into every task's /proc comm, Faultline's threads too"},
     {"crash-beside-crowd", "KIND [N] SIGSEGV on main beside N (64) threads 'crowd-I' that are all spinning, blocking (every signal, for good) or sleeping (in pause)"},
     {"crash-beside-rt-handlers", "handlers of its own on every real-time signal (as Go's runtime), a SIGRTMIN+8 queued to itself, then SIGSEGV on main while threads 'rt-idler-0' to 'rt-idler-2' pause"},
-    {"crash-beside-signal-api", "API: a handler of its own on SIGRTMIN+8 set with API (signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset, __sigaction, __libc_sigaction), a SIGRTMIN+8 queued to itself, then SIGSEGV on main while threads 'rt-idler-0' to 'rt-idler-2' pause"},
+    {"crash-beside-signal-api", "API: a handler of its own on SIGRTMIN+8 set with API (signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset, __sigaction, __libc_sigaction; or sigignore, SIG_IGN), a SIGRTMIN+8 queued to itself, then SIGSEGV on main while threads 'rt-idler-0' to 'rt-idler-2' pause"},
     {"sample-signal-oneshot", "HOW: a one-shot handler on SIGRTMIN+8 (HOW: sysv_signal, or sigaction with SA_RESETHAND), SIGRTMIN+8 queued to main twice: the first runs it, the second ends the process"},
     {"sample-signal-mask", "HOW: a handler on SIGRTMIN+8 with SIGUSR1 in sa_mask (HOW: defer, or nodefer: SA_NODEFER), SIGRTMIN+8 queued to main; says what was blocked while it ran"},
     {"sample-signal-default", "HOW: SIGRTMIN+8 left alone (HOW: never), set back to SIG_DFL (dfl) or ignored (ign), then sent to the process; says if still running"},

@@ -10,7 +10,7 @@
 // SIGRTMIN+8 set through API (signal, bsd_signal, ssignal, sysv_signal,
 // __sysv_signal or sigset) instead of sigaction, which glibc's versions do
 // through its internal sigaction, or through glibc's exported aliases of
-// sigaction (__sigaction, __libc_sigaction).
+// sigaction (__sigaction, __libc_sigaction); or SIG_IGN set with sigignore.
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
@@ -118,12 +118,26 @@ static plain_handler set_with(const char *api, int sig, plain_handler handler) {
     if (!strcmp(api, "sigset")) return sigset(sig, handler);
 #pragma clang diagnostic pop
     if (!strcmp(api, "__sigaction") || !strcmp(api, "__libc_sigaction")) return set_with_alias(api, sig, handler);
-    fprintf(stderr, "victim: unknown API '%s' (signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset, __sigaction, __libc_sigaction)\n", api);
+    fprintf(stderr, "victim: unknown API '%s' (signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset, __sigaction, __libc_sigaction, sigignore)\n", api);
     exit(2);
+}
+
+// sigignore(SIGRTMIN+8): says what the action reads back as, then the same
+// queue-and-crash (the program's SIGRTMIN+8 ignored).
+static void ignore_then_crash(void) {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"  // still in glibc, and in programs
+    sigignore(SIGRTMIN + 8);
+#pragma clang diagnostic pop
+    struct sigaction back;
+    sigaction(SIGRTMIN + 8, 0, &back);
+    fprintf(stderr, "victim: sigignore reads back %s for SIGRTMIN+8\n", back.sa_handler == SIG_IGN ? "SIG_IGN" : "another action");
+    own_delivery_then_crash_beside_idlers(&g_plain_deliveries);
 }
 
 void victim_crash_beside_signal_api(const char *api) {
     if (!api) { fprintf(stderr, "victim: crash-beside-signal-api needs an API name\n"); exit(2); }
+    if (!strcmp(api, "sigignore")) ignore_then_crash();
     set_with(api, SIGRTMIN + 8, own_plain_handler);
     plain_handler back = set_with(api, SIGRTMIN + 8, own_plain_handler);
     fprintf(stderr, "victim: %s reads back %s handler for SIGRTMIN+8\n", api, back == own_plain_handler ? "its own" : "another");
