@@ -599,6 +599,15 @@ again:
         if (fl_is_hardware_fault(sig, info)) return;
         goto again;
     }
+    if (f.after == AFTER_HAND && atomic_load(&g_handed)) {
+        // Another thread's report was handed to the program's handler
+        // between this thread's look at g_handed and its claim (it was
+        // descheduled there): the program's handler sees this fault first,
+        // as every fault after a handed one. g_handed is set before that
+        // claim is released, so a claim won after it sees it here.
+        atomic_store(&g_state, 0);
+        goto again;
+    }
     t_reporting = 1;
     fl_call_on_stack(report_crash, &f, g_crash_stack.hi);
     fl_altstack_resume(f.uc);  // back on the stack we were entered on
@@ -606,11 +615,12 @@ again:
         // The report is written and the process may live on: the claim is
         // free for the next fault on any thread, which, once the program's
         // handler has been handed one (g_handed), goes to that handler
-        // first and is reported only when given back.
+        // first and is reported only when given back. g_handed first: a
+        // thread that wins the claim next then sees it (above).
+        if (f.after == AFTER_HAND) atomic_store(&g_handed, 1);
         t_reporting = 0;
         atomic_store(&g_state, 0);
         if (f.after == AFTER_RETURN) return;
-        atomic_store(&g_handed, 1);
         // Called from here, below our frames with the interrupted code's
         // mask, as the signal raised again used to reach it.
         hand_to_program(prev, sig, info, ucv, (uintptr_t)&f);
