@@ -34,11 +34,16 @@ int fl_program_handler_is_one(const struct sigaction *act) {
 }
 
 // The thread left the program's handler (its record is cleared): the last
-// one out takes stderr capture up again when the program goes on.
-static void left_handler(int goes_on) {
+// one out takes stderr capture up again when the program goes on and
+// `may_resume` (the caller may call libc where it runs).
+static void left_handler(int goes_on, int may_resume) {
     if (goes_on) atomic_fetch_add(&g_went_on, 1);
-    if (atomic_fetch_sub(&g_inside, 1) == 1 && goes_on) fl_stderr_resume();
+    if (atomic_fetch_sub(&g_inside, 1) == 1 && goes_on && may_resume) fl_stderr_resume();
 }
+
+// 1 when the stack address `sp` lies within the frames of the program's
+// handler this thread is running: below the recorded frame, on its stack.
+static int within_handler(uintptr_t sp) { return sp < t_frame && sp >= t_frame_lo; }
 
 unsigned fl_program_went_on_count(void) { return atomic_load(&g_went_on); }
 
@@ -66,29 +71,34 @@ void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *in
     // what is in the pipe is out first.
     atomic_fetch_add(&g_inside, 1);
     fl_stderr_release();
-    uintptr_t outer = t_frame, outer_lo = t_frame_lo;  // a handler called from inside another
+    // No record is in force here: the crash handler cleared any left by a
+    // handler that went away unseen (fl_program_handler_faulted), and a
+    // fault inside a handler is never handed to one, so calls do not nest.
     t_frame_lo = on_alt ? lo : 0;
     t_frame = frame;
     if (act->sa_flags & SA_SIGINFO) act->sa_sigaction(sig, info, ucv);
     else act->sa_handler(sig);
-    t_frame = outer;
-    t_frame_lo = outer_lo;
-    left_handler(fl_program_goes_on(sig, info));
+    // A handler that switched away by swapcontext was counted out then,
+    // and may come back here later: counted once.
+    if (t_frame == frame) {
+        t_frame = 0;
+        left_handler(fl_program_goes_on(sig, info), 1);
+    }
     // The caller may go on to write a report: with its own mask again.
     fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&ours, 0, FL_KERNEL_SIGSET_SIZE);
 }
 
 int fl_program_handler_faulted(const void *uc) {
     if (!t_frame) return 0;
-    uintptr_t sp = fl_context_sp((const ucontext_t *)uc);
-    if (sp < t_frame && sp >= t_frame_lo) return 1;
-    // The handler left without a jump the agent saw (a C++ exception,
-    // setcontext): the program lived on. Capture is not taken up here: the
-    // crash handler is still on the stack it was entered on, where it calls
-    // no libc, and it gives capture back anyway to report this fault or
-    // hand it on (the handler's return takes it up again).
+    if (within_handler(fl_context_sp((const ucontext_t *)uc))) return 1;
+    // The handler left in a way the agent did not see (a jump of the
+    // program's own, not through libc): the program went on. Capture is not
+    // taken up here: the crash handler is still on the stack it was entered
+    // on, where it calls no libc, and it gives capture back anyway to
+    // report this fault or hand it on (the handler's return takes it up
+    // again).
     t_frame = 0;
-    left_handler(0);
+    left_handler(1, 0);
     return 0;
 }
 
@@ -100,7 +110,13 @@ void fl_program_handler_jumping(const void *env) {
     uintptr_t at = (uintptr_t)env, here = (uintptr_t)__builtin_frame_address(0);
     if (at >= here && at < t_frame) return;
     t_frame = 0;
-    left_handler(1);
+    left_handler(1, 1);
+}
+
+void fl_program_handler_resuming_at(uintptr_t sp) {
+    if (!t_frame || within_handler(sp)) return;
+    t_frame = 0;
+    left_handler(1, 1);
 }
 
 int fl_disposition_is_default(int sig) {

@@ -25,9 +25,12 @@ int fl_program_handler_is_one(const struct sigaction *act);
 /// capture is given back for the call (the handler may end the process)
 /// and taken up again once the last thread inside a program's handler
 /// leaves it and the program goes on: it returns and fl_program_goes_on
-/// says so, or it jumps out (fl_program_handler_jumping). A handler left
-/// another way is counted out at its thread's next fault
-/// (fl_program_handler_faulted) without taking capture up. May not return.
+/// says so, it jumps out (fl_program_handler_jumping), or a C++ exception
+/// is caught or a context set outside it (fl_program_handler_resuming_at).
+/// A handler left another way is counted out at its thread's next fault
+/// (fl_program_handler_faulted) without taking capture up. Calls do not
+/// nest (a fault inside a program's handler is not handed to one). May not
+/// return.
 /// Async-signal-safe; gives capture back and takes it up with libc calls
 /// on the caller's stack, which the program's handler runs on anyway.
 void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *info, void *uc, uintptr_t frame);
@@ -35,8 +38,9 @@ void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *in
 /// 1 when the fault whose context is `uc` happened inside a program's
 /// handler that fl_program_handler_call is still running on this thread:
 /// its stack pointer lies below the recorded caller frame, on the stack
-/// that frame is on. A record left by a handler that jumped out
-/// (siglongjmp) is cleared and 0 returned. Async-signal-safe.
+/// that frame is on. A record left by a handler that went away unseen is
+/// cleared, counted as the program going on, and 0 returned.
+/// Async-signal-safe.
 int fl_program_handler_faulted(const void *uc);
 
 /// 1 for a hardware fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE the kernel
@@ -52,8 +56,10 @@ int fl_is_hardware_fault(int sig, const siginfo_t *info);
 int fl_program_goes_on(int sig, const siginfo_t *info);
 
 /// How many times a thread has left a program's handler called by
-/// fl_program_handler_call with the program going on (it jumped out, or it
-/// returned and fl_program_goes_on said so). A thread that waits for
+/// fl_program_handler_call with the program going on (it jumped out, a
+/// C++ exception or a context took it out, it returned and
+/// fl_program_goes_on said so, or it was found gone at the thread's next
+/// fault). A thread that waits for
 /// another's report watches it to learn that the fault reported was
 /// recovered from (crash_handler.c, wait_for_claim). Async-signal-safe.
 unsigned fl_program_went_on_count(void);
@@ -63,6 +69,13 @@ unsigned fl_program_went_on_count(void);
 /// fl_program_handler_call and `env` is not within the handler's own
 /// frames, the thread is leaving it. Async-signal-safe.
 void fl_program_handler_jumping(const void *env);
+
+/// Called by the interposers that see a thread about to run at stack
+/// address `sp` (a C++ catch's frame, handler_catch.c; a context set or
+/// swapped to, handler_context.c): when the thread is inside a program's
+/// handler called by fl_program_handler_call and `sp` is not within the
+/// handler's frames, it is leaving it. Async-signal-safe.
+void fl_program_handler_resuming_at(uintptr_t sp);
 
 /// 1 when `sig`'s disposition is now the default action or ignore (a
 /// program's handler sets it so before it returns to let a fault end the

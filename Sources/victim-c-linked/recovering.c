@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static sigjmp_buf g_env;
@@ -37,6 +38,16 @@ static void faulting_probe_handler(int sig, siginfo_t *info, void *uc) {
     if (g_probing) siglongjmp(g_env, 1);
     fprintf(stderr, "victim: the program's own handler stores through NULL\n");
     *g_null = 2;
+}
+
+static ucontext_t g_probe_ctx;
+static volatile sig_atomic_t g_resumed;
+
+// A probe's fault resumes the context the probe saved (setcontext); any
+// other gives the signal its default action and returns.
+static void context_handler(int sig) {
+    if (g_probing) { g_resumed = 1; setcontext(&g_probe_ctx); }
+    signal(sig, SIG_DFL);
 }
 
 // A test harness's abort() catcher: every SIGABRT jumps back.
@@ -126,6 +137,16 @@ __attribute__((noinline)) static int probe_unmapped(void) {
     return recovered;
 }
 
+/// Reads an unmapped address; 1 when the handler resumed the saved context.
+__attribute__((noinline)) static int probe_by_context(void) {
+    g_probing = 1;
+    g_resumed = 0;
+    getcontext(&g_probe_ctx);  // the handler's setcontext comes back here
+    if (!g_resumed) (void)*k_unmapped;
+    g_probing = 0;
+    return g_resumed;
+}
+
 __attribute__((noinline)) static void recovering_null_deref(void) {
     fprintf(stderr, "victim: now dereferencing NULL for real\n");
     *g_null = 1;
@@ -139,6 +160,10 @@ int victim_recovering_prepare(const char *command) {
     }
     if (!strcmp(command, "recover-then-report-fault")) {
         install(SIGSEGV, 0, checkpoint_handler);
+        return 1;
+    }
+    if (!strcmp(command, "setcontext-recovered-then-crash")) {
+        install(SIGSEGV, 0, context_handler);
         return 1;
     }
     if (!strcmp(command, "own-altstack-overflows")) {
@@ -203,6 +228,11 @@ void victim_recovering_run(const char *command, const char *count) {
     if (victim_threads_run(command, count)) return;
     if (!strcmp(command, "recover-then-report-fault")) recover_then_report_fault();
     if (!strcmp(command, "own-altstack-overflows")) own_altstack_overflows();
+    if (!strcmp(command, "setcontext-recovered-then-crash")) {
+        fprintf(stderr, "victim: recovered from %d of 1 probes by setcontext\n", probe_by_context());
+        recovering_null_deref();
+        return;
+    }
     if (!strcmp(command, "abort-recovered-then-crash")) {
         if (!sigsetjmp(g_env, 1)) { fprintf(stderr, "victim: calling abort()\n"); abort(); }
         fprintf(stderr, "victim: recovered from abort()\n");
