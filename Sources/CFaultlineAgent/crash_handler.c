@@ -469,13 +469,23 @@ static void report_stalled(void *unused) {
     die_by(g_first_sig);
 }
 
+/// How long a waiting thread gives a report handed to the program's
+/// handler to end the process (wait_for_claim) before it goes on itself.
+#define FL_HANDED_GRACE_MS 100
+
 // A thread that faults while another writes the report waits here. That
 // report either ends the process (this thread dies with it), or its fault
 // is handed to the program's handler, which recovers: then this returns,
 // with the handler's mask back, and the caller handles this thread's fault
 // afresh. `went_on` is fl_program_went_on_count() from before the claim
 // was tried: a change says a thread left a program's handler with the
-// program going on. A report that is never finished (the reporting thread
+// program going on. A handler left in a way the agent does not see gives
+// no such sign until its thread faults again: once the report is handed
+// (g_handed) and the claim has stayed free for FL_HANDED_GRACE_MS without
+// the process ending (a fault given back happens again into the default
+// action, an abort() ends it, in microseconds), this returns too, and this
+// thread's fault goes to the program's handler, as it would have without
+// the agent. A report that is never finished (the reporting thread
 // stopped for good) is waited for up to 10 s, then this thread dies by its
 // own signal. Runs on the stack the handler was entered on, so system
 // calls only (raw_syscall.h). Signals nest below it there as usual, so it
@@ -485,8 +495,10 @@ static void wait_for_claim(int sig, const ucontext_t *uc, unsigned went_on) {
     uint64_t handler_mask;
     fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&uc->uc_sigmask, (long)&handler_mask, FL_KERNEL_SIGSET_SIZE);
     struct timespec ms = {0, 1000000};
+    int handed_ms = 0;  // consecutive milliseconds the handed report's claim was free
     for (int i = 0; i < 10000; i++) {
-        if (fl_program_went_on_count() != went_on) {
+        handed_ms = atomic_load(&g_handed) && !atomic_load(&g_state) ? handed_ms + 1 : 0;
+        if (fl_program_went_on_count() != went_on || handed_ms > FL_HANDED_GRACE_MS) {
             fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&handler_mask, 0, FL_KERNEL_SIGSET_SIZE);
             return;
         }
