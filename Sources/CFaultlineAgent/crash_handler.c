@@ -566,8 +566,12 @@ again:
     if (t_reporting) {
         // A fault while writing a report: the recrash report below, never
         // the program's handler.
-    } else if (fl_program_handler_faulted(ucv)) {
-        f.after = AFTER_DIE;  // the program's own handler crashed
+    } else if (fl_program_handler_faulted(ucv) && !(prev && fl_program_handler_nests(sig))) {
+        // The program's own handler crashed, by a signal the kernel would
+        // have blocked there or that has no handler of the program's. One
+        // it would have delivered (abort() in a SIGSEGV handler, with a
+        // SIGABRT handler) is handed on below, inside the running one.
+        f.after = AFTER_DIE;
     } else if (prev && atomic_load(&g_handed)) {
         // The program lived on after a fault its handler was handed: it
         // recovers from faults. Its handler sees this one first; one that

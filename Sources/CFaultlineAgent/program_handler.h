@@ -28,9 +28,10 @@ int fl_program_handler_is_one(const struct sigaction *act);
 /// says so, it jumps out (fl_program_handler_jumping), or a C++ exception
 /// is caught or a context set outside it (fl_program_handler_resuming_at).
 /// A handler left another way is counted out at its thread's next fault
-/// (fl_program_handler_faulted) without taking capture up. Calls do not
-/// nest (a fault inside a program's handler is not handed to one). May not
-/// return.
+/// (fl_program_handler_faulted) without taking capture up. A call made
+/// inside another's handler (fl_program_handler_nests) is recorded below
+/// it; leaving both counts both out. The caller checks there is room
+/// (fl_program_handler_nests) when a record is in force. May not return.
 /// Async-signal-safe; gives capture back and takes it up with libc calls
 /// on the caller's stack, which the program's handler runs on anyway.
 void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *info, void *uc, uintptr_t frame);
@@ -38,10 +39,17 @@ void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *in
 /// 1 when the fault whose context is `uc` happened inside a program's
 /// handler that fl_program_handler_call is still running on this thread:
 /// its stack pointer lies below the recorded caller frame, on the stack
-/// that frame is on. A record left by a handler that went away unseen is
-/// cleared, counted as the program going on, and 0 returned.
-/// Async-signal-safe.
+/// that frame is on. Records left by handlers that went away unseen are
+/// cleared first, counted as the program going on. Async-signal-safe.
 int fl_program_handler_faulted(const void *uc);
+
+/// After fl_program_handler_faulted said 1: 1 when the kernel would have
+/// delivered `sig` to the program's handler there, so it is handed to it
+/// inside the running one: the innermost handler's mask does not block it
+/// and no handler of `sig` is running on this thread (the agent keeps the
+/// fault signals open, so a handler with SA_NODEFER would otherwise recurse
+/// into itself until its stack ran out). Async-signal-safe.
+int fl_program_handler_nests(int sig);
 
 /// 1 for a hardware fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE the kernel
 /// raised, not one sent): returning from its handler re-executes the

@@ -56,6 +56,14 @@ static void abort_catcher(int sig) {
     siglongjmp(g_env, 1);
 }
 
+// A test harness's SIGSEGV handler: a probe's fault fails the test by
+// abort(), which the harness's abort() catcher (above) jumps back from, out
+// of both handlers; any other fault gets the default action back.
+static void failing_test_handler(int sig) {
+    if (g_probing) abort();
+    signal(sig, SIG_DFL);
+}
+
 // An interpreter's handler: every SIGSEGV jumps back to the checkpoint.
 static void checkpoint_handler(int sig) {
     (void)sig;
@@ -166,6 +174,11 @@ int victim_recovering_prepare(const char *command) {
         install(SIGSEGV, 0, context_handler);
         return 1;
     }
+    if (!strcmp(command, "abort-in-handler-recovered-then-crash")) {
+        install(SIGSEGV, 0, failing_test_handler);
+        install(SIGABRT, 0, abort_catcher);
+        return 1;
+    }
     if (!strcmp(command, "own-altstack-overflows")) {
         install_own_altstack();
         struct sigaction sa;
@@ -230,6 +243,11 @@ void victim_recovering_run(const char *command, const char *count) {
     if (!strcmp(command, "own-altstack-overflows")) own_altstack_overflows();
     if (!strcmp(command, "setcontext-recovered-then-crash")) {
         fprintf(stderr, "victim: recovered from %d of 1 probes by setcontext\n", probe_by_context());
+        recovering_null_deref();
+        return;
+    }
+    if (!strcmp(command, "abort-in-handler-recovered-then-crash")) {
+        fprintf(stderr, "victim: recovered from %d of 1 probes by abort() in the SIGSEGV handler\n", probe_unmapped());
         recovering_null_deref();
         return;
     }
