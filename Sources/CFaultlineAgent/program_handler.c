@@ -27,9 +27,9 @@ typedef struct {
 /// handler) runs below it on the same stack.
 static __thread handler_record t_records[FL_NEST_MAX] __attribute__((tls_model("initial-exec")));
 static __thread int t_depth __attribute__((tls_model("initial-exec")));
-/// Threads inside a program's handler (a recorded frame each): stderr
+/// Program's handlers running, on every thread (a record each): stderr
 /// capture is given back while any is, and taken up again when the last
-/// leaves and the program goes on.
+/// is left and the program goes on.
 static atomic_int g_inside;
 /// Times a thread left a program's handler with the program going on.
 static atomic_uint g_went_on;
@@ -46,8 +46,8 @@ int fl_program_handler_is_one(const struct sigaction *act) {
     return act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
 }
 
-// The thread left the program's handler (its record is cleared): the last
-// one out takes stderr capture up again when the program goes on and
+// The thread left a program's handler (its record is gone): the last one
+// left takes stderr capture up again when the program goes on and
 // `may_resume` (the caller may call libc where it runs).
 static void left_handler(int goes_on, int may_resume) {
     if (goes_on) atomic_fetch_add(&g_went_on, 1);

@@ -23,8 +23,8 @@ int fl_program_handler_is_one(const struct sigaction *act);
 /// frame, recorded so that fl_program_handler_faulted can tell a fault
 /// inside the handler from one after the handler jumped out. Stderr
 /// capture is given back for the call (the handler may end the process)
-/// and taken up again once the last thread inside a program's handler
-/// leaves it and the program goes on: it returns and fl_program_goes_on
+/// and taken up again once the last program's handler running on any
+/// thread is left and the program goes on: it returns and fl_program_goes_on
 /// says so, it jumps out (fl_program_handler_jumping), or a C++ exception
 /// is caught or a context set outside it (fl_program_handler_resuming_at).
 /// A handler left another way is counted out at its thread's next fault
