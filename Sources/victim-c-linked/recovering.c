@@ -40,13 +40,20 @@ static void faulting_probe_handler(int sig, siginfo_t *info, void *uc) {
     *g_null = 2;
 }
 
-static ucontext_t g_probe_ctx;
+static ucontext_t g_probe_ctx, g_handler_ctx;
 static volatile sig_atomic_t g_resumed;
+/// Whether the handler swaps to the probe's context (saving its own, never
+/// resumed) rather than setting it.
+static int g_swap;
 
-// A probe's fault resumes the context the probe saved (setcontext); any
-// other gives the signal its default action and returns.
+// A probe's fault resumes the context the probe saved (setcontext or
+// swapcontext); any other gives the signal its default action and returns.
 static void context_handler(int sig) {
-    if (g_probing) { g_resumed = 1; setcontext(&g_probe_ctx); }
+    if (g_probing) {
+        g_resumed = 1;
+        if (g_swap) swapcontext(&g_handler_ctx, &g_probe_ctx);
+        else setcontext(&g_probe_ctx);
+    }
     signal(sig, SIG_DFL);
 }
 
@@ -149,7 +156,7 @@ __attribute__((noinline)) static int probe_unmapped(void) {
 __attribute__((noinline)) static int probe_by_context(void) {
     g_probing = 1;
     g_resumed = 0;
-    getcontext(&g_probe_ctx);  // the handler's setcontext comes back here
+    getcontext(&g_probe_ctx);  // the handler's setcontext or swapcontext comes back here
     if (!g_resumed) (void)*k_unmapped;
     g_probing = 0;
     return g_resumed;
@@ -170,7 +177,8 @@ int victim_recovering_prepare(const char *command) {
         install(SIGSEGV, 0, checkpoint_handler);
         return 1;
     }
-    if (!strcmp(command, "setcontext-recovered-then-crash")) {
+    if (!strcmp(command, "setcontext-recovered-then-crash") || !strcmp(command, "swapcontext-recovered-then-crash")) {
+        g_swap = command[0] == 's' && command[1] == 'w';
         install(SIGSEGV, 0, context_handler);
         return 1;
     }
@@ -241,8 +249,8 @@ void victim_recovering_run(const char *command, const char *count) {
     if (victim_threads_run(command, count)) return;
     if (!strcmp(command, "recover-then-report-fault")) recover_then_report_fault();
     if (!strcmp(command, "own-altstack-overflows")) own_altstack_overflows();
-    if (!strcmp(command, "setcontext-recovered-then-crash")) {
-        fprintf(stderr, "victim: recovered from %d of 1 probes by setcontext\n", probe_by_context());
+    if (!strcmp(command, "setcontext-recovered-then-crash") || !strcmp(command, "swapcontext-recovered-then-crash")) {
+        fprintf(stderr, "victim: recovered from %d of 1 probes by %s\n", probe_by_context(), g_swap ? "swapcontext" : "setcontext");
         recovering_null_deref();
         return;
     }

@@ -11,7 +11,9 @@ int victim_recovering_prepare(const char *command);
 /// (default 100) at a handler that returns, and exits 0;
 /// recover-then-report-fault recovers from a probe, then abort()s with a
 /// crash callback that faults; setcontext-recovered-then-crash recovers
-/// from a probe by setcontext, then dereferences NULL;
+/// from a probe by setcontext, then dereferences NULL
+/// (swapcontext-recovered-then-crash: by swapcontext, the handler's context
+/// saved and never resumed);
 /// abort-in-handler-recovered-then-crash's SIGSEGV handler abort()s for the
 /// probe and its SIGABRT handler jumps out of both, then NULL; own-altstack-overflows overflows its stack
 /// twice into a handler on its own 16 KiB alternate stack that recovers,
