@@ -26,14 +26,11 @@ void fl_report_other_threads(fl_json *w, pid_t skip_tid, const fl_image_list *im
         fl_json_begin_object(w, 0);
         fl_json_int(w, "tid", tids[i]);
         fl_json_bool(w, "main", tids[i] == getpid());
+        if (fl_thread_name(tids[i], name, sizeof name) > 0) fl_json_string(w, "name", name);
         // Faultline's own threads (stderr drain, watchdog, memory monitor,
         // the shim's leak helper) block signals on purpose; asking them would
-        // only cost a timeout. Known by id and named by their record: one may
-        // not have named itself yet.
-        const char *own = fl_solo_thread_name(tids[i]);
-        if (own) fl_json_string(w, "name", own);
-        else if (fl_thread_name(tids[i], name, sizeof name) > 0) fl_json_string(w, "name", name);
-        if (own) {
+        // only cost a timeout. Known by id: one may not have named itself yet.
+        if (fl_solo_thread_is_faultlines(tids[i])) {
             fl_json_bool(w, "agent", 1);
             fl_json_bool(w, "captured", 0);
             fl_report_frames(w, "frames", pcs, 0, FL_FRAME0_INTERRUPTED, images);

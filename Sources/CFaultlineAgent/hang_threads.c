@@ -51,12 +51,11 @@ void fl_hang_write_threads(fl_json *w, pid_t skip_tid, const fl_image_list *imag
         char name[64];
         fl_json_begin_object(w, 0);
         fl_json_int(w, "tid", tids[i]);
+        int named = fl_thread_name(tids[i], name, sizeof name) > 0;
+        if (named) fl_json_string(w, "name", name);
         // Faultline's own threads are listed, not sampled, as in crash
         // reports (agent_threads.c): their stacks are not the program's.
-        const char *own = fl_solo_thread_name(tids[i]);
-        int agent = own != 0;
-        if (own) fl_json_string(w, "name", own);
-        else if (fl_thread_name(tids[i], name, sizeof name) > 0) fl_json_string(w, "name", name);
+        int agent = fl_solo_thread_is_faultlines(tids[i]);
         if (agent) fl_json_bool(w, "agent", 1);
         fl_thread_probe p;
         int probed = fl_probe_thread(tids[i], &p) == 0;

@@ -1,4 +1,5 @@
 #include "thread_capture.h"
+#include "solo_call.h"
 #include "cred_mirror.h"
 #include "proc_tid.h"
 #include "fd_transient.h"
@@ -205,6 +206,10 @@ int fl_threads_list(pid_t *tids, int max, int *total) {
 }
 
 int fl_thread_name(pid_t tid, char *buf, int cap) {
+    // Faultline's own threads by their record: until one has run its first
+    // line its comm is its creator's, and a program may rename any task.
+    const char *own = fl_solo_thread_name(tid);
+    if (own && cap > 0) return (int)fl_strlcpy(buf, own, (size_t)cap);
     char path[64];
     fl_proc_task_path(path, sizeof path, fl_proc_tid(tid), "comm");  // not under /proc/self/task (proc_tid.h)
     ssize_t n = fl_read_file(path, buf, (size_t)cap);

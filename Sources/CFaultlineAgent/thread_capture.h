@@ -34,7 +34,9 @@ void fl_threads_unblock_agent_signals(void);
 /// threads there are, also those past `max`.
 int fl_threads_list(pid_t *tids, int max, int *total);
 
-/// Reads a thread's name (comm) into `buf`. Returns its length, 0 if unknown.
+/// Reads a thread's name into `buf`: its comm, or for one of Faultline's
+/// threads the name its record gives (fl_solo_thread_name). Returns its
+/// length, 0 if unknown.
 int fl_thread_name(pid_t tid, char *buf, int cap);
 
 /// 1 when thread `tid` has signal `sig` blocked (SigBlk in its status)
