@@ -18,10 +18,11 @@ typedef struct leak_block {
     uint64_t size;    ///< bytes asked for
     uint32_t stack;   ///< allocation stack id
     uint32_t tid;     ///< allocating thread
+    uint32_t listed;  ///< position in the live lists' walk (each thread's blocks newest first)
     uint8_t cls;      ///< LEAK_*
     uint8_t scanned;  ///< contents read already
     uint8_t inherited;  ///< allocated before this process was forked (the parent's)
-    uint8_t pad[5];
+    uint8_t pad;
 } leak_block;
 
 /// What a scan found; memory is mmap'd and released by shim_leak_scan_free.

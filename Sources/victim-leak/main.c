@@ -3,6 +3,9 @@
 //   list            a 10-node linked list whose head pointer is dropped
 //   ring            a 10-node circular doubly linked list, dropped: every
 //                   node is pointed to by two others
+//   lost-pairs      two dropped pairs of a 232- and a 56-byte block that point
+//                   at each other, the bigger one allocated first in one pair,
+//                   the smaller in the other (lost_pairs.c)
 //   libc-helpers    blocks from strdup, asprintf, getline, realpath, … lost
 //                   (libc_helpers.c)
 //   libc-helper-jump  getline left by siglongjmp, then a 55-byte block lost
@@ -101,6 +104,7 @@
 #include "dead_frames.h"
 #include "fork_during_install.h"
 #include "libc_helpers.h"
+#include "lost_pairs.h"
 #include "review2_realpath_old.h"
 #include "review_cancel.h"
 #include "signal_storm.h"
@@ -548,6 +552,9 @@ int main(int argc, char **argv) {
         clear_stack();
     } else if (!strcmp(cmd, "ring")) {
         lose_ring();
+        clear_stack();
+    } else if (!strcmp(cmd, "lost-pairs")) {
+        victim_lost_pairs();
         clear_stack();
     } else if (!strcmp(cmd, "realpath-old")) { victim_realpath_old();
     } else if (!strcmp(cmd, "libc-helpers")) {
