@@ -7,6 +7,7 @@
 #include "sigsafe.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -213,6 +214,13 @@ fl_wait_kind fl_probe_classify(const fl_thread_probe *p) {
     if (is_one_of(p->nr, k_read_calls, COUNT(k_read_calls)) && fd_waits_for_events((int)p->args[0]))
         return FL_WAIT_IDLE;
     return FL_WAIT_BLOCKED;
+}
+
+int fl_probe_writes_to_pipe(const fl_thread_probe *p) {
+    if (p->running || (p->nr != SYS_write && p->nr != SYS_writev)) return 0;
+    // The watched thread is one of ours: its descriptor is in our table.
+    struct stat st;
+    return fstat((int)p->args[0], &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
 const char *fl_wait_kind_name(fl_wait_kind k) {

@@ -48,6 +48,10 @@ void fl_probe_forget(void);
 /// Classifies an observation.
 fl_wait_kind fl_probe_classify(const fl_thread_probe *p);
 
+/// 1 when `p` is blocked in write or writev on a pipe or FIFO: it waits
+/// for the process that reads the other end. Allocation-free.
+int fl_probe_writes_to_pipe(const fl_thread_probe *p);
+
 /// Name of a wait kind: "running", "idle", "futex", "sleep", "blocked", "stopped", "gone".
 const char *fl_wait_kind_name(fl_wait_kind k);
 

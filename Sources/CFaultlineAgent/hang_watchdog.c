@@ -417,6 +417,11 @@ static void tick(watch_state *s, uint64_t now) {
         // command-line tools work; a lock wait (a mutex, an rwlock a writer
         // holds) or a lock cycle is not.
         if (k == FL_WAIT_FUTEX && !lock_wait && !in_cycle) idle = 1;
+        // Blocked writing into a full pipe is waiting for its reader, another
+        // process, as a pipe read waits for its writer: a pipeline's pace
+        // (`curl URL | slow-consumer`, after curl had polled its socket, was
+        // a hang). A write to a file, disk or socket still counts.
+        if (k == FL_WAIT_BLOCKED && fl_probe_writes_to_pipe(&p)) idle = 1;
         // Blocking and waking again since the last look (beyond the wake-ups
         // our own signals caused) is progress: it is not stuck in one place.
         if (progressed && !in_cycle) idle = 1;
