@@ -111,11 +111,16 @@ static void add_line(fl_image_list *list, const char *line, uintptr_t *load_end)
     // continue the image when they start inside its PT_LOAD span. Otherwise
     // the text would become an image of its own, its bias read from a header
     // that is not at the link-time address 0.
-    if (last && fl_streq(last->path, p) &&
-        (offset != 0 || (start >= last->start && start < *load_end))) {
+    int same_file = last && fl_streq(last->path, p);
+    int inside = same_file && start >= last->start && start < *load_end;
+    if (same_file && (inside || (offset != 0 && !*load_end))) {
         if (end > last->end) last->end = end;
         return;
     }
+    // Past the span, a mapping of the same file is a copy the program made
+    // (node maps part of its text again near its JIT code): taken into the
+    // image, it stretched it over every address between, and a JIT frame
+    // there was named as the executable's last symbol (`_end (node)`).
     if (offset != 0 || list->count >= FL_MAX_IMAGES) return;
     fl_image *img = &list->images[list->count++];
     fl_strlcpy(img->path, p, sizeof img->path);

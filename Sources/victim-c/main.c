@@ -52,6 +52,7 @@ void victim_crash_beside_stalled_starts(void);  // starting_threads.c
 void victim_crash_beside_slow_answer(void);  // slow_answer.c
 int victim_crash_beside_crowd(const char *kind, const char *count);  // thread_crowd.c
 void victim_rename_tasks_then_crash(void);  // renamed_tasks.c
+void victim_crash_in_anonymous_code(void);  // foreign_code.c
 
 // Keeps the optimiser from proving a fault away.
 static volatile int g_zero = 0;
@@ -457,6 +458,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-beside-starting-threads", "SIGSEGV on main while threads 'start-asleep' and 'start-running' hold glibc's start-up mask (every signal blocked) until the stack request is pending"},
     {"crash-beside-stalled-starts", "SIGSEGV on main while threads 'stall-0' to 'stall-3' hold glibc's start-up mask and run 1.5 s once the stack request is pending"},
     {"crash-beside-slow-answer", "as root: SIGSEGV on main while thread 'slow-answer' waits with its caller's stack page taken away; the unwind that answers the stack request faults on it, and thread 'uffd-server' (userfaultfd) puts it back 300 ms later"},
+    {"crash-in-anonymous-code", "SIGILL in an anonymous executable page (as JIT code), below a copy of a page of our own file"},
     {"rename-tasks-then-crash", "SIGSEGV after writing 'renamed' into every task's /proc comm, Faultline's threads too"},
     {"crash-beside-crowd", "KIND [N] SIGSEGV on main beside N (64) threads 'crowd-I' that are all spinning, blocking (every signal, for good) or sleeping (in pause)"},
     {"crash-beside-rt-handlers", "handlers of its own on every real-time signal (as Go's runtime), a SIGRTMIN+8 queued to itself, then SIGSEGV on main while threads 'rt-idler-0' to 'rt-idler-2' pause"},
@@ -524,6 +526,7 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "crash-beside-stalled-starts")) victim_crash_beside_stalled_starts();
     else if (!strcmp(c, "crash-beside-slow-answer")) victim_crash_beside_slow_answer();
     else if (!strcmp(c, "rename-tasks-then-crash")) victim_rename_tasks_then_crash();
+    else if (!strcmp(c, "crash-in-anonymous-code")) victim_crash_in_anonymous_code();
     else if (!strcmp(c, "crash-beside-crowd")) return victim_crash_beside_crowd(argv[2], argc > 3 ? argv[3] : 0);
     else if (!strcmp(c, "crash-beside-rt-handlers")) victim_crash_beside_rt_handlers();
     else if (!strcmp(c, "crash-beside-signal-api")) victim_crash_beside_signal_api(argv[2]);
