@@ -11,6 +11,7 @@
 #include "report_file.h"
 #include "signal_names.h"
 #include "sigsafe.h"
+#include "reraised_fault.h"
 #include "stack_overflow.h"
 #include "stack_switch.h"
 #include "stderr_capture.h"
@@ -201,6 +202,21 @@ static void write_signal(fl_json *w, int sig, const siginfo_t *info, const ucont
     if (info->si_code == SI_USER || info->si_code == SI_TKILL || info->si_code == SI_QUEUE)
         fl_json_int(w, "sender_pid", info->si_pid);
     if (fl_fault_is_stack_overflow(sig, info, uc)) fl_json_bool(w, "stack_overflow", 1);
+    // A fault the program's own handler re-raised (python3 -X faulthandler):
+    // what the kernel said of the fault itself, from its frame on the stack.
+    static fl_reraised orig;  // the handler runs on one thread at a time (the claim)
+    if (fl_reraised_fault(sig, info, uc, &orig)) {
+        fl_json_begin_object(w, "reraised_fault");
+        fl_json_int(w, "code", orig.code);
+        fl_json_string(w, "code_name", fl_signal_code_name(sig, orig.code));
+        fl_json_hex(w, "fault_address", (uint64_t)orig.address);
+        fl_json_hex(w, "pc", (uint64_t)orig.pc);
+        fl_json_string(w, "from", orig.from_siginfo ? "siginfo" : "trap_registers");
+        siginfo_t as_sent = {.si_signo = sig, .si_code = orig.code};
+        as_sent.si_addr = (void *)orig.address;
+        if (fl_fault_is_stack_overflow(sig, &as_sent, &orig.context)) fl_json_bool(w, "stack_overflow", 1);
+        fl_json_end_object(w);
+    }
     fl_json_end_object(w);
 }
 
@@ -729,6 +745,7 @@ int fl_crash_install(void) {
     for (int i = 0; i < FL_NSIGNALS; i++) sigdelset(&sa.sa_mask, k_signals[i]);
     for (int i = 0; i < FL_NSIGNALS; i++)
         if (sigaction(k_signals[i], &sa, &g_prev[i]) != 0) return -1;
+    fl_reraised_fault_init(SIGSEGV);
     g_installed = 1;
     return 0;
 }

@@ -251,6 +251,17 @@ import Testing
         #expect(!ReportSummary.oneLine(null).contains("stack overflow"))
     }
 
+    /// A fault a later handler of the program caught and re-raised: the
+    /// signal line and the summary say what it caught.
+    @Test func reraisedFaultIsNamed() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let report = try ReportStore.load(path: try Victims.crashC("reraise-from-handler", in: dir).path)
+        let lines = ReportFormatter().format(report).split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("signal: SIGSEGV (11), SI_TKILL") && $0.hasSuffix("; re-raised by the program's handler, which caught SEGV_MAPERR: address not mapped, at address 0x0") }, "\(lines)")
+        #expect(ReportSummary.oneLine(report) == "SIGSEGV SI_TKILL; re-raised SEGV_MAPERR at 0x0")
+    }
+
     /// A thread the program started runs through the agent's thread-start
     /// trampoline: that frame, outside the innermost run of Faultline's
     /// frames, is printed by its name alone, with no Faultline source line;

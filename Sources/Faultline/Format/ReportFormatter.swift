@@ -175,7 +175,8 @@ public struct ReportFormatter: Sendable {
     }
 
     /// `SIGSEGV (11), SEGV_MAPERR: address not mapped, at address 0x0`, and
-    /// `: stack overflow` when the agent took the fault for one.
+    /// `: stack overflow` when the agent took the fault for one; for a
+    /// signal the program's handler re-raised, the fault it caught.
     func describe(_ s: Report.SignalInfo) -> String {
         var text = "\(s.name) (\(s.number)), \(s.codeName)"
         let meaning = SignalCodeDescriptions.meaning(of: s.codeName, signal: s.name)
@@ -184,6 +185,12 @@ public struct ReportFormatter: Sendable {
         if let a = s.faultAddress, !(s.codeName == "SI_KERNEL" && a.value == 0) { text += ", at address \(a)" }
         if s.stackOverflow == true { text += ": stack overflow" }
         if let p = s.senderPid { text += ", sent by pid \(p)" }
+        if let f = s.reraisedFault {
+            text += "; re-raised by the program's handler, which caught \(f.codeName)"
+            if let meaning = SignalCodeDescriptions.meaning(of: f.codeName, signal: s.name) { text += ": \(meaning)" }
+            if let a = f.faultAddress, !(f.codeName == "SI_KERNEL" && a.value == 0) { text += ", at address \(a)" }
+            if f.stackOverflow == true { text += ": stack overflow" }
+        }
         return text
     }
 

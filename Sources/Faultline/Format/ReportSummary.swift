@@ -11,6 +11,12 @@ public enum ReportSummary {
             if let a = s.faultAddress, !(s.codeName == "SI_KERNEL" && a.value == 0) { text += " at \(a)" }
             parts.append(text)
             if s.stackOverflow == true { parts.append("stack overflow") }
+            if let f = s.reraisedFault {
+                var caught = "re-raised \(f.codeName)"
+                if let a = f.faultAddress, !(f.codeName == "SI_KERNEL" && a.value == 0) { caught += " at \(a)" }
+                if f.stackOverflow == true { caught += ", stack overflow" }
+                parts.append(caught)
+            }
         }
         // The malloc shim's verdict on a crash's address.
         if let verdict = r.sections["memory_error"]?["kind"]?.stringValue { parts.append(verdict) }

@@ -70,6 +70,25 @@ public struct Report: Codable, Sendable {
         /// True when the fault looks like a stack overflow (an address from a
         /// page below the stack pointer to 64 KiB above it); absent otherwise.
         public var stackOverflow: Bool?
+        /// For a fault signal the process sent itself from a handler of its
+        /// own (python3's faulthandler re-raising): the fault that handler
+        /// caught, read from the kernel's frame on the stack.
+        public var reraisedFault: ReraisedFault?
+    }
+
+    /// The fault behind a re-raised signal (`signal.reraised_fault`).
+    public struct ReraisedFault: Codable, Sendable, Hashable {
+        public var code: Int
+        /// `si_code` by name, e.g. `SEGV_MAPERR`.
+        public var codeName: String
+        public var faultAddress: Address?
+        /// The faulting instruction.
+        public var pc: Address?
+        /// `siginfo` (the frame's, written for an SA_SIGINFO handler) or
+        /// `trap_registers` (derived from the trap number, error code and
+        /// CR2 the kernel saved).
+        public var from: String?
+        public var stackOverflow: Bool?
     }
 
     /// One thread's stack.

@@ -1,0 +1,47 @@
+// reraise-from-handler [siginfo] [altstack]: a SIGSEGV handler installed
+// after the agent's (as python3's faulthandler installs its own), which
+// says so, puts the handler it replaced back and re-raises the signal with
+// raise(); the agent then sees SI_TKILL from this process, with the fault
+// itself in the kernel's frame on the stack. `siginfo`: an SA_SIGINFO
+// handler (the kernel writes a siginfo in the frame); `altstack`: on an
+// alternate stack of its own. raise-segv: SIGSEGV raised with no fault.
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void victim_null_deref(void);  // main.c
+
+static struct sigaction g_replaced;
+
+static void reraise(int sig) {
+    static const char said[] = "victim: handler caught the fault; re-raising it\n";
+    write(2, said, sizeof said - 1);
+    sigaction(sig, &g_replaced, 0);
+    raise(sig);
+}
+
+static void reraise_siginfo(int sig, siginfo_t *info, void *uc) {
+    (void)info, (void)uc;
+    reraise(sig);
+}
+
+void victim_reraise_from_handler(int with_siginfo, int on_altstack) {
+    if (on_altstack) {
+        stack_t st = {.ss_sp = malloc(1 << 16), .ss_size = 1 << 16};
+        if (!st.ss_sp || sigaltstack(&st, 0) != 0) { perror("victim: sigaltstack"); exit(3); }
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    if (with_siginfo) sa.sa_sigaction = reraise_siginfo, sa.sa_flags = SA_SIGINFO;
+    else sa.sa_handler = reraise;
+    sa.sa_flags |= SA_NODEFER | (on_altstack ? SA_ONSTACK : 0);
+    if (sigaction(SIGSEGV, &sa, &g_replaced) != 0) { perror("victim: sigaction"); exit(3); }
+    victim_null_deref();
+}
+
+void victim_raise_segv(void) {
+    fprintf(stderr, "victim: raising SIGSEGV with no fault\n");
+    raise(SIGSEGV);
+}
