@@ -139,6 +139,8 @@ struct ExecCommand: AsyncParsableCommand {
         // Before the spawn: a SIGTERM between spawn and forwarding would kill
         // us and leave the program running unwatched.
         ChildProcess.armSignalForwarding()
+        // File times come from the kernel's coarse clock, a tick behind this one.
+        let started = Date().addingTimeInterval(-1)
         do throws(ChildProcess.LaunchError) {
             pid = try ChildProcess.spawn(spawn.0, arguments: spawn.1, environment: spawn.2)
         } catch {
@@ -154,7 +156,7 @@ struct ExecCommand: AsyncParsableCommand {
         // can still write reports after this command has printed and ended.
         let stragglers = ReportDirectoryWriters.stillRunning(directory: directory.path)
         let (finalDirectory, reports) = directory.finish(command: program, pid: pid, othersRunning: !stragglers.isEmpty)
-        let loaded = printReports(reports, in: finalDirectory)
+        let loaded = printReports(reports, in: finalDirectory, programStarted: started)
         if leaks { FileHandle.standardError.write(Data(("\n" + LeakSummary().render(loaded)).utf8)) }
         var unwatched = ""
         if case .staticallyLinked(let path, _) = reach {
@@ -203,10 +205,13 @@ struct ExecCommand: AsyncParsableCommand {
     /// not reports last); returns the ones that loaded (symbolicated, but
     /// for repeats). A report whose site (`ReportSite`) an earlier one had
     /// is not printed again: one line per such site at the end counts them.
+    /// A perf map file last written before `programStarted` is a leftover
+    /// of an earlier process and does not name JIT frames.
     @discardableResult
-    private func printReports(_ paths: [String], in directory: String?) -> [Report] {
+    private func printReports(_ paths: [String], in directory: String?, programStarted: Date) -> [Report] {
         var loaded: [Report] = []
-        let symbolicator = noSymbolicate ? nil : Symbolicator()
+        var symbolicator = noSymbolicate ? nil : Symbolicator()
+        symbolicator?.earliestProcessStart = programStarted
         let formatter = ReportFormatter()
         let entries = ReportStore.load(paths: paths)
         var firstOfSite: [ReportSite: Int] = [:]

@@ -110,6 +110,8 @@ struct StackFormatter {
             out.append("\(indent)\(num)\(pc)  [inlined] \(describe(inlined))")
         }
         var line = "\(indent)\(num)\(pc)  \(describe(symbol))"
+        // JIT code: named by the runtime's perf map, in no image.
+        if symbol.perfMap != nil { line += " [JIT]  (perf map)" }
         if let imageName { line += "  (\(imageName))" }
         out.append(line)
         return out

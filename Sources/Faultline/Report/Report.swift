@@ -162,6 +162,9 @@ public struct Report: Codable, Sendable {
         public var column: Int?
         /// Frames inlined into this one, innermost first, when known.
         public var inlined: [Symbol]?
+        /// The perf map file (`/tmp/perf-<pid>.map`) that named this frame,
+        /// for JIT code no image holds; nil for names from an image.
+        public var perfMap: String?
     }
 
     /// A loaded executable or shared object.

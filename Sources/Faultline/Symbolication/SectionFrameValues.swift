@@ -8,7 +8,7 @@ enum SectionFrameValues {
     /// the expected kinds, integers where integers belong), else nil: the
     /// caller then decodes it the general way.
     static func frame(_ o: [String: JSONValue]) -> Report.Frame? {
-        guard o.count <= 5, case .string(let pcText)? = o["pc"], let pc = Address(hex: pcText) else { return nil }
+        guard o.count <= 6, case .string(let pcText)? = o["pc"], let pc = Address(hex: pcText) else { return nil }
         var f = Report.Frame(pc: pc)
         for (key, value) in o {
             if case .null = value, key != "pc" { continue }  // an optional given as null is absent
@@ -35,7 +35,7 @@ enum SectionFrameValues {
 
     /// `value` as a symbol when it has the usual shape, else nil.
     static func symbol(_ value: JSONValue) -> Report.Symbol? {
-        guard case .object(let o) = value, o.count <= 5, case .string(let function)? = o["function"] else { return nil }
+        guard case .object(let o) = value, o.count <= 6, case .string(let function)? = o["function"] else { return nil }
         var s = Report.Symbol(function: function)
         for (key, value) in o {
             if case .null = value, key != "function" { continue }
@@ -50,6 +50,9 @@ enum SectionFrameValues {
             case "column":
                 guard let n = integer(value) else { return nil }
                 s.column = n
+            case "perf_map":
+                guard case .string(let path) = value else { return nil }
+                s.perfMap = path
             case "inlined":
                 guard case .array(let items) = value else { return nil }
                 var inlined: [Report.Symbol] = []
@@ -73,6 +76,7 @@ enum SectionFrameValues {
         if let line = symbol.line { o["line"] = .number(Double(line)) }
         if let column = symbol.column { o["column"] = .number(Double(column)) }
         if let inlined = symbol.inlined { o["inlined"] = .array(inlined.map(json)) }
+        if let perfMap = symbol.perfMap { o["perf_map"] = .string(perfMap) }
         return .object(o)
     }
 

@@ -18,6 +18,10 @@ import Foundation
 /// written, a debug file with the report's build-id under
 /// `/usr/lib/debug/.build-id/` is used instead, and when there is none the
 /// image's frames are left alone and a `SymbolicationWarning` says so.
+///
+/// A frame no image holds (JIT code) is named from the process's perf map
+/// file, `/tmp/perf-<pid>.map`, when there is one that can be the
+/// process's (`PerfMapFile`); its symbol has a function and `perfMap`.
 public struct Symbolicator: Sendable {
     /// Path of the `llvm-symbolizer` in use, nil when none was found.
     public let symbolizerPath: String?
@@ -29,6 +33,12 @@ public struct Symbolicator: Sendable {
     public let debugFileDirectories: [String]
     /// Answers and open tools shared by this symbolicator's copies.
     let cache = SymbolCache()
+    /// The earliest time the reports' processes can have started, when
+    /// known (`faultline exec`: when it started the program); a perf map
+    /// file last written before it is a leftover and not read.
+    public var earliestProcessStart: Date?
+    /// Where perf map files are looked for (`/tmp`).
+    public var perfMapDirectory = "/tmp"
 
     /// What `symbolicateWithWarnings` produced.
     public struct Result: Sendable {
@@ -142,8 +152,23 @@ public struct Symbolicator: Sendable {
         }
         symbols = demangleSwift(symbols)
 
+        // Read on the first frame that no image holds, at most once.
+        var perfMap: PerfMap??
+        let perfMapPath = PerfMapFile.path(pid: report.process.pid, directory: perfMapDirectory)
+        func jitSymbol(for frame: Report.Frame, at position: Int) -> Report.Symbol? {
+            guard frame.image.map({ !images.indices.contains($0) }) ?? true else { return nil }
+            if perfMap == nil {
+                perfMap = .some(PerfMapFile.load(for: report, directory: perfMapDirectory, earliestProcessStart: earliestProcessStart))
+            }
+            // A return address is looked up inside its call, as for images.
+            let pc = frame.isReturnAddress(at: position) ? frame.pc.value &- 1 : frame.pc.value
+            guard let map = perfMap ?? nil, let name = map.name(at: pc) else { return nil }
+            return Report.Symbol(function: name, perfMap: perfMapPath)
+        }
         func symbol(for frame: Report.Frame, at position: Int) -> Report.Symbol? {
-            guard let q = query(for: frame, at: position), let k = queryIndex[q], k < symbols.count else { return nil }
+            guard let q = query(for: frame, at: position), let k = queryIndex[q], k < symbols.count else {
+                return jitSymbol(for: frame, at: position)
+            }
             return symbols[k]
         }
         func fill(_ thread: Report.ThreadInfo) -> Report.ThreadInfo {
