@@ -34,7 +34,8 @@ public struct PerfMap: Sendable {
         var regions: [Region] = []
         var skipped = 0
         var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+        // "\r\n" is one Character in Swift, so it is a separator of its own.
+        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             number += 1
             if let r = Self.region(line, number: number) { regions.append(r) } else { skipped += 1 }
         }

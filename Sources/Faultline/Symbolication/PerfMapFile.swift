@@ -77,7 +77,7 @@ public enum PerfMapFile {
         let text = String(decoding: data, as: UTF8.self)[...]
         guard start > 0 else { return text }
         // The first line is cut; it starts after the first newline.
-        guard let newline = text.firstIndex(of: "\n") else { return "" }
+        guard let newline = text.firstIndex(where: { $0 == "\n" || $0 == "\r\n" }) else { return "" }
         return text[text.index(after: newline)...]
     }
 }
