@@ -20,7 +20,9 @@ import Testing
             """.write(toFile: script, atomically: false, encoding: .utf8)
         let reports = "\(dir)/reports"
         let run = try runProgram(try BuildProducts.path("faultline"),
-                                 ["exec", "--report-dir", reports, "--", try #require(Self.node), "--perf-basic-prof", script])
+                                 ["exec", "--report-dir", reports, "--", try #require(Self.node), "--perf-basic-prof", script],
+                                 // node writes an isolate-…-v8.log into its working directory too.
+                                 directory: dir)
         let hang = try #require(try FileManager.default.contentsOfDirectory(atPath: reports).first { $0.hasPrefix("hang-") },
                                 "no hang report: \(run.stderr)")
         let report = try ReportStore.load(path: "\(reports)/\(hang)")
