@@ -72,12 +72,12 @@ import Testing
         let text = (0..<100).map { String(format: "%x 10 f%d\n", 0x1000 + $0 * 0x10, $0) }.joined()
         try text.write(toFile: path, atomically: false, encoding: .utf8)
         let tail = try #require(PerfMapFile.readTail(path, limit: 100))
-        let map = PerfMap(text: tail)
+        let map = PerfMap(bytes: tail)
         // No cut line parsed as a region; the newest lines kept.
         #expect(map.skippedLines == 0)
         #expect(map.name(at: 0x1000 + 99 * 0x10) == "f99")
         #expect(map.name(at: 0x1000) == nil)
-        #expect(map.regions.count == tail.split(separator: "\n").count && map.regions.count < 100)
+        #expect(map.regions.count == tail.split(separator: UInt8(ascii: "\n")).count && map.regions.count < 100)
         #expect(PerfMapFile.readTail(path)?.count == text.count)
     }
 }

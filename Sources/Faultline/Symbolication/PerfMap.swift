@@ -31,13 +31,24 @@ public struct PerfMap: Sendable {
 
     /// Parses `text`, skipping malformed lines.
     public init(text: Substring) {
+        self.init(bytes: Array(text.utf8))
+    }
+
+    /// Parses the file's bytes, skipping malformed lines. Works on bytes,
+    /// not Characters: a 64 MiB file took 6.7 s the other way (debug build).
+    public init(bytes: [UInt8]) {
         var regions: [Region] = []
         var skipped = 0
         var number = 0
-        // "\r\n" is one Character in Swift, so it is a separator of its own.
-        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            number += 1
-            if let r = Self.region(line, number: number) { regions.append(r) } else { skipped += 1 }
+        var lineStart = 0
+        while lineStart < bytes.count {
+            var lineEnd = lineStart
+            while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            if lineEnd > lineStart {
+                number += 1
+                if let r = Self.region(bytes[lineStart..<lineEnd], number: number) { regions.append(r) } else { skipped += 1 }
+            }
+            lineStart = lineEnd + 1
         }
         regions.sort { ($0.start, $0.line) < ($1.start, $1.line) }
         var most: UInt64 = 0
@@ -65,22 +76,42 @@ public struct PerfMap: Sendable {
         return best?.name
     }
 
-    /// One line as a region, nil when it is not `HEX HEX NAME` with a
-    /// non-zero size that does not wrap around.
-    static func region(_ line: Substring, number: Int) -> Region? {
-        let line = line.hasSuffix("\r") ? line.dropLast() : line
-        let fields = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard fields.count == 3, let start = hex(fields[0]), let size = hex(fields[1]), size > 0,
-              start.addingReportingOverflow(size).overflow == false
+    /// One line (without its newline) as a region, nil when it is not
+    /// `HEX HEX NAME` with a non-zero size that does not wrap around.
+    static func region(_ line: ArraySlice<UInt8>, number: Int) -> Region? {
+        let space = UInt8(ascii: " ")
+        guard let firstSpace = line.firstIndex(of: space),
+              let secondSpace = line[(firstSpace + 1)...].firstIndex(of: space),
+              let start = hex(line[line.startIndex..<firstSpace]), let size = hex(line[(firstSpace + 1)..<secondSpace]),
+              size > 0, start.addingReportingOverflow(size).overflow == false
         else { return nil }
-        let name = fields[2].trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty else { return nil }
-        return Region(start: start, size: size, name: name, line: number)
+        // The name, without surrounding blanks and a CRLF file's "\r".
+        var nameStart = secondSpace + 1, nameEnd = line.endIndex
+        func blank(_ b: UInt8) -> Bool { b == space || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") }
+        while nameStart < nameEnd && blank(line[nameStart]) { nameStart += 1 }
+        while nameEnd > nameStart && blank(line[nameEnd - 1]) { nameEnd -= 1 }
+        guard nameEnd > nameStart else { return nil }
+        return Region(start: start, size: size, name: String(decoding: line[nameStart..<nameEnd], as: UTF8.self), line: number)
     }
 
-    private static func hex(_ field: Substring) -> UInt64? {
-        let digits = field.hasPrefix("0x") ? field.dropFirst(2) : field
+    /// Up to 16 hex digits, after an optional `0x`.
+    private static func hex(_ field: ArraySlice<UInt8>) -> UInt64? {
+        var digits = field
+        if digits.count > 2, digits[digits.startIndex] == UInt8(ascii: "0"), digits[digits.startIndex + 1] == UInt8(ascii: "x") {
+            digits = digits.dropFirst(2)
+        }
         guard !digits.isEmpty, digits.count <= 16 else { return nil }
-        return UInt64(digits, radix: 16)
+        var value: UInt64 = 0
+        for b in digits {
+            let digit: UInt8
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = b - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = b - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = b - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt64(digit)
+        }
+        return value
     }
 }

@@ -63,21 +63,21 @@ public enum PerfMapFile {
         if rejection(created: created, modified: modified, reportTime: reportTime,
                      earliestProcessStart: earliestProcessStart,
                      runningStart: ProcessStartTime.of(pid: report.process.pid)) != nil { return nil }
-        guard let text = readTail(path) else { return nil }
-        return PerfMap(text: text)
+        guard let bytes = readTail(path) else { return nil }
+        return PerfMap(bytes: bytes)
     }
 
-    /// The file's text, or its last `readLimit` bytes from the first whole line.
-    static func readTail(_ path: String, limit: Int = readLimit) -> Substring? {
+    /// The file's bytes, or its last `readLimit` bytes from the first whole line.
+    static func readTail(_ path: String, limit: Int = readLimit) -> [UInt8]? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let size = try? handle.seekToEnd() else { return nil }
         let start = size > UInt64(limit) ? size - UInt64(limit) : 0
         guard (try? handle.seek(toOffset: start)) != nil, let data = try? handle.readToEnd() else { return nil }
-        let text = String(decoding: data, as: UTF8.self)[...]
-        guard start > 0 else { return text }
+        let bytes = [UInt8](data)
+        guard start > 0 else { return bytes }
         // The first line is cut; it starts after the first newline.
-        guard let newline = text.firstIndex(where: { $0 == "\n" || $0 == "\r\n" }) else { return "" }
-        return text[text.index(after: newline)...]
+        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return [] }
+        return Array(bytes[(newline + 1)...])
     }
 }
