@@ -81,6 +81,35 @@ import Testing
                     .allSatisfy { $0 != nil })
     }
 
+    @Test func aSymbolicatorParsesAnUnchangedMapOnceAndAChangedOneAgain() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = PerfMapFile.path(pid: Self.unusedPid, directory: dir)
+        try "1000 100 first\n".write(toFile: path, atomically: false, encoding: .utf8)
+        var st = stat()
+        try #require(stat(path, &st) == 0)
+        /// Sets the file's modification time to the first write's plus `seconds`, to the nanosecond.
+        func setModified(plus seconds: Int) throws {
+            var times = [st.st_atim, st.st_mtim]
+            times[1].tv_sec += seconds
+            try #require(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        }
+        var s = Symbolicator(tools: [])
+        s.perfMapDirectory = dir
+        let report = try Self.report(pid: Self.unusedPid, time: Date().addingTimeInterval(60), pc: 0x1010)
+        #expect(s.symbolicate(report).crashedThread?.frames.first?.symbol?.function == "first")
+
+        // Same inode, size and modification time: taken for the same file,
+        // so the second report is named from the map parsed for the first.
+        try "1000 100 other\n".write(toFile: path, atomically: false, encoding: .utf8)
+        try setModified(plus: 0)
+        #expect(s.symbolicate(report).crashedThread?.frames.first?.symbol?.function == "first")
+
+        // Written since: parsed again.
+        try setModified(plus: 1)
+        #expect(s.symbolicate(report).crashedThread?.frames.first?.symbol?.function == "other")
+    }
+
     @Test func theRules() {
         let report = Date(timeIntervalSince1970: 1_000_000)
         func at(_ seconds: Double) -> Date { report.addingTimeInterval(seconds) }

@@ -52,8 +52,10 @@ public enum PerfMapFile {
     }
 
     /// The map of `report`'s process, nil when there is no file, it cannot
-    /// be read, or `rejection` says it is not the process's.
-    public static func load(for report: Report, directory: String = "/tmp", earliestProcessStart: Date? = nil) -> PerfMap? {
+    /// be read, or `rejection` says it is not the process's; parsed again
+    /// only when `cache` does not hold it.
+    static func load(for report: Report, directory: String = "/tmp", earliestProcessStart: Date? = nil,
+                     cache: PerfMapCache = PerfMapCache()) -> PerfMap? {
         let path = path(pid: report.process.pid, directory: directory)
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               let modified = attributes[.modificationDate] as? Date
@@ -63,8 +65,7 @@ public enum PerfMapFile {
         if rejection(created: created, modified: modified, reportTime: reportTime,
                      earliestProcessStart: earliestProcessStart,
                      runningStart: ProcessStartTime.of(pid: report.process.pid)) != nil { return nil }
-        guard let bytes = readTail(path) else { return nil }
-        return PerfMap(bytes: bytes)
+        return cache.map(at: path) { readTail(path).map(PerfMap.init(bytes:)) }
     }
 
     /// The file's bytes, or its last `readLimit` bytes from the first whole line.

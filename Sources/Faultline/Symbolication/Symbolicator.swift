@@ -33,6 +33,8 @@ public struct Symbolicator: Sendable {
     public let debugFileDirectories: [String]
     /// Answers and open tools shared by this symbolicator's copies.
     let cache = SymbolCache()
+    /// The last perf map read, shared by this symbolicator's copies.
+    let perfMaps = PerfMapCache()
     /// The earliest time the reports' processes can have started, when
     /// known (`faultline exec`: when it started the program); a perf map
     /// file last written before it is a leftover and not read.
@@ -158,7 +160,8 @@ public struct Symbolicator: Sendable {
         func jitSymbol(for frame: Report.Frame, at position: Int) -> Report.Symbol? {
             guard frame.image.map({ !images.indices.contains($0) }) ?? true else { return nil }
             if perfMap == nil {
-                perfMap = .some(PerfMapFile.load(for: report, directory: perfMapDirectory, earliestProcessStart: earliestProcessStart))
+                perfMap = .some(PerfMapFile.load(for: report, directory: perfMapDirectory,
+                                                  earliestProcessStart: earliestProcessStart, cache: perfMaps))
             }
             // A return address is looked up inside its call, as for images.
             let pc = frame.isReturnAddress(at: position) ? frame.pc.value &- 1 : frame.pc.value
