@@ -14,7 +14,7 @@ import Testing
     static let birthTimesKept: Bool = {
         guard let dir = try? makeTemporaryDirectory() else { return false }
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        FileManager.default.createFile(atPath: "\(dir)/probe", contents: Data())
+        _ = FileManager.default.createFile(atPath: "\(dir)/probe", contents: Data())
         return FileBirthTime.of("\(dir)/probe") != nil
     }()
 

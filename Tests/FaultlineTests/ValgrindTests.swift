@@ -29,7 +29,7 @@ import Glibc
             if kinds.contains(where: { text.hasPrefix($0) }) {
                 if let c = current { found.append(c) }
                 current = [text]
-            } else if text.allSatisfy { $0 == " " } {
+            } else if text.allSatisfy({ $0 == " " }) {
                 if let c = current { found.append(c) }
                 current = nil
             } else {
