@@ -35,7 +35,10 @@ const ElfW(Phdr) *fl_elf_phdrs(uintptr_t base, size_t mapped, int *count) {
 // under its mapping (a data file another process shortened) raises SIGBUS
 // when its pages are touched, and this runs in the crash handler and in
 // the shim's checks at exit, where a healthy program then died of SIGBUS.
-static uintptr_t read_image_header(uintptr_t base, size_t mapped, fl_image *img) {
+// Copies the program headers of the ELF file whose first `mapped` bytes
+// are mapped at `base` into `ph` (room for HEADERS_MAX); returns how many,
+// 0 when there is no ELF header there.
+static int read_program_headers(uintptr_t base, size_t mapped, ElfW(Phdr) *ph) {
     ElfW(Ehdr) eh;
     if (mapped < sizeof eh || fl_copy_own_memory(base, &eh, sizeof eh) != 0) return 0;
     if (eh.e_ident[EI_MAG0] != ELFMAG0 || eh.e_ident[EI_MAG1] != ELFMAG1 || eh.e_ident[EI_MAG2] != ELFMAG2 ||
@@ -43,9 +46,14 @@ static uintptr_t read_image_header(uintptr_t base, size_t mapped, fl_image *img)
         return 0;
     size_t ph_bytes = (size_t)eh.e_phnum * sizeof(ElfW(Phdr));
     if (eh.e_phoff > mapped || ph_bytes > mapped - eh.e_phoff) return 0;
-    ElfW(Phdr) ph[HEADERS_MAX];
     if (fl_copy_own_memory(base + eh.e_phoff, ph, ph_bytes) != 0) return 0;
-    int n = eh.e_phnum;
+    return eh.e_phnum;
+}
+
+static uintptr_t read_image_header(uintptr_t base, size_t mapped, fl_image *img) {
+    ElfW(Phdr) ph[HEADERS_MAX];
+    int n = read_program_headers(base, mapped, ph);
+    if (n == 0) return 0;
     uintptr_t bias = base, top = 0;
     for (int i = 0; i < n; i++) {
         if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) { bias = base - (ph[i].p_vaddr & ~(uintptr_t)(fl_page_size() - 1)); break; }
@@ -86,6 +94,20 @@ static uintptr_t read_image_header(uintptr_t base, size_t mapped, fl_image *img)
     return bias + top;
 }
 
+// The link-time address of file offset `offset` of `img`'s file, from the
+// PT_LOAD segment that holds it (headers read from the image's first
+// mapping). 0 when no segment does.
+static int link_address_of(const fl_image *img, uintptr_t offset, uintptr_t *vaddr) {
+    ElfW(Phdr) ph[HEADERS_MAX];
+    int n = read_program_headers(img->start, (size_t)(img->end - img->start), ph);
+    for (int i = 0; i < n; i++) {
+        if (ph[i].p_type != PT_LOAD || offset < ph[i].p_offset || offset - ph[i].p_offset >= ph[i].p_filesz) continue;
+        *vaddr = (uintptr_t)ph[i].p_vaddr + (offset - (uintptr_t)ph[i].p_offset);
+        return 1;
+    }
+    return 0;
+}
+
 // Parses one /proc/self/maps line into the list. `*load_end` carries the
 // end of the last image's PT_LOAD span from line to line (0 when unknown).
 static void add_line(fl_image_list *list, const char *line, uintptr_t *load_end) {
@@ -120,7 +142,20 @@ static void add_line(fl_image_list *list, const char *line, uintptr_t *load_end)
     // Past the span, a mapping of the same file is a copy the program made
     // (node maps part of its text again near its JIT code): taken into the
     // image, it stretched it over every address between, and a JIT frame
-    // there was named as the executable's last symbol (`_end (node)`).
+    // there was named as the executable's last symbol (`_end (node)`). It
+    // is an image of its own, over just that mapping, whose bias makes its
+    // addresses the file's link-time ones, so its frames are named too.
+    if (same_file && offset != 0 && *load_end && list->count < FL_MAX_IMAGES) {
+        uintptr_t vaddr;
+        if (!link_address_of(last, offset, &vaddr)) return;
+        fl_image *copy = &list->images[list->count++];
+        fl_memcpy(copy, last, sizeof *copy);  // path and build-id
+        copy->start = start;
+        copy->end = end;
+        copy->load_bias = start - vaddr;
+        *load_end = end;
+        return;
+    }
     if (offset != 0 || list->count >= FL_MAX_IMAGES) return;
     fl_image *img = &list->images[list->count++];
     fl_strlcpy(img->path, p, sizeof img->path);

@@ -53,6 +53,7 @@ void victim_crash_beside_slow_answer(void);  // slow_answer.c
 int victim_crash_beside_crowd(const char *kind, const char *count);  // thread_crowd.c
 void victim_rename_tasks_then_crash(void);  // renamed_tasks.c
 void victim_crash_in_anonymous_code(void);  // foreign_code.c
+void victim_crash_in_copied_code(void);  // foreign_code.c
 void victim_reraise_from_handler(int with_siginfo, int on_altstack);  // reraising_handler.c
 void victim_raise_segv(void);  // reraising_handler.c
 
@@ -462,6 +463,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-beside-slow-answer", "as root: SIGSEGV on main while thread 'slow-answer' waits with its caller's stack page taken away; the unwind that answers the stack request faults on it, and thread 'uffd-server' (userfaultfd) puts it back 300 ms later"},
     {"reraise-from-handler", "[siginfo] [altstack] SIGSEGV at NULL into a handler installed after the agent, which puts it back and re-raises"},
     {"raise-segv", "SIGSEGV raised with raise(), no fault"},
+    {"crash-in-copied-code", "SIGSEGV in a copy of a page of our own text mapped far from it (as node's builtins)"},
     {"crash-in-anonymous-code", "SIGILL in an anonymous executable page (as JIT code), below a copy of a page of our own file"},
     {"rename-tasks-then-crash", "SIGSEGV after writing 'renamed' into every task's /proc comm, Faultline's threads too"},
     {"crash-beside-crowd", "KIND [N] SIGSEGV on main beside N (64) threads 'crowd-I' that are all spinning, blocking (every signal, for good) or sleeping (in pause)"},
@@ -531,6 +533,7 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "crash-beside-slow-answer")) victim_crash_beside_slow_answer();
     else if (!strcmp(c, "rename-tasks-then-crash")) victim_rename_tasks_then_crash();
     else if (!strcmp(c, "crash-in-anonymous-code")) victim_crash_in_anonymous_code();
+    else if (!strcmp(c, "crash-in-copied-code")) victim_crash_in_copied_code();
     else if (!strcmp(c, "reraise-from-handler")) {
         int with_siginfo = 0, on_altstack = 0;
         for (int i = 2; i < argc; i++) with_siginfo |= !strcmp(argv[i], "siginfo"), on_altstack |= !strcmp(argv[i], "altstack");
