@@ -3,6 +3,8 @@
 #include "agent_threads.h"
 #include "cancel_off.h"
 #include "crash_deadline.h"
+#include "fault_default.h"
+#include "fault_mask.h"
 #include "handler_mask.h"
 #include "image_list.h"
 #include "loader_lock_watch.h"
@@ -147,8 +149,15 @@ static int loader_busy(void) {
     return 0;
 }
 
+// Past the agent's sigaction interposer, which would put the crash handler
+// back for a SIG_DFL (fault_default.h); a signal the program set SIG_DFL
+// on since gets that, not what it had before the agent.
 static void restore_previous(void) {
-    for (int i = 0; i < FL_NSIGNALS; i++) sigaction(k_signals[i], &g_prev[i], 0);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int i = 0; i < FL_NSIGNALS; i++)
+        fl_real_sigaction(k_signals[i], fl_fault_default_is_set(k_signals[i]) ? &dfl : &g_prev[i], 0);
 }
 
 static void notify(const char *prefix, const char *name) {
@@ -404,7 +413,7 @@ static void die_by(int sig) {
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    sigaction(sig, &dfl, 0);
+    fl_real_sigaction(sig, &dfl, 0);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);
@@ -485,6 +494,18 @@ static void report_stalled(void *unused) {
     die_by(g_first_sig);
 }
 
+// As die_by, by system calls alone (raw_syscall.h): default disposition,
+// unblocked, raised at this thread.
+static void die_by_raw(int sig) {
+    fl_kernel_sigaction dfl = {0};
+    dfl.handler = (void *)SIG_DFL;
+    uint64_t bit = 1ull << (sig - 1);
+    fl_raw_syscall(SYS_rt_sigaction, sig, (long)&dfl, 0, FL_KERNEL_SIGSET_SIZE);
+    fl_raw_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&bit, 0, FL_KERNEL_SIGSET_SIZE);
+    fl_raw_syscall(SYS_tgkill, fl_raw_syscall(SYS_getpid, 0, 0, 0, 0), fl_raw_syscall(SYS_gettid, 0, 0, 0, 0), sig, 0);
+    fl_raw_syscall(SYS_exit_group, 128 + sig, 0, 0, 0);
+}
+
 /// How long a waiting thread gives a report handed to the program's
 /// handler to end the process (wait_for_claim) before it goes on itself.
 #define FL_HANDED_GRACE_MS 100
@@ -520,14 +541,7 @@ static void wait_for_claim(int sig, const ucontext_t *uc, unsigned went_on) {
         }
         fl_raw_syscall(SYS_nanosleep, (long)&ms, 0, 0, 0);
     }
-    // As die_by: default disposition, unblocked, raised at this thread.
-    fl_kernel_sigaction dfl = {0};
-    dfl.handler = (void *)SIG_DFL;
-    uint64_t bit = 1ull << (sig - 1);
-    fl_raw_syscall(SYS_rt_sigaction, sig, (long)&dfl, 0, FL_KERNEL_SIGSET_SIZE);
-    fl_raw_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&bit, 0, FL_KERNEL_SIGSET_SIZE);
-    fl_raw_syscall(SYS_tgkill, fl_raw_syscall(SYS_getpid, 0, 0, 0, 0), fl_raw_syscall(SYS_gettid, 0, 0, 0, 0), sig, 0);
-    fl_raw_syscall(SYS_exit_group, 128 + sig, 0, 0, 0);
+    die_by_raw(sig);
 }
 
 // Entered on whatever stack the thread has: the agent's 256 KiB alternate
@@ -547,8 +561,9 @@ static void wait_for_claim(int sig, const ucontext_t *uc, unsigned went_on) {
 // over this handler's frames; sa_mask blocks every signal but the fault
 // signals (see fl_crash_install) so none can arrive asynchronously there.
 // The program's handler for `sig` found at install, or NULL when it is the
-// default action or ignore.
+// default action or ignore, or the program has set SIG_DFL since.
 static struct sigaction *program_handler(int sig) {
+    if (fl_fault_default_is_set(sig)) return 0;
     for (int i = 0; i < FL_NSIGNALS; i++)
         if (k_signals[i] == sig) return fl_program_handler_is_one(&g_prev[i]) ? &g_prev[i] : 0;
     return 0;
@@ -575,6 +590,13 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
         // A stall in the second attempt (or in a recrash report) gives up.
         if (atomic_exchange(&g_recrashing, 1) == 0) fl_call_on_stack(report_stalled, 0, g_recrash_stack.hi);
         fl_call_on_stack(give_up, 0, g_crash_stack.hi);
+    }
+    if (!t_reporting && fl_fault_default_is_set(sig) && fl_program_handler_faulted(ucv)) {
+        // Inside a program's handler the agent handed a reported fault to,
+        // which set SIG_DFL (recorded, fault_default.h) and re-raised, or
+        // faulted after: the kernel would have ended the process by the
+        // default action, without a second report.
+        die_by_raw(sig);
     }
     struct sigaction *prev = program_handler(sig);
 again:
@@ -652,7 +674,12 @@ again:
         if (f.after == AFTER_HAND) atomic_store(&g_handed, 1);
         t_reporting = 0;
         atomic_store(&g_state, 0);
-        if (f.after == AFTER_RETURN) return;
+        if (f.after == AFTER_RETURN) {
+            // The handler set SIG_DFL and returned: the fault, happening
+            // again, takes the default action, not the crash handler.
+            fl_fault_default_take(sig);
+            return;
+        }
         // Called from here, below our frames with the interrupted code's
         // mask, as the signal raised again used to reach it.
         hand_to_program(prev, sig, info, ucv, (uintptr_t)&f);
@@ -743,6 +770,7 @@ int fl_crash_install(void) {
     // open so a fault in it still re-enters.
     fl_handler_mask_fill(&sa.sa_mask);
     for (int i = 0; i < FL_NSIGNALS; i++) sigdelset(&sa.sa_mask, k_signals[i]);
+    fl_fault_default_init(k_signals, FL_NSIGNALS, &sa);
     for (int i = 0; i < FL_NSIGNALS; i++)
         if (sigaction(k_signals[i], &sa, &g_prev[i]) != 0) return -1;
     fl_reraised_fault_init(SIGSEGV);

@@ -4,6 +4,7 @@
 // a fault raises are kept open; a program's mask is honoured for every
 // other signal, and fully until the crash detector is installed.
 #include "interpose_next.h"
+#include "fault_default.h"
 #include "fault_mask.h"
 #include "sample_keep.h"
 
@@ -79,15 +80,21 @@ FL_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
 static int interposed_sigaction(sigaction_fn real, int sig, const struct sigaction *act, struct sigaction *old) {
     if (fl_sample_keep_sigaction(sig, act, old)) return 0;
     if (!real) { errno = ENOSYS; return -1; }
-    if (!act || !atomic_load(&g_keep_open)) return real(sig, act, old);
-    struct sigaction copy = *act;
-    remove_faults(&copy.sa_mask);
-    return real(sig, &copy, old);
+    struct sigaction copy;
+    if (act && atomic_load(&g_keep_open)) {
+        copy = *act;
+        remove_faults(&copy.sa_mask);
+        act = &copy;
+    }
+    // A SIG_DFL on a crash signal keeps the crash handler (fault_default.h).
+    if (fl_fault_default_applies(sig)) return fl_fault_default_sigaction(real, sig, act, old);
+    return real(sig, act, old);
 }
 
 /// A handler's sa_mask is blocked while it runs: a crash inside the
 /// program's own SIGTERM handler must reach ours too.
-/// The sample signal's handler stays the agent's (sample_keep.h).
+/// The sample signal's handler stays the agent's (sample_keep.h), and so
+/// does the crash handler when the program sets SIG_DFL (fault_default.h).
 FL_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
     if (!g_real_sigaction) resolve();
     return interposed_sigaction(g_real_sigaction, sig, act, old);

@@ -1,4 +1,5 @@
 #include "program_handler.h"
+#include "fault_default.h"
 #include "fault_mask.h"
 #include "raw_syscall.h"
 #include "stderr_capture.h"
@@ -143,6 +144,8 @@ void fl_program_handler_jumping(const void *env) {
 void fl_program_handler_resuming_at(uintptr_t sp) { leave_to(sp, 1); }
 
 int fl_disposition_is_default(int sig) {
+    // A SIG_DFL the program set is recorded, the crash handler installed.
+    if (fl_fault_default_is_set(sig)) return 1;
     fl_kernel_sigaction cur;
     if (fl_raw_syscall(SYS_rt_sigaction, sig, 0, (long)&cur, FL_KERNEL_SIGSET_SIZE) != 0) return 0;
     return cur.handler == (void *)SIG_DFL || cur.handler == (void *)SIG_IGN;

@@ -85,9 +85,10 @@ void fl_program_handler_jumping(const void *env);
 /// handler's frames, it is leaving it. Async-signal-safe.
 void fl_program_handler_resuming_at(uintptr_t sp);
 
-/// 1 when `sig`'s disposition is now the default action or ignore (a
-/// program's handler sets it so before it returns to let a fault end the
-/// process). Async-signal-safe.
+/// 1 when the program's action for `sig` is now the default action or
+/// ignore (a program's handler sets it so before it returns to let a fault
+/// end the process): a SIG_DFL recorded in place of the crash handler
+/// (fault_default.h), or the kernel's disposition. Async-signal-safe.
 int fl_disposition_is_default(int sig);
 
 #endif

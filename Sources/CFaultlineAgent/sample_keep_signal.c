@@ -9,6 +9,7 @@
 // sample_keep.h, with the flags and mask glibc gives it; every other signal
 // goes to libc's definition. Async-signal-safe, as signal() is.
 #include "interpose_next.h"
+#include "fault_default.h"
 #include "fault_mask.h"
 #include "sample_keep.h"
 
@@ -51,6 +52,24 @@ static __sighandler_t keep(int sig, __sighandler_t handler, int flags, int mask_
     return handler_of(&old);
 }
 
+// Sets `handler` on a crash signal through the agent's sigaction
+// interposer, with `flags` and, when `mask_self`, the signal itself in
+// sa_mask, as glibc's call does: its own call of sigaction passes the
+// interposer by, so a SIG_DFL set this way took the crash handler away
+// (fault_default.h). Returns the previous handler.
+static __sighandler_t set_fault(int sig, __sighandler_t handler, int flags, int mask_self) {
+    if (handler == SIG_ERR) { errno = EINVAL; return SIG_ERR; }
+    struct sigaction act, old;
+    memset(&act, 0, sizeof act);
+    memset(&old, 0, sizeof old);
+    act.sa_handler = handler;
+    act.sa_flags = flags;
+    sigemptyset(&act.sa_mask);
+    if (mask_self) sigaddset(&act.sa_mask, sig);
+    if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
+    return handler_of(&old);
+}
+
 /// siginterrupt(sig, 1) was called last for the sample signal: glibc's
 /// `signal` then sets it without SA_RESTART (its `_sigintr` set, which it
 /// keeps to itself, so this one stands for it on the sample signal).
@@ -62,30 +81,35 @@ static int bsd_flags(void) { return atomic_load(&g_interrupts) ? 0 : SA_RESTART;
 /// BSD semantics, glibc's `signal`: SA_RESTART unless siginterrupt said
 /// otherwise, the signal blocked while its handler runs.
 FL_EXPORT __sighandler_t signal(int sig, __sighandler_t handler) {
+    if (fl_fault_default_applies(sig)) return set_fault(sig, handler, SA_RESTART, 1);
     if (!fl_is_sample_signal(sig)) return real(signal)(sig, handler);
     return keep(sig, handler, bsd_flags(), 1);
 }
 
 /// The same as `signal` in glibc.
 FL_EXPORT __sighandler_t bsd_signal(int sig, __sighandler_t handler) {
+    if (fl_fault_default_applies(sig)) return set_fault(sig, handler, SA_RESTART, 1);
     if (!fl_is_sample_signal(sig)) return real(bsd_signal)(sig, handler);
     return keep(sig, handler, bsd_flags(), 1);
 }
 
 /// The same as `signal` in glibc.
 FL_EXPORT __sighandler_t ssignal(int sig, __sighandler_t handler) {
+    if (fl_fault_default_applies(sig)) return set_fault(sig, handler, SA_RESTART, 1);
     if (!fl_is_sample_signal(sig)) return real(ssignal)(sig, handler);
     return keep(sig, handler, bsd_flags(), 1);
 }
 
 /// System V semantics: one-shot, not blocked while it runs, no restart.
 FL_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t handler) {
+    if (fl_fault_default_applies(sig)) return set_fault(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
     if (!fl_is_sample_signal(sig)) return real(sysv_signal)(sig, handler);
     return keep(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
 }
 
 /// What `signal` names in a strict X/Open build (signal.h redirects it).
 FL_EXPORT __sighandler_t __sysv_signal(int sig, __sighandler_t handler) {
+    if (fl_fault_default_applies(sig)) return set_fault(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
     if (!fl_is_sample_signal(sig)) return real(__sysv_signal)(sig, handler);
     return keep(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
 }
@@ -94,6 +118,14 @@ FL_EXPORT __sighandler_t __sysv_signal(int sig, __sighandler_t handler) {
 /// any other disposition is set (no flags) and the signal unblocked. Returns
 /// SIG_HOLD when the signal was blocked before, else the previous handler.
 FL_EXPORT __sighandler_t sigset(int sig, __sighandler_t disp) {
+    if (fl_fault_default_applies(sig) && disp != SIG_HOLD) {
+        sigset_t one, before;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        __sighandler_t prev = set_fault(sig, disp, 0, 0);
+        if (prev == SIG_ERR || sigprocmask(SIG_UNBLOCK, &one, &before) != 0) return SIG_ERR;
+        return sigismember(&before, sig) ? SIG_HOLD : prev;
+    }
     if (!fl_is_sample_signal(sig)) return real(sigset)(sig, disp);
     sigset_t set, before;
     sigemptyset(&set);
@@ -115,6 +147,7 @@ FL_EXPORT __sighandler_t sigset(int sig, __sighandler_t disp) {
 /// System V's sigignore: SIG_IGN, no flags. glibc's put it over the agent's
 /// handler, whose stack requests were then ignored.
 FL_EXPORT int sigignore(int sig) {
+    if (fl_fault_default_applies(sig)) return set_fault(sig, SIG_IGN, 0, 0) == SIG_ERR ? -1 : 0;
     if (!fl_is_sample_signal(sig)) {
         int (*next)(int) = (int (*)(int))(next_sigignore ? next_sigignore : dlsym(RTLD_NEXT, "sigignore"));
         return next(sig);
