@@ -54,7 +54,7 @@ int victim_crash_beside_crowd(const char *kind, const char *count);  // thread_c
 void victim_rename_tasks_then_crash(void);  // renamed_tasks.c
 void victim_crash_in_anonymous_code(void);  // foreign_code.c
 void victim_crash_in_copied_code(void);  // foreign_code.c
-void victim_reraise_from_handler(int with_siginfo, int on_altstack);  // reraising_handler.c
+void victim_reraise_from_handler(int with_siginfo, int on_altstack, const char *put_back);  // reraising_handler.c
 void victim_raise_segv(void);  // reraising_handler.c
 
 // Keeps the optimiser from proving a fault away.
@@ -461,7 +461,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-beside-starting-threads", "SIGSEGV on main while threads 'start-asleep' and 'start-running' hold glibc's start-up mask (every signal blocked) until the stack request is pending"},
     {"crash-beside-stalled-starts", "SIGSEGV on main while threads 'stall-0' to 'stall-3' hold glibc's start-up mask and run 1.5 s once the stack request is pending"},
     {"crash-beside-slow-answer", "as root: SIGSEGV on main while thread 'slow-answer' waits with its caller's stack page taken away; the unwind that answers the stack request faults on it, and thread 'uffd-server' (userfaultfd) puts it back 300 ms later"},
-    {"reraise-from-handler", "[siginfo] [altstack] SIGSEGV at NULL into a handler installed after the agent, which puts it back and re-raises"},
+    {"reraise-from-handler", "[siginfo] [altstack] [default|default-signal] SIGSEGV at NULL into a handler installed after the agent, which puts it back (or SIG_DFL, by sigaction or signal) and re-raises"},
     {"raise-segv", "SIGSEGV raised with raise(), no fault"},
     {"crash-in-copied-code", "SIGSEGV in a copy of a page of our own text mapped far from it (as node's builtins)"},
     {"crash-in-anonymous-code", "SIGILL in an anonymous executable page (as JIT code), below a copy of a page of our own file"},
@@ -536,8 +536,12 @@ int main(int argc, char **argv, char **envp) {
     else if (!strcmp(c, "crash-in-copied-code")) victim_crash_in_copied_code();
     else if (!strcmp(c, "reraise-from-handler")) {
         int with_siginfo = 0, on_altstack = 0;
-        for (int i = 2; i < argc; i++) with_siginfo |= !strcmp(argv[i], "siginfo"), on_altstack |= !strcmp(argv[i], "altstack");
-        victim_reraise_from_handler(with_siginfo, on_altstack);
+        const char *put_back = "replaced";
+        for (int i = 2; i < argc; i++) {
+            with_siginfo |= !strcmp(argv[i], "siginfo"), on_altstack |= !strcmp(argv[i], "altstack");
+            if (!strcmp(argv[i], "default") || !strcmp(argv[i], "default-signal")) put_back = argv[i];
+        }
+        victim_reraise_from_handler(with_siginfo, on_altstack, put_back);
     }
     else if (!strcmp(c, "raise-segv")) victim_raise_segv();
     else if (!strcmp(c, "crash-beside-crowd")) return victim_crash_beside_crowd(argv[2], argc > 3 ? argv[3] : 0);

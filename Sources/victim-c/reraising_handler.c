@@ -4,7 +4,10 @@
 // raise(); the agent then sees SI_TKILL from this process, with the fault
 // itself in the kernel's frame on the stack. `siginfo`: an SA_SIGINFO
 // handler (the kernel writes a siginfo in the frame); `altstack`: on an
-// alternate stack of its own. raise-segv: SIGSEGV raised with no fault.
+// alternate stack of its own; `default`: puts SIG_DFL back instead, by
+// sigaction (node's way for a fault it does not own), or `default-signal`:
+// by signal(sig, SIG_DFL) (the classic way). raise-segv: SIGSEGV raised
+// with no fault.
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +17,23 @@
 void victim_null_deref(void);  // main.c
 
 static struct sigaction g_replaced;
+/// What the handler puts back before it re-raises: "replaced" (the
+/// handler it replaced), "default" or "default-signal".
+static const char *g_put_back = "replaced";
 
 static void reraise(int sig) {
     static const char said[] = "victim: handler caught the fault; re-raising it\n";
     write(2, said, sizeof said - 1);
-    sigaction(sig, &g_replaced, 0);
+    if (!strcmp(g_put_back, "default")) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(sig, &dfl, 0);
+    } else if (!strcmp(g_put_back, "default-signal")) {
+        signal(sig, SIG_DFL);
+    } else {
+        sigaction(sig, &g_replaced, 0);
+    }
     raise(sig);
 }
 
@@ -27,7 +42,8 @@ static void reraise_siginfo(int sig, siginfo_t *info, void *uc) {
     reraise(sig);
 }
 
-void victim_reraise_from_handler(int with_siginfo, int on_altstack) {
+void victim_reraise_from_handler(int with_siginfo, int on_altstack, const char *put_back) {
+    g_put_back = put_back;
     if (on_altstack) {
         stack_t st = {.ss_sp = malloc(1 << 16), .ss_size = 1 << 16};
         if (!st.ss_sp || sigaltstack(&st, 0) != 0) { perror("victim: sigaltstack"); exit(3); }
