@@ -494,18 +494,6 @@ static void report_stalled(void *unused) {
     die_by(g_first_sig);
 }
 
-// As die_by, by system calls alone (raw_syscall.h): default disposition,
-// unblocked, raised at this thread.
-static void die_by_raw(int sig) {
-    fl_kernel_sigaction dfl = {0};
-    dfl.handler = (void *)SIG_DFL;
-    uint64_t bit = 1ull << (sig - 1);
-    fl_raw_syscall(SYS_rt_sigaction, sig, (long)&dfl, 0, FL_KERNEL_SIGSET_SIZE);
-    fl_raw_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&bit, 0, FL_KERNEL_SIGSET_SIZE);
-    fl_raw_syscall(SYS_tgkill, fl_raw_syscall(SYS_getpid, 0, 0, 0, 0), fl_raw_syscall(SYS_gettid, 0, 0, 0, 0), sig, 0);
-    fl_raw_syscall(SYS_exit_group, 128 + sig, 0, 0, 0);
-}
-
 /// How long a waiting thread gives a report handed to the program's
 /// handler to end the process (wait_for_claim) before it goes on itself.
 #define FL_HANDED_GRACE_MS 100
@@ -541,7 +529,14 @@ static void wait_for_claim(int sig, const ucontext_t *uc, unsigned went_on) {
         }
         fl_raw_syscall(SYS_nanosleep, (long)&ms, 0, 0, 0);
     }
-    die_by_raw(sig);
+    // As die_by: default disposition, unblocked, raised at this thread.
+    fl_kernel_sigaction dfl = {0};
+    dfl.handler = (void *)SIG_DFL;
+    uint64_t bit = 1ull << (sig - 1);
+    fl_raw_syscall(SYS_rt_sigaction, sig, (long)&dfl, 0, FL_KERNEL_SIGSET_SIZE);
+    fl_raw_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&bit, 0, FL_KERNEL_SIGSET_SIZE);
+    fl_raw_syscall(SYS_tgkill, fl_raw_syscall(SYS_getpid, 0, 0, 0, 0), fl_raw_syscall(SYS_gettid, 0, 0, 0, 0), sig, 0);
+    fl_raw_syscall(SYS_exit_group, 128 + sig, 0, 0, 0);
 }
 
 // Entered on whatever stack the thread has: the agent's 256 KiB alternate
@@ -590,13 +585,6 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv) {
         // A stall in the second attempt (or in a recrash report) gives up.
         if (atomic_exchange(&g_recrashing, 1) == 0) fl_call_on_stack(report_stalled, 0, g_recrash_stack.hi);
         fl_call_on_stack(give_up, 0, g_crash_stack.hi);
-    }
-    if (!t_reporting && fl_fault_default_is_set(sig) && fl_program_handler_faulted(ucv)) {
-        // Inside a program's handler the agent handed a reported fault to,
-        // which set SIG_DFL (recorded, fault_default.h) and re-raised, or
-        // faulted after: the kernel would have ended the process by the
-        // default action, without a second report.
-        die_by_raw(sig);
     }
     struct sigaction *prev = program_handler(sig);
 again:
@@ -683,6 +671,9 @@ again:
         // Called from here, below our frames with the interrupted code's
         // mask, as the signal raised again used to reach it.
         hand_to_program(prev, sig, info, ucv, (uintptr_t)&f);
+        // It returned having set SIG_DFL: the fault, happening again, takes
+        // the default action, not the crash handler.
+        if (!fl_program_goes_on(sig, info)) fl_fault_default_take(sig);
         return;
     }
     if (!fl_is_hardware_fault(sig, info)) {

@@ -2,6 +2,7 @@
 #include "raw_syscall.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 #define FL_MAX_SIGNALS 8
@@ -33,6 +34,15 @@ static unsigned long long bit(int sig) { return 1ull << (sig - 1); }
 
 int fl_fault_default_is_set(int sig) { return sig > 0 && sig <= 64 && (atomic_load(&g_recorded) & bit(sig)) != 0; }
 
+// 1 when `sig` is blocked on the calling thread. The agent keeps the crash
+// signals out of every mask a program sets (fault_mask.h), so one is
+// blocked only by the kernel, while a handler of it without SA_NODEFER runs.
+static int blocked_here(int sig) {
+    uint64_t cur = 0;
+    if (fl_raw_syscall(SYS_rt_sigprocmask, SIG_BLOCK, 0, (long)&cur, FL_KERNEL_SIGSET_SIZE) != 0) return 0;
+    return (cur & bit(sig)) != 0;
+}
+
 // What a program reads back for its recorded SIG_DFL.
 static void default_action(struct sigaction *out) {
     memset(out, 0, sizeof *out);
@@ -48,8 +58,12 @@ int fl_fault_default_sigaction(int (*real)(int, const struct sigaction *, struct
         return 0;
     }
     // The handler field is one union with sa_sigaction: null is SIG_DFL
-    // whatever the flags, as for the kernel.
-    int dfl = act->sa_handler == SIG_DFL;
+    // whatever the flags, as for the kernel. Only from inside the signal's
+    // own handler (blocked there): node's and the classic way to hand a
+    // fault on. A SIG_DFL set elsewhere and a signal sent after it (unshare
+    // and sudo end themselves by the signal their child died of) is
+    // installed: the kernel's silent default, not a crash to report.
+    int dfl = act->sa_handler == SIG_DFL && blocked_here(sig);
     int rc = real(sig, dfl ? &g_agent : act, old);
     if (rc != 0) return rc;
     if (dfl) atomic_fetch_or(&g_recorded, bit(sig));
