@@ -57,6 +57,13 @@ static void context_handler(int sig) {
     signal(sig, SIG_DFL);
 }
 
+// The classic way to let a crash go on: the default action back, the
+// signal raised again, from inside the handler.
+static void default_and_raise_handler(int sig) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 // A test harness's abort() catcher: every SIGABRT jumps back.
 static void abort_catcher(int sig) {
     (void)sig;
@@ -173,6 +180,10 @@ int victim_recovering_prepare(const char *command) {
         install(SIGSEGV, probe_handler, 0);
         return 1;
     }
+    if (!strcmp(command, "default-and-raise")) {
+        install(SIGSEGV, 0, default_and_raise_handler);
+        return 1;
+    }
     if (!strcmp(command, "recover-then-report-fault")) {
         install(SIGSEGV, 0, checkpoint_handler);
         return 1;
@@ -248,6 +259,7 @@ static void own_altstack_overflows(void) {
 void victim_recovering_run(const char *command, const char *count) {
     if (victim_threads_run(command, count)) return;
     if (!strcmp(command, "recover-then-report-fault")) recover_then_report_fault();
+    if (!strcmp(command, "default-and-raise")) recovering_null_deref();
     if (!strcmp(command, "own-altstack-overflows")) own_altstack_overflows();
     if (!strcmp(command, "setcontext-recovered-then-crash") || !strcmp(command, "swapcontext-recovered-then-crash")) {
         fprintf(stderr, "victim: recovered from %d of 1 probes by %s\n", probe_by_context(), g_swap ? "swapcontext" : "setcontext");

@@ -17,7 +17,8 @@ int victim_recovering_prepare(const char *command);
 /// abort-in-handler-recovered-then-crash's SIGSEGV handler abort()s for the
 /// probe and its SIGABRT handler jumps out of both, then NULL; own-altstack-overflows overflows its stack
 /// twice into a handler on its own 16 KiB alternate stack that recovers,
-/// then dereferences NULL.
+/// then dereferences NULL; default-and-raise dereferences NULL into a
+/// handler that sets SIG_DFL with signal() and raises SIGSEGV again.
 void victim_recovering_run(const char *command, const char *count);
 
 #endif

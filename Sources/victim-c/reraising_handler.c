@@ -34,6 +34,11 @@ static void reraise(int sig) {
     } else {
         sigaction(sig, &g_replaced, 0);
     }
+    // What a query reads now: the action the handler just set.
+    struct sigaction now;
+    static const char reads_default[] = "victim: SIGSEGV's action reads SIG_DFL\n";
+    if (strcmp(g_put_back, "replaced") && sigaction(sig, 0, &now) == 0 && now.sa_handler == SIG_DFL)
+        write(2, reads_default, sizeof reads_default - 1);
     raise(sig);
 }
 
@@ -52,7 +57,10 @@ void victim_reraise_from_handler(int with_siginfo, int on_altstack, const char *
     memset(&sa, 0, sizeof sa);
     if (with_siginfo) sa.sa_sigaction = reraise_siginfo, sa.sa_flags = SA_SIGINFO;
     else sa.sa_handler = reraise;
-    sa.sa_flags |= SA_NODEFER | (on_altstack ? SA_ONSTACK : 0);
+    // Putting the default back, the handler blocks its signal as node's
+    // does: the re-raise waits until it returns.
+    if (!strcmp(put_back, "replaced")) sa.sa_flags |= SA_NODEFER;
+    if (on_altstack) sa.sa_flags |= SA_ONSTACK;
     if (sigaction(SIGSEGV, &sa, &g_replaced) != 0) { perror("victim: sigaction"); exit(3); }
     victim_null_deref();
 }
