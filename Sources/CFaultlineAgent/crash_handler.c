@@ -662,18 +662,10 @@ again:
         if (f.after == AFTER_HAND) atomic_store(&g_handed, 1);
         t_reporting = 0;
         atomic_store(&g_state, 0);
-        if (f.after == AFTER_RETURN) {
-            // The handler set SIG_DFL and returned: the fault, happening
-            // again, takes the default action, not the crash handler.
-            fl_fault_default_take(sig);
-            return;
-        }
+        if (f.after == AFTER_RETURN) return;
         // Called from here, below our frames with the interrupted code's
         // mask, as the signal raised again used to reach it.
         hand_to_program(prev, sig, info, ucv, (uintptr_t)&f);
-        // It returned having set SIG_DFL: the fault, happening again, takes
-        // the default action, not the crash handler.
-        if (!fl_program_goes_on(sig, info)) fl_fault_default_take(sig);
         return;
     }
     if (!fl_is_hardware_fault(sig, info)) {

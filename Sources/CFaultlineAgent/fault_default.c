@@ -35,8 +35,9 @@ static unsigned long long bit(int sig) { return 1ull << (sig - 1); }
 int fl_fault_default_is_set(int sig) { return sig > 0 && sig <= 64 && (atomic_load(&g_recorded) & bit(sig)) != 0; }
 
 // 1 when `sig` is blocked on the calling thread. The agent keeps the crash
-// signals out of every mask a program sets (fault_mask.h), so one is
-// blocked only by the kernel, while a handler of it without SA_NODEFER runs.
+// signals but SIGABRT out of every mask a program sets (fault_mask.h), so
+// one is blocked only by the kernel, while a handler of it without
+// SA_NODEFER runs.
 static int blocked_here(int sig) {
     uint64_t cur = 0;
     if (fl_raw_syscall(SYS_rt_sigprocmask, SIG_BLOCK, 0, (long)&cur, FL_KERNEL_SIGSET_SIZE) != 0) return 0;
@@ -70,11 +71,4 @@ int fl_fault_default_sigaction(int (*real)(int, const struct sigaction *, struct
     else atomic_fetch_and(&g_recorded, ~bit(sig));
     if (old && was) default_action(old);
     return 0;
-}
-
-void fl_fault_default_take(int sig) {
-    if (!fl_fault_default_is_set(sig)) return;
-    fl_kernel_sigaction dfl = {0};
-    dfl.handler = (void *)SIG_DFL;
-    fl_raw_syscall(SYS_rt_sigaction, sig, (long)&dfl, 0, FL_KERNEL_SIGSET_SIZE);
 }

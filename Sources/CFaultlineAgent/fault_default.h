@@ -6,11 +6,12 @@
 // sigaction(SIGSEGV, SIG_DFL) then raise; the classic `signal(sig,
 // SIG_DFL); raise(sig);`), took the agent's handler away exactly when a
 // report was due: the process died with none. Once the crash handler is
-// installed, a program's SIG_DFL on one of its signals installs the crash
-// handler instead and is recorded; the program reads SIG_DFL back, and the
-// agent, which reports the fault, then ends the process by the default
-// action, as the kernel would have. SIG_IGN and handlers are installed as
-// before, and drop the record.
+// installed, a program's SIG_DFL on one of its signals, set inside that
+// signal's handler, installs the crash handler instead and is recorded; the
+// program reads SIG_DFL back, and the agent, which reports the fault, then
+// ends the process by the default action, as the kernel would have. A
+// SIG_DFL set elsewhere, SIG_IGN and handlers are installed as before, and
+// drop the record.
 #ifndef FL_FAULT_DEFAULT_H
 #define FL_FAULT_DEFAULT_H
 
@@ -27,9 +28,10 @@ void fl_fault_default_init(const int *sigs, int n, const struct sigaction *agent
 int fl_fault_default_applies(int sig);
 
 /// Sets `sig`'s action for the program through `real` (the C library's
-/// sigaction), when fl_fault_default_applies(sig) said 1: a SIG_DFL
-/// installs the crash handler instead and is recorded, anything else is
-/// installed and drops the record. `old` gets the program's previous
+/// sigaction), when fl_fault_default_applies(sig) said 1: a SIG_DFL set
+/// while `sig` is blocked on the calling thread (inside a handler of it
+/// without SA_NODEFER) installs the crash handler instead and is recorded;
+/// anything else is installed and drops the record. `old` gets the program's previous
 /// action: SIG_DFL (no flags, empty mask) while one is recorded, else what
 /// was installed. A query (`act` NULL) reads the same. Returns what `real`
 /// returned. Async-signal-safe (programs call it from their handlers).
@@ -39,10 +41,5 @@ int fl_fault_default_sigaction(int (*real)(int, const struct sigaction *, struct
 /// 1 when the program's action for `sig` is a recorded SIG_DFL (the crash
 /// handler is installed in its place). Async-signal-safe.
 int fl_fault_default_is_set(int sig);
-
-/// Puts the default action on `sig` for real when the program's action is
-/// a recorded SIG_DFL, so that the fault about to happen again ends the
-/// process as it would have without the agent. Async-signal-safe.
-void fl_fault_default_take(int sig);
 
 #endif
