@@ -62,8 +62,8 @@ int fl_fault_default_sigaction(int (*real)(int, const struct sigaction *, struct
     // whatever the flags, as for the kernel. Only from inside the signal's
     // own handler (blocked there): node's and the classic way to hand a
     // fault on. A SIG_DFL set elsewhere and a signal sent after it (unshare
-    // and sudo end themselves by the signal their child died of) is
-    // installed: the kernel's silent default, not a crash to report.
+    // ends itself so by the signal its child died of) is installed: the
+    // kernel's silent default, not a crash to report.
     int dfl = act->sa_handler == SIG_DFL && blocked_here(sig);
     int rc = real(sig, dfl ? &g_agent : act, old);
     if (rc != 0) return rc;
