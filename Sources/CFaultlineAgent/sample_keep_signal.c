@@ -36,36 +36,36 @@ static __sighandler_t handler_of(const struct sigaction *act) {
     return (act->sa_flags & SA_SIGINFO) ? (__sighandler_t)(void *)act->sa_sigaction : act->sa_handler;
 }
 
-// Records `handler` as the program's action for the sample signal, with
-// `flags` and, when `mask_self`, the signal itself in sa_mask; returns the
-// previous handler.
-static __sighandler_t keep(int sig, __sighandler_t handler, int flags, int mask_self) {
-    if (handler == SIG_ERR) { errno = EINVAL; return SIG_ERR; }
-    struct sigaction act, old;
+// The action glibc's call builds: `handler` with `flags` and, when
+// `mask_self`, the signal itself in sa_mask.
+static struct sigaction action_of(int sig, __sighandler_t handler, int flags, int mask_self) {
+    struct sigaction act;
     memset(&act, 0, sizeof act);
-    memset(&old, 0, sizeof old);
     act.sa_handler = handler;
     act.sa_flags = flags;
     sigemptyset(&act.sa_mask);
     if (mask_self) sigaddset(&act.sa_mask, sig);
+    return act;
+}
+
+// Records `handler` as the program's action for the sample signal (see
+// action_of); returns the previous handler.
+static __sighandler_t keep(int sig, __sighandler_t handler, int flags, int mask_self) {
+    if (handler == SIG_ERR) { errno = EINVAL; return SIG_ERR; }
+    struct sigaction act = action_of(sig, handler, flags, mask_self), old;
+    memset(&old, 0, sizeof old);
     fl_sample_keep_sigaction(sig, &act, &old);
     return handler_of(&old);
 }
 
 // Sets `handler` on a crash signal through the agent's sigaction
-// interposer, with `flags` and, when `mask_self`, the signal itself in
-// sa_mask, as glibc's call does: its own call of sigaction passes the
-// interposer by, so a SIG_DFL set this way took the crash handler away
-// (fault_default.h). Returns the previous handler.
+// interposer (see action_of), as glibc's call does: its own call of
+// sigaction passes the interposer by, so a SIG_DFL set this way took the
+// crash handler away (fault_default.h). Returns the previous handler.
 static __sighandler_t set_fault(int sig, __sighandler_t handler, int flags, int mask_self) {
     if (handler == SIG_ERR) { errno = EINVAL; return SIG_ERR; }
-    struct sigaction act, old;
-    memset(&act, 0, sizeof act);
+    struct sigaction act = action_of(sig, handler, flags, mask_self), old;
     memset(&old, 0, sizeof old);
-    act.sa_handler = handler;
-    act.sa_flags = flags;
-    sigemptyset(&act.sa_mask);
-    if (mask_self) sigaddset(&act.sa_mask, sig);
     if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
     return handler_of(&old);
 }
