@@ -1,6 +1,7 @@
 #include "reraised_fault.h"
 #include "own_memory.h"
 #include "raw_syscall.h"
+#include "report_file.h"
 #include "unwinder.h"
 
 #include <string.h>
@@ -17,7 +18,9 @@ static uintptr_t g_restorer;
 
 void fl_reraised_fault_init(int sig) {
     fl_kernel_sigaction cur;
-    if (fl_raw_syscall(SYS_rt_sigaction, sig, 0, (long)&cur, FL_KERNEL_SIGSET_SIZE) == 0) g_restorer = (uintptr_t)cur.restorer;
+    if (fl_raw_syscall(SYS_rt_sigaction, sig, 0, (long)&cur, FL_KERNEL_SIGSET_SIZE) != 0) return;
+    g_restorer = (uintptr_t)cur.restorer;
+    fl_signal_trampoline = g_restorer;  // frames there say "signal handler called" (report_file.h)
 }
 
 #if defined(__x86_64__)

@@ -407,6 +407,8 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
     return 0;
 }
 
+uintptr_t fl_signal_trampoline;
+
 // `mark_first`: pcs[0] is frame 0 of a stack taken by calling code, a return
 // address; it says so (a reader assumes otherwise for frame 0).
 static void write_frames(fl_json *w, const uintptr_t *pcs, int n, int mark_first, const fl_image_list *images) {
@@ -419,6 +421,7 @@ static void write_frames(fl_json *w, const uintptr_t *pcs, int n, int mark_first
             fl_json_hex(w, "offset", pcs[i] - images->images[img].load_bias);
         }
         if (i == 0 && mark_first) fl_json_bool(w, "return_address", 1);
+        if (fl_signal_trampoline && pcs[i] == fl_signal_trampoline) fl_json_bool(w, "signal_frame", 1);
         fl_json_end_object(w);
     }
 }

@@ -56,6 +56,7 @@ void victim_crash_in_anonymous_code(void);  // foreign_code.c
 void victim_crash_in_copied_code(void);  // foreign_code.c
 void victim_reraise_from_handler(int with_siginfo, int on_altstack, const char *put_back);  // reraising_handler.c
 void victim_raise_segv(void);  // reraising_handler.c
+void victim_fault_in_signal_handler(void);  // reraising_handler.c
 
 // Keeps the optimiser from proving a fault away.
 static volatile int g_zero = 0;
@@ -463,6 +464,7 @@ static const struct { const char *name; const char *help; } k_commands[] = {
     {"crash-beside-slow-answer", "as root: SIGSEGV on main while thread 'slow-answer' waits with its caller's stack page taken away; the unwind that answers the stack request faults on it, and thread 'uffd-server' (userfaultfd) puts it back 300 ms later"},
     {"reraise-from-handler", "[siginfo] [altstack] [default|default-signal] SIGSEGV at NULL into a handler installed after the agent, which puts it back (or SIG_DFL, by sigaction or signal) and re-raises"},
     {"raise-segv", "SIGSEGV raised with raise(), no fault"},
+    {"fault-in-signal-handler", "SIGSEGV at NULL inside a SIGUSR1 handler the program raised"},
     {"crash-in-copied-code", "SIGSEGV in a copy of a page of our own text mapped far from it (as node's builtins)"},
     {"crash-in-anonymous-code", "SIGILL in an anonymous executable page (as JIT code), below a copy of a page of our own file"},
     {"rename-tasks-then-crash", "SIGSEGV after writing 'renamed' into every task's /proc comm, Faultline's threads too"},
@@ -544,6 +546,7 @@ int main(int argc, char **argv, char **envp) {
         victim_reraise_from_handler(with_siginfo, on_altstack, put_back);
     }
     else if (!strcmp(c, "raise-segv")) victim_raise_segv();
+    else if (!strcmp(c, "fault-in-signal-handler")) victim_fault_in_signal_handler();
     else if (!strcmp(c, "crash-beside-crowd")) return victim_crash_beside_crowd(argv[2], argc > 3 ? argv[3] : 0);
     else if (!strcmp(c, "crash-beside-rt-handlers")) victim_crash_beside_rt_handlers();
     else if (!strcmp(c, "crash-beside-signal-api")) victim_crash_beside_signal_api(argv[2]);

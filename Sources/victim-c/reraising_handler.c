@@ -69,3 +69,16 @@ void victim_raise_segv(void) {
     fprintf(stderr, "victim: raising SIGSEGV with no fault\n");
     raise(SIGSEGV);
 }
+
+static void fault_on_usr1(int sig) {
+    (void)sig;
+    victim_null_deref();
+}
+
+// fault-in-signal-handler: a SIGUSR1 handler that stores through NULL; the
+// report's stack passes the kernel's signal frame between the handler and
+// the raise() it interrupted.
+void victim_fault_in_signal_handler(void) {
+    signal(SIGUSR1, fault_on_usr1);
+    raise(SIGUSR1);
+}

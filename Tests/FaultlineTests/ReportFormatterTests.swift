@@ -262,6 +262,17 @@ import Testing
         #expect(ReportSummary.oneLine(report) == "SIGSEGV SI_TKILL; re-raised SEGV_MAPERR at 0x0")
     }
 
+    /// The kernel's signal frame between a handler and the code it
+    /// interrupted is printed as gdb prints it.
+    @Test func signalFrameIsNamedAsGdbNamesIt() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let report = Symbolicator().symbolicateWithWarnings(try ReportStore.load(path: try Victims.crashC("fault-in-signal-handler", in: dir).path)).report
+        let lines = ReportFormatter().format(report).split(separator: "\n").map(String.init)
+        let handler = try #require(lines.firstIndex { $0.contains(" fault_on_usr1 ") }, "\(lines)")
+        #expect(lines[handler + 1].hasSuffix("  <signal handler called>  (libc.so.6)"), "\(lines)")
+    }
+
     /// A thread the program started runs through the agent's thread-start
     /// trampoline: that frame, outside the innermost run of Faultline's
     /// frames, is printed by its name alone, with no Faultline source line;

@@ -117,6 +117,12 @@ typedef enum fl_frame0 {
     FL_FRAME0_RETURN_ADDRESS = 1,
 } fl_frame0;
 
+/// The C library's signal-return trampoline (`__restore_rt`), the return
+/// address the kernel gives every handler: a frame at it is where a signal
+/// handler was called, and is written `"signal_frame": true`. 0 until the
+/// agent sets it at install.
+extern uintptr_t fl_signal_trampoline;
+
 /// Writes `"key": [frames]` where each frame names its image and offset;
 /// `frame0` says what `pcs[0]` is.
 void fl_report_frames(fl_json *w, const char *key, const uintptr_t *pcs, int n, fl_frame0 frame0,

@@ -100,6 +100,11 @@ struct StackFormatter {
         let num = Self.number(number)
         let pc = hex(f.pc.value)
         let imageName = f.image.flatMap { images.indices.contains($0) ? Self.shortName(images[$0].path) : nil }
+        // gdb's words for the kernel's signal frame, whose trampoline has
+        // no symbol a symbolizer finds.
+        if f.signalFrame == true {
+            return ["\(indent)\(num)\(pc)  <signal handler called>" + (imageName.map { "  (\($0))" } ?? "")]
+        }
         guard let symbol = f.symbol else {
             var line = "\(indent)\(num)\(pc)  \(location(f))"
             if let w = warningFor(f) { line += "  [\(w.frameNote)]" }

@@ -139,6 +139,9 @@ public struct Report: Codable, Sendable {
         /// on frame 0 of stacks taken by calling code (malloc shim, C++
         /// throw hooks, `getcontext`), whose frame 0 is a return address too.
         public var returnAddress: Bool?
+        /// True for the C library's signal-return trampoline: a signal
+        /// handler was called here (the frames above it are the handler's).
+        public var signalFrame: Bool?
         /// Filled in by the symbolicator, never by the agent.
         public var symbol: Symbol?
 
