@@ -149,15 +149,15 @@ static int loader_busy(void) {
     return 0;
 }
 
+/// The default action, no flags, an empty mask.
+static const struct sigaction k_default_action = {.sa_handler = SIG_DFL};
+
 // Past the agent's sigaction interposer, which would put the crash handler
 // back for a SIG_DFL (fault_default.h); a signal the program set SIG_DFL
 // on since gets that, not what it had before the agent.
 static void restore_previous(void) {
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
     for (int i = 0; i < FL_NSIGNALS; i++)
-        fl_real_sigaction(k_signals[i], fl_fault_default_is_set(k_signals[i]) ? &dfl : &g_prev[i], 0);
+        fl_real_sigaction(k_signals[i], fl_fault_default_is_set(k_signals[i]) ? &k_default_action : &g_prev[i], 0);
 }
 
 static void notify(const char *prefix, const char *name) {
@@ -210,10 +210,11 @@ static void write_signal(fl_json *w, int sig, const siginfo_t *info, const ucont
         fl_json_hex(w, "fault_address", (uint64_t)(uintptr_t)info->si_addr);
     if (info->si_code == SI_USER || info->si_code == SI_TKILL || info->si_code == SI_QUEUE)
         fl_json_int(w, "sender_pid", info->si_pid);
-    if (fl_fault_is_stack_overflow(sig, info, uc)) fl_json_bool(w, "stack_overflow", 1);
+    if (uc && fl_fault_is_stack_overflow(sig, info->si_code, (uintptr_t)info->si_addr, fl_context_sp(uc)))
+        fl_json_bool(w, "stack_overflow", 1);
     // A fault the program's own handler re-raised (python3 -X faulthandler):
     // what the kernel said of the fault itself, from its frame on the stack.
-    static fl_reraised orig;  // the handler runs on one thread at a time (the claim)
+    fl_reraised orig;
     if (fl_reraised_fault(sig, info, uc, &orig)) {
         fl_json_begin_object(w, "reraised_fault");
         fl_json_int(w, "code", orig.code);
@@ -221,9 +222,7 @@ static void write_signal(fl_json *w, int sig, const siginfo_t *info, const ucont
         fl_json_hex(w, "fault_address", (uint64_t)orig.address);
         fl_json_hex(w, "pc", (uint64_t)orig.pc);
         fl_json_string(w, "from", orig.from_siginfo ? "siginfo" : "trap_registers");
-        siginfo_t as_sent = {.si_signo = sig, .si_code = orig.code};
-        as_sent.si_addr = (void *)orig.address;
-        if (fl_fault_is_stack_overflow(sig, &as_sent, &orig.context)) fl_json_bool(w, "stack_overflow", 1);
+        if (fl_fault_is_stack_overflow(sig, orig.code, orig.address, orig.sp)) fl_json_bool(w, "stack_overflow", 1);
         fl_json_end_object(w);
     }
     fl_json_end_object(w);
@@ -410,10 +409,7 @@ static void write_recrash(int sig, const siginfo_t *info) {
 static void die_by(int sig) {
     // Default disposition, unblocked, raised at this thread: the process
     // ends by `sig` as it would have without us.
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    fl_real_sigaction(sig, &dfl, 0);
+    fl_real_sigaction(sig, &k_default_action, 0);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);

@@ -4,7 +4,6 @@
 #include "report_file.h"
 #include "unwinder.h"
 
-#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -14,13 +13,11 @@
 /// Bytes read from the stack at a time: a page, mapped whole or not at all.
 #define FL_RERAISE_CHUNK 4096u
 
-static uintptr_t g_restorer;
-
 void fl_reraised_fault_init(int sig) {
     fl_kernel_sigaction cur;
-    if (fl_raw_syscall(SYS_rt_sigaction, sig, 0, (long)&cur, FL_KERNEL_SIGSET_SIZE) != 0) return;
-    g_restorer = (uintptr_t)cur.restorer;
-    fl_signal_trampoline = g_restorer;  // frames there say "signal handler called" (report_file.h)
+    // Frames at it also say "signal handler called" (report_file.h).
+    if (fl_raw_syscall(SYS_rt_sigaction, sig, 0, (long)&cur, FL_KERNEL_SIGSET_SIZE) == 0)
+        fl_signal_trampoline = (uintptr_t)cur.restorer;
 }
 
 #if defined(__x86_64__)
@@ -64,8 +61,8 @@ static int derive(int sig, const ucontext_t *k, fl_reraised *out) {
 static int frame_at(uintptr_t at, int sig, fl_reraised *out) {
     // The kernel's ucontext matches glibc's ucontext_t up to the general
     // registers (flags, link, stack, gregs): copy that part only.
-    ucontext_t *k = &out->context;
-    memset(k, 0, sizeof *k);
+    ucontext_t uc;
+    ucontext_t *k = &uc;
     size_t head = (size_t)((char *)&k->uc_mcontext.fpregs - (char *)k) + sizeof k->uc_mcontext.fpregs;
     if (fl_copy_own_memory(at + FL_FRAME_UC, k, head) != 0) return 0;
     // A real frame: flags the kernel sets (UC_FP_XSTATE, UC_SIGCONTEXT_SS,
@@ -74,7 +71,7 @@ static int frame_at(uintptr_t at, int sig, fl_reraised *out) {
     uintptr_t fp = (uintptr_t)k->uc_mcontext.fpregs;
     if ((k->uc_flags & ~7ul) || !(k->uc_flags & 2) || k->uc_link || (fp && (fp < at || fp > at + 2048))) return 0;
     if (!derive(sig, k, out)) return 0;
-    k->uc_mcontext.fpregs = 0;  // not copied
+    out->sp = (uintptr_t)k->uc_mcontext.gregs[REG_RSP];
     siginfo_t si;
     out->from_siginfo = 0;
     // The siginfo, where one was written and agrees with the registers.
@@ -87,7 +84,7 @@ static int frame_at(uintptr_t at, int sig, fl_reraised *out) {
 
 int fl_reraised_fault(int sig, const siginfo_t *info, const ucontext_t *uc, fl_reraised *out) {
 #if defined(__x86_64__)
-    if (!g_restorer || !uc || info->si_code > 0 || info->si_pid != getpid()) return 0;
+    if (!fl_signal_trampoline || !uc || info->si_code > 0 || info->si_pid != getpid()) return 0;
     if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE) return 0;
     uintptr_t sp = fl_context_sp(uc) & ~(uintptr_t)7;
     uintptr_t words[FL_RERAISE_CHUNK / sizeof(uintptr_t)];
@@ -97,7 +94,7 @@ int fl_reraised_fault(int sig, const siginfo_t *info, const ucontext_t *uc, fl_r
         size_t n = (size_t)(page_end - at) / sizeof(uintptr_t);
         if (fl_copy_own_memory(at, words, n * sizeof(uintptr_t)) != 0) return 0;
         for (size_t i = 0; i < n; i++)
-            if (words[i] == g_restorer && frame_at(at + i * sizeof(uintptr_t), sig, out)) return 1;
+            if (words[i] == fl_signal_trampoline && frame_at(at + i * sizeof(uintptr_t), sig, out)) return 1;
         at = page_end;
     }
 #else

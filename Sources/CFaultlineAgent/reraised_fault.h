@@ -18,14 +18,14 @@ typedef struct {
     int code;              ///< si_code (SEGV_MAPERR, ILL_ILLOPN, …)
     uintptr_t address;     ///< si_addr: the fault address
     uintptr_t pc;          ///< the faulting instruction
+    uintptr_t sp;          ///< the stack pointer at the fault
     int from_siginfo;      ///< 1: the frame's siginfo (an SA_SIGINFO handler); 0: derived from the trap registers
-    ucontext_t context;    ///< its general registers (the rest zeroed)
 } fl_reraised;
 
 /// Records the signal-return trampoline the C library gives every handler
-/// (the kernel's `sa_restorer` of the agent's handler for `sig`): a
-/// handler's return address, the first word of its kernel frame. Call
-/// after installing the handler.
+/// (the kernel's `sa_restorer` of the agent's handler for `sig`) as
+/// fl_signal_trampoline (report_file.h): a handler's return address, the
+/// first word of its kernel frame. Call after installing the handler.
 void fl_reraised_fault_init(int sig);
 
 /// When `info` is a fault signal the process sent itself (si_code <= 0,
