@@ -33,7 +33,7 @@ enum ExceptionText {
               (images[i].path as NSString).lastPathComponent == AgentInjection.agentLibrary,
               let symbol = first.symbol
         else { return frames }
-        first.symbol = Report.Symbol(function: symbol.function, file: nil, line: nil, column: nil, inlined: nil)
+        first.symbol = symbol.nameOnly
         return [first] + frames.dropFirst()
     }
 

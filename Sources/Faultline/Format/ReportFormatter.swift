@@ -181,14 +181,13 @@ public struct ReportFormatter: Sendable {
         var text = "\(s.name) (\(s.number)), \(s.codeName)"
         let meaning = SignalCodeDescriptions.meaning(of: s.codeName, signal: s.name)
         if let meaning { text += ": \(meaning)" }
-        // si_addr is meaningless for a general-protection fault.
-        if let a = s.faultAddress, !(s.codeName == "SI_KERNEL" && a.value == 0) { text += ", at address \(a)" }
+        if let a = SignalCodeDescriptions.shownAddress(s.faultAddress, codeName: s.codeName) { text += ", at address \(a)" }
         if s.stackOverflow == true { text += ": stack overflow" }
         if let p = s.senderPid { text += ", sent by pid \(p)" }
         if let f = s.reraisedFault {
             text += "; re-raised by the program's handler, which caught \(f.codeName)"
             if let meaning = SignalCodeDescriptions.meaning(of: f.codeName, signal: s.name) { text += ": \(meaning)" }
-            if let a = f.faultAddress, !(f.codeName == "SI_KERNEL" && a.value == 0) { text += ", at address \(a)" }
+            if let a = SignalCodeDescriptions.shownAddress(f.faultAddress, codeName: f.codeName) { text += ", at address \(a)" }
             if f.stackOverflow == true { text += ": stack overflow" }
         }
         return text

@@ -8,12 +8,12 @@ public enum ReportSummary {
         var parts: [String] = []
         if let s = r.signal {
             var text = "\(s.name) \(s.codeName)"
-            if let a = s.faultAddress, !(s.codeName == "SI_KERNEL" && a.value == 0) { text += " at \(a)" }
+            if let a = SignalCodeDescriptions.shownAddress(s.faultAddress, codeName: s.codeName) { text += " at \(a)" }
             parts.append(text)
             if s.stackOverflow == true { parts.append("stack overflow") }
             if let f = s.reraisedFault {
                 var caught = "re-raised \(f.codeName)"
-                if let a = f.faultAddress, !(f.codeName == "SI_KERNEL" && a.value == 0) { caught += " at \(a)" }
+                if let a = SignalCodeDescriptions.shownAddress(f.faultAddress, codeName: f.codeName) { caught += " at \(a)" }
                 if f.stackOverflow == true { caught += ", stack overflow" }
                 parts.append(caught)
             }

@@ -1,5 +1,12 @@
 /// Plain-language meanings of `si_code` names, for the formatted report.
 public enum SignalCodeDescriptions {
+    /// `address` as a report shows it: none for a general-protection fault
+    /// (`SI_KERNEL`), whose si_addr is 0 and means nothing.
+    public static func shownAddress(_ address: Address?, codeName: String) -> Address? {
+        guard let address, !(codeName == "SI_KERNEL" && address.value == 0) else { return nil }
+        return address
+    }
+
     /// "address not mapped" for `SEGV_MAPERR`; nil for names without one.
     public static func meaning(of codeName: String) -> String? { table[codeName] }
 

@@ -65,7 +65,7 @@ struct StackFormatter {
         var out = frames
         for k in outside..<out.count where isFaultlines(out[k]) {
             guard let symbol = out[k].symbol else { continue }
-            out[k].symbol = Report.Symbol(function: symbol.function, file: nil, line: nil, column: nil, inlined: nil)
+            out[k].symbol = symbol.nameOnly
         }
         return out
     }
@@ -161,4 +161,10 @@ struct StackFormatter {
     static func shortName(_ path: String) -> String {
         path.hasPrefix("[") ? path : (path as NSString).lastPathComponent
     }
+}
+
+extension Report.Symbol {
+    /// The function's name alone: no source line, no inlined frames (a
+    /// Faultline frame shown as AddressSanitizer shows its own).
+    var nameOnly: Report.Symbol { Report.Symbol(function: function, file: nil, line: nil, column: nil, inlined: nil) }
 }
