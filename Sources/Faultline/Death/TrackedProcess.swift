@@ -54,6 +54,8 @@ struct ProcStat {
     var ppid: Int32
     /// Field 52, the wait status of a zombie (Linux 3.5+).
     var exitCode: Int32?
+    /// Field 22, when the process started, in clock ticks since boot.
+    var startTicks: UInt64?
 
     static func read(_ pid: pid_t) -> ProcStat? {
         guard let text = CGroupFiles.read("/proc/\(pid)/stat"),
@@ -63,7 +65,8 @@ struct ProcStat {
         let rest = text[text.index(after: close)...].split(separator: " ")
         guard rest.count > 2, let state = rest[0].first, let ppid = Int32(rest[1]) else { return nil }
         let exitCode = rest.count > 49 ? Int32(rest[49].trimmingSuffix("\n")) : nil
-        return ProcStat(comm: comm, state: state, ppid: ppid, exitCode: exitCode)
+        let startTicks = rest.count > 19 ? UInt64(rest[19]) : nil
+        return ProcStat(comm: comm, state: state, ppid: ppid, exitCode: exitCode, startTicks: startTicks)
     }
 
     static func comm(_ pid: pid_t) -> String? {

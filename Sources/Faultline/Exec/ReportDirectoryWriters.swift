@@ -50,12 +50,8 @@ public enum ReportDirectoryWriters {
     /// False for a zombie or a process gone meanwhile (its `environ` reads
     /// empty, but say so plainly).
     private static func isLive(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
-        else { return false }
-        // "pid (comm) state …"; comm may hold spaces and parentheses.
-        let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
-        return state != nil && state != "Z" && state != "X"
+        guard let state = ProcStat.read(pid)?.state else { return false }
+        return state != "Z" && state != "X"
     }
 
     /// The NUL-separated environment `pid` was started with, at most 1 MiB.
