@@ -198,19 +198,22 @@ NOINLINE void victim_crash_in_handler(void) {
 }
 
 static pthread_barrier_t g_named;
+static const char *g_idler_prefix;
 
 static void *idle_thread(void *arg) {
     char name[16];
-    snprintf(name, sizeof name, "idler-%d", (int)(intptr_t)arg);
+    snprintf(name, sizeof name, "%s-%d", g_idler_prefix, (int)(intptr_t)arg);
     pthread_setname_np(pthread_self(), name);
     pthread_barrier_wait(&g_named);
     for (;;) pause();
     return arg;
 }
 
-// Starts `n` idle threads and returns once every one has its name (a sleep
-// was not enough on a loaded machine: one thread was still called victim-c).
-static void start_named_idlers(int n) {
+// Starts `n` threads named PREFIX-0… that wait in pause() for good, and
+// returns once every one has its name (a sleep was not enough on a loaded
+// machine: one thread was still called victim-c). Once per process.
+void victim_start_named_idlers(const char *prefix, int n) {
+    g_idler_prefix = prefix;
     pthread_barrier_init(&g_named, 0, (unsigned)n + 1);
     for (int i = 0; i < n; i++) {
         pthread_t t;
@@ -221,7 +224,7 @@ static void start_named_idlers(int n) {
 
 NOINLINE void victim_crash_with_threads(void) {
     // Several idle threads, so the report must carry their stacks too.
-    start_named_idlers(3);
+    victim_start_named_idlers("idler", 3);
     usleep(20000);  // and, very likely, are in pause()
     victim_null_deref();
 }
@@ -229,7 +232,7 @@ NOINLINE void victim_crash_with_threads(void) {
 NOINLINE void victim_crash_with_many_threads(void) {
     // 40 idle threads; a scenario caps the threads listed
     // (FAULTLINE_MAX_THREADS) below that.
-    start_named_idlers(40);
+    victim_start_named_idlers("idler", 40);
     victim_null_deref();
 }
 
@@ -289,7 +292,7 @@ NOINLINE void victim_crash_out_of_fds(void) {
     // error path; thread 'idler-0' idles, so the report must list the
     // threads (/proc/self/task) as well as read the maps and write its file.
     closefrom(3);
-    start_named_idlers(1);
+    victim_start_named_idlers("idler", 1);
     int n = victim_use_up_fds();
     fprintf(stderr, "victim: opened %d fds until %s; dereferencing NULL\n", n, errno == EMFILE ? "EMFILE" : "another error");
     victim_null_deref();

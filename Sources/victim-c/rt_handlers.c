@@ -12,7 +12,6 @@
 // through its internal sigaction, or through glibc's exported aliases of
 // sigaction (__sigaction, __libc_sigaction); or SIG_IGN set with sigignore.
 #include <dlfcn.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -22,26 +21,16 @@
 #include <unistd.h>
 
 void victim_null_deref(void);  // main.c
+void victim_start_named_idlers(const char *prefix, int n);  // main.c
 
 /// The value the program's own SIGRTMIN+8 carries.
 #define RT_OWN_VALUE 4242
 
 static atomic_int g_own_deliveries;
-static pthread_barrier_t g_ready;
-
 static void own_rt_handler(int sig, siginfo_t *info, void *uc) {
     (void)uc;
     if (sig == SIGRTMIN + 8 && info->si_code == SI_QUEUE && info->si_value.sival_int == RT_OWN_VALUE)
         atomic_fetch_add(&g_own_deliveries, 1);
-}
-
-static void *rt_idler(void *arg) {
-    char name[16];
-    snprintf(name, sizeof name, "rt-idler-%d", (int)(intptr_t)arg);
-    pthread_setname_np(pthread_self(), name);
-    pthread_barrier_wait(&g_ready);
-    for (;;) pause();
-    return arg;
 }
 
 // Queues the program's own SIGRTMIN+8, waits (up to 0.5 s) until its
@@ -54,12 +43,7 @@ static void own_delivery_then_crash_beside_idlers(atomic_int *deliveries) {
     sigqueue(getpid(), SIGRTMIN + 8, v);
     for (int i = 0; i < 500 && !atomic_load(deliveries); i++) usleep(1000);
     fprintf(stderr, "victim: own SIGRTMIN+8 handler ran %d time(s)\n", atomic_load(deliveries));
-    pthread_barrier_init(&g_ready, 0, 4);
-    for (int i = 0; i < 3; i++) {
-        pthread_t t;
-        pthread_create(&t, 0, rt_idler, (void *)(intptr_t)i);
-    }
-    pthread_barrier_wait(&g_ready);
+    victim_start_named_idlers("rt-idler", 3);
     usleep(20000);  // the idlers in pause
     victim_null_deref();
 }
