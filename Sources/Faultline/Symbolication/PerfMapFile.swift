@@ -68,15 +68,13 @@ public enum PerfMapFile {
         return cache.map(at: path) { readTail(path).map(PerfMap.init(bytes:)) }
     }
 
-    /// The file's bytes, or its last `readLimit` bytes from the first whole line.
+    /// The file's bytes, or its last `readLimit` bytes from the first whole
+    /// line; nil for what is not a regular file (RegularFile: a FIFO there is
+    /// not waited on).
     static func readTail(_ path: String, limit: Int = readLimit) -> [UInt8]? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let size = try? handle.seekToEnd() else { return nil }
-        let start = size > UInt64(limit) ? size - UInt64(limit) : 0
-        guard (try? handle.seek(toOffset: start)) != nil, let data = try? handle.readToEnd() else { return nil }
+        guard let (data, skipped) = try? RegularFile.readTail(path, limit: limit) else { return nil }
         let bytes = [UInt8](data)
-        guard start > 0 else { return bytes }
+        guard skipped > 0 else { return bytes }
         // The first line is cut; it starts after the first newline.
         guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return [] }
         return Array(bytes[(newline + 1)...])
