@@ -4,14 +4,26 @@ import PackageDescription
 /// C settings shared by every agent-side C target: optimised even in debug
 /// builds (the fault path has latency targets) and with frame pointers kept
 /// so the frame-pointer fallback unwinder has something to follow.
-let agentCSettings: [CSetting] = [
-    // Hidden by default: the agent and the shim each link their own copy of
-    // CFaultlineCore, and neither copy may interpose the other's.
-    // DWARF 4: valgrind 3.19 (Debian 12) cannot read DWARF 5 and gives up
-    // before the shim can step aside for it.
-    .unsafeFlags(["-O2", "-gdwarf-4", "-fno-omit-frame-pointer", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"]),
-    .define("_GNU_SOURCE"),
-]
+// Hidden by default: the agent and the shim each link their own copy of
+// CFaultlineCore, and neither copy may interpose the other's.
+// DWARF 4: valgrind 3.19 (Debian 12) cannot read DWARF 5 and gives up
+// before the shim can step aside for it.
+let agentFlags = ["-O2", "-gdwarf-4", "-fno-omit-frame-pointer", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+let agentCSettings: [CSetting] = [.unsafeFlags(agentFlags), .define("_GNU_SOURCE")]
+
+/// The agent's detector folders (one per detector over `common/`): each is
+/// on the header path, so a file includes a neighbour's header by name.
+let agentFolders = ["common", "crash", "cxx", "hang", "memory", "threads"]
+/// The malloc shim's concern folders, likewise.
+let shimFolders = ["config", "entry", "heap", "leak", "quarantine", "report", "stacks"]
+
+/// Victims are built unoptimised with frame pointers: their frames are what
+/// the scenarios check.
+let victimFlags = ["-O0", "-g", "-fno-omit-frame-pointer"]
+let victimCSettings: [CSetting] = [.unsafeFlags(victimFlags), .define("_GNU_SOURCE")]
+/// Benchmarks carry DWARF 4: Debian 12's valgrind (3.19) cannot read clang's
+/// default DWARF 5, and `faultline bench` would lose its valgrind rows.
+let benchFlags = ["-O2", "-gdwarf-4"]
 
 let package = Package(
     name: "Faultline",
@@ -48,17 +60,14 @@ let package = Package(
         // Only in the LD_PRELOAD libraries: resolves swiftrt.o's runtime
         // references so scripts/drop-swift-runtime-dependency can drop
         // libswiftCore.so from them.
-        .target(name: "CFaultlineDylibStubs", cSettings: [.unsafeFlags(["-O2", "-gdwarf-4"])]),
+        .target(name: "CFaultlineDylibStubs", cSettings: [.unsafeFlags(benchFlags)]),
         // Agent core: async-signal-safe crash capture, linked or preloaded.
         .target(
             name: "CFaultlineAgent",
             dependencies: ["CFaultlineCore"],
-            cSettings: agentCSettings,
-            // The C++ exception detector (cxx_*.cpp): same flags as the C files.
-            cxxSettings: [
-                .unsafeFlags(["-O2", "-gdwarf-4", "-fno-omit-frame-pointer", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"]),
-                .define("_GNU_SOURCE"),
-            ],
+            cSettings: agentCSettings + agentFolders.map { .headerSearchPath($0) },
+            // The C++ exception detector (cxx/*.cpp): same flags as the C files.
+            cxxSettings: [.unsafeFlags(agentFlags), .define("_GNU_SOURCE")] + agentFolders.map { .headerSearchPath($0) },
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("stdc++")]
         ),
         // LD_PRELOAD malloc shim: quarantine, scribbling, allocation records.
@@ -66,7 +75,7 @@ let package = Package(
             name: "CFaultlineMallocShim",
             dependencies: ["CFaultlineCore", "CFaultlineSuppressions"],
             exclude: ["shim.map"],
-            cSettings: agentCSettings,
+            cSettings: agentCSettings + shimFolders.map { .headerSearchPath($0) },
             linkerSettings: [
                 .linkedLibrary("dl"), .linkedLibrary("pthread"),
                 // Version names for realpath's two wrappers (shim_libc_callers.c).
@@ -92,12 +101,12 @@ let package = Package(
         // Victims: one fault per subcommand.
         .target(
             name: "VictimSupport",
-            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")]
+            cSettings: victimCSettings
         ),
         .executableTarget(
             name: "victim-c",
             dependencies: ["VictimSupport"],
-            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
+            cSettings: victimCSettings,
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
         ),
         .executableTarget(
@@ -109,109 +118,106 @@ let package = Package(
         .executableTarget(
             name: "victim-c-linked",
             dependencies: ["CFaultlineAgent"],
-            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])]
+            cSettings: [.unsafeFlags(victimFlags)]
         ),
         .executableTarget(
             name: "victim-cxx",
             dependencies: ["VictimSupport"],
             // Sized deallocation (clang 21's default, said outright): the
             // new-delete-* cases need `delete` to pass the size.
-            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer", "-fsized-deallocation"])],
+            cxxSettings: [.unsafeFlags(victimFlags + ["-fsized-deallocation"])],
             linkerSettings: [.linkedLibrary("pthread")]
         ),
         // The same C++ cases with the agent linked in (faultline_install).
         .executableTarget(
             name: "victim-cxx-linked",
             dependencies: ["CFaultlineAgent"],
-            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])],
+            cxxSettings: [.unsafeFlags(victimFlags)],
             linkerSettings: [.linkedLibrary("pthread")]
         ),
         // Replaces operator new(size_t) and delete(void*) only.
         .executableTarget(
             name: "victim-cxx-own-new",
             dependencies: ["VictimSupport"],
-            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])],
+            cxxSettings: [.unsafeFlags(victimFlags)],
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
         .executableTarget(
             name: "victim-heap",
             dependencies: ["VictimSupport"],
-            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
+            cSettings: victimCSettings,
             linkerSettings: [.linkedLibrary("pthread")]
         ),
         // Allocates with its own (deep-bound) malloc: victim-heap deepbind.
         .target(
             name: "victim-deepbind-lib",
-            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])]
+            cSettings: [.unsafeFlags(victimFlags)]
         ),
         // New and delete through libstdc++'s operators (deep-bound): victim-cxx deepbind-cxx.
         .target(
             name: "victim-deepbind-cxx-lib",
-            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])]
+            cxxSettings: [.unsafeFlags(victimFlags)]
         ),
         // Its own global operator new and delete: victim-cxx own-new-library.
         .target(
             name: "victim-own-new-lib",
-            cxxSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"])],
+            cxxSettings: [.unsafeFlags(victimFlags)],
             linkerSettings: [.unsafeFlags(["-Xlinker", "-Bsymbolic-functions"])]
         ),
         // Position-dependent, so that taking malloc's address makes a
         // canonical PLT entry (as in Debian's python3).
         .executableTarget(
             name: "victim-heap-nopie",
-            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer", "-fno-pie"])],
+            cSettings: [.unsafeFlags(victimFlags + ["-fno-pie"])],
             linkerSettings: [.unsafeFlags(["-Xlinker", "-no-pie"])]
         ),
         .executableTarget(
             name: "victim-hang",
             dependencies: ["VictimSupport"],
-            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
+            cSettings: victimCSettings,
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
         .executableTarget(
             name: "victim-leak",
             dependencies: ["VictimSupport"],
-            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")],
+            cSettings: victimCSettings,
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
         .executableTarget(
             name: "victim-oom",
             dependencies: ["VictimSupport"],
-            cSettings: [.unsafeFlags(["-O0", "-g", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")]
+            cSettings: victimCSettings
         ),
         // Benchmarks: programs that print figures; never timed tests.
-        // The bench programs carry DWARF 4: Debian 12's valgrind (3.19) gives
-        // up on clang's default DWARF 5 ("unhandled dwarf2 abbrev form code
-        // 0x25 … I can't recover"), so `faultline bench` lost its valgrind rows.
         .executableTarget(
             name: "bench-crash",
             dependencies: ["CFaultlineAgent"],
-            cSettings: [.unsafeFlags(["-O2", "-gdwarf-4", "-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")]
+            cSettings: [.unsafeFlags(benchFlags + ["-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")]
         ),
         .executableTarget(
             name: "bench-cxx",
-            cxxSettings: [.unsafeFlags(["-O2", "-gdwarf-4"])],
+            cxxSettings: [.unsafeFlags(benchFlags)],
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
         .executableTarget(
             name: "bench-shim",
-            cSettings: [.unsafeFlags(["-O2", "-gdwarf-4"]), .define("_GNU_SOURCE")],
+            cSettings: [.unsafeFlags(benchFlags), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("pthread")]
         ),
         .executableTarget(
             name: "bench-leaks",
-            cSettings: [.unsafeFlags(["-O2", "-gdwarf-4"]), .define("_GNU_SOURCE")],
+            cSettings: [.unsafeFlags(benchFlags), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("pthread")]
         ),
         .executableTarget(
             name: "bench-memory",
             dependencies: ["CFaultlineAgent"],
-            cSettings: [.unsafeFlags(["-O2", "-gdwarf-4"]), .define("_GNU_SOURCE")]
+            cSettings: [.unsafeFlags(benchFlags), .define("_GNU_SOURCE")]
         ),
         .executableTarget(
             name: "bench-hang",
             dependencies: ["CFaultlineAgent"],
-            cSettings: [.unsafeFlags(["-O2", "-gdwarf-4"]), .define("_GNU_SOURCE")]
+            cSettings: [.unsafeFlags(benchFlags), .define("_GNU_SOURCE")]
         ),
         .testTarget(name: "FaultlineTests", dependencies: ["Faultline", "FaultlineHarness"]),
         .testTarget(name: "FaultlineHarnessTests", dependencies: ["Faultline", "FaultlineHarness"]),

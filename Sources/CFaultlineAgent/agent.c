@@ -7,7 +7,7 @@
 #include "fd_high.h"
 #include "fd_limit.h"
 #include "fd_transient.h"
-#include "include/faultline.h"
+#include "faultline.h"
 #include "agent_config.h"
 #include "report_dir_open.h"
 #include "altstack.h"

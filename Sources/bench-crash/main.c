@@ -10,7 +10,7 @@
 // (fault -> process reaped only). --json prints one JSON line per
 // measurement (docs/benchmarks.md, "The contract") instead of the table.
 #include "faultline.h"
-#include "../CFaultlineAgent/thread_capture.h"
+#include "../CFaultlineAgent/threads/thread_capture.h"
 
 #include <dirent.h>
 #include <fcntl.h>

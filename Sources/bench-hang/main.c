@@ -17,7 +17,7 @@
 // contract") for the sample and cpu sections instead of the tables.
 #include "faultline.h"
 #include "faultline_hang.h"
-#include "../CFaultlineAgent/thread_capture.h"
+#include "../CFaultlineAgent/threads/thread_capture.h"
 
 #include <dlfcn.h>
 #include <poll.h>

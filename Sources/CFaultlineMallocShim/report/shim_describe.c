@@ -5,7 +5,7 @@
 // fault address, a register, or a word near the top of the stack that
 // points into a quarantined block (the pointer the bad value was loaded
 // through). Async-signal-safe: safe reads, no locks but a bounded trylock.
-#include "include/faultline_malloc_shim.h"
+#include "faultline_malloc_shim.h"
 #include "image_list.h"
 #include "json_writer.h"
 #include "report_file.h"

@@ -2,7 +2,7 @@
 #include "event_wait.h"
 #include "altstack.h"
 #include "cred_mirror.h"
-#include "include/faultline_hang.h"
+#include "faultline_hang.h"
 #include "agent_config.h"
 #include "crash_handler.h"
 #include "deadlock_graph.h"

@@ -2,7 +2,7 @@
 #ifndef FL_CRASH_HANDLER_H
 #define FL_CRASH_HANDLER_H
 
-#include "include/faultline.h"
+#include "faultline.h"
 #include "image_list.h"
 #include "report_file.h"
 
