@@ -48,8 +48,12 @@ let package = Package(
     targets: [
         // Async-signal-safe building blocks shared by the agent and the shim:
         // JSON writer, report files, images and build-ids, unwinding.
+        // The one table of FAULTLINE_* variables: read by the agent and the
+        // shim, printed by `faultline doctor --options`. No interposers.
+        .target(name: "CFaultlineOptions", cSettings: agentCSettings),
         .target(
             name: "CFaultlineCore",
+            dependencies: ["CFaultlineOptions"],
             cSettings: agentCSettings,
             linkerSettings: [.linkedLibrary("dl")]
         ),
@@ -85,7 +89,7 @@ let package = Package(
         // Swift-facing install API over the C agent.
         .target(name: "FaultlineAgent", dependencies: ["CFaultlineAgent"]),
         // Report model, store, symbolicator: no agent, no CLI logic.
-        .target(name: "Faultline", dependencies: ["CFaultlineSuppressions"]),
+        .target(name: "Faultline", dependencies: ["CFaultlineSuppressions", "CFaultlineOptions"]),
         // Scenario model, loader, runner, expectation checker, reporters.
         .target(
             name: "FaultlineHarness",

@@ -75,18 +75,18 @@ static int malloc_shim_loaded(void) { return dlsym(RTLD_DEFAULT, "faultline_shim
 // it named another directory, which was created and written into.
 static int resolve_config(const faultline_options *o, fl_config *c) {
     int shim = malloc_shim_loaded();
-    const char *dir = o && o->report_dir ? o->report_dir : getenv("FAULTLINE_REPORT_DIR");
+    const char *dir = o && o->report_dir ? o->report_dir : fl_option_value(FL_OPT_REPORT_DIR);
     if (dir && strlen(dir) >= sizeof c->report_dir) return -1;
-    fl_strlcpy(c->report_dir, dir && *dir ? dir : "faultline-reports", sizeof c->report_dir);
-    c->max_frames = o && o->max_frames ? o->max_frames : fl_env_int_quietly("FAULTLINE_MAX_FRAMES", 128, 1, FL_MAX_FRAMES, shim);
+    fl_strlcpy(c->report_dir, dir && *dir ? dir : fl_option_at(FL_OPT_REPORT_DIR)->default_text, sizeof c->report_dir);
+    c->max_frames = o && o->max_frames ? o->max_frames : fl_env_int_quietly(FL_OPT_MAX_FRAMES, shim);
     if (c->max_frames > FL_MAX_FRAMES) c->max_frames = FL_MAX_FRAMES;
-    c->thread_timeout_ms = o && o->thread_timeout_ms ? o->thread_timeout_ms : fl_env_int("FAULTLINE_THREAD_TIMEOUT_MS", 50, 1, 10000);
-    c->max_threads = o && o->max_threads ? o->max_threads : fl_env_int("FAULTLINE_MAX_THREADS", 256, 1, 1024);
-    c->capture_stderr = o && o->capture_stderr ? 1 : fl_env_int("FAULTLINE_CAPTURE_STDERR", 0, 0, 1);
-    c->sample_signal = o && o->sample_signal ? o->sample_signal : fl_env_int("FAULTLINE_SAMPLE_SIGNAL", SIGRTMIN + 8, SIGRTMIN, SIGRTMAX);
-    c->crash_deadline_ms = fl_env_int("FAULTLINE_CRASH_DEADLINE_MS", 10000, 0, 3600000);
+    c->thread_timeout_ms = o && o->thread_timeout_ms ? o->thread_timeout_ms : fl_env_int(FL_OPT_THREAD_TIMEOUT_MS);
+    c->max_threads = o && o->max_threads ? o->max_threads : fl_env_int(FL_OPT_MAX_THREADS);
+    c->capture_stderr = o && o->capture_stderr ? 1 : fl_env_int(FL_OPT_CAPTURE_STDERR);
+    c->sample_signal = o && o->sample_signal ? o->sample_signal : fl_env_int(FL_OPT_SAMPLE_SIGNAL);
+    c->crash_deadline_ms = fl_env_int(FL_OPT_CRASH_DEADLINE_MS);
     char bad[64];
-    long d = fl_parse_detectors(getenv("FAULTLINE_DETECTORS"), bad, sizeof bad);
+    long d = fl_parse_detectors(fl_option_value(FL_OPT_DETECTORS), bad, sizeof bad);
     if (d < 0) {
         // With the shim loaded, the shim says it (and removes the variable).
         if (!shim) {
@@ -118,7 +118,7 @@ static void image_marker(char *buf, size_t cap) {
 static int other_copy_installed(void) {
     char mine[64];
     image_marker(mine, sizeof mine);
-    const char *v = getenv(FL_MARKER_ENV);
+    const char *v = fl_option_value(FL_OPT_AGENT_IMAGE);
     return v && strcmp(v, mine) == 0;
 }
 
@@ -131,7 +131,7 @@ static int install(const faultline_options *options, int dir_optional) {
     fl_config *c = &fl_agent_config;
     if (resolve_config(options, c) != 0) {
         snprintf(g_error, sizeof g_error, "the report directory's path is longer than %d bytes (use a shorter one): %s",
-                 (int)sizeof c->report_dir - 1, options && options->report_dir ? options->report_dir : getenv("FAULTLINE_REPORT_DIR"));
+                 (int)sizeof c->report_dir - 1, options && options->report_dir ? options->report_dir : fl_option_value(FL_OPT_REPORT_DIR));
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -214,7 +214,7 @@ void faultline_writer_add_string(faultline_writer *writer, const char *key, cons
 }
 
 __attribute__((constructor)) static void faultline_auto_install(void) {
-    const char *dir = getenv("FAULTLINE_REPORT_DIR");
+    const char *dir = fl_option_value(FL_OPT_REPORT_DIR);
     if (!dir) return;
     // Only the preloaded copy installs itself; a program that links the
     // agent calls faultline_install when it is ready.

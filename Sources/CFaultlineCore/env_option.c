@@ -5,17 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-int fl_env_int_quietly(const char *name, int fallback, int lo, int hi, int quiet) {
-    const char *v = getenv(name);
-    if (!v || !*v) return fallback;
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (*end || n < lo || n > hi) {
+int fl_env_int_quietly(fl_option_id id, int quiet) {
+    long long n;
+    if (fl_option_number(id, &n) < 0) {
         if (!quiet) {
-            fprintf(stderr, "faultline: %s=%s is not a number in %d...%d; using %d\n", name, v, lo, hi, fallback);
+            const char *name = fl_option_at(id)->name;
+            fprintf(stderr, "faultline: %s=%s is not a number in %lld...%lld; using %lld\n", name, fl_option_value(id),
+                    fl_option_lo(id), fl_option_hi(id), n);
             fl_option_said(name);
         }
-        return fallback;
     }
     return (int)n;
 }
@@ -27,7 +25,7 @@ void fl_option_said(const char *name) {
     if (fl_program_threads() == 1) unsetenv(name);
 }
 
-int fl_env_int(const char *name, int fallback, int lo, int hi) { return fl_env_int_quietly(name, fallback, lo, hi, 0); }
+int fl_env_int(fl_option_id id) { return fl_env_int_quietly(id, 0); }
 
 int fl_detector_list_unknown(const char *list, char *bad, int cap) {
     static const char *const known[] = {"crash", "cxx_exception", "hang", "memory", "use_after_free", "leaks", "shim"};

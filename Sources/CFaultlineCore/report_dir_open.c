@@ -1,4 +1,5 @@
 #include "report_dir_open.h"
+#include "fl_options.h"
 #include "report_file.h"
 #include "sigsafe.h"
 
@@ -73,6 +74,6 @@ int fl_report_dir_open(const char *path, int quiet) {
 }
 
 int fl_report_dir_refusal_said(const char *path) {
-    const char *said = getenv(FL_REPORT_DIR_REFUSED_ENV);  // no allocation
+    const char *said = fl_option_value(FL_OPT_REPORT_DIR_REFUSED);  // no allocation
     return said && fl_streq(said, path);
 }

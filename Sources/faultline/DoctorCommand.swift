@@ -13,9 +13,13 @@ struct DoctorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
         abstract: "Show what this machine supports: cgroups, unwinder, symbolizer, signal stacks.",
-        discussion: "Every line ends in ok, missing or unusable with the reason. Creating a memory cgroup is tried for real (and the cgroup removed).")
+        discussion: "Every line ends in ok, missing or unusable with the reason. Creating a memory cgroup is tried for real (and the cgroup removed). --options prints every FAULTLINE_* variable instead.")
+
+    @Flag(name: .customLong("options"), help: "Print every FAULTLINE_* variable: type, default, range, who reads it, what it does.")
+    var listOptions = false
 
     func run() throws {
+        if listOptions { return printOptions() }
         var sections: [(String, [CGroupDoctor.Line])] = []
         sections.append(("cgroups (memory limits, OOM kills)", CGroupDoctor.check()))
         sections.append(("agent", agentLines()))
@@ -24,6 +28,19 @@ struct DoctorCommand: ParsableCommand {
         for (title, lines) in sections {
             print(title)
             for l in lines { print("  " + l.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + l.verdict) }
+        }
+    }
+
+    /// The options table, one variable a line, as `name  type  default  range  owner  doc`.
+    private func printOptions() {
+        let rows = AgentOption.all.map { o in
+            [o.name, o.type, o.defaultValue.isEmpty ? "unset" : o.defaultValue, o.range ?? "", o.owner,
+             o.doc + (o.isInternal ? " (set by Faultline)" : "") + (o.namesOutput ? " (ignored under secure execution)" : "")]
+        }
+        let header = ["variable", "type", "default", "range", "read by", "what it does"]
+        let widths = (0..<5).map { c in ([header] + rows).map { $0[c].count }.max() ?? 0 }
+        for r in [header] + rows {
+            print((0..<5).map { r[$0].padding(toLength: widths[$0] + 2, withPad: " ", startingAt: 0) }.joined() + r[5])
         }
     }
 

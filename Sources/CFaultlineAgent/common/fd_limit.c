@@ -5,6 +5,7 @@
 // printed here, once, rather than by each of them. Each call goes on to
 // the next definition (the malloc shim's, which trims its arena before an
 // RLIMIT_AS change, or libc's) unchanged.
+#include "fl_options.h"
 #include "interpose_next.h"
 #include "fd_limit.h"
 #include "agent_config.h"
@@ -29,7 +30,7 @@ void fl_fd_limit_note(int limit, int capture, int memory) {
     if (!capture && !memory) return;
     char value[24];
     snprintf(value, sizeof value, "%d", limit);
-    const char *noted = getenv(FL_NOTED_ENV);
+    const char *noted = fl_option_value(FL_OPT_FD_LIMIT_NOTED);
     if (noted && strcmp(noted, value) == 0) return;
     fprintf(stderr,
             "faultline: the fd limit (ulimit -n) is %d: programs started under it run without %s%s%s, which hold "

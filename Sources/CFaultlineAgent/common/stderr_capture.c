@@ -1,3 +1,4 @@
+#include "fl_options.h"
 #include "stderr_capture.h"
 #include "raw_exit_runtime.h"
 #include "altstack.h"
@@ -85,7 +86,7 @@ static void *drain(void *unused) {
 #define FL_ORIG_ENV "FAULTLINE_STDERR_FD"
 
 static void undo_inherited_capture(void) {
-    const char *ino = getenv(FL_PIPE_ENV), *fd = getenv(FL_ORIG_ENV);
+    const char *ino = fl_option_value(FL_OPT_STDERR_PIPE), *fd = fl_option_value(FL_OPT_STDERR_FD);
     if (!ino || !fd) return;
     struct stat st;
     int orig = atoi(fd);

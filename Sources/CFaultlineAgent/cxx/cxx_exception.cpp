@@ -65,8 +65,8 @@ void terminate_handler(void) {
 
 extern "C" int fl_cxx_exception_install(void) {
     if (g_installed) return 0;
-    g_frames = fl_env_int("FAULTLINE_CXX_THROW_FRAMES", FL_CXX_THROW_FRAMES_DEFAULT, 0, FL_CXX_THROW_FRAMES_MAX);
-    g_demangle = fl_env_int("FAULTLINE_CXX_DEMANGLE", 1, 0, 1);
+    g_frames = fl_env_int(FL_OPT_CXX_THROW_FRAMES);
+    g_demangle = fl_env_int(FL_OPT_CXX_DEMANGLE);
     if (fl_cxx_report_prepare() != 0) return -1;
     if (!g_terminate_stack.hi && fl_stack_map(&g_terminate_stack, k_terminate_stack_size) != 0) return -1;
     fl_cxx_hooks_enable(g_frames);

@@ -5,12 +5,14 @@
 #ifndef FL_CXX_EXCEPTION_H
 #define FL_CXX_EXCEPTION_H
 
+#include "fl_options.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /// Default frames recorded per throw (FAULTLINE_CXX_THROW_FRAMES).
-#define FL_CXX_THROW_FRAMES_DEFAULT 32
+#define FL_CXX_THROW_FRAMES_DEFAULT FL_OPT_DEFAULT_CXX_THROW_FRAMES
 
 /// Reads FAULTLINE_CXX_THROW_FRAMES and FAULTLINE_CXX_DEMANGLE, preallocates
 /// the report path, starts recording throws and installs the terminate

@@ -11,6 +11,8 @@
 #ifndef FL_CXX_THROW_HOOKS_H
 #define FL_CXX_THROW_HOOKS_H
 
+#include "fl_options.h"
+
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -20,6 +22,9 @@ extern "C" {
 
 /// Most frames kept per throw (FAULTLINE_CXX_THROW_FRAMES is capped here).
 #define FL_CXX_THROW_FRAMES_MAX 64
+#ifdef __cplusplus
+static_assert(FL_OPT_HI_CXX_THROW_FRAMES <= FL_CXX_THROW_FRAMES_MAX, "the throw record holds the option's range");
+#endif
 /// Throws remembered per thread; older ones are overwritten. A nested
 /// exception needs one entry per level, plus room for unrelated throws
 /// caught in between.

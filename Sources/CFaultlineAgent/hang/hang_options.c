@@ -5,15 +5,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-// Defaults (docs/hangs.md lists them with their variables).
-#define DEFAULT_THRESHOLD_MS 2000
-#define MIN_THRESHOLD_MS 250
-#define MAX_THRESHOLD_MS 3600000
-#define DEFAULT_SAMPLE_MS 50
-#define MIN_SAMPLE_MS 10
-#define MAX_SAMPLE_MS 1000
-#define DEFAULT_RING 30
-#define DEFAULT_DEADLOCK_MS 5000
+// Defaults and ranges: the options table (fl_options.h), which the API's
+// checks share.
+#define DEFAULT_THRESHOLD_MS FL_OPT_DEFAULT_HANG_THRESHOLD_MS
+#define MIN_THRESHOLD_MS FL_OPT_LO_HANG_THRESHOLD_MS
+#define MAX_THRESHOLD_MS FL_OPT_HI_HANG_THRESHOLD_MS
+#define DEFAULT_SAMPLE_MS FL_OPT_DEFAULT_HANG_SAMPLE_MS
+#define MIN_SAMPLE_MS FL_OPT_LO_HANG_SAMPLE_MS
+#define MAX_SAMPLE_MS FL_OPT_HI_HANG_SAMPLE_MS
+#define DEFAULT_RING FL_OPT_DEFAULT_HANG_SAMPLES
+#define DEFAULT_DEADLOCK_MS FL_OPT_DEFAULT_DEADLOCK_THRESHOLD_MS
+_Static_assert(FL_OPT_HI_HANG_SAMPLES <= FL_HANG_RING_MAX, "the sample ring holds the option's range");
 
 static atomic_int g_threshold_ms = DEFAULT_THRESHOLD_MS;
 static atomic_int g_sample_ms = DEFAULT_SAMPLE_MS;
@@ -28,13 +30,13 @@ enum { SET_THRESHOLD = 1, SET_SAMPLE = 2, SET_DEADLOCK = 4, SET_ABORT = 8 };
 void fl_hang_options_load_env(void) {
     int api = atomic_load(&g_set_by_api);
     if (!(api & SET_THRESHOLD))
-        atomic_store(&g_threshold_ms, fl_env_int("FAULTLINE_HANG_THRESHOLD_MS", DEFAULT_THRESHOLD_MS, MIN_THRESHOLD_MS, MAX_THRESHOLD_MS));
+        atomic_store(&g_threshold_ms, fl_env_int(FL_OPT_HANG_THRESHOLD_MS));
     if (!(api & SET_SAMPLE))
-        atomic_store(&g_sample_ms, fl_env_int("FAULTLINE_HANG_SAMPLE_MS", DEFAULT_SAMPLE_MS, MIN_SAMPLE_MS, MAX_SAMPLE_MS));
-    atomic_store(&g_ring, fl_env_int("FAULTLINE_HANG_SAMPLES", DEFAULT_RING, 1, FL_HANG_RING_MAX));
+        atomic_store(&g_sample_ms, fl_env_int(FL_OPT_HANG_SAMPLE_MS));
+    atomic_store(&g_ring, fl_env_int(FL_OPT_HANG_SAMPLES));
     if (!(api & SET_DEADLOCK))
-        atomic_store(&g_deadlock_ms, fl_env_int("FAULTLINE_DEADLOCK_THRESHOLD_MS", DEFAULT_DEADLOCK_MS, 0, MAX_THRESHOLD_MS));
-    if (!(api & SET_ABORT)) atomic_store(&g_abort, fl_env_int("FAULTLINE_DEADLOCK_ABORT", 1, 0, 1));
+        atomic_store(&g_deadlock_ms, fl_env_int(FL_OPT_DEADLOCK_THRESHOLD_MS));
+    if (!(api & SET_ABORT)) atomic_store(&g_abort, fl_env_int(FL_OPT_DEADLOCK_ABORT));
 }
 
 void fl_hang_options_get(fl_hang_options *out) {

@@ -1,3 +1,4 @@
+#include "fl_options.h"
 #include "hang_watchdog.h"
 #include "event_wait.h"
 #include "altstack.h"
@@ -643,7 +644,7 @@ static int restart_watchdog(void) {
 int fl_hang_install(void) {
     if (atomic_load(&g_running)) return 0;
     fl_hang_options_load_env();
-    const char *debug = getenv("FAULTLINE_HANG_DEBUG");
+    const char *debug = fl_option_value(FL_OPT_HANG_DEBUG);
     g_debug = debug && *debug == '1';
     if (fl_sample_ring_init(&g_ring) != 0 || fl_hang_report_init() != 0) return -1;
     g_main_tid = getpid();

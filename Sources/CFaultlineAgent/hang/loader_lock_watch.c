@@ -1,4 +1,3 @@
-#define _GNU_SOURCE
 #include "loader_lock_watch.h"
 
 #include <dlfcn.h>

@@ -43,8 +43,9 @@ static char g_crumb[FL_BREADCRUMB_SLOT - 16];
 static int g_statm = -1;                        // the monitor thread's statm (the process's numbers)
 static char g_report[256u << 10];
 
-static void env_word(const char *name, const char *def, const char *const *allowed, char *out, size_t cap) {
-    const char *v = getenv(name);
+static void env_word(fl_option_id id, const char *const *allowed, char *out, size_t cap) {
+    const char *name = fl_option_at(id)->name, *def = fl_option_at(id)->default_text;
+    const char *v = fl_option_value(id);
     fl_strlcpy(out, def, cap);
     if (!v || !*v) return;
     for (int i = 0; allowed[i]; i++)
@@ -54,7 +55,7 @@ static void env_word(const char *name, const char *def, const char *const *allow
 }
 
 /// The PSI trigger used when FAULTLINE_MEMORY_PSI is unset or unusable.
-#define DEFAULT_PSI "some 150000 2000000"
+#define DEFAULT_PSI (fl_option_at(FL_OPT_MEMORY_PSI)->default_text)
 
 /// 1 for "off" or "some|full STALL_US WINDOW_US" (positive numbers): what
 /// the kernel parses. Anything else it refuses, or reads in part.
@@ -88,8 +89,8 @@ static int parse_thresholds(const char *text, int *out, int cap) {
 
 void fl_memory_options_load(fl_memory_options *o) {
     static const char *const levels[] = {"low", "medium", "critical", "off", 0};
-    o->interval_ms = fl_env_int("FAULTLINE_MEMORY_INTERVAL_MS", 100, 5, 60000);
-    const char *t = getenv("FAULTLINE_MEMORY_THRESHOLDS");
+    o->interval_ms = fl_env_int(FL_OPT_MEMORY_INTERVAL_MS);
+    const char *t = fl_option_value(FL_OPT_MEMORY_THRESHOLDS);
     o->threshold_count = t && *t ? parse_thresholds(t, o->thresholds, FL_BREADCRUMB_SLOTS) : -1;
     if (o->threshold_count <= 0) {
         if (t && *t) {
@@ -97,13 +98,11 @@ void fl_memory_options_load(fl_memory_options *o) {
                     t, FL_BREADCRUMB_SLOTS);
             fl_option_said("FAULTLINE_MEMORY_THRESHOLDS");
         }
-        static const int def[] = {50, 75, 90, 95};
-        memcpy(o->thresholds, def, sizeof def);
-        o->threshold_count = 4;
+        o->threshold_count = parse_thresholds(fl_option_at(FL_OPT_MEMORY_THRESHOLDS)->default_text, o->thresholds, FL_BREADCRUMB_SLOTS);
     }
-    o->top_stacks = fl_env_int("FAULTLINE_MEMORY_TOP_STACKS", 5, 0, FL_TOP_STACKS_MAX);
-    env_word("FAULTLINE_MEMORY_PRESSURE", "medium", levels, o->pressure_level, sizeof o->pressure_level);
-    const char *psi = getenv("FAULTLINE_MEMORY_PSI");
+    o->top_stacks = fl_env_int(FL_OPT_MEMORY_TOP_STACKS);
+    env_word(FL_OPT_MEMORY_PRESSURE, levels, o->pressure_level, sizeof o->pressure_level);
+    const char *psi = fl_option_value(FL_OPT_MEMORY_PSI);
     fl_strlcpy(o->psi_trigger, DEFAULT_PSI, sizeof o->psi_trigger);
     o->psi_given = 0;
     if (psi && *psi) {
@@ -115,8 +114,8 @@ void fl_memory_options_load(fl_memory_options *o) {
             fl_option_said("FAULTLINE_MEMORY_PSI");
         }
     }
-    o->warnings_max = fl_env_int("FAULTLINE_MEMORY_WARNINGS", 3, 0, 100);
-    o->follow_fork = fl_env_int("FAULTLINE_MEMORY_FOLLOW_FORK", 1, 0, 1);
+    o->warnings_max = fl_env_int(FL_OPT_MEMORY_WARNINGS);
+    o->follow_fork = fl_env_int(FL_OPT_MEMORY_FOLLOW_FORK);
 }
 
 const char *fl_memory_monitor_status(void) { return g_status; }
@@ -336,14 +335,14 @@ int fl_memory_monitor_install(void) {
     fl_pressure_open(&g_pressure, &g_cg, g_opt.pressure_level, g_opt.psi_trigger, g_opt.psi_given ? DEFAULT_PSI : 0, why, sizeof why);
     if (why[0]) fl_strlcpy(g_status, why, sizeof g_status);
     // A level the user asked for that could not be registered: say so, once.
-    const char *level = getenv("FAULTLINE_MEMORY_PRESSURE");
+    const char *level = fl_option_value(FL_OPT_MEMORY_PRESSURE);
     if (level && strcmp(level, g_opt.pressure_level) == 0 && strcmp(level, "off") != 0 && g_pressure.level_refused[0])
         fprintf(stderr, "faultline: FAULTLINE_MEMORY_PRESSURE=%s was not registered: %s (registering needs write access to cgroup.event_control: run as the cgroup's owner, or set FAULTLINE_MEMORY_PRESSURE=off); no v1 pressure warnings\n",
                 level, g_pressure.level_refused);
     // A trigger the user asked for and the kernel refused: say so, once.
     if (g_opt.psi_given && g_pressure.psi_refused[0])
-        fprintf(stderr, "faultline: FAULTLINE_MEMORY_PSI=%s was refused: %s (the window must be 500000 to 10000000 us, a multiple of 2000000 without CAP_SYS_RESOURCE, and the stall no longer than it); %s\n",
-                g_opt.psi_trigger, g_pressure.psi_refused, g_pressure.psi_on ? "using " DEFAULT_PSI : "no PSI pressure warnings");
+        fprintf(stderr, "faultline: FAULTLINE_MEMORY_PSI=%s was refused: %s (the window must be 500000 to 10000000 us, a multiple of 2000000 without CAP_SYS_RESOURCE, and the stall no longer than it); %s%s\n",
+                g_opt.psi_trigger, g_pressure.psi_refused, g_pressure.psi_on ? "using " : "no PSI pressure warnings", g_pressure.psi_on ? DEFAULT_PSI : "");
     charge_up_front();
     if (start_thread() != 0) return -1;
     pthread_atfork(0, 0, after_fork_child);

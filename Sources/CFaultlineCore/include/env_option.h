@@ -3,19 +3,21 @@
 #ifndef FL_ENV_OPTION_H
 #define FL_ENV_OPTION_H
 
+#include "fl_options.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/// The integer in variable `name`, or `fallback` when it is unset or empty.
-/// A value that is not a number in lo...hi is named in one line on stderr
-/// ("faultline: NAME=VALUE is not a number in LO...HI; using FALLBACK") and
-/// the fallback is used.
-int fl_env_int(const char *name, int fallback, int lo, int hi);
+/// The integer in option `id`'s variable, or its default (fl_options.h)
+/// when it is unset or empty. A value that is not a number in its range is
+/// named in one line on stderr ("faultline: NAME=VALUE is not a number in
+/// LO...HI; using DEFAULT") and the default is used.
+int fl_env_int(fl_option_id id);
 
 /// `fl_env_int`, saying nothing about a bad value when `quiet` (another
 /// library in the process reads the same variable and says it).
-int fl_env_int_quietly(const char *name, int fallback, int lo, int hi, int quiet);
+int fl_env_int_quietly(fl_option_id id, int quiet);
 
 /// Called right after the line about a bad value of variable `name`:
 /// removes the variable, so that the processes this one starts use the

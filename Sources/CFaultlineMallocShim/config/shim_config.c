@@ -10,34 +10,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(FL_OPT_HI_MAX_FRAMES <= SHIM_MAX_REPORT_FRAMES, "report stacks hold the option's range");
+_Static_assert(FL_OPT_HI_MALLOC_STACK_DEPTH <= SHIM_MAX_STACK_DEPTH, "block stacks hold the option's range");
+
 shim_config shim_cfg = {
     .detect = 1,
-    .quarantine_bytes = 16u << 20,
-    .quarantine_count = 1u << 16,
-    .scribble_limit = 4096,
-    .fill_limit = 4096,
-    .stacks = 1,
-    .stack_depth = 16,
+    .quarantine_bytes = FL_OPT_DEFAULT_QUARANTINE_BYTES,
+    .quarantine_count = FL_OPT_DEFAULT_QUARANTINE_COUNT,
+    .scribble_limit = FL_OPT_DEFAULT_SCRIBBLE_LIMIT,
+    .fill_limit = FL_OPT_DEFAULT_FILL_LIMIT,
+    .stacks = FL_OPT_DEFAULT_MALLOC_STACKS,
+    .stack_depth = FL_OPT_DEFAULT_MALLOC_STACK_DEPTH,
     .unwinder = SHIM_UNWIND_AUTO,
-    .depot_bytes = 64u << 20,
-    .halt_on_error = 1,
-    .exit_code = 23,
-    .check_at_exit = 1,
-    .alloc_dealloc_mismatch = 1,
-    .new_delete_type_mismatch = 1,
-    .max_frames = 128,
-    .max_reports = 100,
-    .stats = 0,
-    .leak_tracking = 1,
+    .depot_bytes = FL_OPT_DEFAULT_STACK_DEPOT_BYTES,
+    .halt_on_error = FL_OPT_DEFAULT_HALT_ON_ERROR,
+    .exit_code = FL_OPT_DEFAULT_ERROR_EXITCODE,
+    .check_at_exit = FL_OPT_DEFAULT_CHECK_AT_EXIT,
+    .alloc_dealloc_mismatch = FL_OPT_DEFAULT_ALLOC_DEALLOC_MISMATCH,
+    .new_delete_type_mismatch = FL_OPT_DEFAULT_NEW_DELETE_TYPE_MISMATCH,
+    .max_frames = FL_OPT_DEFAULT_MAX_FRAMES,
+    .max_reports = FL_OPT_DEFAULT_MAX_HEAP_REPORTS,
+    .stats = FL_OPT_DEFAULT_SHIM_STATS,
+    .leak_tracking = FL_OPT_DEFAULT_LEAK_TRACKING,
     .leak_check_at_exit = 0,
-    .leak_show_reachable = 0,
+    .leak_show_reachable = FL_OPT_DEFAULT_LEAK_SHOW_REACHABLE,
     .leak_signal = 0,       // SIGRTMIN + 11, set in shim_config_load
     .leak_stop_signal = 0,  // SIGRTMIN + 10
-    .leak_stop_timeout_ms = 500,
-    .leak_max_groups = 50,
-    .leak_growth_ms = 0,
-    .leak_growth_snapshots = 5,
-    .leak_growth_min_bytes = 1024,
+    .leak_stop_timeout_ms = FL_OPT_DEFAULT_LEAK_STOP_TIMEOUT_MS,
+    .leak_max_groups = FL_OPT_DEFAULT_LEAK_MAX_GROUPS,
+    .leak_growth_ms = FL_OPT_DEFAULT_LEAK_GROWTH_MS,
+    .leak_growth_snapshots = FL_OPT_DEFAULT_LEAK_GROWTH_SNAPSHOTS,
+    .leak_growth_min_bytes = FL_OPT_DEFAULT_LEAK_GROWTH_MIN_BYTES,
 };
 
 // A value longer than this is shown cut, with "...": the line must keep
@@ -70,56 +73,20 @@ static void warn_range(const char *name, const char *value, uint64_t lo, uint64_
     shim_config_warn(name, value, what);
 }
 
-// Decimal digits at `s` into `*out`, `*end` after them. Returns -1 when
-// there are none or the number does not fit in 64 bits (fl_parse_dec
-// wraps: 18446744073709551617 read as 1, a quarantine of one byte).
-static int parse_u64(const char *s, uint64_t *out, const char **end) {
-    if (*s < '0' || *s > '9') return -1;
-    uint64_t v = 0;
-    for (; *s >= '0' && *s <= '9'; s++)
-        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v)) return -1;
-    *out = v;
-    *end = s;
-    return 0;
+static void env_size(fl_option_id id, size_t *field) {
+    const char *v = fl_option_value(id);
+    long long n;
+    int r = fl_option_number(id, &n);
+    if (r < 0) warn_range(fl_option_at(id)->name, v, (uint64_t)fl_option_lo(id), (uint64_t)fl_option_hi(id), " (K, M and G multiply by 1024, 1024^2, 1024^3)");
+    else if (r > 0) *field = (size_t)n;
 }
 
-// "64M", "1G", "4096", "16K": bytes. Returns 0 on success.
-static int parse_size(const char *s, uint64_t *out) {
-    const char *end;
-    uint64_t v;
-    if (parse_u64(s, &v, &end) != 0) return -1;
-    uint64_t mul = 1;
-    if (*end == 'K' || *end == 'k') { mul = 1ull << 10; end++; }
-    else if (*end == 'M' || *end == 'm') { mul = 1ull << 20; end++; }
-    else if (*end == 'G' || *end == 'g') { mul = 1ull << 30; end++; }
-    if (*end == 'B' || *end == 'b') end++;
-    if (*end) return -1;
-    if (v > UINT64_MAX / mul) return -1;
-    *out = v * mul;
-    return 0;
-}
-
-static void env_size(const char *name, size_t *field, uint64_t lo, uint64_t hi) {
-    const char *v = getenv(name);
-    if (!v || !*v) return;
-    uint64_t n;
-    if (parse_size(v, &n) != 0 || n < lo || n > hi) {
-        warn_range(name, v, lo, hi, " (K, M and G multiply by 1024, 1024^2, 1024^3)");
-        return;
-    }
-    *field = (size_t)n;
-}
-
-static void env_int(const char *name, int *field, int lo, int hi) {
-    const char *v = getenv(name);
-    if (!v || !*v) return;
-    const char *end;
-    uint64_t n;
-    if (parse_u64(v, &n, &end) != 0 || *end || n < (uint64_t)lo || n > (uint64_t)hi) {
-        warn_range(name, v, (uint64_t)lo, (uint64_t)hi, "");
-        return;
-    }
-    *field = (int)n;
+static void env_int(fl_option_id id, int *field) {
+    const char *v = fl_option_value(id);
+    long long n;
+    int r = fl_option_number(id, &n);
+    if (r < 0) warn_range(fl_option_at(id)->name, v, (uint64_t)fl_option_lo(id), (uint64_t)fl_option_hi(id), "");
+    else if (r > 0) *field = (int)n;
 }
 
 // Detection is on when FAULTLINE_DETECTORS is unset, "all", or names
@@ -148,7 +115,7 @@ static int detectors_include_shim(const char *list) {
 // otherwise switch every check off without a word. The agent reads the
 // same list and also falls back to all.
 static const char *detectors_list(void) {
-    const char *list = getenv("FAULTLINE_DETECTORS");
+    const char *list = fl_option_value(FL_OPT_DETECTORS);
     if (!fl_detector_list_unknown(list, 0, 0)) return list;
     shim_config_warn("FAULTLINE_DETECTORS", list, "names an unknown detector (known: crash, cxx_exception, hang, memory, use_after_free, leaks, shim, all, none); Faultline runs as if it were unset (every detector on)");
     return 0;
@@ -158,21 +125,21 @@ void shim_config_load(void) {
     shim_config *c = &shim_cfg;
     const char *detectors = detectors_list();
     c->detect = detectors_include_shim(detectors);
-    env_size("FAULTLINE_QUARANTINE_BYTES", &c->quarantine_bytes, 0, 1ull << 40);
-    env_size("FAULTLINE_QUARANTINE_COUNT", &c->quarantine_count, 0, 1ull << 28);
-    env_size("FAULTLINE_SCRIBBLE_LIMIT", &c->scribble_limit, 0, 1ull << 40);
-    env_size("FAULTLINE_FILL_LIMIT", &c->fill_limit, 0, 1ull << 40);
-    env_int("FAULTLINE_MALLOC_STACKS", &c->stacks, 0, 1);
-    env_int("FAULTLINE_MALLOC_STACK_DEPTH", &c->stack_depth, 1, SHIM_MAX_STACK_DEPTH);
-    env_size("FAULTLINE_STACK_DEPOT_BYTES", &c->depot_bytes, 1u << 16, 1ull << 34);
-    env_int("FAULTLINE_HALT_ON_ERROR", &c->halt_on_error, 0, 1);
-    env_int("FAULTLINE_ERROR_EXITCODE", &c->exit_code, 1, 255);
-    env_int("FAULTLINE_CHECK_AT_EXIT", &c->check_at_exit, 0, 1);
-    env_int("FAULTLINE_ALLOC_DEALLOC_MISMATCH", &c->alloc_dealloc_mismatch, 0, 1);
-    env_int("FAULTLINE_NEW_DELETE_TYPE_MISMATCH", &c->new_delete_type_mismatch, 0, 1);
-    env_int("FAULTLINE_MAX_FRAMES", &c->max_frames, 1, SHIM_MAX_REPORT_FRAMES);
-    env_int("FAULTLINE_MAX_HEAP_REPORTS", &c->max_reports, 1, 1000000);
-    env_int("FAULTLINE_SHIM_STATS", &c->stats, 0, 1);
+    env_size(FL_OPT_QUARANTINE_BYTES, &c->quarantine_bytes);
+    env_size(FL_OPT_QUARANTINE_COUNT, &c->quarantine_count);
+    env_size(FL_OPT_SCRIBBLE_LIMIT, &c->scribble_limit);
+    env_size(FL_OPT_FILL_LIMIT, &c->fill_limit);
+    env_int(FL_OPT_MALLOC_STACKS, &c->stacks);
+    env_int(FL_OPT_MALLOC_STACK_DEPTH, &c->stack_depth);
+    env_size(FL_OPT_STACK_DEPOT_BYTES, &c->depot_bytes);
+    env_int(FL_OPT_HALT_ON_ERROR, &c->halt_on_error);
+    env_int(FL_OPT_ERROR_EXITCODE, &c->exit_code);
+    env_int(FL_OPT_CHECK_AT_EXIT, &c->check_at_exit);
+    env_int(FL_OPT_ALLOC_DEALLOC_MISMATCH, &c->alloc_dealloc_mismatch);
+    env_int(FL_OPT_NEW_DELETE_TYPE_MISMATCH, &c->new_delete_type_mismatch);
+    env_int(FL_OPT_MAX_FRAMES, &c->max_frames);
+    env_int(FL_OPT_MAX_HEAP_REPORTS, &c->max_reports);
+    env_int(FL_OPT_SHIM_STATS, &c->stats);
     c->leak_check_at_exit = detectors_include(detectors, "leaks", 0, 0);
     c->leak_signal = SIGRTMIN + 11;
     c->leak_stop_signal = SIGRTMIN + 10;
@@ -180,29 +147,29 @@ void shim_config_load(void) {
     // malloc/free pair: keep them only for the detectors that read them
     // (leaks, and the memory monitor's top allocation stacks).
     c->leak_tracking = detectors_include(detectors, "leaks", "memory", 0);
-    env_int("FAULTLINE_LEAK_TRACKING", &c->leak_tracking, 0, 1);
-    env_int("FAULTLINE_LEAK_CHECK_AT_EXIT", &c->leak_check_at_exit, 0, 1);
-    env_int("FAULTLINE_LEAK_SHOW_REACHABLE", &c->leak_show_reachable, 0, 1);
+    env_int(FL_OPT_LEAK_TRACKING, &c->leak_tracking);
+    env_int(FL_OPT_LEAK_CHECK_AT_EXIT, &c->leak_check_at_exit);
+    env_int(FL_OPT_LEAK_SHOW_REACHABLE, &c->leak_show_reachable);
     // 0 turns the on-demand signal off; otherwise any signal but the fault
     // signals and the uncatchable ones.
-    shim_env_signal("FAULTLINE_LEAK_SIGNAL", &c->leak_signal, 1);
-    shim_env_signal("FAULTLINE_LEAK_STOP_SIGNAL", &c->leak_stop_signal, 0);
-    env_int("FAULTLINE_LEAK_STOP_TIMEOUT_MS", &c->leak_stop_timeout_ms, 1, 60000);
-    env_int("FAULTLINE_LEAK_MAX_GROUPS", &c->leak_max_groups, 1, 100000);
-    env_int("FAULTLINE_LEAK_GROWTH_MS", &c->leak_growth_ms, 0, 86400000);
-    env_int("FAULTLINE_LEAK_GROWTH_SNAPSHOTS", &c->leak_growth_snapshots, 2, 1000);
-    env_size("FAULTLINE_LEAK_GROWTH_MIN_BYTES", &c->leak_growth_min_bytes, 0, 1ull << 40);
+    shim_env_signal(FL_OPT_LEAK_SIGNAL, &c->leak_signal, 1);
+    shim_env_signal(FL_OPT_LEAK_STOP_SIGNAL, &c->leak_stop_signal, 0);
+    env_int(FL_OPT_LEAK_STOP_TIMEOUT_MS, &c->leak_stop_timeout_ms);
+    env_int(FL_OPT_LEAK_MAX_GROUPS, &c->leak_max_groups);
+    env_int(FL_OPT_LEAK_GROWTH_MS, &c->leak_growth_ms);
+    env_int(FL_OPT_LEAK_GROWTH_SNAPSHOTS, &c->leak_growth_snapshots);
+    env_size(FL_OPT_LEAK_GROWTH_MIN_BYTES, &c->leak_growth_min_bytes);
     if (!c->leak_tracking) { c->leak_check_at_exit = 0; c->leak_growth_ms = 0; }
-    const char *sup = getenv("FAULTLINE_SUPPRESSIONS");
+    const char *sup = fl_option_value(FL_OPT_SUPPRESSIONS);
     // Cut short, the path would name another file: refused instead.
     if (sup && *sup && fl_strlen(sup) >= sizeof c->suppressions)
         shim_config_warn("FAULTLINE_SUPPRESSIONS", sup, "is a path of 4096 bytes or more; nothing is suppressed (use a shorter path)");
     else if (sup && *sup) fl_strlcpy(c->suppressions, sup, sizeof c->suppressions);
     // The old name, for leaks only: said, not read (one name for one file).
-    const char *old = getenv("FAULTLINE_LEAK_SUPPRESSIONS");
+    const char *old = fl_option_value(FL_OPT_LEAK_SUPPRESSIONS);
     if (old && *old)
         shim_config_warn("FAULTLINE_LEAK_SUPPRESSIONS", old, "is no longer read: set FAULTLINE_SUPPRESSIONS=FILE instead (the same format, for leaks and heap errors)");
-    const char *u = getenv("FAULTLINE_MALLOC_UNWINDER");
+    const char *u = fl_option_value(FL_OPT_MALLOC_UNWINDER);
     if (u && *u) {
         if (fl_streq(u, "fp")) c->unwinder = SHIM_UNWIND_FP;
         else if (fl_streq(u, "libunwind")) c->unwinder = SHIM_UNWIND_LIBUNWIND;

@@ -4,6 +4,8 @@
 #ifndef SHIM_CONFIG_H
 #define SHIM_CONFIG_H
 
+#include "fl_options.h"
+
 #include <stddef.h>
 
 /// How allocation and free stacks are captured.

@@ -14,8 +14,9 @@ static int refused(int s) {
            s == SIGKILL || s == SIGSTOP;
 }
 
-void shim_env_signal(const char *name, int *field, int allow_off) {
-    const char *v = getenv(name);
+void shim_env_signal(fl_option_id id, int *field, int allow_off) {
+    const char *name = fl_option_at(id)->name;
+    const char *v = fl_option_value(id);
     if (!v || !*v) return;
     int s = fl_parse_signal(v);
     if (s < 0 || (s == 0 && !allow_off)) {

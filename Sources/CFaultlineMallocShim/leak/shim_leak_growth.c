@@ -287,8 +287,8 @@ static int start_helper(void) {
 
 extern int shim_leak_debug_roots;
 void shim_leak_init(void) {
-    shim_leak_debug_roots = getenv("FAULTLINE_LEAK_DEBUG_ROOTS") != 0;
-    const char *inh = getenv("FAULTLINE_LEAK_INHERITED");
+    shim_leak_debug_roots = fl_option_value(FL_OPT_LEAK_DEBUG_ROOTS) != 0;
+    const char *inh = fl_option_value(FL_OPT_LEAK_INHERITED);
     if (inh && *inh) {
         if (fl_streq(inh, "0") || fl_streq(inh, "1")) shim_leak_report_inherited = inh[0] == '1';
         else {
@@ -303,7 +303,7 @@ void shim_leak_init(void) {
     if (get) get(&shim_leak_static_tls, &align);
     if (!shim_cfg.leak_tracking) return;
     fl_solo_link_images();  // the scan tells the agent's threads by id (shim_leak_world.c)
-    int want_signal = shim_cfg.leak_signal > 0 && (shim_cfg.leak_check_at_exit || getenv("FAULTLINE_LEAK_SIGNAL"));
+    int want_signal = shim_cfg.leak_signal > 0 && (shim_cfg.leak_check_at_exit || fl_option_value(FL_OPT_LEAK_SIGNAL));
     if (!want_signal && !shim_cfg.leak_growth_ms) return;
     if (sem_init(&g_wake, 0, 0) != 0) return;
     if (shim_cfg.leak_growth_ms) {
@@ -317,7 +317,7 @@ void shim_leak_init(void) {
     }
     // It follows the program's capabilities (glibc aborts a set*id call
     // whose result differs between threads), asked on the stop signal.
-    fl_cred_mirror_init(shim_cfg.leak_stop_signal, "FAULTLINE_LEAK_STOP_SIGNAL", shim_leak_world_prepare);
+    fl_cred_mirror_init(shim_cfg.leak_stop_signal, fl_option_at(FL_OPT_LEAK_STOP_SIGNAL)->name, shim_leak_world_prepare);
     if (start_helper() != 0) return;
     if (want_signal) {
         struct sigaction sa;

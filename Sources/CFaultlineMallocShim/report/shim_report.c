@@ -58,7 +58,7 @@ static void emit(line *l) {
 }
 
 void shim_report_init(void) {
-    const char *dir = getenv("FAULTLINE_REPORT_DIR");
+    const char *dir = fl_option_value(FL_OPT_REPORT_DIR);
     int fd = -1;
     if (dir && *dir) {
         fd = fl_report_dir_open(dir, 0);
