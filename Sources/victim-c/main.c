@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "victim_cases.h"
 #include "victim_fds.h"
 #include "victim_namespaces.h"
 
@@ -445,147 +446,283 @@ NOINLINE void victim_small_altstack_crash_in_handler(const char *size_arg) {
     victim_crash_in_handler();
 }
 
-static const struct { const char *name; const char *help; } k_commands[] = {
-    {"null-deref", "SIGSEGV: store through NULL"},
-    {"wild-pointer", "SIGSEGV: store through an unmapped address"},
-    {"bus-error", "SIGBUS: touch a file mapping past end of file"},
-    {"illegal-instruction", "SIGILL: execute ud2"},
-    {"divide-by-zero", "SIGFPE: integer division by zero"},
-    {"abort", "SIGABRT: call abort()"},
-    {"trap", "SIGTRAP: execute int3"},
-    {"seccomp-trap", "SIGSYS: a syscall trapped by seccomp"},
-    {"stack-overflow", "SIGSEGV: unbounded recursion on the main thread"},
-    {"thread-stack-overflow", "SIGSEGV: unbounded recursion on thread 'overflower'"},
-    {"thread-crash", "SIGSEGV: NULL store on thread 'worker-7'"},
-    {"blocked-thread-crash", "SIGSEGV: NULL store on thread 'blocker', which blocks every signal"},
-    {"two-threads-crash", "SIGSEGV on two threads at the same moment"},
-    {"crash-in-handler", "SIGSEGV with an agent crash callback that faults too"},
-    {"crash-with-threads", "SIGSEGV on main while three named threads idle"},
-    {"crash-with-many-threads", "SIGSEGV on main while 40 named threads idle"},
-    {"crash-beside-starting-threads", "SIGSEGV on main while threads 'start-asleep' and 'start-running' hold glibc's start-up mask (every signal blocked) until the stack request is pending"},
-    {"crash-beside-stalled-starts", "SIGSEGV on main while threads 'stall-0' to 'stall-3' hold glibc's start-up mask and run 1.5 s once the stack request is pending"},
-    {"crash-beside-slow-answer", "as root: SIGSEGV on main while thread 'slow-answer' waits with its caller's stack page taken away; the unwind that answers the stack request faults on it, and thread 'uffd-server' (userfaultfd) puts it back 300 ms later"},
-    {"reraise-from-handler", "[siginfo] [altstack] [default|default-signal] SIGSEGV at NULL into a handler installed after the agent, which puts it back (or SIG_DFL, by sigaction or signal) and re-raises"},
-    {"raise-segv", "SIGSEGV raised with raise(), no fault"},
-    {"fault-in-signal-handler", "SIGSEGV at NULL inside a SIGUSR1 handler the program raised"},
-    {"crash-in-copied-code", "SIGSEGV in a copy of a page of our own text mapped far from it (as node's builtins)"},
-    {"crash-in-anonymous-code", "SIGILL in an anonymous executable page (as JIT code), below a copy of a page of our own file"},
-    {"rename-tasks-then-crash", "SIGSEGV after writing 'renamed' into every task's /proc comm, Faultline's threads too"},
-    {"crash-beside-crowd", "KIND [N] SIGSEGV on main beside N (64) threads 'crowd-I' that are all spinning, blocking (every signal, for good) or sleeping (in pause)"},
-    {"crash-beside-rt-handlers", "handlers of its own on every real-time signal (as Go's runtime), a SIGRTMIN+8 queued to itself, then SIGSEGV on main while threads 'rt-idler-0' to 'rt-idler-2' pause"},
-    {"crash-beside-signal-api", "API: a handler of its own on SIGRTMIN+8 set with API (signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset, __sigaction, __libc_sigaction; or sigignore, SIG_IGN), a SIGRTMIN+8 queued to itself, then SIGSEGV on main while threads 'rt-idler-0' to 'rt-idler-2' pause"},
-    {"sample-signal-oneshot", "HOW: a one-shot handler on SIGRTMIN+8 (HOW: sysv_signal, or sigaction with SA_RESETHAND), SIGRTMIN+8 queued to main twice: the first runs it, the second ends the process"},
-    {"sample-signal-mask", "HOW: a handler on SIGRTMIN+8 with SIGUSR1 in sa_mask (HOW: defer, or nodefer: SA_NODEFER), SIGRTMIN+8 queued to main; says what was blocked while it ran"},
-    {"sample-signal-default", "HOW: SIGRTMIN+8 left alone (HOW: never), set back to SIG_DFL (dfl) or ignored (ign), then sent to the process; says if still running"},
-    {"sample-signal-sigwait", "block SIGRTMIN+8, send it to the process and take it with sigtimedwait (2 s); exit 3 if it did not come"},
-    {"crash-without-report-dir", "remove the (empty) report directory, then SIGSEGV"},
-    {"stderr-after-closing-fds", "close fds 3 and up (close, closefrom, close_range), then write 80 KiB to stderr"},
-    {"crash-after-closing-fds", "close fds 3-1023 (the report directory's by syscall), open '.' into the lowest 16 and that number, then SIGSEGV"},
-    {"crash-out-of-fds", "closefrom(3), open /dev/null until EMFILE while thread 'idler-0' idles, then SIGSEGV"},
-    {"crash-after-dup2-low-fds", "dup2 /dev/null onto fds 3-63, write 80 KiB to stderr, then SIGSEGV"},
-    {"crash-holding-loader-lock", "SIGSEGV on main while thread 'lock-holder' holds the dynamic linker's lock for ever (inside dl_iterate_phdr)"},
-    {"crash-inside-loader-callback", "SIGSEGV on main inside its own dl_iterate_phdr callback, while thread 'idler' pauses"},
-    {"crash-with-blocking-callback", "SIGSEGV on main with a crash callback that waits for ever for a mutex thread 'mutex-holder' holds"},
-    {"dup2-churn", "for 2 s, dup2 a file onto fd 3 and close it again, on a worker thread; exit 1 if fd 3 was ever not the program's"},
-    {"execle-env", "execle /usr/bin/env with the environment VICTIM_EXECLE=from-execle"},
-    {"exec-main-envp", "64 setenv calls, then execve /usr/bin/env with the envp main() received (as capsh --user does)"},
-    {"small-altstack-crash", "SIGSEGV: NULL store on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"},
-    {"small-altstack-main-crash", "SIGSEGV: NULL store on main; it and thread 'small-alt' installed 8 KiB alternate stacks [SIZE]"},
-    {"small-altstack-overflow", "SIGSEGV: unbounded recursion on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"},
-    {"small-altstack-crash-in-handler", "crash-in-handler on main with an 8 KiB alternate stack of its own [SIZE]"},
-    {"privilege-drop", "as root: drop to uid 65534 with a worker thread running, in setpriv's order (keepcaps), the same by raw syscalls (raw) or the plain order (plain); or drop CAP_NET_RAW by raw capset and setresuid(-1, -1, -1) while thread 'slow-setxid''s setresuid is held 4 s by thread 'vfork-holder' in vfork (queued); exit 1 unless every thread has main's ids and no capability main lacks"},
-    {"crash-as-nobody", "as root: become uid and gid 65534 for a while (temporary: setegid, seteuid; real and saved ids stay 0) or for good (permanent: setresgid, setresuid), then SIGSEGV on main"},
-    {"exec-as-nobody", "as root: become uid and gid 65534 for a while (setegid, seteuid) and exec PROG [ARGS] (a product next to victim-c when PROG has no '/')"},
-    {"refused-siblings", "[N] [permanent|temporary] as root: a forked server becomes 65534 (for good) and starts N (4) children at once that exec 'victim-c exit'; count the tree's 'cannot write reports' lines"},
-    {"crash-after-namespaces", "as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then SIGSEGV on main; threaded: with thread 'prog-worker' running, so each step fails with EINVAL or EUSERS"},
-    {"namespaces-leave-threads", "as root, with thread 'prog-worker' running: the crash-after-namespaces steps (each refused), with the ids of Faultline's threads taken before and after, then SIGSEGV on main"},
-    {"crash-while-cancelled", "SIGSEGV on thread 'cancelled', which has a pthread_cancel pending (no cancellation point reached)"},
-    {"crash-beside-cancelled", "SIGSEGV on main while thread 'waiter' waits in a raw futex call with a pthread_cancel pending"},
-    {"calls-while-cancelled", "as root, with a pthread_cancel of its own pending: unshare(CLONE_NEWUSER), then setresuid(-1, -1, -1) with SIGRTMIN+8 ignored by a raw rt_sigaction; exit 1 unless both return 0"},
-    {"interposer-results", "capset, prctl, setgroups, unshare and setns with arguments the kernel refuses: exit 1 unless each returns what the raw syscall returns, and no-op setresuid and prctl keep errno"},
-    {"setid-loader-locked", "the first setresuid(-1, -1, -1), unshare(0), setrlimit (the same limit) and close_range (of no fd) while another thread's dlopen holds the loader's lock; exit 0 when all succeed"},
-    {"truncated-mapping", "[crash] map two files (shared, private) and cut them to 0 bytes, lose a 61-byte block, then exit 0 (or crash: SIGSEGV store through NULL)"},
-    {"exit", "exit with the status given as the next argument (default 0)"},
+// Cases that read arguments or return a status.
+static int case_divide_by_zero(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    return victim_divide_by_zero(argc);
+}
+
+static int case_stack_overflow(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    fprintf(stderr, "victim: overflowing the main stack\n");
+    return victim_recurse(0);
+}
+
+static int case_thread_stack_overflow(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    run_thread(overflow_thread);
+    return victim_fault_missed();
+}
+
+static int case_thread_crash(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    run_thread(crash_thread);
+    return victim_fault_missed();
+}
+
+static int case_blocked_thread_crash(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    run_thread(blocked_crash_thread);
+    return victim_fault_missed();
+}
+
+static int case_reraise_from_handler(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    int with_siginfo = 0, on_altstack = 0;
+    const char *put_back = "replaced";
+    for (int i = 2; i < argc; i++) {
+        with_siginfo |= !strcmp(argv[i], "siginfo"), on_altstack |= !strcmp(argv[i], "altstack");
+        if (!strcmp(argv[i], "default") || !strcmp(argv[i], "default-signal")) put_back = argv[i];
+    }
+    victim_reraise_from_handler(with_siginfo, on_altstack, put_back);
+    return victim_fault_missed();
+}
+
+static int case_crash_beside_crowd(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    return victim_crash_beside_crowd(argv[2], argc > 3 ? argv[3] : 0);
+}
+
+static int case_crash_beside_signal_api(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    victim_crash_beside_signal_api(argv[2]);
+    return victim_fault_missed();
+}
+
+static int case_sample_signal_oneshot(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    return victim_sample_signal_oneshot(argv[2]);
+}
+
+static int case_sample_signal_mask(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    return victim_sample_signal_mask(argv[2]);
+}
+
+static int case_sample_signal_default(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    return victim_sample_signal_default(argv[2]);
+}
+
+static int case_sample_signal_sigwait(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    return victim_sample_signal_sigwait();
+}
+
+static int case_exec_main_envp(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    victim_exec_main_envp(envp);
+    return victim_fault_missed();
+}
+
+static int case_small_altstack_crash(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    victim_small_altstack(argv[2], SMALL_ALT_NULL_DEREF, 0);
+    return victim_fault_missed();
+}
+
+static int case_small_altstack_main_crash(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    victim_small_altstack(argv[2], SMALL_ALT_IDLE, 1);
+    return victim_fault_missed();
+}
+
+static int case_small_altstack_overflow(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    victim_small_altstack(argv[2], SMALL_ALT_OVERFLOW, 0);
+    return victim_fault_missed();
+}
+
+static int case_small_altstack_crash_in_handler(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    victim_small_altstack_crash_in_handler(argv[2]);
+    return victim_fault_missed();
+}
+
+static int case_privilege_drop(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    return victim_privilege_drop(argv[2]);
+}
+
+static int case_crash_as_nobody(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    victim_crash_as_nobody(argv[2]);
+    return victim_fault_missed();
+}
+
+static int case_exec_as_nobody(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    return victim_exec_as_nobody(argv + 2);
+}
+
+static int case_refused_siblings(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    return victim_refused_siblings(argv + 2);
+}
+
+static int case_crash_after_namespaces(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    victim_crash_after_namespaces(argv[2]);
+    return victim_fault_missed();
+}
+
+static int case_calls_while_cancelled(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    return victim_calls_while_cancelled();
+}
+
+static int case_interposer_results(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    return victim_interposer_results();
+}
+
+static int case_setid_loader_locked(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    return victim_setid_loader_locked();
+}
+
+static int case_truncated_mapping(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    return victim_truncated_mapping(argv[2]);
+}
+
+static int case_exit(int argc, char **argv, char **envp) {
+    (void)argc, (void)argv, (void)envp;
+    printf("victim: exiting\n");
+    return argc > 2 ? atoi(argv[2]) : 0;
+}
+
+static const victim_case k_cases[] = {
+    VICTIM_FAULT("null-deref", victim_null_deref,
+                 "SIGSEGV: store through NULL"),
+    VICTIM_FAULT("wild-pointer", victim_wild_pointer,
+                 "SIGSEGV: store through an unmapped address"),
+    VICTIM_FAULT("bus-error", victim_bus_error,
+                 "SIGBUS: touch a file mapping past end of file"),
+    VICTIM_FAULT("illegal-instruction", victim_illegal_instruction,
+                 "SIGILL: execute ud2"),
+    VICTIM_RUN("divide-by-zero", case_divide_by_zero,
+               "SIGFPE: integer division by zero"),
+    VICTIM_FAULT("abort", victim_abort,
+                 "SIGABRT: call abort()"),
+    VICTIM_FAULT("trap", victim_trap,
+                 "SIGTRAP: execute int3"),
+    VICTIM_FAULT("seccomp-trap", victim_seccomp_trap,
+                 "SIGSYS: a syscall trapped by seccomp"),
+    VICTIM_RUN("stack-overflow", case_stack_overflow,
+               "SIGSEGV: unbounded recursion on the main thread"),
+    VICTIM_RUN("thread-stack-overflow", case_thread_stack_overflow,
+               "SIGSEGV: unbounded recursion on thread 'overflower'"),
+    VICTIM_RUN("thread-crash", case_thread_crash,
+               "SIGSEGV: NULL store on thread 'worker-7'"),
+    VICTIM_RUN("blocked-thread-crash", case_blocked_thread_crash,
+               "SIGSEGV: NULL store on thread 'blocker', which blocks every signal"),
+    VICTIM_FAULT("two-threads-crash", victim_two_threads_crash,
+                 "SIGSEGV on two threads at the same moment"),
+    VICTIM_FAULT("crash-in-handler", victim_crash_in_handler,
+                 "SIGSEGV with an agent crash callback that faults too"),
+    VICTIM_FAULT("crash-with-threads", victim_crash_with_threads,
+                 "SIGSEGV on main while three named threads idle"),
+    VICTIM_FAULT("crash-with-many-threads", victim_crash_with_many_threads,
+                 "SIGSEGV on main while 40 named threads idle"),
+    VICTIM_FAULT("crash-beside-starting-threads", victim_crash_beside_starting_threads,
+                 "SIGSEGV on main while threads 'start-asleep' and 'start-running' hold glibc's start-up mask (every signal blocked) until the stack request is pending"),
+    VICTIM_FAULT("crash-beside-stalled-starts", victim_crash_beside_stalled_starts,
+                 "SIGSEGV on main while threads 'stall-0' to 'stall-3' hold glibc's start-up mask and run 1.5 s once the stack request is pending"),
+    VICTIM_FAULT("crash-beside-slow-answer", victim_crash_beside_slow_answer,
+                 "as root: SIGSEGV on main while thread 'slow-answer' waits with its caller's stack page taken away; the unwind that answers the stack request faults on it, and thread 'uffd-server' (userfaultfd) puts it back 300 ms later"),
+    VICTIM_RUN("reraise-from-handler", case_reraise_from_handler,
+               "[siginfo] [altstack] [default|default-signal] SIGSEGV at NULL into a handler installed after the agent, which puts it back (or SIG_DFL, by sigaction or signal) and re-raises"),
+    VICTIM_FAULT("raise-segv", victim_raise_segv,
+                 "SIGSEGV raised with raise(), no fault"),
+    VICTIM_FAULT("fault-in-signal-handler", victim_fault_in_signal_handler,
+                 "SIGSEGV at NULL inside a SIGUSR1 handler the program raised"),
+    VICTIM_FAULT("crash-in-copied-code", victim_crash_in_copied_code,
+                 "SIGSEGV in a copy of a page of our own text mapped far from it (as node's builtins)"),
+    VICTIM_FAULT("crash-in-anonymous-code", victim_crash_in_anonymous_code,
+                 "SIGILL in an anonymous executable page (as JIT code), below a copy of a page of our own file"),
+    VICTIM_FAULT("rename-tasks-then-crash", victim_rename_tasks_then_crash,
+                 "SIGSEGV after writing 'renamed' into every task's /proc comm, Faultline's threads too"),
+    VICTIM_RUN("crash-beside-crowd", case_crash_beside_crowd,
+               "KIND [N] SIGSEGV on main beside N (64) threads 'crowd-I' that are all spinning, blocking (every signal, for good) or sleeping (in pause)"),
+    VICTIM_FAULT("crash-beside-rt-handlers", victim_crash_beside_rt_handlers,
+                 "handlers of its own on every real-time signal (as Go's runtime), a SIGRTMIN+8 queued to itself, then SIGSEGV on main while threads 'rt-idler-0' to 'rt-idler-2' pause"),
+    VICTIM_RUN("crash-beside-signal-api", case_crash_beside_signal_api,
+               "API: a handler of its own on SIGRTMIN+8 set with API (signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset, __sigaction, __libc_sigaction; or sigignore, SIG_IGN), a SIGRTMIN+8 queued to itself, then SIGSEGV on main while threads 'rt-idler-0' to 'rt-idler-2' pause"),
+    VICTIM_RUN("sample-signal-oneshot", case_sample_signal_oneshot,
+               "HOW: a one-shot handler on SIGRTMIN+8 (HOW: sysv_signal, or sigaction with SA_RESETHAND), SIGRTMIN+8 queued to main twice: the first runs it, the second ends the process"),
+    VICTIM_RUN("sample-signal-mask", case_sample_signal_mask,
+               "HOW: a handler on SIGRTMIN+8 with SIGUSR1 in sa_mask (HOW: defer, or nodefer: SA_NODEFER), SIGRTMIN+8 queued to main; says what was blocked while it ran"),
+    VICTIM_RUN("sample-signal-default", case_sample_signal_default,
+               "HOW: SIGRTMIN+8 left alone (HOW: never), set back to SIG_DFL (dfl) or ignored (ign), then sent to the process; says if still running"),
+    VICTIM_RUN("sample-signal-sigwait", case_sample_signal_sigwait,
+               "block SIGRTMIN+8, send it to the process and take it with sigtimedwait (2 s); exit 3 if it did not come"),
+    VICTIM_FAULT("crash-without-report-dir", victim_crash_without_report_dir,
+                 "remove the (empty) report directory, then SIGSEGV"),
+    VICTIM_FAULT("stderr-after-closing-fds", victim_stderr_after_closing_fds,
+                 "close fds 3 and up (close, closefrom, close_range), then write 80 KiB to stderr"),
+    VICTIM_FAULT("crash-after-closing-fds", victim_crash_after_closing_fds,
+                 "close fds 3-1023 (the report directory's by syscall), open '.' into the lowest 16 and that number, then SIGSEGV"),
+    VICTIM_FAULT("crash-out-of-fds", victim_crash_out_of_fds,
+                 "closefrom(3), open /dev/null until EMFILE while thread 'idler-0' idles, then SIGSEGV"),
+    VICTIM_FAULT("crash-after-dup2-low-fds", victim_crash_after_dup2_onto_low_fds,
+                 "dup2 /dev/null onto fds 3-63, write 80 KiB to stderr, then SIGSEGV"),
+    VICTIM_FAULT("crash-holding-loader-lock", victim_crash_holding_loader_lock,
+                 "SIGSEGV on main while thread 'lock-holder' holds the dynamic linker's lock for ever (inside dl_iterate_phdr)"),
+    VICTIM_FAULT("crash-inside-loader-callback", victim_crash_inside_loader_callback,
+                 "SIGSEGV on main inside its own dl_iterate_phdr callback, while thread 'idler' pauses"),
+    VICTIM_FAULT("crash-with-blocking-callback", victim_crash_with_blocking_callback,
+                 "SIGSEGV on main with a crash callback that waits for ever for a mutex thread 'mutex-holder' holds"),
+    VICTIM_FAULT("dup2-churn", victim_dup2_churn,
+                 "for 2 s, dup2 a file onto fd 3 and close it again, on a worker thread; exit 1 if fd 3 was ever not the program's"),
+    VICTIM_FAULT("execle-env", victim_execle_env,
+                 "execle /usr/bin/env with the environment VICTIM_EXECLE=from-execle"),
+    VICTIM_RUN("exec-main-envp", case_exec_main_envp,
+               "64 setenv calls, then execve /usr/bin/env with the envp main() received (as capsh --user does)"),
+    VICTIM_RUN("small-altstack-crash", case_small_altstack_crash,
+               "SIGSEGV: NULL store on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"),
+    VICTIM_RUN("small-altstack-main-crash", case_small_altstack_main_crash,
+               "SIGSEGV: NULL store on main; it and thread 'small-alt' installed 8 KiB alternate stacks [SIZE]"),
+    VICTIM_RUN("small-altstack-overflow", case_small_altstack_overflow,
+               "SIGSEGV: unbounded recursion on thread 'small-alt'; it and main installed 8 KiB alternate stacks [SIZE]"),
+    VICTIM_RUN("small-altstack-crash-in-handler", case_small_altstack_crash_in_handler,
+               "crash-in-handler on main with an 8 KiB alternate stack of its own [SIZE]"),
+    VICTIM_RUN("privilege-drop", case_privilege_drop,
+               "as root: drop to uid 65534 with a worker thread running, in setpriv's order (keepcaps), the same by raw syscalls (raw) or the plain order (plain); or drop CAP_NET_RAW by raw capset and setresuid(-1, -1, -1) while thread 'slow-setxid''s setresuid is held 4 s by thread 'vfork-holder' in vfork (queued); exit 1 unless every thread has main's ids and no capability main lacks"),
+    VICTIM_RUN("crash-as-nobody", case_crash_as_nobody,
+               "as root: become uid and gid 65534 for a while (temporary: setegid, seteuid; real and saved ids stay 0) or for good (permanent: setresgid, setresuid), then SIGSEGV on main"),
+    VICTIM_RUN("exec-as-nobody", case_exec_as_nobody,
+               "as root: become uid and gid 65534 for a while (setegid, seteuid) and exec PROG [ARGS] (a product next to victim-c when PROG has no '/')"),
+    VICTIM_RUN("refused-siblings", case_refused_siblings,
+               "[N] [permanent|temporary] as root: a forked server becomes 65534 (for good) and starts N (4) children at once that exec 'victim-c exit'; count the tree's 'cannot write reports' lines"),
+    VICTIM_RUN("crash-after-namespaces", case_crash_after_namespaces,
+               "as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then SIGSEGV on main; threaded: with thread 'prog-worker' running, so each step fails with EINVAL or EUSERS"),
+    VICTIM_FAULT("namespaces-leave-threads", victim_namespaces_leave_threads,
+                 "as root, with thread 'prog-worker' running: the crash-after-namespaces steps (each refused), with the ids of Faultline's threads taken before and after, then SIGSEGV on main"),
+    VICTIM_FAULT("crash-while-cancelled", victim_crash_while_cancelled,
+                 "SIGSEGV on thread 'cancelled', which has a pthread_cancel pending (no cancellation point reached)"),
+    VICTIM_FAULT("crash-beside-cancelled", victim_crash_beside_cancelled,
+                 "SIGSEGV on main while thread 'waiter' waits in a raw futex call with a pthread_cancel pending"),
+    VICTIM_RUN("calls-while-cancelled", case_calls_while_cancelled,
+               "as root, with a pthread_cancel of its own pending: unshare(CLONE_NEWUSER), then setresuid(-1, -1, -1) with SIGRTMIN+8 ignored by a raw rt_sigaction; exit 1 unless both return 0"),
+    VICTIM_RUN("interposer-results", case_interposer_results,
+               "capset, prctl, setgroups, unshare and setns with arguments the kernel refuses: exit 1 unless each returns what the raw syscall returns, and no-op setresuid and prctl keep errno"),
+    VICTIM_RUN("setid-loader-locked", case_setid_loader_locked,
+               "the first setresuid(-1, -1, -1), unshare(0), setrlimit (the same limit) and close_range (of no fd) while another thread's dlopen holds the loader's lock; exit 0 when all succeed"),
+    VICTIM_RUN("truncated-mapping", case_truncated_mapping,
+               "[crash] map two files (shared, private) and cut them to 0 bytes, lose a 61-byte block, then exit 0 (or crash: SIGSEGV store through NULL)"),
+    VICTIM_RUN("exit", case_exit,
+               "exit with the status given as the next argument (default 0)"),
 };
 
-static void usage(void) {
-    fprintf(stderr, "usage: victim-c COMMAND\ncommands:\n");
-    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
-        fprintf(stderr, "  %-32s %s\n", k_commands[i].name, k_commands[i].help);
-}
-
-int main(int argc, char **argv, char **envp) {
-    if (argc < 2) { usage(); return 2; }
-    const char *c = argv[1];
-    if (!strcmp(c, "null-deref")) victim_null_deref();
-    else if (!strcmp(c, "wild-pointer")) victim_wild_pointer();
-    else if (!strcmp(c, "bus-error")) victim_bus_error();
-    else if (!strcmp(c, "illegal-instruction")) victim_illegal_instruction();
-    else if (!strcmp(c, "divide-by-zero")) return victim_divide_by_zero(argc);
-    else if (!strcmp(c, "abort")) victim_abort();
-    else if (!strcmp(c, "trap")) victim_trap();
-    else if (!strcmp(c, "seccomp-trap")) victim_seccomp_trap();
-    else if (!strcmp(c, "stack-overflow")) { fprintf(stderr, "victim: overflowing the main stack\n"); return victim_recurse(0); }
-    else if (!strcmp(c, "thread-stack-overflow")) run_thread(overflow_thread);
-    else if (!strcmp(c, "thread-crash")) run_thread(crash_thread);
-    else if (!strcmp(c, "blocked-thread-crash")) run_thread(blocked_crash_thread);
-    else if (!strcmp(c, "two-threads-crash")) victim_two_threads_crash();
-    else if (!strcmp(c, "crash-in-handler")) victim_crash_in_handler();
-    else if (!strcmp(c, "crash-with-threads")) victim_crash_with_threads();
-    else if (!strcmp(c, "crash-with-many-threads")) victim_crash_with_many_threads();
-    else if (!strcmp(c, "crash-beside-starting-threads")) victim_crash_beside_starting_threads();
-    else if (!strcmp(c, "crash-beside-stalled-starts")) victim_crash_beside_stalled_starts();
-    else if (!strcmp(c, "crash-beside-slow-answer")) victim_crash_beside_slow_answer();
-    else if (!strcmp(c, "rename-tasks-then-crash")) victim_rename_tasks_then_crash();
-    else if (!strcmp(c, "crash-in-anonymous-code")) victim_crash_in_anonymous_code();
-    else if (!strcmp(c, "crash-in-copied-code")) victim_crash_in_copied_code();
-    else if (!strcmp(c, "reraise-from-handler")) {
-        int with_siginfo = 0, on_altstack = 0;
-        const char *put_back = "replaced";
-        for (int i = 2; i < argc; i++) {
-            with_siginfo |= !strcmp(argv[i], "siginfo"), on_altstack |= !strcmp(argv[i], "altstack");
-            if (!strcmp(argv[i], "default") || !strcmp(argv[i], "default-signal")) put_back = argv[i];
-        }
-        victim_reraise_from_handler(with_siginfo, on_altstack, put_back);
-    }
-    else if (!strcmp(c, "raise-segv")) victim_raise_segv();
-    else if (!strcmp(c, "fault-in-signal-handler")) victim_fault_in_signal_handler();
-    else if (!strcmp(c, "crash-beside-crowd")) return victim_crash_beside_crowd(argv[2], argc > 3 ? argv[3] : 0);
-    else if (!strcmp(c, "crash-beside-rt-handlers")) victim_crash_beside_rt_handlers();
-    else if (!strcmp(c, "crash-beside-signal-api")) victim_crash_beside_signal_api(argv[2]);
-    else if (!strcmp(c, "sample-signal-oneshot")) return victim_sample_signal_oneshot(argv[2]);
-    else if (!strcmp(c, "sample-signal-mask")) return victim_sample_signal_mask(argv[2]);
-    else if (!strcmp(c, "sample-signal-default")) return victim_sample_signal_default(argv[2]);
-    else if (!strcmp(c, "sample-signal-sigwait")) return victim_sample_signal_sigwait();
-    else if (!strcmp(c, "crash-without-report-dir")) victim_crash_without_report_dir();
-    else if (!strcmp(c, "stderr-after-closing-fds")) victim_stderr_after_closing_fds();
-    else if (!strcmp(c, "crash-after-closing-fds")) victim_crash_after_closing_fds();
-    else if (!strcmp(c, "crash-out-of-fds")) victim_crash_out_of_fds();
-    else if (!strcmp(c, "crash-after-dup2-low-fds")) victim_crash_after_dup2_onto_low_fds();
-    else if (!strcmp(c, "dup2-churn")) victim_dup2_churn();
-    else if (!strcmp(c, "crash-holding-loader-lock")) victim_crash_holding_loader_lock();
-    else if (!strcmp(c, "crash-inside-loader-callback")) victim_crash_inside_loader_callback();
-    else if (!strcmp(c, "crash-with-blocking-callback")) victim_crash_with_blocking_callback();
-    else if (!strcmp(c, "execle-env")) victim_execle_env();
-    else if (!strcmp(c, "exec-main-envp")) victim_exec_main_envp(envp);
-    else if (!strcmp(c, "small-altstack-crash")) victim_small_altstack(argv[2], SMALL_ALT_NULL_DEREF, 0);
-    else if (!strcmp(c, "small-altstack-main-crash")) victim_small_altstack(argv[2], SMALL_ALT_IDLE, 1);
-    else if (!strcmp(c, "small-altstack-overflow")) victim_small_altstack(argv[2], SMALL_ALT_OVERFLOW, 0);
-    else if (!strcmp(c, "small-altstack-crash-in-handler")) victim_small_altstack_crash_in_handler(argv[2]);
-    else if (!strcmp(c, "privilege-drop")) return victim_privilege_drop(argv[2]);
-    else if (!strcmp(c, "crash-as-nobody")) victim_crash_as_nobody(argv[2]);
-    else if (!strcmp(c, "exec-as-nobody")) return victim_exec_as_nobody(argv + 2);
-    else if (!strcmp(c, "refused-siblings")) return victim_refused_siblings(argv + 2);
-    else if (!strcmp(c, "truncated-mapping")) return victim_truncated_mapping(argv[2]);
-    else if (!strcmp(c, "crash-after-namespaces")) victim_crash_after_namespaces(argv[2]);
-    else if (!strcmp(c, "namespaces-leave-threads")) victim_namespaces_leave_threads();
-    else if (!strcmp(c, "crash-while-cancelled")) victim_crash_while_cancelled();
-    else if (!strcmp(c, "crash-beside-cancelled")) victim_crash_beside_cancelled();
-    else if (!strcmp(c, "calls-while-cancelled")) return victim_calls_while_cancelled();
-    else if (!strcmp(c, "interposer-results")) return victim_interposer_results();
-    else if (!strcmp(c, "setid-loader-locked")) return victim_setid_loader_locked();
-    else if (!strcmp(c, "exit")) { printf("victim: exiting\n"); return argc > 2 ? atoi(argv[2]) : 0; }
-    else { fprintf(stderr, "victim-c: unknown command '%s'\n", c); usage(); return 2; }
-    fprintf(stderr, "victim: the fault did not happen\n");
-    return 1;
-}
+int main(int argc, char **argv, char **envp) { return VICTIM_MAIN("victim-c", k_cases, argc, argv, envp); }

@@ -4,6 +4,7 @@
 // kernel's OOM killer with SIGKILL, which no handler can catch. Growth
 // happens in named, non-inlined functions so the malloc shim's allocation
 // stacks (in the memory monitor's breadcrumbs) name them.
+#include "victim_cases.h"
 #include "nested_child_oom.h"
 #include "own_cgroup.h"
 #include "nobody_children.h"
@@ -361,57 +362,151 @@ NOINLINE static void victim_sleep_forever(void) {
     for (;;) pause();
 }
 
-static void usage(void) {
-    fprintf(stderr,
-            "usage: victim-oom COMMAND [ARGS]\n"
-            "  malloc-grow [STEP=64K]           grow through malloc until OOM-killed\n"
-            "  mmap-grow [STEP=1M]              grow through anonymous mmap until OOM-killed\n"
-            "  slow-leak [STEP=1M] [MS=20]      leak STEP every MS milliseconds\n"
-            "  spike SIZE [HOLD_MS=300]         allocate SIZE once, hold, free, exit 0\n"
-            "  child-oom [STEP=64K]             a forked child (\"oom-child\") grows until OOM-killed\n"
-            "  pressure SIZE FILE [MS=2000]     hold SIZE and read a sparse FILE-byte file through a mapping, over and over\n"
-            "  sleep-forever                    sleep until killed\n"
-            "  fork-exit [N=20]                 N children _exit, N exec /bin/true; none may leave a breadcrumb file\n"
-            "  main-exits-first [SIZE=8M]       main calls pthread_exit; a worker uses SIZE and returns: the process must end\n"
-            "  leave-child                      fork a child that sleeps until killed, exit 0\n"
-            "  nested-oom [STEP=64K]            move into a new cgroup below its own, then grow until OOM-killed\n"
-            "  exec-fails [STEP=256K] [MS=20]   leak to 50 %%, fail an exec (ENOENT), leak on until OOM-killed\n"
-            "  stall-at-limit                   OOM killer off, a child stalls at the limit; was a breadcrumb written?\n"
-            "  nobody-children                  as root: children at a temporary euid 65534 must make and remove their breadcrumb files\n"
-            "VICTIM_CLOSE_FDS=1 closes every fd above 2 first (closefrom(3)).\n");
+static int case_malloc_grow(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    victim_malloc_grow(a ? parse_size("STEP", a) : 64 * KiB);
+    return 0;
 }
 
-int main(int argc, char **argv) {
+static int case_mmap_grow(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    victim_mmap_grow(a ? parse_size("STEP", a) : MiB);
+    return 0;
+}
+
+static int case_slow_leak(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    victim_slow_leak(a ? parse_size("STEP", a) : MiB, b ? parse_ms("MS", b) : 20);
+    return 0;
+}
+
+static int case_spike(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    if (!a) { fprintf(stderr, "victim-oom: spike needs a SIZE, e.g. spike 40M\n"); return 2; }
+    victim_spike(parse_size("SIZE", a), b ? parse_ms("HOLD_MS", b) : 300);
+    return 0;
+}
+
+static int case_child_oom(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    victim_child_oom(a ? parse_size("STEP", a) : 64 * KiB);
+    return 0;
+}
+
+static int case_pressure(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    if (!a || !b) { fprintf(stderr, "victim-oom: pressure needs SIZE and FILE sizes, e.g. pressure 40M 64M\n"); return 2; }
+    victim_pressure(parse_size("SIZE", a), parse_size("FILE", b), c ? parse_ms("MS", c) : 2000);
+    return 0;
+}
+
+static int case_sleep_forever(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    victim_sleep_forever();
+    return 0;
+}
+
+static int case_fork_exit(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    victim_fork_exit(a ? atoi(a) : 20);
+    return 0;
+}
+
+static int case_main_exits_first(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    victim_main_exits_first(a ? parse_size("SIZE", a) : 8 * MiB);
+    return 0;
+}
+
+static int case_leave_child(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    victim_leave_child();
+    return 0;
+}
+
+static int case_nested_oom(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    victim_nested_oom(a ? parse_size("STEP", a) : 64 * KiB);
+    return 0;
+}
+
+static int case_exec_fails(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    victim_exec_fails(a ? parse_size("STEP", a) : 256 * KiB, b ? parse_ms("MS", b) : 20);
+    return 0;
+}
+
+static int case_stall_at_limit(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    victim_stall_at_limit("/proc/self/exe");
+    return 0;
+}
+
+static int case_nobody_children(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    victim_nobody_children();
+    return 0;
+}
+
+static int case_nested_child_oom(int argc, char **argv, char **envp) {
+    (void)envp;
+    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
+    (void)a, (void)b, (void)c;
+    victim_nested_child_oom();
+    return 0;
+}
+
+// Every fd above 2 is closed first with VICTIM_CLOSE_FDS=1 (closefrom(3)).
+static const victim_case k_cases[] = {
+    VICTIM_RUN("malloc-grow", case_malloc_grow, "[STEP=64K]  grow through malloc until OOM-killed"),
+    VICTIM_RUN("mmap-grow", case_mmap_grow, "[STEP=1M]  grow through anonymous mmap until OOM-killed"),
+    VICTIM_RUN("slow-leak", case_slow_leak, "[STEP=1M] [MS=20]  leak STEP every MS milliseconds"),
+    VICTIM_RUN("spike", case_spike, "SIZE [HOLD_MS=300]  allocate SIZE once, hold, free, exit 0"),
+    VICTIM_RUN("child-oom", case_child_oom, "[STEP=64K]  a forked child (\"oom-child\") grows until OOM-killed"),
+    VICTIM_RUN("pressure", case_pressure, "SIZE FILE [MS=2000]  hold SIZE and read a sparse FILE-byte file through a mapping, over and over"),
+    VICTIM_RUN("sleep-forever", case_sleep_forever, "sleep until killed"),
+    VICTIM_RUN("fork-exit", case_fork_exit, "[N=20]  N children _exit, N exec /bin/true; none may leave a breadcrumb file"),
+    VICTIM_RUN("main-exits-first", case_main_exits_first, "[SIZE=8M]  main calls pthread_exit; a worker uses SIZE and returns: the process must end"),
+    VICTIM_RUN("leave-child", case_leave_child, "fork a child that sleeps until killed, exit 0"),
+    VICTIM_RUN("nested-oom", case_nested_oom, "[STEP=64K]  move into a new cgroup below its own, then grow until OOM-killed"),
+    VICTIM_RUN("exec-fails", case_exec_fails, "[STEP=256K] [MS=20]  leak to 50 %, fail an exec (ENOENT), leak on until OOM-killed"),
+    VICTIM_RUN("stall-at-limit", case_stall_at_limit, "OOM killer off, a child stalls at the limit; was a breadcrumb written?"),
+    VICTIM_RUN("nobody-children", case_nobody_children, "as root: children at a temporary euid 65534 must make and remove their breadcrumb files"),
+    VICTIM_RUN("nested-child-oom", case_nested_child_oom, "a child (\"oom-child\") in a cgroup below its own grows until OOM-killed; the nested cgroup is then removed"),
+};
+
+int main(int argc, char **argv, char **envp) {
     setvbuf(stdout, 0, _IOLBF, 0);
-    if (argc < 2) { usage(); return 2; }
     // As daemons do at start: every fd above 2 goes, the agent's included
     // unless it guards them.
     if (getenv("VICTIM_CLOSE_FDS")) closefrom(3);
-    const char *cmd = argv[1];
-    const char *a = argc > 2 ? argv[2] : 0, *b = argc > 3 ? argv[3] : 0, *c = argc > 4 ? argv[4] : 0;
-    if (!strcmp(cmd, "malloc-grow")) victim_malloc_grow(a ? parse_size("STEP", a) : 64 * KiB);
-    else if (!strcmp(cmd, "mmap-grow")) victim_mmap_grow(a ? parse_size("STEP", a) : MiB);
-    else if (!strcmp(cmd, "slow-leak")) victim_slow_leak(a ? parse_size("STEP", a) : MiB, b ? parse_ms("MS", b) : 20);
-    else if (!strcmp(cmd, "spike")) {
-        if (!a) { fprintf(stderr, "victim-oom: spike needs a SIZE, e.g. spike 40M\n"); return 2; }
-        victim_spike(parse_size("SIZE", a), b ? parse_ms("HOLD_MS", b) : 300);
-    } else if (!strcmp(cmd, "child-oom")) victim_child_oom(a ? parse_size("STEP", a) : 64 * KiB);
-    else if (!strcmp(cmd, "pressure")) {
-        if (!a || !b) { fprintf(stderr, "victim-oom: pressure needs SIZE and FILE sizes, e.g. pressure 40M 64M\n"); return 2; }
-        victim_pressure(parse_size("SIZE", a), parse_size("FILE", b), c ? parse_ms("MS", c) : 2000);
-    } else if (!strcmp(cmd, "sleep-forever")) victim_sleep_forever();
-    else if (!strcmp(cmd, "fork-exit")) victim_fork_exit(a ? atoi(a) : 20);
-    else if (!strcmp(cmd, "main-exits-first")) victim_main_exits_first(a ? parse_size("SIZE", a) : 8 * MiB);
-    else if (!strcmp(cmd, "leave-child")) victim_leave_child();
-    else if (!strcmp(cmd, "nested-oom")) victim_nested_oom(a ? parse_size("STEP", a) : 64 * KiB);
-    else if (!strcmp(cmd, "exec-fails")) victim_exec_fails(a ? parse_size("STEP", a) : 256 * KiB, b ? parse_ms("MS", b) : 20);
-    else if (!strcmp(cmd, "stall-at-limit")) victim_stall_at_limit("/proc/self/exe");
-    else if (!strcmp(cmd, "nobody-children")) victim_nobody_children();
-    else if (!strcmp(cmd, "nested-child-oom")) victim_nested_child_oom();
-    else {
-        fprintf(stderr, "victim-oom: unknown command '%s'\n", cmd);
-        usage();
-        return 2;
-    }
-    return 0;
+    return VICTIM_MAIN("victim-oom", k_cases, argc, argv, envp);
 }
