@@ -38,16 +38,16 @@ void victim_crash_as_nobody(const char *how);  // temporary_euid.c
 int victim_exec_as_nobody(char **argv);  // exec_after_drop.c
 int victim_refused_siblings(char **args);  // exec_after_drop.c
 int victim_truncated_mapping(const char *how);  // truncated_mapping.c
-int victim_interposer_results(void);  // review_interpose.c
+int victim_interposer_results(void);  // interposer_results.c
 void victim_crash_beside_rt_handlers(void);  // rt_handlers.c
 void victim_crash_beside_signal_api(const char *api);  // rt_handlers.c
 int victim_sample_signal_oneshot(const char *how);  // sample_signal_action.c
 int victim_sample_signal_mask(const char *how);  // sample_signal_action.c
 int victim_sample_signal_default(const char *how);  // sample_signal_action.c
 int victim_sample_signal_sigwait(void);  // sample_signal_action.c
-void victim_crash_while_cancelled(void);  // review_cancel.c
-void victim_crash_beside_cancelled(void);  // review_cancel.c
-int victim_calls_while_cancelled(void);  // review_cancel.c
+void victim_crash_while_cancelled(void);  // crash_while_cancelled.c
+void victim_crash_beside_cancelled(void);  // crash_while_cancelled.c
+int victim_calls_while_cancelled(void);  // crash_while_cancelled.c
 void victim_crash_beside_starting_threads(void);  // starting_threads.c
 void victim_crash_beside_stalled_starts(void);  // starting_threads.c
 void victim_crash_beside_slow_answer(void);  // slow_answer.c

@@ -9,8 +9,8 @@
 #include "victim_cases.h"
 #include "victim_suppressions.h"
 
-int victim_deepbind_cxx_main(int argc, char **argv);  // review3_deepbind.cpp
-int victim_own_new_library_main(int argc, char **argv);  // review3_own_new_library.cpp
+int victim_deepbind_cxx_main(int argc, char **argv);  // deepbind_pairs.cpp
+int victim_own_new_library_main(int argc, char **argv);  // own_new_library.cpp
 int victim_churn_rethrow_main(int argc, char **argv);  // churn_rethrow.cpp
 int victim_small_altstack_callback_main(int argc, char **argv);  // small_altstack_callback.cpp
 
