@@ -1,5 +1,6 @@
 // Stopping this image's own threads around a call the kernel refuses in a
 // multi-threaded process, and starting them again after it (solo_call.h).
+#include "crash_signals.h"
 #include "solo_call.h"
 #include "cancel_off.h"
 #include "cred_mirror.h"
@@ -258,8 +259,7 @@ void fl_solo_enter(fl_solo_turn *turn, const char *call) {
     // the watchdog's sample of this thread, which it may be taking.
     sigset_t set;
     sigfillset(&set);
-    static const int keep[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
-    for (unsigned i = 0; i < sizeof keep / sizeof keep[0]; i++) sigdelset(&set, keep[i]);
+    fl_crash_signals_del(&set);
     if (fl_cred_mirror_signal()) sigdelset(&set, fl_cred_mirror_signal());
     turn->masked = pthread_sigmask(SIG_BLOCK, &set, &turn->old_mask) == 0;
     pid_t pid = getpid();

@@ -1,3 +1,4 @@
+#include "crash_signals.h"
 #include "crash_handler.h"
 #include "agent_config.h"
 #include "agent_threads.h"
@@ -36,10 +37,8 @@
 /// Bytes of the interrupted first attempt kept in a recrash report.
 #define FL_RECRASH_PARTIAL_MAX (96u << 10)
 
-static const int k_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
-#define FL_NSIGNALS ((int)(sizeof k_signals / sizeof k_signals[0]))
 
-static struct sigaction g_prev[FL_NSIGNALS];
+static struct sigaction g_prev[FL_CRASH_SIGNAL_COUNT];
 static int g_installed;
 
 // Everything the fault path touches is allocated here, at install.
@@ -156,8 +155,8 @@ static const struct sigaction k_default_action = {.sa_handler = SIG_DFL};
 // back for a SIG_DFL (fault_default.h); a signal the program set SIG_DFL
 // on since gets that, not what it had before the agent.
 static void restore_previous(void) {
-    for (int i = 0; i < FL_NSIGNALS; i++)
-        fl_real_sigaction(k_signals[i], fl_fault_default_is_set(k_signals[i]) ? &k_default_action : &g_prev[i], 0);
+    for (int i = 0; i < FL_CRASH_SIGNAL_COUNT; i++)
+        fl_real_sigaction(fl_crash_signals[i], fl_fault_default_is_set(fl_crash_signals[i]) ? &k_default_action : &g_prev[i], 0);
 }
 
 static void notify(const char *prefix, const char *name) {
@@ -555,8 +554,8 @@ static void wait_for_claim(int sig, const ucontext_t *uc, unsigned went_on) {
 // default action or ignore, or the program has set SIG_DFL since.
 static struct sigaction *program_handler(int sig) {
     if (fl_fault_default_is_set(sig)) return 0;
-    for (int i = 0; i < FL_NSIGNALS; i++)
-        if (k_signals[i] == sig) return fl_program_handler_is_one(&g_prev[i]) ? &g_prev[i] : 0;
+    for (int i = 0; i < FL_CRASH_SIGNAL_COUNT; i++)
+        if (fl_crash_signals[i] == sig) return fl_program_handler_is_one(&g_prev[i]) ? &g_prev[i] : 0;
     return 0;
 }
 
@@ -748,10 +747,10 @@ int fl_crash_install(void) {
     // why), glibc's SIGSETXID too (handler_mask.h); the fault signals stay
     // open so a fault in it still re-enters.
     fl_handler_mask_fill(&sa.sa_mask);
-    for (int i = 0; i < FL_NSIGNALS; i++) sigdelset(&sa.sa_mask, k_signals[i]);
-    fl_fault_default_init(k_signals, FL_NSIGNALS, &sa);
-    for (int i = 0; i < FL_NSIGNALS; i++)
-        if (sigaction(k_signals[i], &sa, &g_prev[i]) != 0) return -1;
+    fl_crash_signals_del(&sa.sa_mask);
+    fl_fault_default_init(fl_crash_signals, FL_CRASH_SIGNAL_COUNT, &sa);
+    for (int i = 0; i < FL_CRASH_SIGNAL_COUNT; i++)
+        if (sigaction(fl_crash_signals[i], &sa, &g_prev[i]) != 0) return -1;
     fl_reraised_fault_init(SIGSEGV);
     g_installed = 1;
     return 0;

@@ -1,3 +1,4 @@
+#include "crash_signals.h"
 #include "fl_options.h"
 #include "hang_watchdog.h"
 #include "event_wait.h"
@@ -534,8 +535,7 @@ static void block_signals(void) {
     // kernel kill the process without running the crash handler).
     sigset_t set;
     sigfillset(&set);
-    static const int keep[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
-    for (unsigned i = 0; i < sizeof keep / sizeof keep[0]; i++) sigdelset(&set, keep[i]);
+    fl_crash_signals_del(&set);
     if (fl_threads_signal()) sigdelset(&set, fl_threads_signal());
     pthread_sigmask(SIG_SETMASK, &set, 0);
 }

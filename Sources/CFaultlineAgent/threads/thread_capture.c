@@ -1,3 +1,4 @@
+#include "crash_signals.h"
 #include "thread_capture.h"
 #include "solo_call.h"
 #include "cred_mirror.h"
@@ -144,8 +145,7 @@ int fl_threads_init(int signo) {
     // except those a fault raises (a fault while unwinding must still reach
     // the crash handler).
     fl_handler_mask_fill(&sa.sa_mask);
-    static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
-    for (unsigned i = 0; i < sizeof faults / sizeof faults[0]; i++) sigdelset(&sa.sa_mask, faults[i]);
+    fl_crash_signals_del(&sa.sa_mask);
     if (sigaction(signo, &sa, 0) != 0) return -1;
     g_signo = signo;
     return 0;
@@ -162,10 +162,9 @@ int fl_threads_handler_in_place(void) {
 }
 
 void fl_threads_unblock_agent_signals(void) {
-    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
     sigset_t set;
     sigemptyset(&set);
-    for (unsigned i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&set, sigs[i]);
+    for (int i = 0; i < FL_CRASH_SIGNAL_COUNT; i++) sigaddset(&set, fl_crash_signals[i]);
     if (g_signo) sigaddset(&set, g_signo);
     pthread_sigmask(SIG_UNBLOCK, &set, 0);
 }
