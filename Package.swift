@@ -57,6 +57,9 @@ let package = Package(
             cSettings: agentCSettings,
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // CFaultlineCore's interposers (set*id, capset, prctl, unshare,
+        // setns): apart, so that the core links into a test process.
+        .target(name: "CFaultlineInterposers", dependencies: ["CFaultlineCore"], cSettings: agentCSettings),
         // The suppressions file's parser and messages: the shim reads the
         // file with it, `faultline exec` checks it with it. Depends on
         // nothing, so that the CLI links none of the agent's interposers.
@@ -68,7 +71,7 @@ let package = Package(
         // Agent core: async-signal-safe crash capture, linked or preloaded.
         .target(
             name: "CFaultlineAgent",
-            dependencies: ["CFaultlineCore"],
+            dependencies: ["CFaultlineCore", "CFaultlineInterposers"],
             cSettings: agentCSettings + agentFolders.map { .headerSearchPath($0) },
             // The C++ exception detector (cxx/*.cpp): same flags as the C files.
             cxxSettings: [.unsafeFlags(agentFlags), .define("_GNU_SOURCE")] + agentFolders.map { .headerSearchPath($0) },
@@ -77,7 +80,7 @@ let package = Package(
         // LD_PRELOAD malloc shim: quarantine, scribbling, allocation records.
         .target(
             name: "CFaultlineMallocShim",
-            dependencies: ["CFaultlineCore", "CFaultlineSuppressions"],
+            dependencies: ["CFaultlineCore", "CFaultlineInterposers", "CFaultlineSuppressions"],
             exclude: ["shim.map"],
             cSettings: agentCSettings + shimFolders.map { .headerSearchPath($0) },
             linkerSettings: [
@@ -225,5 +228,8 @@ let package = Package(
         ),
         .testTarget(name: "FaultlineTests", dependencies: ["Faultline", "FaultlineHarness"]),
         .testTarget(name: "FaultlineHarnessTests", dependencies: ["Faultline", "FaultlineHarness"]),
+        // The C pieces that read untrusted input or build reports, called
+        // directly (the core interposes nothing: CFaultlineInterposers).
+        .testTarget(name: "CFaultlineUnitTests", dependencies: ["CFaultlineCore", "CFaultlineSuppressions", "CFaultlineOptions"]),
     ]
 )

@@ -57,7 +57,10 @@ static void prefix(fl_json *w, const char *key) {
 static void open_(fl_json *w, const char *key, char c) {
     prefix(w, key);
     ch(w, c);
+    // Deeper than the comma table reaches, the text would lose its commas:
+    // flagged like a full buffer rather than written wrong.
     if (w->depth < FL_JSON_MAX_DEPTH) w->need_comma[w->depth] = 0;
+    else w->overflowed = 1;
     w->depth++;
 }
 
