@@ -17,6 +17,7 @@ struct FaultlineCommand: AsyncParsableCommand {
             """,
         subcommands: [
             RunCommand.self, ListCommand.self, ExecCommand.self, ReportCommand.self, DoctorCommand.self, CGroupExecCommand.self, BenchCommand.self,
+            ResultsCommand.self,
         ]
     )
 

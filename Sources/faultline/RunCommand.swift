@@ -15,7 +15,8 @@ struct RunCommand: ParsableCommand {
 
             Exit status: 0 when no scenario failed, 1 when some did, 2 for bad scenario files or \
             no matching scenario, 64 for bad options (a --scenarios or --build-dir that is not a folder), \
-            73 when --artifacts, --junit or --json cannot be written, 130 when interrupted. See docs/runner.md.
+            73 when --artifacts, --junit, --json or --timings cannot be written, 130 when interrupted. \
+            FLAKY, XPASS and NOT RUN fail the run (FLAKY not with --flaky-ok); XFAIL does not. See docs/runner.md.
             """
     )
 
@@ -46,6 +47,33 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write machine-readable JSON results to this file.", valueName: "file"))
     var json: String?
 
+    @Option(help: ArgumentHelp("Run shard I of N (1-based), balanced by --timings; default: the gtest or Bazel shard variables.", valueName: "I/N"))
+    var shard: String?
+
+    @Option(help: ArgumentHelp("Recorded durations that balance shards (default: <artifacts>/timings.json).", valueName: "file"))
+    var timings: String?
+
+    @Option(help: "Rerun a failed scenario up to N times; passing on a rerun is FLAKY.")
+    var reruns: Int = 0
+
+    @Flag(help: "FLAKY scenarios do not fail the run.")
+    var flakyOk = false
+
+    @Flag(help: "Run only the scenarios that failed in the previous run (<artifacts>/last-run.json).")
+    var lastFailed = false
+
+    @Flag(help: "Run the scenarios that failed in the previous run first.")
+    var failedFirst = false
+
+    @Flag(help: "Start the scenarios in a random order (printed as --seed S).")
+    var shuffle = false
+
+    @Option(help: "The --shuffle order's seed, to repeat an order.")
+    var seed: UInt64?
+
+    @Option(help: ArgumentHelp("Start nothing after this much time (e.g. 90s, 10m, 1h); the rest is NOT RUN.", valueName: "duration"))
+    var maxTime: String?
+
     func validate() throws {
         if let buildDirectory, let problem = SuiteLocation.problem(buildDirectory: buildDirectory) { throw ValidationError(problem) }
         if let scenariosDirectory, let problem = Self.scenariosProblem(scenariosDirectory) { throw ValidationError(problem) }
@@ -56,6 +84,46 @@ struct RunCommand: ParsableCommand {
         if repeatCount > Self.maximumRepeat {
             throw ValidationError("--repeat must be at most \(Self.maximumRepeat), got \(repeatCount)")
         }
+        if reruns < 0 || reruns > Self.maximumReruns { throw ValidationError("--reruns must be 0…\(Self.maximumReruns), got \(reruns)") }
+        if reruns > 0 && repeatCount > 1 {
+            throw ValidationError("--reruns \(reruns) with --repeat \(repeatCount): --repeat measures a pass rate, which reruns would hide; pass one of them")
+        }
+        if lastFailed && failedFirst { throw ValidationError("--last-failed and --failed-first both choose from the previous run; pass one") }
+        if shuffle && failedFirst { throw ValidationError("--shuffle and --failed-first both set the order; pass one") }
+        if seed != nil && !shuffle { throw ValidationError("--seed \(seed!) orders a --shuffle run; add --shuffle") }
+        if let maxTime, Self.duration(maxTime) == nil {
+            throw ValidationError("--max-time '\(maxTime)' is not a duration; write e.g. 90s, 10m, 1.5h or a number of seconds")
+        }
+        _ = try shardRequested()
+    }
+
+    /// The most reruns of one failed run.
+    static let maximumReruns = 100
+
+    /// `--shard`, else the gtest or Bazel variables; nil when not sharded.
+    func shardRequested() throws -> Shard? {
+        if let shard {
+            switch Shard.parse(shard) {
+            case .success(let s): return s
+            case .failure(let e): throw ValidationError(e.description)
+            }
+        }
+        switch Shard.fromEnvironment(ProcessInfo.processInfo.environment) {
+        case .success(let s)?: return s
+        case .failure(let e)?: throw ValidationError(e.description)
+        case nil: return nil
+        }
+    }
+
+    /// `90s`, `10m`, `1.5h`, `250ms` or a number of seconds → seconds (> 0).
+    static func duration(_ text: String) -> Double? {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        for (suffix, scale) in [("min", 60.0), ("m", 60), ("h", 3600)] where t.hasSuffix(suffix) && !t.hasSuffix("ms") {
+            guard let n = Double(t.dropLast(suffix.count)), n.isFinite, n > 0 else { return nil }
+            return n * scale
+        }
+        guard let s = Units.seconds(t), s > 0 else { return nil }
+        return s
     }
 
     /// Why a `--scenarios` value cannot be the scenario directory, in one
@@ -87,8 +155,8 @@ struct RunCommand: ParsableCommand {
             FileHandle.standardError.write(Data("faultline: \(suite.errors.count) bad scenario file(s); nothing was run\n".utf8))
             throw ExitCode(2)
         }
-        let selected = suite.filtered(filters)
-        if selected.isEmpty {
+        let filtered = suite.filtered(filters)
+        if filtered.isEmpty {
             fail(filters.isEmpty
                 ? "no scenarios in \(directory); add *.yaml files (docs/scenarios.md) or pass --scenarios DIR"
                 : "no scenario name contains \(filters.joined(separator: " or ")); `faultline list` shows the names")
@@ -96,21 +164,58 @@ struct RunCommand: ParsableCommand {
 
         // Before anything runs: a path that cannot be written is one line now,
         // not a failure of every scenario or an error after the whole suite.
-        exitUnlessWritable([("--junit", junit), ("--json", json)])
+        exitUnlessWritable([("--junit", junit), ("--json", json), ("--timings", timings)])
         if let why = OutputLocation.problem(folder: artifacts) { exitCannotWrite("\(why); pass another --artifacts") }
+        let shardStatus = ProcessInfo.processInfo.environment["TEST_SHARD_STATUS_FILE"]
+        if let shardStatus, let why = Self.touch(shardStatus) { exitCannotWrite("\(why); Bazel's TEST_SHARD_STATUS_FILE must be writable") }
+
+        let timingsPath = timings ?? (artifacts as NSString).appendingPathComponent("timings.json")
+        let order: RunSelection.Order = shuffle ? .shuffled(seed: seed ?? UInt64.random(in: 0...UInt64(UInt32.max))) : failedFirst ? .failedFirst : .suite
+        let shard = try shardRequested()
+        let plan: RunSelection.Plan
+        do {
+            plan = try RunSelection(lastFailed: lastFailed, order: order, shard: shard, timingsPath: timingsPath,
+                                    previousRunPath: PreviousRun.path(artifactsRoot: artifacts)).plan(filtered)
+        } catch {
+            fail("\(error)")
+        }
+        for note in plan.notes { FileHandle.standardError.write(Data("faultline: \(OneLine.escaped(note))\n".utf8)) }
 
         var options = RunOptions(buildDirectory: build, artifactsRoot: artifacts, repeatCount: repeatCount, keepArtifacts: keepArtifacts)
         if let jobs { options.jobs = jobs }
+        options.reruns = reruns
+        options.maxTime = maxTime.flatMap(Self.duration)
         options.memoryLimitRunner = CGroupMemoryLimitRunner()
         InterruptHandler.install()
-        let progress = ConsoleProgress(total: selected.count * repeatCount)
-        let result = SuiteRunner(options: options).run(selected, progress: progress)
+        let progress = ConsoleProgress(total: plan.scenarios.count * repeatCount)
+        var result = SuiteRunner(options: options).run(plan.scenarios, progress: progress)
         InterruptHandler.parkIfInterrupted()
         progress.done()
-        print(ConsoleSummary.render(result, repeatCount: repeatCount), terminator: "")
-        if let junit { write(Data(JUnitWriter.render(result).utf8), to: junit) }
-        if let json { write(try JSONResultsWriter.render(result), to: json) }
-        if result.failed { throw ExitCode(1) }
+        result.suite = plan.suite
+        result.shard = shard.flatMap { $0.total > 1 ? $0 : nil }
+        if case .shuffled(let s) = order { result.seed = s }
+        let document = ResultsDocument(result)
+        print(ConsoleSummary.render(document, repeatCount: repeatCount), terminator: "")
+        if let junit { write(Data(JUnitWriter.render(document).utf8), to: junit) }
+        if let json { write(try document.encoded(), to: json) }
+        if let why = PreviousRun.record(document, artifactsRoot: artifacts) {
+            exitCannotWrite("\(why); --last-failed and --failed-first will not see this run")
+        }
+        // A sharded run leaves the timings alone: the other shards of the
+        // same matrix must compute the same split from the same file.
+        if result.shard == nil, let why = ScenarioTimings.update(timingsPath, with: .measured(document)) {
+            exitCannotWrite("\(why); shards will not be balanced by this run's times")
+        }
+        if result.hasFailures(flakyOK: flakyOk) { throw ExitCode(1) }
+    }
+
+    /// Creates `path` or updates its time, as Bazel asks of a runner that
+    /// shards (`touch`). Nil when done.
+    static func touch(_ path: String) -> String? {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return "cannot touch \(path): \(String(cString: strerror(errno)))" }
+        defer { close(fd) }
+        return futimens(fd, nil) == 0 ? nil : "cannot touch \(path): \(String(cString: strerror(errno)))"
     }
 
     /// Prints `faultline: message` and exits 2 (bad suite or selection, as opposed

@@ -30,8 +30,12 @@ public final class ConsoleProgress: RunProgress {
         state.withLock { s in
             let label = Self.label(scenario.name, record.repeatIndex)
             s.running.removeAll { $0 == label }
-            s.finished += 1
-            var line = "[\(s.finished)/\(total)] \(record.verdict.rawValue.padding(toLength: 4, withPad: " ", startingAt: 0))  \(label)  \(Units.elapsed(record.durationSeconds))"
+            // A rerun is not one of the `total` runs: it keeps its run's count.
+            if record.rerunIndex == nil { s.finished += 1 }
+            let shown = label + (record.rerunIndex.map { " (rerun \($0))" } ?? "")
+            var verdict = record.verdict.rawValue
+            if scenario.xfail != nil && record.verdict != .skip { verdict = record.verdict == .pass ? "XPASS" : "XFAIL" }
+            var line = "[\(s.finished)/\(total)] \(verdict.padding(toLength: 4, withPad: " ", startingAt: 0))  \(shown)  \(Units.elapsed(record.durationSeconds))"
             if let reason = record.reason { line += "  \(abbreviate(reason, limit: 120))" }
             write((isTerminal ? "\r\u{1B}[K" : "") + line + "\n")
             drawStatus(s)

@@ -18,6 +18,10 @@ public struct RunOptions: Sendable {
     public var memoryLimitRunner: (any MemoryLimitRunner)?
     /// Judges runs.
     public var checker: ExpectationChecker
+    /// Reruns of a failed run (`--reruns`); one that passes makes the scenario FLAKY.
+    public var reruns = 0
+    /// Whole-run budget in seconds (`--max-time`): nothing starts after it, and what is left is NOT RUN.
+    public var maxTime: Double?
 
     /// Defaults: one job per core, one run each, artifacts in `./.faultline-artifacts`.
     public init(

@@ -8,21 +8,26 @@ struct ScenarioExecution {
     let scenario: Scenario
     /// 1-based repeat number, nil without `--repeat`.
     let repeatIndex: Int?
+    /// 1-based rerun number (`--reruns`), nil for the first run.
+    var rerunIndex: Int? = nil
     let options: RunOptions
     /// This `faultline run`'s folder under the artifacts root.
     let runDirectory: String
     /// Answers `requires:` entries (cached across runs).
     let requirements: RequirementCache
 
-    /// The folder name: the scenario name, plus `-N` for repeats.
-    var folderName: String { repeatIndex.map { "\(scenario.name)-\($0)" } ?? scenario.name }
+    /// The folder name: the scenario name, plus `-N` for repeats and `-rerun-K` for reruns.
+    var folderName: String {
+        (repeatIndex.map { "\(scenario.name)-\($0)" } ?? scenario.name) + (rerunIndex.map { "-rerun-\($0)" } ?? "")
+    }
 
     func run() -> RunRecord {
         let clock = ContinuousClock()
         let start = clock.now
         var record = RunRecord(
             scenario: scenario.name, repeatIndex: repeatIndex, verdict: .pass, durationSeconds: 0, exit: nil,
-            failures: [], skipReason: nil, artifacts: nil, command: [], pid: nil, reports: [], memoryLimit: nil)
+            failures: [], skipReason: nil, artifacts: nil, command: [], pid: nil, reports: [], memoryLimit: nil,
+            rerunIndex: rerunIndex)
         func seconds() -> Double {
             let d = clock.now - start
             return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18

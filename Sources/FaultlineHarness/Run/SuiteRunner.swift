@@ -9,8 +9,8 @@ public protocol RunProgress: Sendable {
     func finished(_ scenario: Scenario, _ record: RunRecord)
 }
 
-/// Runs scenarios, `jobs` at a time, each `repeatCount` times, and collects
-/// their results in suite order.
+/// Runs scenarios, `jobs` at a time, each `repeatCount` times (a failed run
+/// rerun up to `reruns` times), and collects their results in the order given.
 public struct SuiteRunner: Sendable {
     /// How to run.
     public var options: RunOptions
@@ -30,8 +30,9 @@ public struct SuiteRunner: Sendable {
         let work: [(scenario: Int, repeatIndex: Int?)] = scenarios.indices.flatMap { i in
             options.repeatCount == 1 ? [(i, nil)] : (1...options.repeatCount).map { (i, Optional($0)) }
         }
+        let deadline = options.maxTime.map { start + .milliseconds(Int64(($0 * 1000).rounded(.up))) }
         let pool = WorkerPool(
-            scenarios: scenarios, work: work, options: options, runDirectory: runDirectory, progress: progress)
+            scenarios: scenarios, work: work, options: options, runDirectory: runDirectory, progress: progress, deadline: deadline)
         let group = DispatchGroup()
         for _ in 0..<min(options.jobs, max(1, work.count)) {
             group.enter()
@@ -46,7 +47,13 @@ public struct SuiteRunner: Sendable {
 
         let records = pool.records()
         var results: [ScenarioResult] = scenarios.map { ScenarioResult(scenario: $0, runs: []) }
-        for (k, item) in work.enumerated() { results[item.scenario].runs.append(records[k]!) }
+        for (k, item) in work.enumerated() { results[item.scenario].runs += records[k] ?? [] }
+        if let maxTime = options.maxTime {
+            let notStarted = records.filter { $0 == nil }.count
+            for i in results.indices where results[i].runs.isEmpty {
+                results[i].notRunReason = "not run: --max-time \(Units.describe(seconds: maxTime)) was used up (\(notStarted) of \(work.count) runs never started)"
+            }
+        }
         // An empty run folder (everything passed) is not worth keeping.
         if let left = try? FileManager.default.contentsOfDirectory(atPath: runDirectory), left.isEmpty {
             try? FileManager.default.removeItem(atPath: runDirectory)
@@ -90,18 +97,26 @@ private final class WorkerPool: Sendable {
     let options: RunOptions
     let runDirectory: String
     let progress: (any RunProgress)?
+    /// `--max-time`: nothing starts after it.
+    let deadline: ContinuousClock.Instant?
     let cache = RequirementCache()
     private let next = Mutex(0)
-    private let slots: Mutex<[RunRecord?]>
+    /// Per work item, its run and reruns; nil when it never started.
+    private let slots: Mutex<[[RunRecord]?]>
 
-    init(scenarios: [Scenario], work: [(scenario: Int, repeatIndex: Int?)], options: RunOptions, runDirectory: String, progress: (any RunProgress)?) {
+    init(scenarios: [Scenario], work: [(scenario: Int, repeatIndex: Int?)], options: RunOptions, runDirectory: String,
+         progress: (any RunProgress)?, deadline: ContinuousClock.Instant?) {
         self.scenarios = scenarios
         self.work = work
         self.options = options
         self.runDirectory = runDirectory
         self.progress = progress
+        self.deadline = deadline
         slots = Mutex(Array(repeating: nil, count: work.count))
     }
+
+    /// False once `--max-time` is used up.
+    private var mayStart: Bool { deadline.map { ContinuousClock.now < $0 } ?? true }
 
     /// Runs work items until none is left.
     func drain() {
@@ -109,16 +124,24 @@ private final class WorkerPool: Sendable {
             // After an interrupt, start nothing and record nothing (its
             // victim was killed, not failed): the handler ends the process.
             InterruptHandler.parkIfInterrupted()
+            guard mayStart else { continue }
             let item = work[k]
             let scenario = scenarios[item.scenario]
-            progress?.started(scenario, repeatIndex: item.repeatIndex)
-            let record = ScenarioExecution(
-                scenario: scenario, repeatIndex: item.repeatIndex, options: options,
-                runDirectory: runDirectory, requirements: cache
-            ).run()
-            InterruptHandler.parkIfInterrupted()
-            slots.withLock { $0[k] = record }
-            progress?.finished(scenario, record)
+            var attempts: [RunRecord] = []
+            // A failed run is rerun at once, up to --reruns times, until one
+            // passes; an xfail scenario is expected to fail and is not.
+            repeat {
+                let rerun = attempts.isEmpty ? nil : attempts.count
+                progress?.started(scenario, repeatIndex: item.repeatIndex)
+                let record = ScenarioExecution(
+                    scenario: scenario, repeatIndex: item.repeatIndex, rerunIndex: rerun, options: options,
+                    runDirectory: runDirectory, requirements: cache
+                ).run()
+                InterruptHandler.parkIfInterrupted()
+                attempts.append(record)
+                progress?.finished(scenario, record)
+            } while attempts.last?.verdict == .fail && scenario.xfail == nil && attempts.count <= options.reruns && mayStart
+            slots.withLock { [attempts] in $0[k] = attempts }
         }
     }
 
@@ -130,6 +153,6 @@ private final class WorkerPool: Sendable {
         }
     }
 
-    /// The records, by work index.
-    func records() -> [RunRecord?] { slots.withLock { $0 } }
+    /// The records of each work item (nil: never started), by work index.
+    func records() -> [[RunRecord]?] { slots.withLock { $0 } }
 }

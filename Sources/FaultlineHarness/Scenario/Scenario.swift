@@ -26,6 +26,8 @@ public struct Scenario: Sendable {
     public var requires: [String]
     /// What must be observed.
     public var expect: ScenarioExpectation
+    /// Why the scenario is expected to fail (`xfail:`): its failure is XFAIL, its pass XPASS.
+    public var xfail: String? = nil
 
     /// The timeout used when a scenario names none.
     public static let defaultTimeout: Double = 30

@@ -14,7 +14,7 @@ public struct ScenarioLoader: Sendable {
     }
 
     static let scenarioKeys = [
-        "name", "description", "victim", "args", "inject", "mode", "env", "timeout", "memory_limit", "requires", "expect",
+        "name", "description", "victim", "args", "inject", "mode", "env", "timeout", "memory_limit", "requires", "expect", "xfail",
     ]
     static let expectKeys = ["exit", "reports", "no_reports", "stderr_contains", "stdout_contains", "stderr_lacks"]
     static let exitKeys = ["code", "signal"]
@@ -128,6 +128,8 @@ public struct ScenarioLoader: Sendable {
                 }
             case "expect":
                 expectNode = value
+            case "xfail":
+                scenario.xfail = try r.nonEmptyString(value, "xfail")
             default:
                 break
             }
