@@ -316,7 +316,9 @@ struct LimitedVictim {
         let dir = try makeTemporaryDirectory("faultline-cgroup-test")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         chmod(dir, 0o777)
-        let victim = try BuildProducts.path("victim-oom"), agent = try BuildProducts.path("libFaultlineAgentPreload.so")
+        // nobody runs copies: the build may sit in a folder only root can enter.
+        let products = try ReachableProducts(["victim-oom", "libFaultlineAgentPreload.so"])
+        let victim = products.path("victim-oom"), agent = products.path("libFaultlineAgentPreload.so")
         // The agent goes into the victim only (env after setpriv): in setpriv
         // itself its threads would break the privilege drop (a limit of
         // docs/design-notes.md).

@@ -78,9 +78,10 @@ import Testing
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         chmod(dir, 0o700)
-        let victim = try BuildProducts.path("victim-c")
-        let run = try runProgram("/usr/sbin/runuser", ["-u", "nobody", "--", victim, "null-deref"], environment: [
-            "FAULTLINE_REPORT_DIR": "\(dir)/reports", "LD_PRELOAD": try BuildProducts.path("libFaultlineAgentPreload.so"),
+        // nobody runs copies: the build may sit in a folder only root can enter.
+        let products = try ReachableProducts(["victim-c", "libFaultlineAgentPreload.so"])
+        let run = try runProgram("/usr/sbin/runuser", ["-u", "nobody", "--", products.path("victim-c"), "null-deref"], environment: [
+            "FAULTLINE_REPORT_DIR": "\(dir)/reports", "LD_PRELOAD": products.path("libFaultlineAgentPreload.so"),
         ])
         #expect(run.stderr.contains("faultline: cannot write reports into FAULTLINE_REPORT_DIR=\(dir)/reports: Permission denied for uid 65534; "),
                 "\(run.stderr)")
