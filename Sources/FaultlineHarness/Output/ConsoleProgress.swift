@@ -35,7 +35,7 @@ public final class ConsoleProgress: RunProgress {
             let shown = label + (record.rerunIndex.map { " (rerun \($0))" } ?? "")
             var verdict = record.verdict.rawValue
             if scenario.xfail != nil && record.verdict != .skip { verdict = record.verdict == .pass ? "XPASS" : "XFAIL" }
-            var line = "[\(s.finished)/\(total)] \(verdict.padding(toLength: 4, withPad: " ", startingAt: 0))  \(shown)  \(Units.elapsed(record.durationSeconds))"
+            var line = "[\(s.finished)/\(total)] \(verdict.padding(toLength: max(4, verdict.count), withPad: " ", startingAt: 0))  \(shown)  \(Units.elapsed(record.durationSeconds))"
             if let reason = record.reason { line += "  \(abbreviate(reason, limit: 120))" }
             write((isTerminal ? "\r\u{1B}[K" : "") + line + "\n")
             drawStatus(s)
