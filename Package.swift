@@ -190,6 +190,13 @@ let package = Package(
             cSettings: victimCSettings,
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
+        // The resource detectors' victims (cpu, fds, threads, launch).
+        .executableTarget(
+            name: "victim-resources",
+            dependencies: ["VictimSupport"],
+            cSettings: victimCSettings,
+            linkerSettings: [.linkedLibrary("pthread")]
+        ),
         .executableTarget(
             name: "victim-oom",
             dependencies: ["VictimSupport"],
