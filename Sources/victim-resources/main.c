@@ -16,6 +16,7 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -155,6 +156,21 @@ static int fd_clean(void) {
     return 0;
 }
 
+/// Keeps the configuration open while a forked child runs and exits.
+NOINLINE int victim_open_config_for_children(const char *path) { return open(path, O_RDONLY); }
+
+static int fd_fork_child(void) {
+    if (write_file("victim-config.txt", "key = value\n") != 0) return 2;
+    int fd = victim_open_config_for_children("victim-config.txt");
+    pid_t child = fork();
+    if (child == 0) exit(0);  // holds fd by inheritance: not its leak
+    int status = 0;
+    waitpid(child, &status, 0);
+    close(fd);
+    printf("victim: a child forked with an open fd exited %d; the parent closed it\n", WEXITSTATUS(status));
+    return 0;
+}
+
 /// Opens /dev/null until the limit is near, as a program leaking fds does.
 NOINLINE int victim_open_until_near_limit(int *fds, int count) {
     int n = 0;
@@ -273,6 +289,7 @@ static const struct command k_commands[] = {
     {"fd-leak-exec", fd_leak_exec, "(fd-leak after its exec)"},
     {"fd-socket-pipe", fd_socket_pipe, "leak a socket and a pipe"},
     {"fd-clean", fd_clean, "open and close through every entry point (no report)"},
+    {"fd-fork-child", fd_fork_child, "fork a child (which exits) while an fd is open, then close it (no report)"},
     {"fd-pressure", fd_pressure, "under a limit of 256 fds, hold 200 at once, then close them"},
     {"fd-pressure-exec", fd_pressure_exec, "(fd-pressure after its exec)"},
     {"thread-leak", thread_leak, "10 joinable threads finish and are never joined"},
