@@ -14,6 +14,10 @@
 #include "crash_handler.h"
 #include "cred_mirror.h"
 #include "cxx_exception.h"
+#include "cpu_monitor.h"
+#include "fds_detector.h"
+#include "launch_clock.h"
+#include "threads_detector.h"
 #include "fault_mask.h"
 #include "hang_watchdog.h"
 #include "memory_monitor.h"
@@ -47,10 +51,15 @@ static const struct { const char *name; unsigned bit; } k_detectors[] = {
     {"cxx_exception", FL_DETECTOR_CXX_EXCEPTION},
     {"hang", FL_DETECTOR_HANG},
     {"memory", FL_DETECTOR_MEMORY},
+    {"cpu", FL_DETECTOR_CPU},
+    {"fds", FL_DETECTOR_FDS},
+    {"threads", FL_DETECTOR_THREADS},
+    {"launch", FL_DETECTOR_LAUNCH},
 };
 
 long fl_parse_detectors(const char *list, char *bad, int cap) {
-    if (!list || !*list || strcmp(list, "all") == 0) return 0xffff;
+    if (!list || !*list) return FL_DETECTORS_DEFAULT;
+    if (strcmp(list, "all") == 0) return FL_DETECTORS_ALL;
     // The malloc shim's detectors are accepted and ignored here: the shim
     // reads the same variable.
     if (fl_detector_list_unknown(list, bad, cap)) return -1;
@@ -90,16 +99,29 @@ static int resolve_config(const faultline_options *o, fl_config *c) {
     if (d < 0) {
         // With the shim loaded, the shim says it (and removes the variable).
         if (!shim) {
-            fprintf(stderr, "faultline: FAULTLINE_DETECTORS names unknown detector '%s'; known: crash, cxx_exception, hang, memory, use_after_free, leaks; using all\n", bad);
+            fprintf(stderr, "faultline: FAULTLINE_DETECTORS names unknown detector '%s'; known: crash, cxx_exception, hang, memory, cpu, fds, threads, launch, use_after_free, leaks; using the default (all but fds)\n", bad);
             fl_option_said("FAULTLINE_DETECTORS");
         }
-        d = 0xffff;
+        d = FL_DETECTORS_DEFAULT;
     }
     c->detectors = (unsigned)d;
     return 0;
 }
 
 static void after_fork_child(void) { fl_report_reseed(); }
+
+// The resource detectors (docs/resources.md), each behind its bit.
+static void install_resource_detectors(unsigned bits) {
+    static const struct { unsigned bit; const char *(*name)(void); int (*install)(void); } k[] = {
+        {FL_DETECTOR_LAUNCH, fl_launch_name, fl_launch_install},
+        {FL_DETECTOR_FDS, fl_fds_name, fl_fds_install},
+        {FL_DETECTOR_THREADS, fl_threads_detector_name, fl_threads_detector_install},
+        {FL_DETECTOR_CPU, fl_cpu_name, fl_cpu_install},
+    };
+    for (unsigned i = 0; i < sizeof k / sizeof k[0]; i++)
+        if ((bits & k[i].bit) && k[i].install() != 0)
+            fprintf(stderr, "faultline: %s detector not installed: %s\n", k[i].name(), strerror(errno));
+}
 
 /// Set while an agent is installed in the process image, so a second copy
 /// of the agent — a linked program run under `faultline exec` — steps aside
@@ -193,6 +215,7 @@ static int install(const faultline_options *options, int dir_optional) {
         fprintf(stderr, "faultline: hang detector not installed: %s\n", strerror(errno));
     if (memory && fl_memory_monitor_install() < 0)
         fprintf(stderr, "faultline: memory monitor not installed: %s\n", strerror(errno));
+    install_resource_detectors(c->detectors);
     pthread_atfork(0, 0, after_fork_child);
     char marker[64];
     image_marker(marker, sizeof marker);
@@ -214,6 +237,7 @@ void faultline_writer_add_string(faultline_writer *writer, const char *key, cons
 }
 
 __attribute__((constructor)) static void faultline_auto_install(void) {
+    fl_launch_note_constructor();
     const char *dir = fl_option_value(FL_OPT_REPORT_DIR);
     if (!dir) return;
     // Only the preloaded copy installs itself; a program that links the

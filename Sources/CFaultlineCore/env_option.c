@@ -28,7 +28,8 @@ void fl_option_said(const char *name) {
 int fl_env_int(fl_option_id id) { return fl_env_int_quietly(id, 0); }
 
 int fl_detector_list_unknown(const char *list, char *bad, int cap) {
-    static const char *const known[] = {"crash", "cxx_exception", "hang", "memory", "use_after_free", "leaks", "shim"};
+    static const char *const known[] = {"crash", "cxx_exception", "hang", "memory", "use_after_free", "leaks", "shim",
+                                         "cpu", "fds", "threads", "launch"};
     if (!list || !*list || strcmp(list, "all") == 0 || strcmp(list, "none") == 0) return 0;
     for (const char *p = list; *p;) {
         const char *e = strchr(p, ',');

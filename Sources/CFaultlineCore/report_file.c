@@ -169,6 +169,8 @@ static const char *detector_of(const char *kind) {
         {"double_free", "malloc_shim"}, {"invalid_free", "malloc_shim"}, {"alloc_dealloc_mismatch", "malloc_shim"},
         {"new_delete_type_mismatch", "malloc_shim"},
         {"leak", "leaks"}, {"leak_growth", "leaks"},
+        {"cpu_hog", "cpu"}, {"fd_leak", "fds"}, {"fd_pressure", "fds"},
+        {"thread_leak", "threads"}, {"thread_growth", "threads"},
     };
     for (unsigned i = 0; i < sizeof table / sizeof table[0]; i++)
         if (fl_streq(table[i].kind, kind)) return table[i].detector;

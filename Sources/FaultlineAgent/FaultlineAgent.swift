@@ -30,6 +30,12 @@ public enum FaultlineAgent {
         }
     }
 
+    /// Says the program has finished starting (its window is up, its
+    /// server listens): the end of the launch the `launch` detector
+    /// measures, and from then on the `cpu` detector watches for threads
+    /// that burn a core (docs/resources.md). The first call counts.
+    public static func ready() { faultline_ready() }
+
     /// Whether the agent is installed in this process.
     public static var isInstalled: Bool { faultline_is_installed() != 0 }
 

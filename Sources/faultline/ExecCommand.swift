@@ -30,7 +30,7 @@ struct ExecCommand: AsyncParsableCommand {
     var reportDir: String?
 
     @Option(help: ArgumentHelp(
-        "Comma-separated detectors to turn on (default all).",
+        "Comma-separated detectors to turn on (default: all but fds, which `all` or `fds` adds; docs/resources.md).",
         discussion: "Valid: \(DetectorSelection.known.joined(separator: ", ")), or all.",
         valueName: "list"))
     var detectors: String?
@@ -141,8 +141,13 @@ struct ExecCommand: AsyncParsableCommand {
         ChildProcess.armSignalForwarding()
         // File times come from the kernel's coarse clock, a tick behind this one.
         let started = Date().addingTimeInterval(-1)
+        // The launch detector's start: the agent's exec -> main -> ready count from here.
+        var spawnEnvironment = spawn.2
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        spawnEnvironment["FAULTLINE_LAUNCH_EXEC_NS"] = String(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
         do throws(ChildProcess.LaunchError) {
-            pid = try ChildProcess.spawn(spawn.0, arguments: spawn.1, environment: spawn.2)
+            pid = try ChildProcess.spawn(spawn.0, arguments: spawn.1, environment: spawnEnvironment)
         } catch {
             _ = directory.finish(command: program, pid: 0)
             fail("\(error)", error.status)
@@ -155,9 +160,11 @@ struct ExecCommand: AsyncParsableCommand {
         // Processes the program left running (a daemon, a background job)
         // can still write reports after this command has printed and ended.
         let stragglers = ReportDirectoryWriters.stillRunning(directory: directory.path)
+        let launch = LaunchRecord.take(directory: directory.path, pid: pid)
         let (finalDirectory, reports) = directory.finish(command: program, pid: pid, othersRunning: !stragglers.isEmpty)
         let loaded = printReports(reports, in: finalDirectory, programStarted: started)
         if leaks { FileHandle.standardError.write(Data(("\n" + LeakSummary().render(loaded)).utf8)) }
+        if let launch { ReportCommand.stderr("faultline: \(launch.summary)") }
         var unwatched = ""
         if case .staticallyLinked(let path, _) = reach {
             unwatched = "; \(OneLine.escaped(path)) is statically linked, so only its exit status was watched"

@@ -197,7 +197,7 @@ import Testing
 
     @Test func badValues() {
         #expect(error("name: a\nvictim: v\ninject: [crash, heap]\nexpect: {no_reports: true}\n")?.description
-            == "s.yaml:3: unknown detector 'heap' in inject; use one of: crash, cxx_exception, hang, memory, use_after_free, leaks, shim")
+            == "s.yaml:3: unknown detector 'heap' in inject; use one of: crash, cxx_exception, hang, memory, cpu, fds, threads, launch, use_after_free, leaks, shim")
         #expect(error("name: a\nvictim: v\nmode: injected\nexpect: {no_reports: true}\n")?.description
             == "s.yaml:3: mode must be preload or linked, found 'injected'")
         #expect(error("name: a\nvictim: v\nrequires: [gpu]\nexpect: {no_reports: true}\n")?.message.hasPrefix("unknown requirement 'gpu'; known:") == true)

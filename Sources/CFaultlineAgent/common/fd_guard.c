@@ -9,6 +9,7 @@
 // guarded too.
 #include "interpose_next.h"
 #include "fd_guard.h"
+#include "fd_hooks.h"
 #include "fd_high.h"
 #include "fd_transient.h"
 #include "report_file.h"
@@ -26,6 +27,9 @@
 // stderr capture 3, hang probe 1, memory monitor up to about 16 (cgroup
 // counters and limits, pressure, statm, maps).
 #define FL_FD_GUARD_MAX 32
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC 4
+#endif
 
 // glibc's exported alias of close: no dlsym on a path that libraries'
 // constructors (the malloc shim's among them) may take before ours ran.
@@ -98,6 +102,7 @@ typedef int (*close_range_fn)(unsigned, unsigned, int);
 
 FL_EXPORT int close(int fd) {
     if (fd >= 0 && guarded((unsigned)fd)) { errno = EBADF; return -1; }
+    fl_fds_closing(fd);
     return __close(fd);
 }
 
@@ -121,11 +126,13 @@ static int close_range_around(unsigned lo, unsigned hi, int flags) {
 
 FL_EXPORT int close_range(unsigned first, unsigned last, int flags) {
     if (first > last) return real_close_range(first, last, flags);  // EINVAL, as the kernel says
+    if (!(flags & CLOSE_RANGE_CLOEXEC)) fl_fds_closing_range(first, last);
     return close_range_around(first, last, flags);
 }
 
 FL_EXPORT void closefrom(int lowfd) {
     unsigned lo = lowfd < 0 ? 0 : (unsigned)lowfd;
+    fl_fds_closing_range(lo, UINT_MAX);
     if (close_range_around(lo, UINT_MAX, 0) == 0) return;
     // No close_range (a kernel before 5.9): close one by one up to the limit.
     long max = sysconf(_SC_OPEN_MAX);
@@ -156,9 +163,17 @@ static int dup_onto(int oldfd, int newfd, int is_dup3, int flags) {
     return r;
 }
 
-FL_EXPORT int dup2(int oldfd, int newfd) { return dup_onto(oldfd, newfd, 0, 0); }
+FL_EXPORT int dup2(int oldfd, int newfd) {
+    int r = dup_onto(oldfd, newfd, 0, 0);
+    if (r != oldfd) fl_fds_opened(r, FL_FD_DUP, __builtin_return_address(0));
+    return r;
+}
 
-FL_EXPORT int dup3(int oldfd, int newfd, int flags) { return dup_onto(oldfd, newfd, 1, flags); }
+FL_EXPORT int dup3(int oldfd, int newfd, int flags) {
+    int r = dup_onto(oldfd, newfd, 1, flags);
+    fl_fds_opened(r, FL_FD_DUP, __builtin_return_address(0));
+    return r;
+}
 
 // libunwind (1.6) opens a pipe at its first use to test whether memory is
 // readable, writes a byte of the tested memory into it, and on a failed
@@ -170,7 +185,11 @@ static int called_from_libunwind(const void *caller) {
 }
 
 FL_EXPORT int pipe2(int fds[2], int flags) {
-    if (!called_from_libunwind(__builtin_return_address(0))) return (int)syscall(SYS_pipe2, fds, flags);
+    if (!called_from_libunwind(__builtin_return_address(0))) {
+        int r = (int)syscall(SYS_pipe2, fds, flags);
+        if (r == 0) fl_fds_opened_pair(fds, FL_FD_PIPE, __builtin_return_address(0));
+        return r;
+    }
     fl_fd_open_begin();
     int r = (int)syscall(SYS_pipe2, fds, flags);
     if (r == 0) {

@@ -1,6 +1,7 @@
 #include "crash_signals.h"
 #include "fl_options.h"
 #include "hang_watchdog.h"
+#include "launch_clock.h"
 #include "event_wait.h"
 #include "altstack.h"
 #include "cred_mirror.h"
@@ -152,6 +153,8 @@ int faultline_hang_configure(const faultline_hang_options *o) {
 const char *faultline_hang_last_error(void) { return g_error; }
 
 int fl_hang_running(void) { return atomic_load(&g_running); }
+
+uint64_t fl_hang_last_report_ns(void) { return atomic_load(&s_last_report_ns); }
 
 void faultline_hang_get_stats(faultline_hang_stats *out) {
     memset(out, 0, sizeof *out);
@@ -321,6 +324,7 @@ static void tick(watch_state *s, uint64_t now) {
     uint64_t hb = atomic_load_explicit(&g_hb_ns, memory_order_acquire);
     int mode = pinger ? MODE_PING : hb ? MODE_HEARTBEAT : MODE_INFERRED;
     atomic_store(&s_mode, mode);
+    if (mode != MODE_INFERRED) fl_launch_note_ready(now, mode == MODE_PING ? "ping" : "heartbeat");
     atomic_fetch_add(&s_ticks, 1);
     pid_t target = g_main_tid;
     if (mode != MODE_INFERRED && atomic_load(&g_hb_tid) > 0) target = atomic_load(&g_hb_tid);
@@ -413,6 +417,8 @@ static void tick(watch_state *s, uint64_t now) {
     // Looked at until it is seen once: reading the descriptors costs a few
     // fstat calls a tick, and only while main has not reached its loop.
     if (k == FL_WAIT_IDLE && !s->event_loop_seen && fl_probe_waits_for_events(&p)) s->event_loop_seen = 1;
+    // The program's launch ends at its first wait for events (launch_clock.h).
+    if (s->event_loop_seen) fl_launch_note_ready(now, "event_loop");
     if (mode == MODE_INFERRED) {
         // Without pings, a thread waiting for another thread's result
         // (condition variable, semaphore, join) is how worker pools and

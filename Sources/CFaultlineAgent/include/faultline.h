@@ -63,6 +63,16 @@ FAULTLINE_API void faultline_writer_add_string(faultline_writer *writer, const c
 /// The last error message from `faultline_install`, or "" when none.
 FAULTLINE_API const char *faultline_last_error(void);
 
+/// Tells the agent the program has finished starting (its window is up,
+/// its server listens): the end of the launch the `launch` detector
+/// measures, and the moment from which the `cpu` detector watches for
+/// threads that burn a core (docs/resources.md). Without it, the first wait
+/// of an event loop that the hang detector sees counts. Only the first call
+/// counts; cheap after that. A program that must also run without the
+/// agent declares it weak: `extern void faultline_ready(void)
+/// __attribute__((weak));` and calls it when its address is non-null.
+FAULTLINE_API void faultline_ready(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -117,7 +117,7 @@ static int detectors_include_shim(const char *list) {
 static const char *detectors_list(void) {
     const char *list = fl_option_value(FL_OPT_DETECTORS);
     if (!fl_detector_list_unknown(list, 0, 0)) return list;
-    shim_config_warn("FAULTLINE_DETECTORS", list, "names an unknown detector (known: crash, cxx_exception, hang, memory, use_after_free, leaks, shim, all, none); Faultline runs as if it were unset (every detector on)");
+    shim_config_warn("FAULTLINE_DETECTORS", list, "names an unknown detector (known: crash, cxx_exception, hang, memory, cpu, fds, threads, launch, use_after_free, leaks, shim, all, none); Faultline runs as if it were unset (every detector on)");
     return 0;
 }
 

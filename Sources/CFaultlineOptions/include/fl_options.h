@@ -37,7 +37,7 @@ enum {
 #define FL_OPTION_ROWS(NUM, TEXT) \
     /* where reports go, what runs */ \
     TEXT(REPORT_DIR, FL_OPT_PATH, "faultline-reports", "agent, shim", FL_OPT_OUTPUT, "folder reports are written into (created 0700); the shim alone prints them on stderr when unset") \
-    TEXT(DETECTORS, FL_OPT_LIST, "all", "agent, shim", 0, "detectors on: crash, cxx_exception, hang, memory, use_after_free, leaks, shim; all or none") \
+    TEXT(DETECTORS, FL_OPT_LIST, "all", "agent, shim", 0, "detectors on: crash, cxx_exception, hang, memory, cpu, fds, threads, launch, use_after_free, leaks, shim; all or none (unset: all but fds)") \
     NUM(MAX_FRAMES, FL_OPT_INT, 128, 1, 256, "agent, shim", 0, "frames kept per thread in a report") \
     /* crash */ \
     NUM(THREAD_TIMEOUT_MS, FL_OPT_INT, 50, 1, 10000, "agent", 0, "how long a crash waits for each other thread's stack") \
@@ -63,6 +63,15 @@ enum {
     TEXT(MEMORY_PSI, FL_OPT_TEXT, "some 150000 2000000", "agent", 0, "cgroup v2 PSI trigger 'some|full STALL_US WINDOW_US', or off") \
     NUM(MEMORY_WARNINGS, FL_OPT_INT, 3, 0, 100, "agent", 0, "most memory_warning reports per process") \
     NUM(MEMORY_FOLLOW_FORK, FL_OPT_BOOL, 1, 0, 1, "agent", 0, "restart the memory monitor in forked children") \
+    /* resources (docs/resources.md) */ \
+    NUM(CPU_THRESHOLD, FL_OPT_INT, 80, 1, 100, "agent", 0, "percent of one core a thread must use over the window to be a cpu_hog") \
+    NUM(CPU_WINDOW_MS, FL_OPT_INT, 3000, 250, 3600000, "agent", 0, "how long a thread's share must hold for a cpu_hog report") \
+    NUM(CPU_INTERVAL_MS, FL_OPT_INT, 250, 10, 10000, "agent", 0, "how often every thread's CPU time is read") \
+    NUM(CPU_SAMPLE_MS, FL_OPT_INT, 50, 10, 1000, "agent", 0, "stack sampling interval of a thread in a CPU episode") \
+    NUM(CPU_DEBUG, FL_OPT_BOOL, 0, 0, 1, "agent", 0, "1: one line per check for each thread above half the CPU threshold") \
+    NUM(FD_WARN_PERCENT, FL_OPT_INT, 90, 1, 100, "agent", 0, "recorded descriptors, in percent of the soft RLIMIT_NOFILE, that make an fd_pressure report") \
+    NUM(THREAD_GROWTH, FL_OPT_INT, 256, 0, 8192, "agent", 0, "live threads at the first thread_growth report, again at each doubling (0: off)") \
+    NUM(LAUNCH_THRESHOLD, FL_OPT_INT, 5000, 0, 3600000, "agent", 0, "a launch longer than this many ms is a launch report (0: never)") \
     /* the malloc shim */ \
     NUM(QUARANTINE_BYTES, FL_OPT_SIZE, 16ll << 20, 0, 1ll << 40, "shim", 0, "memory the quarantine of freed blocks may hold") \
     NUM(QUARANTINE_COUNT, FL_OPT_SIZE, 65536, 0, 1ll << 28, "shim", 0, "blocks the quarantine may hold (K and M multiply)") \
@@ -98,6 +107,7 @@ enum {
     TEXT(AGENT_IMAGE, FL_OPT_PATH, "", "agent", FL_OPT_INTERNAL, "the agent library already in the process (a linked agent and a preloaded one)") \
     TEXT(STDERR_PIPE, FL_OPT_TEXT, "", "agent", FL_OPT_INTERNAL | FL_OPT_OUTPUT, "the stderr capture's pipe, inherited by children") \
     TEXT(STDERR_FD, FL_OPT_TEXT, "", "agent", FL_OPT_INTERNAL | FL_OPT_OUTPUT, "the descriptor of the real stderr behind the capture") \
+    TEXT(LAUNCH_EXEC_NS, FL_OPT_TEXT, "", "agent", FL_OPT_INTERNAL, "when faultline exec started the program (CLOCK_MONOTONIC ns), for the launch detector") \
     TEXT(FD_LIMIT_NOTED, FL_OPT_FLAG, "", "agent", FL_OPT_INTERNAL, "the line about a lowered fd limit was printed in this process tree") \
     TEXT(REPORT_DIR_REFUSED, FL_OPT_FLAG, "", "agent, shim", FL_OPT_INTERNAL, "the line about an unwritable report folder was printed in this process tree") \
     /* the runner (faultline run) */ \

@@ -53,7 +53,7 @@ public struct ReportFormatter: Sendable {
             baseDirectory: options.baseDirectory)
         let tree = JSONTreeFormatter(stacks: stacks)
         var out: [String] = [header(report)] + WaitHeadline.lines(report) + ExceptionHeadline.lines(report)
-            + MemoryLimitHeadline.lines(report) + LeakReportText.headline(report)
+            + MemoryLimitHeadline.lines(report) + LeakReportText.headline(report) + ResourceReportText.headline(report)
         if let s = report.signal { out.append("signal: " + describe(s)) }
         out += MemoryErrorHeadline.lines(report)
         if let m = report.swiftFatalError?.trimmingCharacters(in: .whitespacesAndNewlines), !m.isEmpty {
@@ -91,9 +91,10 @@ public struct ReportFormatter: Sendable {
         out += HeapErrorText.body(report, stacks: stacks)
         out += TopStacksText.body(report, stacks: stacks)
         out += LeakReportText.body(report, stacks: stacks)
+        out += ResourceReportText.body(report, stacks: stacks)
         let shown = LeakReportText.handledSections(report)
         let overrides = [ExceptionText.sectionOverrides(report), HeapErrorText.sectionOverrides(report), TopStacksText.sectionOverrides(report),
-                         RepeatedStacks.sectionOverrides(report)]
+                         RepeatedStacks.sectionOverrides(report), ResourceReportText.sectionOverrides(report)]
             .reduce(into: [String: JSONValue?]()) { all, one in all.merge(one) { a, _ in a } }
         var sections: [(String, JSONValue)] = report.sections.filter { !shown.contains($0.key) }
             .sorted { $0.key < $1.key }.compactMap { key, value in

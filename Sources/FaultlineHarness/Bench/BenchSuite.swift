@@ -23,7 +23,7 @@ public struct BenchOptions: Sendable {
 /// Every section of `faultline bench`, with its sizes for quick and full runs.
 public struct BenchSuite {
     /// The sections, in run order.
-    public static let sections = ["crash", "cxx", "shim", "peers", "python", "hang", "memory", "leaks"]
+    public static let sections = ["crash", "cxx", "shim", "peers", "python", "hang", "memory", "leaks", "resources"]
 
     /// Options.
     public var options: BenchOptions
@@ -60,6 +60,7 @@ public struct BenchSuite {
             case "python": got = python()
             case "hang": got = hang()
             case "memory": got = memory()
+            case "resources": got = resources()
             default: got = leaks()
             }
             // A metric filter (`crash.capture`) keeps only matching metrics.
