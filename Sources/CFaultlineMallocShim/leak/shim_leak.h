@@ -23,6 +23,7 @@ typedef struct leak_block {
     uint8_t scanned;  ///< contents read already
     uint8_t inherited;  ///< allocated before this process was forked (the parent's)
     uint8_t pad;
+    uint32_t owner;   ///< for a lost block: index of the definitely lost block it hangs from (itself when it is one)
 } leak_block;
 
 /// What a scan found; memory is mmap'd and released by shim_leak_scan_free.

@@ -32,7 +32,8 @@
 
 #define CHUNK (64u << 10)
 #define MAPS_CAP (8u << 20)
-#define MAX_EXCLUDE 16
+// The shim's own memory, and the stacks of ended threads (shim_leak_ended.h).
+#define MAX_EXCLUDE (16 + 4096)
 // Blocks at least this big are read through the kernel (a program may have
 // mprotect-ed part of one); smaller ones directly.
 #define DIRECT_READ_LIMIT 4096
@@ -52,11 +53,12 @@ typedef struct scanner {
     uint64_t top;
     uintptr_t lo, hi;    // envelope of the live blocks
     char *chunk;         // CHUNK bytes
-    range ex[MAX_EXCLUDE];
+    range *ex;           // MAX_EXCLUDE (g_exclude: one scan at a time, under the check's lock)
     int nex;
     uint64_t root_bytes;
     uint8_t mark_as;     // LEAK_REACHABLE, then LEAK_INDIRECT
     int64_t self;        // block being scanned in the lost phase (not marked by itself)
+    uint32_t leader;     // block whose flood runs in the lost phase: what it marks hangs from it
     pid_t pid;           // the scanning thread's id, for process_vm_readv (below)
     int maps_errno;      // set when the calling thread's maps could not be read: no scan
     int pagemap;         // the calling thread's pagemap, or -1: every page is read
@@ -85,6 +87,7 @@ static void fill(const shim_block *h, int inherited, void *vctx) {
     e->cls = LEAK_UNVISITED;
     e->scanned = 0;
     e->inherited = (uint8_t)inherited;
+    e->owner = 0;  // its own index once sorted
 }
 
 // By address (for the binary search in `find`).
@@ -113,6 +116,7 @@ static inline void consider(scanner *s, uintptr_t w) {
     leak_block *e = &s->b[i];
     if (e->cls == LEAK_REACHABLE || e->cls == s->mark_as) return;
     e->cls = s->mark_as;
+    if (s->mark_as == LEAK_INDIRECT) e->owner = s->leader;
     s->work[s->top++] = (uint32_t)i;
 }
 
@@ -253,6 +257,24 @@ static void drain(scanner *s) {
     while (s->top) scan_block(s, s->work[--s->top]);
 }
 
+// Each indirectly lost block's owner becomes the definitely lost block it
+// hangs from. A leader whose flood a later block's reached is indirectly
+// lost itself, owned by that later one, and what it held goes with it (as
+// valgrind merges cliques): owner links are followed to a definitely lost
+// block, and shortened on the way back.
+static void resolve_owners(scanner *s) {
+    for (uint64_t i = 0; i < s->n; i++) {
+        if (s->b[i].cls != LEAK_INDIRECT) continue;
+        uint32_t top = s->b[i].owner;
+        for (uint64_t hops = 0; s->b[top].cls == LEAK_INDIRECT && hops < s->n; hops++) top = s->b[top].owner;
+        for (uint32_t k = (uint32_t)i; s->b[k].cls == LEAK_INDIRECT && s->b[k].owner != top;) {
+            uint32_t next = s->b[k].owner;
+            s->b[k].owner = top;
+            k = next;
+        }
+    }
+}
+
 // --- roots -------------------------------------------------------------------
 
 // Static TLS size (glibc's _dl_get_tls_static_info), looked up at start-up.
@@ -324,20 +346,26 @@ static size_t read_maps(char *buf, size_t cap) {
     return n;
 }
 
+static range g_exclude[MAX_EXCLUDE];
+
 static void exclude(scanner *s, uintptr_t lo, uintptr_t hi) {
     if (s->nex < MAX_EXCLUDE && hi > lo) s->ex[s->nex++] = (range){lo, hi};
 }
 
-__attribute__((noinline)) static void scan_everything(scanner *s, leak_thread *threads, int nthreads, char *maps, size_t maps_cap) {
+
+__attribute__((noinline)) static void scan_everything(scanner *s, leak_thread *threads, int nthreads, uint32_t missed, char *maps, size_t maps_cap) {
     // The caller's callee-saved registers are spilled into this frame's
     // jmp_buf, which the scan of our own stack (from here up) covers.
     jmp_buf regs;
     setjmp(regs);
     uintptr_t sps[2 + 8192];
+    uint32_t sp_tids[2 + 8192];
     int nsp = 0;
+    uint32_t self = shim_tid();
+    sp_tids[nsp] = self;
     sps[nsp++] = (uintptr_t)__builtin_frame_address(0);
-    if (shim_self.leak_caller_sp) sps[nsp++] = shim_self.leak_caller_sp;  // the check runs on a stack of its own
-    for (int i = 0; i < nthreads && nsp < 8194; i++) sps[nsp++] = threads[i].sp;
+    if (shim_self.leak_caller_sp) { sp_tids[nsp] = self; sps[nsp++] = shim_self.leak_caller_sp; }  // the check runs on a stack of its own
+    for (int i = 0; i < nthreads && nsp < 8194; i++) { sp_tids[nsp] = threads[i].tid; sps[nsp++] = threads[i].sp; }
     size_t len = read_maps(maps, maps_cap);
     // Without the maps there are no roots but the threads' registers and
     // TLS, and nearly every block would be called lost: a process that had
@@ -367,6 +395,7 @@ int shim_leak_scan_run(leak_scan *out) {
     // read and every block was called lost.
     s.pid = (pid_t)syscall(SYS_gettid);
     s.pagemap = -1;
+    s.ex = g_exclude;
     s.chunk = map(CHUNK);
     char *maps = map(MAPS_CAP);
     uint64_t t0 = fl_monotonic_ns();
@@ -384,6 +413,7 @@ int shim_leak_scan_run(leak_scan *out) {
         shim_live_each_origin(fill, &fc);
         s.n = fc.n;
         sort_blocks(s.b, s.n);
+        for (uint64_t i = 0; i < s.n; i++) s.b[i].owner = (uint32_t)i;
         if (s.n) { s.lo = s.b[0].user; s.hi = s.b[s.n - 1].user + s.b[s.n - 1].size + 1; }
         exclude(&s, (uintptr_t)s.b, (uintptr_t)s.b + cap * sizeof(leak_block));
         exclude(&s, (uintptr_t)s.work, (uintptr_t)s.work + cap * sizeof(uint32_t));
@@ -410,7 +440,7 @@ int shim_leak_scan_run(leak_scan *out) {
             exclude(&s, (uintptr_t)alt.ss_sp, (uintptr_t)alt.ss_sp + alt.ss_size);
         s.mark_as = LEAK_REACHABLE;
         s.self = -1;
-        scan_everything(&s, threads, parked, maps, MAPS_CAP);
+        scan_everything(&s, threads, parked, missed, maps, MAPS_CAP);
     }
     if (s.maps_errno) {
         shim_leak_world_resume();
@@ -442,6 +472,7 @@ int shim_leak_scan_run(leak_scan *out) {
         uint64_t i = oldest_first ? oldest_first[k] : k;
         if (s.b[i].cls == LEAK_REACHABLE || s.b[i].scanned) continue;
         s.self = (int64_t)i;
+        s.leader = (uint32_t)i;
         scan_block(&s, i);
         s.self = -1;
         drain(&s);
@@ -453,7 +484,8 @@ int shim_leak_scan_run(leak_scan *out) {
         if (s.b[i].cls == LEAK_INDIRECT) s.b[i].cls = LEAK_UNVISITED;
     }
     if (oldest_first) munmap(oldest_first, s.n * sizeof(uint32_t));
-    for (uint64_t i = 0; i < s.n; i++) if (s.b[i].cls == LEAK_UNVISITED) s.b[i].cls = LEAK_DIRECT;
+    for (uint64_t i = 0; i < s.n; i++) if (s.b[i].cls == LEAK_UNVISITED) { s.b[i].cls = LEAK_DIRECT; s.b[i].owner = (uint32_t)i; }
+    resolve_owners(&s);
     shim_leak_world_resume();
     shim_live_unlock_all();
     out->blocks = s.b;
