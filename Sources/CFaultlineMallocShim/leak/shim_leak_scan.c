@@ -7,6 +7,7 @@
 // pointer. Then through the heap, conservatively: every aligned word that
 // points into a live block's bytes (interior pointers included) marks it.
 #include "shim_leak.h"
+#include "shim_leak_ended.h"
 #include "shim_arena.h"
 #include "shim_config.h"
 #include "shim_depot.h"
@@ -18,6 +19,7 @@
 #include "page_size.h"
 #include "proc_tid.h"
 #include "sigsafe.h"
+#include "solo_call.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -282,6 +284,9 @@ size_t shim_leak_static_tls;
 
 static void scan_tls(scanner *s, uintptr_t tp) {
     if (!tp) return;
+    // A thread still ending, parked in a later key destructor: its TLS and
+    // descriptor lie in its stack block, excluded with it.
+    for (int i = 0; i < s->nex; i++) if (tp >= s->ex[i].lo && tp < s->ex[i].hi) return;
 #if defined(__x86_64__)
     size_t tls = shim_leak_static_tls;
     scan_safely(s, tp - (tls ? tls : 4096), tp + 2560);  // TLS blocks, then the TCB/struct pthread
@@ -352,6 +357,43 @@ static void exclude(scanner *s, uintptr_t lo, uintptr_t hi) {
     if (s->nex < MAX_EXCLUDE && hi > lo) s->ex[s->nex++] = (range){lo, hi};
 }
 
+// Excludes the stacks of ended threads that no running thread has taken
+// since: a stack pointer of another thread inside one means glibc gave the
+// block to a new thread, whose frames are roots. When a thread of the
+// program did not park (it blocks the stop signal, or timed out) and is not
+// one of the ended ones, its stack pointer is not known, so nothing is
+// excluded: it could be running on one of them.
+static void exclude_ended_stacks(scanner *s, const uintptr_t *sps, const uint32_t *sp_tids, int nsp, uint32_t missed) {
+    const leak_ended_stack *e;
+    int ne = shim_leak_ended_stacks(&e);
+    if (!ne) return;
+    const uint32_t *blocked;
+    int nb = shim_leak_world_blocked(&blocked);
+    if (missed > (uint32_t)nb) return;
+    for (int b = 0; b < nb; b++) {
+        int ended = 0;
+        for (int k = 0; k < ne && !ended; k++) ended = __atomic_load_n(&e[k].tid, __ATOMIC_ACQUIRE) == blocked[b];
+        if (!ended && !fl_solo_thread_is_faultlines((pid_t)blocked[b])) return;
+    }
+    for (int k = 0; k < ne; k++) {
+        uintptr_t lo = __atomic_load_n(&e[k].lo, __ATOMIC_RELAXED), hi = e[k].hi;
+        uint32_t tid = __atomic_load_n(&e[k].tid, __ATOMIC_ACQUIRE);
+        int taken = 0;
+        for (int i = 0; i < nsp && !taken; i++) taken = sp_tids[i] != tid && sps[i] >= lo && sps[i] < hi;
+        if (taken) continue;
+        exclude(s, lo, hi);
+        // glibc keeps the thread's TLS vector (a calloc'd block) for the
+        // block's next thread: its pointer in the descriptor's header
+        // stays a root.
+        uintptr_t tp = __atomic_load_n(&e[k].tp, __ATOMIC_RELAXED), dtv = 0;
+#if defined(__x86_64__)
+        uintptr_t at = tp + sizeof(void *);  // tcbhead_t: tcb, dtv, self…
+#else
+        uintptr_t at = tp;                   // tcbhead_t: dtv, private
+#endif
+        if (tp >= lo && tp < hi && shim_safe_read((const void *)at, &dtv, sizeof dtv) == 0) consider(s, dtv);
+    }
+}
 
 __attribute__((noinline)) static void scan_everything(scanner *s, leak_thread *threads, int nthreads, uint32_t missed, char *maps, size_t maps_cap) {
     // The caller's callee-saved registers are spilled into this frame's
@@ -366,6 +408,7 @@ __attribute__((noinline)) static void scan_everything(scanner *s, leak_thread *t
     sps[nsp++] = (uintptr_t)__builtin_frame_address(0);
     if (shim_self.leak_caller_sp) { sp_tids[nsp] = self; sps[nsp++] = shim_self.leak_caller_sp; }  // the check runs on a stack of its own
     for (int i = 0; i < nthreads && nsp < 8194; i++) { sp_tids[nsp] = threads[i].tid; sps[nsp++] = threads[i].sp; }
+    exclude_ended_stacks(s, sps, sp_tids, nsp, missed);
     size_t len = read_maps(maps, maps_cap);
     // Without the maps there are no roots but the threads' registers and
     // TLS, and nearly every block would be called lost: a process that had
