@@ -76,6 +76,11 @@
 //   detached-threads [N [busy]] N (100) detached threads each lose their
 //                   argument and their result, with a busy loop on another
 //                   core when asked (lost/detached_threads.c)
+//   gen-suppressions [first|all] leaks and a double free, for
+//                   --gen-suppressions (lost/gen_suppressions.c)
+//   gen-suppressions-round-trip runs `gen-suppressions first` with
+//                   FAULTLINE_GEN_SUPPRESSIONS=1, then `gen-suppressions
+//                   all` with what it printed as the suppressions file
 //   thread-exits    4 threads each lose 77 bytes and end; main joins them
 //                   and exits normally (their stacks stay mapped in glibc's
 //                   cache)
@@ -112,6 +117,7 @@
 #include "libc_helpers.h"
 #include "lost_pairs.h"
 #include "lost/detached_threads.h"
+#include "lost/gen_suppressions.h"
 #include "lost/lost_tree.h"
 #include "review2_realpath_old.h"
 #include "review_cancel.h"
@@ -712,7 +718,10 @@ int main(int argc, char **argv) {
         int n = argc > 2 ? atoi(argv[2]) : 100;
         if (n < 1 || n > 1000) { fprintf(stderr, "victim: detached-threads takes 1 to 1000 threads\n"); return 2; }
         return victim_detached_threads(n, argc > 3 && !strcmp(argv[3], "busy"));
-
+    } else if (!strcmp(cmd, "gen-suppressions")) {
+        return victim_gen_suppressions(argc > 2 ? argv[2] : "all");
+    } else if (!strcmp(cmd, "gen-suppressions-round-trip")) {
+        return victim_gen_suppressions_round_trip(argv[0]);
     } else if (!strcmp(cmd, "check-while-cancelled")) {
         return victim_check_while_cancelled();
     } else if (!strcmp(cmd, "no-fds-left")) {
@@ -738,7 +747,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|no-frame-pointer|libc-helpers|libc-helper-jump|libc-helper-reentry|libc-wrapper-loader-locked|exit-loader-locked|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|check-under-signal-flood [N]|checks-while-euid-flips [N]|fork-during-install [late]|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|tree|cyclic-list|suppressed-tree|detached-threads [N]|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|no-frame-pointer|libc-helpers|libc-helper-jump|libc-helper-reentry|libc-wrapper-loader-locked|exit-loader-locked|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|check-under-signal-flood [N]|checks-while-euid-flips [N]|fork-during-install [late]|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|tree|cyclic-list|suppressed-tree|detached-threads [N]|gen-suppressions [first|all]|gen-suppressions-round-trip|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
         return 2;
     }
     return 0;

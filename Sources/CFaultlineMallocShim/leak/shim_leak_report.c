@@ -6,6 +6,7 @@
 // the classes and groups unless FAULTLINE_LEAK_INHERITED=1.
 #include "shim_leak.h"
 #include "shim_leak_groups.h"
+#include "shim_suppress_gen.h"
 #include "shim_suppress.h"
 #include "cancel_off.h"
 #include "report_file.h"
@@ -296,6 +297,7 @@ __attribute__((noinline)) static long check(const char *trigger) {
         }
         shim_report_close(w, line);
     }
+    if (grouped == 0 && shim_cfg.gen_suppressions) shim_suppress_gen_leaks(gs.g, gs.n);
     shim_leak_groups_free(&gs);
     shim_self.depth--;
     pthread_mutex_unlock(&g_check_lock);
