@@ -14,7 +14,8 @@ static const char *const k_allocators[] = {
     "malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign", "aligned_alloc", "memalign",
     "valloc", "pvalloc", "strdup", "__strdup", "strndup", "__strndup", "wcsdup", "asprintf", "__asprintf",
     "vasprintf", "__vasprintf", "getline", "getdelim", "__getdelim", "realpath", "swift_slowAlloc",
-    "swift_allocObject", "xmalloc", "xcalloc", "xrealloc", "xstrdup",
+    "swift_allocObject", "xmalloc", "xcalloc", "xrealloc", "xstrdup", "Perl_safesysmalloc", "Perl_safesyscalloc",
+    "Perl_safesysrealloc",
 };
 
 static int is_allocator(const char *fn) {

@@ -14,6 +14,7 @@ public struct LeakSummary: Sendable {
         "malloc", "calloc", "realloc", "reallocarray", "posix_memalign", "aligned_alloc", "memalign", "valloc",
         "strdup", "strndup", "swift_slowAlloc", "swift_allocObject", "operator new(unsigned long)",
         "operator new[](unsigned long)", "xmalloc", "xcalloc", "xrealloc", "xstrdup",
+        "Perl_safesysmalloc", "Perl_safesyscalloc", "Perl_safesysrealloc",
     ]
 
     /// A summary listing at most `maxGroups` groups per report.
