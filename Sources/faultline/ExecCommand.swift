@@ -57,6 +57,9 @@ struct ExecCommand: AsyncParsableCommand {
         valueName: "file"))
     var suppressions: String?
 
+    @Flag(name: .customLong("gen-suppressions"), help: "Print after each leak group and heap error the suppression line that silences it (a `#` comment naming it, then KIND:PATTERN), as valgrind's --gen-suppressions=all; collected into a file and given to --suppressions, the lines silence those reports (docs/leaks.md). Sets FAULTLINE_GEN_SUPPRESSIONS=1.")
+    var genSuppressions = false
+
     @Option(name: .customLong("error-exitcode"), help: ArgumentHelp(
         "Exit with this status (1-255) instead of the program's when it exited and the run wrote a report: a leak, a recovered hang, a write after free the program survived. For CI, as valgrind's --error-exitcode; a program killed by a signal still gives 128+N.",
         valueName: "n"))
@@ -121,6 +124,7 @@ struct ExecCommand: AsyncParsableCommand {
         }
         injection.reportDirectory = directory.path
         injection.suppressions = suppressionsPath
+        injection.genSuppressions = genSuppressions
         let childEnvironment: [String: String]
         do throws(AgentInjection.MissingLibrary) { childEnvironment = try injection.environment(environment) } catch {
             _ = directory.finish(command: program, pid: 0)

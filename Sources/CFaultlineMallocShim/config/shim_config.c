@@ -34,6 +34,7 @@ shim_config shim_cfg = {
     .leak_tracking = FL_OPT_DEFAULT_LEAK_TRACKING,
     .leak_check_at_exit = 0,
     .leak_show_reachable = FL_OPT_DEFAULT_LEAK_SHOW_REACHABLE,
+    .gen_suppressions = FL_OPT_DEFAULT_GEN_SUPPRESSIONS,
     .leak_signal = 0,       // SIGRTMIN + 11, set in shim_config_load
     .leak_stop_signal = 0,  // SIGRTMIN + 10
     .leak_stop_timeout_ms = FL_OPT_DEFAULT_LEAK_STOP_TIMEOUT_MS,
@@ -150,6 +151,7 @@ void shim_config_load(void) {
     env_int(FL_OPT_LEAK_TRACKING, &c->leak_tracking);
     env_int(FL_OPT_LEAK_CHECK_AT_EXIT, &c->leak_check_at_exit);
     env_int(FL_OPT_LEAK_SHOW_REACHABLE, &c->leak_show_reachable);
+    env_int(FL_OPT_GEN_SUPPRESSIONS, &c->gen_suppressions);
     // 0 turns the on-demand signal off; otherwise any signal but the fault
     // signals and the uncatchable ones.
     shim_env_signal(FL_OPT_LEAK_SIGNAL, &c->leak_signal, 1);

@@ -35,6 +35,7 @@ typedef struct shim_config {
     int leak_tracking;          ///< FAULTLINE_LEAK_TRACKING: keep live-block records
     int leak_check_at_exit;     ///< FAULTLINE_LEAK_CHECK_AT_EXIT (default: FAULTLINE_DETECTORS names leaks, or is unset/all)
     int leak_show_reachable;    ///< FAULTLINE_LEAK_SHOW_REACHABLE: list still-reachable groups too
+    int gen_suppressions;       ///< FAULTLINE_GEN_SUPPRESSIONS: print a suppression for each leak group and heap error
     int leak_signal;            ///< FAULTLINE_LEAK_SIGNAL: on-demand check (0: none)
     int leak_stop_signal;       ///< FAULTLINE_LEAK_STOP_SIGNAL: parks the other threads during a scan
     int leak_stop_timeout_ms;   ///< FAULTLINE_LEAK_STOP_TIMEOUT_MS: wait for threads to park

@@ -10,6 +10,7 @@
 #include "shim_live.h"
 #include "shim_lookup.h"
 #include "shim_leak.h"
+#include "shim_leak_ended.h"
 #include "shim_quarantine.h"
 #include "shim_real.h"
 #include "shim_report.h"
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 // Runtimes and preloads that bring their own allocator (or track it).
 static const char *const k_foreign[] = {
@@ -158,6 +160,10 @@ static void thread_exiting(void *unused) {
     shim_quarantine_thread_end();
     shim_arena_thread_exit();
     shim_stack_cache_thread_exit();
+    // Its stack (the descriptor with its argument and result included) is
+    // no root once it has ended (shim_leak_ended.h).
+    if (shim_cfg.leak_tracking && shim_thread_bounds() && shim_tid() != (uint32_t)getpid())
+        shim_leak_thread_ended(shim_self.stack_lo, shim_self.stack_hi, (uintptr_t)pthread_self(), shim_tid());
     scrub_dead_stack();
 }
 

@@ -86,6 +86,23 @@ fl_supp_kind shim_suppress_kind_of(int i) { return (fl_supp_kind)g_kinds[i]; }
 const char *shim_suppress_pattern(int i) { return g_patterns[i]; }
 int shim_suppress_wanted(fl_supp_kind kind) { return g_wanted[kind] > 0; }
 
+// TEXT as a pattern has it: `^` anchors it at the start of the name or
+// path, a last `$` at its end (LeakSanitizer's anchors); otherwise it is
+// a substring. A generated suppression names a whole function so.
+static int matches(const char *text, const char *pattern) {
+    int start = pattern[0] == '^';
+    const char *core = pattern + start;
+    size_t len = strlen(core), tlen;
+    int end = len > 0 && core[len - 1] == '$';
+    if (end) len--;
+    if (!start && !end) return strstr(text, core) != 0;
+    tlen = strlen(text);
+    if (start && end) return tlen == len && memcmp(text, core, len) == 0;
+    if (start) return strncmp(text, core, len) == 0;
+    if (tlen >= len && memcmp(text + tlen - len, core, len) == 0) return 1;
+    return 0;
+}
+
 int shim_suppress_match(fl_supp_kind kind, const uintptr_t *pcs, int n) {
     if (!g_wanted[kind]) return -1;
     char readable[1024];
@@ -94,8 +111,8 @@ int shim_suppress_match(fl_supp_kind kind, const uintptr_t *pcs, int n) {
         shim_symbolize(pcs[f], &fn, &image, 0);
         const char *demangled = *fn ? shim_demangle(fn, readable, sizeof readable) : 0;
         for (int i = 0; i < g_count; i++)
-            if (g_kinds[i] == kind && ((*fn && strstr(fn, g_patterns[i])) || (demangled && strstr(demangled, g_patterns[i])) ||
-                                       (*image && strstr(image, g_patterns[i]))))
+            if (g_kinds[i] == kind && ((*fn && matches(fn, g_patterns[i])) || (demangled && matches(demangled, g_patterns[i])) ||
+                                       (*image && matches(image, g_patterns[i]))))
                 return i;
     }
     return -1;

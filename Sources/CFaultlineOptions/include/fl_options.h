@@ -94,6 +94,7 @@ enum {
     NUM(LEAK_TRACKING, FL_OPT_BOOL, 1, 0, 1, "shim", 0, "keep live-block records (default: when the detectors include leaks or memory)") \
     NUM(LEAK_CHECK_AT_EXIT, FL_OPT_BOOL, 1, 0, 1, "shim", 0, "scan for leaks when the process exits (default: when the detectors include leaks)") \
     NUM(LEAK_SHOW_REACHABLE, FL_OPT_BOOL, 0, 0, 1, "shim", 0, "list still-reachable groups too") \
+    NUM(GEN_SUPPRESSIONS, FL_OPT_BOOL, 0, 0, 1, "shim", 0, "print the suppression line that silences each leak group and heap error") \
     NUM(LEAK_SIGNAL, FL_OPT_SIGNAL, 11, 0, 30, "shim", 0, "a signal that runs a leak check while the program runs") \
     NUM(LEAK_STOP_SIGNAL, FL_OPT_SIGNAL, 10, 0, 30, "shim", 0, "the directed signal that parks the other threads during a scan") \
     NUM(LEAK_STOP_TIMEOUT_MS, FL_OPT_INT, 500, 1, 60000, "shim", 0, "how long a scan waits for the other threads to park") \

@@ -23,6 +23,9 @@ public struct AgentInjection: Sendable {
     /// The malloc shim's suppressions file (`FAULTLINE_SUPPRESSIONS`), an
     /// absolute path; nil leaves the variable as it is.
     public var suppressions: String?
+    /// Have the malloc shim print a suppression for each leak group and heap
+    /// error it reports (`FAULTLINE_GEN_SUPPRESSIONS=1`).
+    public var genSuppressions = false
 
     /// Creates an injection description.
     public init(libraryDirectory: String, detectors: DetectorSelection?, useShim: Bool, captureStderr: Bool, reportDirectory: String) {
@@ -73,6 +76,7 @@ public struct AgentInjection: Sendable {
         env["FAULTLINE_REPORT_DIR"] = reportDirectory
         if let detectors { env["FAULTLINE_DETECTORS"] = detectors.environmentValue }
         if let suppressions { env["FAULTLINE_SUPPRESSIONS"] = suppressions }
+        if genSuppressions { env["FAULTLINE_GEN_SUPPRESSIONS"] = "1" }
         if captureStderr { env["FAULTLINE_CAPTURE_STDERR"] = "1" } else { env.removeValue(forKey: "FAULTLINE_CAPTURE_STDERR") }
         // The Swift runtime's own backtracer would print a second crash
         // report and park a thread that never answers the agent's stack
