@@ -6,6 +6,7 @@
 // the next definition (the malloc shim's, which trims its arena before an
 // RLIMIT_AS change, or libc's) unchanged.
 #include "fl_options.h"
+#include "tool_log.h"
 #include "interpose_next.h"
 #include "fd_limit.h"
 #include "agent_config.h"
@@ -32,7 +33,7 @@ void fl_fd_limit_note(int limit, int capture, int memory) {
     snprintf(value, sizeof value, "%d", limit);
     const char *noted = fl_option_value(FL_OPT_FD_LIMIT_NOTED);
     if (noted && strcmp(noted, value) == 0) return;
-    fprintf(stderr,
+    fl_log_printf(
             "faultline: the fd limit (ulimit -n) is %d: programs started under it run without %s%s%s, which hold "
             "fds for the process's life (they need a limit of %d or more); crash, hang and heap reports still work\n",
             limit, capture ? "stderr capture" : "", capture && memory ? " and " : "", memory ? "the memory monitor" : "",
@@ -45,7 +46,7 @@ static void changed(pid_t pid, int resource, const struct rlimit *limit) {
     if (resource != RLIMIT_NOFILE || !limit || limit->rlim_cur > FL_FD_LOW_LIMIT) return;
     if ((pid != 0 && pid != getpid()) || !faultline_is_installed()) return;
     int saved = errno;
-    fl_fd_limit_note((int)limit->rlim_cur, fl_agent_config.capture_stderr, fl_agent_config.detectors & FL_DETECTOR_MEMORY);
+    fl_fd_limit_note((int)limit->rlim_cur, 0, fl_agent_config.detectors & FL_DETECTOR_MEMORY);
     errno = saved;
 }
 
