@@ -212,7 +212,7 @@ static int install(const faultline_options *options, int dir_optional) {
     // stays off rather than take the program's last ones.
     int low_limit = fl_fd_low_limit();
     int memory = (c->detectors & FL_DETECTOR_MEMORY) && !low_limit;
-    if (low_limit) fl_fd_limit_note(low_limit, 0, c->detectors & FL_DETECTOR_MEMORY);
+    if (low_limit) fl_fd_limit_note(low_limit, c->detectors & FL_DETECTOR_MEMORY);
     // Holds no fd, so a low limit does not turn it off.
     if (c->capture_stderr) fl_stderr_capture_start();
     if ((c->detectors & FL_DETECTOR_CXX_EXCEPTION) && fl_cxx_exception_install() != 0)

@@ -69,24 +69,42 @@ int fl_fd_hidden(int fd) {
     return 0;
 }
 
+// What let_go found among the fds it forgot: the ones taken again right
+// after the program's call (above the program's numbers), so that a
+// program that closes everything and then uses up its fds
+// (crash.out-of-fds) still has the two a report needs.
+enum { RETAKE_RESERVE = 1, RETAKE_REPORT_DIR = 2 };
+
 // The program is closing or replacing `fd`: if it is one of ours that
 // yields, forget it first (the caller's call then does the rest).
-static void let_go(int fd) {
-    if (fd < 0) return;
+static int let_go(int fd) {
+    if (fd < 0) return 0;
+    int retake = 0;
     slot_take(g_hidden, fd);
-    if (fd == fl_fd_reserve()) fl_fd_reserve_forget(fd);
-    if (fd == fl_report_dir_held()) fl_report_dir_forget(fd);
+    if (fd == fl_report_dir_held()) { fl_report_dir_forget(fd); retake |= RETAKE_REPORT_DIR; }
+    if (fd == fl_fd_reserve()) { fl_fd_reserve_forget(fd); retake |= RETAKE_RESERVE; }
+    return retake;
 }
 
-// let_go for every hidden and moving fd in [lo, hi].
-static void let_go_range(unsigned lo, unsigned hi) {
+// let_go for every hidden and moving fd in [lo, hi]: what to retake.
+static int let_go_range(unsigned lo, unsigned hi) {
     for (int i = 0; i < FL_FD_GUARD_MAX; i++) {
         int v = atomic_load(&g_hidden[i]);
         if (v > 0 && (unsigned)(v - 1) >= lo && (unsigned)(v - 1) <= hi) let_go(v - 1);
     }
-    int r = fl_fd_reserve(), d = fl_report_dir_held();
-    if (r >= 0 && (unsigned)r >= lo && (unsigned)r <= hi) let_go(r);
-    if (d >= 0 && (unsigned)d >= lo && (unsigned)d <= hi) let_go(d);
+    int r = fl_fd_reserve(), d = fl_report_dir_held(), retake = 0;
+    if (r >= 0 && (unsigned)r >= lo && (unsigned)r <= hi) retake |= let_go(r);
+    if (d >= 0 && (unsigned)d >= lo && (unsigned)d <= hi) retake |= let_go(d);
+    return retake;
+}
+
+// After the program's call closed them: taken again, keeping errno.
+static void retake_reserve(int retake) {
+    if (!retake) return;
+    int saved = errno;
+    if (retake & RETAKE_REPORT_DIR) fl_report_dir();
+    if (retake & RETAKE_RESERVE) fl_fd_reserve_take();
+    errno = saved;
 }
 
 int fl_fd_guard(int fd) {
@@ -128,8 +146,10 @@ typedef int (*close_range_fn)(unsigned, unsigned, int);
 
 FL_EXPORT int close(int fd) {
     if (fd >= 0 && guarded((unsigned)fd)) { errno = EBADF; return -1; }
-    let_go(fd);
-    return __close(fd);
+    int reserve = let_go(fd);
+    int r = __close(fd);
+    retake_reserve(reserve);
+    return r;
 }
 
 static int real_close_range(unsigned lo, unsigned hi, int flags) {
@@ -142,14 +162,17 @@ static int real_close_range(unsigned lo, unsigned hi, int flags) {
 // Closes [lo, hi] in the pieces between guarded fds.
 static int close_range_around(unsigned lo, unsigned hi, int flags) {
     // CLOSE_RANGE_CLOEXEC only marks them: ours are close-on-exec already.
-    if (!(flags & CLOSE_RANGE_CLOEXEC)) let_go_range(lo, hi);
+    int reserve = flags & CLOSE_RANGE_CLOEXEC ? 0 : let_go_range(lo, hi);
+    int r = 0;
     for (;;) {
         long g = lowest_guarded(lo, hi);
-        if (g < 0) return real_close_range(lo, hi, flags);
-        if ((unsigned)g > lo && real_close_range(lo, (unsigned)g - 1, flags) != 0) return -1;
-        if ((unsigned)g == hi) return 0;
+        if (g < 0) { r = real_close_range(lo, hi, flags); break; }
+        if ((unsigned)g > lo && real_close_range(lo, (unsigned)g - 1, flags) != 0) { r = -1; break; }
+        if ((unsigned)g == hi) break;
         lo = (unsigned)g + 1;
     }
+    retake_reserve(reserve);
+    return r;
 }
 
 FL_EXPORT int close_range(unsigned first, unsigned last, int flags) {
@@ -181,11 +204,12 @@ static int real_dup2(int oldfd, int newfd) {
 // a moment (fd_transient.h); errno is the call's own.
 static int dup_onto(int oldfd, int newfd, int is_dup3, int flags) {
     if (newfd >= 0 && oldfd != newfd && guarded((unsigned)newfd)) { errno = EBADF; return -1; }
-    if (oldfd != newfd && fcntl(oldfd, F_GETFD) >= 0) let_go(newfd);
+    int reserve = oldfd != newfd && fcntl(oldfd, F_GETFD) >= 0 ? let_go(newfd) : 0;
     fl_fd_dup_begin();
     int r = is_dup3 ? (int)syscall(SYS_dup3, oldfd, newfd, flags) : real_dup2(oldfd, newfd);
     int saved = errno;
     fl_fd_dup_end();
+    retake_reserve(reserve);
     errno = saved;
     return r;
 }
