@@ -38,7 +38,7 @@ struct ExecCommand: AsyncParsableCommand {
     @Flag(help: "Do not preload the malloc shim even when use_after_free or leaks is on.")
     var noShim = false
 
-    @Flag(help: "Do not route the program's stderr through the agent (its tail is then missing from reports).")
+    @Flag(help: "Do not keep a copy of what the program writes to stderr (its tail is then missing from reports); fd 2 is left alone either way.")
     var noCaptureStderr = false
 
     @Flag(help: "Print the reports without running the symbolizer.")
