@@ -149,6 +149,11 @@ let package = Package(
             cxxSettings: [.unsafeFlags(victimFlags)],
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
+        // Checks that the program runs under `faultline exec` as without it.
+        .executableTarget(
+            name: "victim-invisible",
+            cSettings: victimCSettings
+        ),
         .executableTarget(
             name: "victim-heap",
             dependencies: ["VictimSupport"],

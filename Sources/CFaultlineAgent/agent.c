@@ -3,6 +3,8 @@
 // the detectors. The constructor installs it automatically when the agent is
 // preloaded and FAULTLINE_REPORT_DIR is set.
 #include "env_option.h"
+#include "exe_match.h"
+#include "tool_log.h"
 #include "environ_pin.h"
 #include "fd_high.h"
 #include "fd_limit.h"
@@ -99,7 +101,7 @@ static int resolve_config(const faultline_options *o, fl_config *c) {
     if (d < 0) {
         // With the shim loaded, the shim says it (and removes the variable).
         if (!shim) {
-            fprintf(stderr, "faultline: FAULTLINE_DETECTORS names unknown detector '%s'; known: crash, cxx_exception, hang, memory, cpu, fds, threads, launch, use_after_free, leaks; using the default (all but fds)\n", bad);
+            fl_log_printf("faultline: FAULTLINE_DETECTORS names unknown detector '%s'; known: crash, cxx_exception, hang, memory, cpu, fds, threads, launch, use_after_free, leaks; using the default (all but fds)\n", bad);
             fl_option_said("FAULTLINE_DETECTORS");
         }
         d = FL_DETECTORS_DEFAULT;
@@ -120,7 +122,7 @@ static void install_resource_detectors(unsigned bits) {
     };
     for (unsigned i = 0; i < sizeof k / sizeof k[0]; i++)
         if ((bits & k[i].bit) && k[i].install() != 0)
-            fprintf(stderr, "faultline: %s detector not installed: %s\n", k[i].name(), strerror(errno));
+            fl_log_printf("faultline: %s detector not installed: %s\n", k[i].name(), strerror(errno));
 }
 
 /// Set while an agent is installed in the process image, so a second copy
@@ -144,11 +146,37 @@ static int other_copy_installed(void) {
     return v && strcmp(v, mine) == 0;
 }
 
+// FAULTLINE_TRACE_CHILDREN=no (valgrind's --trace-children=no): this
+// process keeps the agent and the shim, the programs it starts do not, so
+// Faultline's libraries leave LD_PRELOAD. At start, before the program's
+// threads: setenv is safe then.
+static void untrace_children(void) {
+    const char *v = getenv("FAULTLINE_TRACE_CHILDREN"), *pre = getenv("LD_PRELOAD");
+    if (!v || strcmp(v, "no") != 0 || !pre) return;
+    char kept[4096];
+    size_t n = 0;
+    for (const char *p = pre; *p;) {
+        size_t len = strcspn(p, ": ");
+        int ours = (len && memmem(p, len, "libFaultlineAgentPreload", 24)) || (len && memmem(p, len, "libFaultlineMallocShim", 22));
+        if (len && !ours && n + len + 2 < sizeof kept) {
+            if (n) kept[n++] = ':';
+            memcpy(kept + n, p, len);
+            n += len;
+        }
+        p += len;
+        while (*p == ':' || *p == ' ') p++;
+    }
+    kept[n] = 0;
+    if (n) setenv("LD_PRELOAD", kept, 1);
+    else unsetenv("LD_PRELOAD");
+}
+
 // Installs the agent. `dir_optional`: a report directory this process
 // cannot write into sends its reports to stderr, with one line (the
 // preloaded agent), instead of failing the install (faultline_install).
 static int install(const faultline_options *options, int dir_optional) {
     if (g_installed) return 0;
+    fl_log_init();
     if (other_copy_installed()) return 0;
     fl_config *c = &fl_agent_config;
     if (resolve_config(options, c) != 0) {
@@ -205,21 +233,22 @@ static int install(const faultline_options *options, int dir_optional) {
     // Under a low fd limit, what needs fds held for the process's life
     // stays off rather than take the program's last ones.
     int low_limit = fl_fd_low_limit();
-    int capture = c->capture_stderr && !low_limit;
     int memory = (c->detectors & FL_DETECTOR_MEMORY) && !low_limit;
-    if (low_limit) fl_fd_limit_note(low_limit, c->capture_stderr, c->detectors & FL_DETECTOR_MEMORY);
-    if (capture) fl_stderr_capture_start();
+    if (low_limit) fl_fd_limit_note(low_limit, c->detectors & FL_DETECTOR_MEMORY);
+    // Holds no fd, so a low limit does not turn it off.
+    if (c->capture_stderr) fl_stderr_capture_start();
     if ((c->detectors & FL_DETECTOR_CXX_EXCEPTION) && fl_cxx_exception_install() != 0)
-        fprintf(stderr, "faultline: C++ exception detector not installed: %s\n", strerror(errno));
+        fl_log_printf("faultline: C++ exception detector not installed: %s\n", strerror(errno));
     if ((c->detectors & FL_DETECTOR_HANG) && fl_hang_install() != 0)
-        fprintf(stderr, "faultline: hang detector not installed: %s\n", strerror(errno));
+        fl_log_printf("faultline: hang detector not installed: %s\n", strerror(errno));
     if (memory && fl_memory_monitor_install() < 0)
-        fprintf(stderr, "faultline: memory monitor not installed: %s\n", strerror(errno));
+        fl_log_printf("faultline: memory monitor not installed: %s\n", strerror(errno));
     install_resource_detectors(c->detectors);
     pthread_atfork(0, 0, after_fork_child);
     char marker[64];
     image_marker(marker, sizeof marker);
     setenv(FL_MARKER_ENV, marker, 1);
+    untrace_children();
     // Last: after the agent's own setenv calls (environ_pin.h).
     fl_environ_pin();
     g_installed = 1;
@@ -227,6 +256,8 @@ static int install(const faultline_options *options, int dir_optional) {
 }
 
 int faultline_install(const faultline_options *options) { return install(options, 0); }
+
+
 
 void faultline_set_crash_callback(faultline_crash_callback callback, void *context) {
     fl_crash_set_callback(callback, context);
@@ -240,6 +271,7 @@ __attribute__((constructor)) static void faultline_auto_install(void) {
     fl_launch_note_constructor();
     const char *dir = fl_option_value(FL_OPT_REPORT_DIR);
     if (!dir) return;
+    fl_log_init();
     // Only the preloaded copy installs itself; a program that links the
     // agent calls faultline_install when it is ready.
     Dl_info info;
@@ -251,11 +283,13 @@ __attribute__((constructor)) static void faultline_auto_install(void) {
     // shim says nothing about it (an empty value sends its reports to
     // stderr), so this is the only line.
     if (!*dir) {
-        fprintf(stderr, "faultline: FAULTLINE_REPORT_DIR is set but empty, so the agent is not installed%s; "
+        fl_log_printf("faultline: FAULTLINE_REPORT_DIR is set but empty, so the agent is not installed%s; "
                         "set it to the directory for reports, or unset it to run without the agent\n",
                 malloc_shim_loaded() ? " (the malloc shim's reports go to stderr)" : "");
         return;
     }
+    // A program the user keeps Faultline out of (--trace-children-skip).
+    if (fl_exe_matches_env("FAULTLINE_TRACE_CHILDREN_SKIP", 0)) return;
     if (install(0, 1) != 0)
-        fprintf(stderr, "faultline: agent not installed: %s\n", g_error);
+        fl_log_printf("faultline: agent not installed: %s\n", g_error);
 }

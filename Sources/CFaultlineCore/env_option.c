@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "env_option.h"
 #include "thread_count.h"
 
@@ -10,7 +11,7 @@ int fl_env_int_quietly(fl_option_id id, int quiet) {
     if (fl_option_number(id, &n) < 0) {
         if (!quiet) {
             const char *name = fl_option_at(id)->name;
-            fprintf(stderr, "faultline: %s=%s is not a number in %lld...%lld; using %lld\n", name, fl_option_value(id),
+            fl_log_printf("faultline: %s=%s is not a number in %lld...%lld; using %lld\n", name, fl_option_value(id),
                     fl_option_lo(id), fl_option_hi(id), n);
             fl_option_said(name);
         }

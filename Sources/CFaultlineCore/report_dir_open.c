@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "report_dir_open.h"
 #include "fl_options.h"
 #include "report_file.h"
@@ -28,7 +29,7 @@ void fl_report_dir_say_refused(const char *path, int err) {
     n += fl_strlcpy(line + n, "; this process's reports will go to stderr (check the path and its permissions)", sizeof line - n);
     if (n > sizeof line - 2) n = sizeof line - 2;  // the newline always fits
     line[n++] = '\n';
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
 }
 
 // Makes `path` if missing, opens it and checks that the calling thread's

@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "report_file.h"
 #include "cred_mirror.h"
 #include "fd_transient.h"
@@ -113,6 +114,11 @@ int fl_report_share_dir(int (*dir)(void)) {
 
 int fl_report_dir_held(void) { return atomic_load(&g_dirfd); }
 
+void fl_report_dir_forget(int fd) {
+    int expected = fd;
+    atomic_compare_exchange_strong(&g_dirfd, &expected, -1);
+}
+
 void fl_report_dir_done(int fd) {
     if (g_on_demand && !g_shared && fd >= 0) fl_close_high(fd);
 }
@@ -124,9 +130,10 @@ int fl_report_dir(void) {
     if (g_shared) return g_shared();
     if (g_on_demand) return fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int fd = atomic_load(&g_dirfd);
-    if (fd < 0) return -1;
+    // Never opened (refused), or let go to a close-all (fl_report_dir_forget).
+    if (fd < 0 && !g_dir_abs[0]) return -1;
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == g_dir_dev && st.st_ino == g_dir_ino) return fd;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == g_dir_dev && st.st_ino == g_dir_ino) return fd;
     if (!g_dir_abs[0]) return fd;
     int nfd = fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     // Removed meanwhile: the number we held is still not ours to use.
@@ -219,7 +226,7 @@ void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind) {
 // report itself, so it is not lost. strerrordesc_np and strerrorname_np read
 // static tables (no locale, no allocation), unlike strerror.
 // Whether a directory was opened at install (held, shared or on demand).
-static int have_dir(void) { return g_shared || g_on_demand || atomic_load(&g_dirfd) >= 0; }
+static int have_dir(void) { return g_shared || g_on_demand || atomic_load(&g_dirfd) >= 0 || g_dir_abs[0]; }
 
 const char *fl_report_dir_path_opened(void) { return have_dir() ? g_dir_path : (const char *)0; }
 
@@ -247,9 +254,9 @@ static void print_unwritten(const fl_report *r, int err) {
                                                     : " report has no directory (FAULTLINE_REPORT_DIR is not set)", sizeof line - n);
     }
     n += fl_strlcpy(line + n, "; it follows on stderr\n", sizeof line - n);
-    fl_write_all(2, line, n);
-    fl_write_all(2, r->json.buf, r->json.len);
-    fl_write_all(2, "\n", 1);
+    fl_log_write(line, n);
+    fl_log_write(r->json.buf, r->json.len);
+    fl_log_write("\n", 1);
 }
 
 // --- writing at the directory's ids ------------------------------------------
@@ -392,7 +399,7 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
         // An overflowed report would be invalid JSON; callers size buffers so
         // this does not happen, and if it does we say so rather than lie.
         static const char msg[] = "faultline: report buffer too small, report dropped\n";
-        fl_write_all(2, msg, sizeof msg - 1);
+        fl_log_write(msg, sizeof msg - 1);
         return -1;
     }
     char final_name[96];

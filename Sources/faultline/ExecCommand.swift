@@ -38,7 +38,7 @@ struct ExecCommand: AsyncParsableCommand {
     @Flag(help: "Do not preload the malloc shim even when use_after_free or leaks is on.")
     var noShim = false
 
-    @Flag(help: "Do not route the program's stderr through the agent (its tail is then missing from reports).")
+    @Flag(help: "Do not keep a copy of what the program writes to stderr (its tail is then missing from reports); fd 2 is left alone either way.")
     var noCaptureStderr = false
 
     @Flag(help: "Print the reports without running the symbolizer.")
@@ -65,8 +65,36 @@ struct ExecCommand: AsyncParsableCommand {
         valueName: "n"))
     var errorExitcode: String?
 
+    @Option(name: .customLong("log-file"), help: ArgumentHelp(
+        "Write Faultline's own lines (the agent's and the malloc shim's in every process, and this command's) to this file instead of stderr, as valgrind's --log-file. Without it they come out on faultline's stderr through a channel of their own, never in the program's output.",
+        valueName: "file"))
+    var logFile: String?
+
+    @Option(name: .customLong("log-fd"), help: ArgumentHelp(
+        "Write Faultline's own lines to this inherited descriptor, as valgrind's --log-fd (e.g. 3>faultline.log).",
+        valueName: "n"))
+    var logFD: String?
+
+    @Option(name: .customLong("trace-children"), help: ArgumentHelp(
+        "yes (default): the programs CMD starts get the agent and the shim too; no: only CMD itself, as valgrind's option.",
+        valueName: "yes|no"))
+    var traceChildren: String?
+
+    @Option(name: .customLong("trace-children-skip"), help: ArgumentHelp(
+        "Comma-separated patterns (* and ?) of executable paths that run without the agent and the shim, as valgrind's option (e.g. '/usr/bin/*,*/libtool').",
+        valueName: "patterns"))
+    var traceChildrenSkip: String?
+
+    @Option(name: .customLong("leak-check-skip"), help: ArgumentHelp(
+        "Comma-separated patterns of executable paths whose exit-time leak check is skipped (they still get crash and heap-error detection); default the system's tools: \(Self.defaultLeakCheckSkip). '' checks every program.",
+        valueName: "patterns"))
+    var leakCheckSkip: String?
+
     @Argument(parsing: .captureForPassthrough, help: "The program and its arguments (after --).")
     var command: [String] = []
+
+    /// Programs outside the user's tree, whose leaks are the system's.
+    static let defaultLeakCheckSkip = "/usr/bin/*,/bin/*,/usr/sbin/*,/sbin/*,/usr/libexec/*"
 
     /// Exit statuses (sysexits.h).
     static let usageStatus: Int32 = 64, unavailableStatus: Int32 = 69, cantCreateStatus: Int32 = 73
@@ -105,6 +133,21 @@ struct ExecCommand: AsyncParsableCommand {
         if leaks, let chosen = selection, !chosen.names.contains("leaks"), !chosen.names.contains("all") {
             selection = try? DetectorSelection(parsing: (chosen.names + ["leaks"]).joined(separator: ","))
         }
+        let trace: Bool
+        switch traceChildren {
+        case nil, "yes": trace = true
+        case "no": trace = false
+        case let other?: fail("--trace-children '\(OneLine.escaped(other))' is not yes or no; e.g. --trace-children=no", Self.usageStatus)
+        }
+        if logFile != nil && logFD != nil { fail("--log-file and --log-fd both given; choose one", Self.usageStatus) }
+        var logDestination = ToolLogChannel.Destination.relay
+        if let logFile { logDestination = .file(logFile) }
+        if let logFD {
+            guard let n = Int32(logFD), n > 2 else {
+                fail("--log-fd '\(OneLine.escaped(logFD))' is not a descriptor above 2; e.g. --log-fd 3 with 3>faultline.log", Self.usageStatus)
+            }
+            logDestination = .fd(n)
+        }
         let environment = ProcessInfo.processInfo.environment
         let executable: String
         do throws(ChildProcess.LaunchError) { executable = try ChildProcess.resolve(program, path: environment["PATH"]) } catch {
@@ -125,6 +168,17 @@ struct ExecCommand: AsyncParsableCommand {
         injection.reportDirectory = directory.path
         injection.suppressions = suppressionsPath
         injection.genSuppressions = genSuppressions
+        injection.traceChildren = trace
+        injection.traceChildrenSkip = traceChildrenSkip
+        injection.leakCheckSkip = leakCheckSkip ?? Self.defaultLeakCheckSkip
+        let log: ToolLogChannel
+        do throws(ToolLogChannel.SetupError) {
+            log = try ToolLogChannel(logDestination, currentDirectory: FileManager.default.currentDirectoryPath)
+        } catch {
+            _ = directory.finish(command: program, pid: 0)
+            fail("\(error)", Self.usageStatus)
+        }
+        injection.logChannel = log.environmentValue
         let childEnvironment: [String: String]
         do throws(AgentInjection.MissingLibrary) { childEnvironment = try injection.environment(environment) } catch {
             _ = directory.finish(command: program, pid: 0)
@@ -139,6 +193,10 @@ struct ExecCommand: AsyncParsableCommand {
         // end, where "0 report(s)" would otherwise read as a clean run.
         let reach = PreloadReach.check(executable, searchPath: environment["PATH"])
         if let warning = PreloadReach.warning(reach) { ReportCommand.stderr("faultline: \(warning)") }
+        // The program keeps our stderr; this command's own lines follow the
+        // agent's into the log file or descriptor.
+        let programStderr = log.ownOutput == 2 ? nil : fcntl(2, F_DUPFD_CLOEXEC, 3)
+        if let programStderr, programStderr >= 0 { dup2(log.ownOutput, 2) }
         let pid: pid_t
         // Before the spawn: a SIGTERM between spawn and forwarding would kill
         // us and leave the program running unwatched.
@@ -151,15 +209,18 @@ struct ExecCommand: AsyncParsableCommand {
         clock_gettime(CLOCK_MONOTONIC, &now)
         spawnEnvironment["FAULTLINE_LAUNCH_EXEC_NS"] = String(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
         do throws(ChildProcess.LaunchError) {
-            pid = try ChildProcess.spawn(spawn.0, arguments: spawn.1, environment: spawnEnvironment)
+            pid = try ChildProcess.spawn(spawn.0, arguments: spawn.1, environment: spawnEnvironment, stderr: programStderr)
         } catch {
             _ = directory.finish(command: program, pid: 0)
+            log.finish()
             fail("\(error)", error.status)
         }
+        if let programStderr, programStderr >= 0 { close(programStderr) }
         limit?.attach(pid, reportDirectory: directory.path)
         ChildProcess.forwardSignals(to: pid)
         let termination = ChildProcess.wait(pid)
         limit?.finish(termination)
+        log.finish()
 
         // Processes the program left running (a daemon, a background job)
         // can still write reports after this command has printed and ended.

@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "cpu_monitor.h"
 #include "altstack.h"
 #include "cpu_report.h"
@@ -138,7 +139,7 @@ static void check(uint64_t now) {
             char line[160];
             int len = snprintf(line, sizeof line, "faultline-cpu: tid %d %llu%% of a core, episode %d, ready %d\n", (int)tid,
                                (unsigned long long)((cpu - t->last_cpu) * 100 / (now - t->last_ns)), t->episode, ready);
-            fl_write_all(2, line, (size_t)len);
+            fl_log_write(line, (size_t)len);
         }
         if (t->episode < 0) {
             if (hot && ready) start_episode(t);

@@ -40,6 +40,10 @@ int fl_report_dir(void);
 /// agent's close and dup2 interposers refuse it like its other fds.
 /// Async-signal-safe.
 int fl_report_dir_held(void);
+/// The program is closing `fd`, the report directory's (a close-all): it
+/// is forgotten, and the next report opens the directory again by its
+/// absolute path. The caller's close does the closing. Async-signal-safe.
+void fl_report_dir_forget(int fd);
 /// Ends a use of fl_report_dir's fd: closes it when it was opened for
 /// that use. Async-signal-safe.
 void fl_report_dir_done(int fd);

@@ -1,3 +1,5 @@
+#include "exe_match.h"
+#include "tool_log.h"
 #include "shim_config.h"
 #include "shim_config_signal.h"
 #include "env_option.h"
@@ -58,7 +60,7 @@ void shim_config_warn(const char *name, const char *value, const char *what) {
     n += fl_strlcpy(line + n, " ", sizeof line - 1 - n);
     n += fl_strlcpy(line + n, what, sizeof line - 1 - n);
     line[n++] = '\n';  // always: sizeof line - 1 kept room for it
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
     fl_option_said(name);  // `value` is not used after this
 }
 
@@ -126,6 +128,8 @@ void shim_config_load(void) {
     shim_config *c = &shim_cfg;
     const char *detectors = detectors_list();
     c->detect = detectors_include_shim(detectors);
+    // A program the user keeps Faultline out of (--trace-children-skip).
+    if (fl_exe_matches_env("FAULTLINE_TRACE_CHILDREN_SKIP", 0)) c->detect = 0;
     env_size(FL_OPT_QUARANTINE_BYTES, &c->quarantine_bytes);
     env_size(FL_OPT_QUARANTINE_COUNT, &c->quarantine_count);
     env_size(FL_OPT_SCRIBBLE_LIMIT, &c->scribble_limit);
@@ -161,6 +165,10 @@ void shim_config_load(void) {
     env_int(FL_OPT_LEAK_GROWTH_MS, &c->leak_growth_ms);
     env_int(FL_OPT_LEAK_GROWTH_SNAPSHOTS, &c->leak_growth_snapshots);
     env_size(FL_OPT_LEAK_GROWTH_MIN_BYTES, &c->leak_growth_min_bytes);
+    // Programs whose leaks are not the user's (`faultline exec` names the
+    // system's tools: sed, sh, cmp run by a test suite): no leak tracking
+    // or check; their heap errors are still reported.
+    if (fl_exe_matches_env("FAULTLINE_LEAK_CHECK_SKIP", 0)) c->leak_tracking = 0;
     if (!c->leak_tracking) { c->leak_check_at_exit = 0; c->leak_growth_ms = 0; }
     const char *sup = fl_option_value(FL_OPT_SUPPRESSIONS);
     // Cut short, the path would name another file: refused instead.

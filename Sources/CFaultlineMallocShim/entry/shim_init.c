@@ -1,5 +1,6 @@
 // Start-up and shut-down: options, stepping aside for another allocator,
 // preallocation, fork handlers, and the quarantine check at exit.
+#include "tool_log.h"
 #include "shim_arena.h"
 #include "shim_config.h"
 #include "shim_depot.h"
@@ -84,7 +85,7 @@ static void say(const char *a, const char *b) {
     size_t n = fl_strlcpy(line, a, sizeof line);
     n += fl_strlcpy(line + n, b, sizeof line - n);
     if (n < sizeof line - 1) line[n++] = '\n';
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
 }
 
 static void before_fork(void) {
@@ -123,6 +124,7 @@ static void after_fork_child(void) {
 }
 
 static pthread_key_t g_exit_key;
+static int shim_exit_checked;  // shim_exit_checks ran in this process
 
 // Zeroes the 32 KiB of stack just below the caller's frame, where the
 // thread's last calls went.
@@ -237,7 +239,7 @@ static void print_suppressed(void) {
         n += fl_strlcpy(line + n, ":", sizeof line - 1 - n);
         n += fl_strlcpy(line + n, shim_suppress_pattern(i), sizeof line - 1 - n);
         line[n++] = '\n';
-        fl_write_all(2, line, n);
+        fl_log_write(line, n);
     }
 }
 
@@ -278,7 +280,7 @@ static void print_stats(void) {
         n += fl_strlcpy(line + n, libunwind ? " unwound" : " to the depot", sizeof line - n);
     }
     n += fl_strlcpy(line + n, "\n", sizeof line - n);
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
     print_suppressed();
 }
 
@@ -293,11 +295,13 @@ static void say_dropped_during_run(void) {
     n += fl_strlcpy(line + n, " more heap error(s) during the run were not reported: FAULTLINE_MAX_HEAP_REPORTS=", sizeof line - n);
     n += fl_fmt_u64(line + n, (uint64_t)shim_cfg.max_reports);
     n += fl_strlcpy(line + n, " reached\n", sizeof line - n);
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
 }
 
-__attribute__((destructor)) static void shim_fini(void) {
+void shim_exit_checks(void) {
     if (shim_mode != SHIM_MODE_DETECT || !shim_ready) return;
+    // Once: an _exit from an atexit handler comes after the destructor.
+    if (__atomic_exchange_n(&shim_exit_checked, 1, __ATOMIC_ACQ_REL)) return;
     // exit() from a signal handler that interrupted the shim on this thread
     // (a SIGINT or SIGALRM handler that calls exit, as many do): the locks
     // the checks take are this thread's own, and waiting for them hung the
@@ -317,3 +321,5 @@ __attribute__((destructor)) static void shim_fini(void) {
     shim_report_release_halt();
     if (shim_cfg.stats) print_stats();
 }
+
+__attribute__((destructor)) static void shim_fini(void) { shim_exit_checks(); }

@@ -4,6 +4,7 @@
 // groups counted per pattern. In a forked child, blocks allocated before
 // the fork are the parent's: counted apart (`inherited`) and left out of
 // the classes and groups unless FAULTLINE_LEAK_INHERITED=1.
+#include "tool_log.h"
 #include "shim_leak.h"
 #include "shim_leak_groups.h"
 #include "shim_suppress_gen.h"
@@ -197,7 +198,7 @@ __attribute__((noinline)) static long check(const char *trigger) {
             const char *why = strerrordesc_np(s.maps_errno);  // a static table: no allocation
             n += fl_strlcpy(l + n, why ? why : "unknown error", sizeof l - n);
             if (n < sizeof l - 1) l[n++] = '\n';
-            fl_write_all(2, l, n);
+            fl_log_write(l, n);
         }
         return -1;
     }

@@ -6,6 +6,7 @@
 // each parked thread's registers; the static TLS next to each thread
 // pointer. Then through the heap, conservatively: every aligned word that
 // points into a live block's bytes (interior pointers included) marks it.
+#include "tool_log.h"
 #include "shim_leak.h"
 #include "shim_leak_ended.h"
 #include "shim_arena.h"
@@ -167,7 +168,7 @@ static void read_range(scanner *s, uintptr_t lo, uintptr_t hi) {
         if (shim_leak_debug_roots) {
             char l[128]; size_t k = fl_strlcpy(l, "short ", sizeof l);
             k += fl_fmt_hex(l + k, lo); l[k++] = ' '; k += fl_fmt_i64(l + k, got); l[k++] = ' '; k += fl_fmt_i64(l + k, errno); l[k++] = '\n';
-            fl_write_all(2, l, k);
+            fl_log_write(l, k);
         }
         // Unreadable (or partly): skip to the next page.
         lo = (lo + 4096) & ~(uintptr_t)4095;
@@ -188,7 +189,7 @@ static void scan_safely(scanner *s, uintptr_t lo, uintptr_t hi) {
     if (shim_leak_debug_roots && hi - lo >= 4096) {
         char l[128]; size_t n = fl_strlcpy(l, "root ", sizeof l);
         n += fl_fmt_hex(l + n, lo); l[n++] = ' '; n += fl_fmt_hex(l + n, hi); l[n++] = '\n';
-        fl_write_all(2, l, n);
+        fl_log_write(l, n);
     }
     size_t page = fl_page_size();
     if (s->pagemap < 0 || s->file_backed || hi - lo < page) { read_range(s, lo, hi); return; }

@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "shim_report.h"
 #include "shim_saferead.h"
 #include "shim_unmapped.h"
@@ -54,7 +55,7 @@ static void add_hex(line *l, uint64_t v) { char b[24]; b[fl_fmt_hex(b, v)] = 0; 
 static void emit(line *l) {
     if (l->len > sizeof l->text - 2) l->len = sizeof l->text - 2;  // the newline always fits
     l->text[l->len++] = '\n';
-    fl_write_all(2, l->text, l->len);
+    fl_log_write(l->text, l->len);
 }
 
 void shim_report_init(void) {

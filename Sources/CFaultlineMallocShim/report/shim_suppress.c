@@ -5,6 +5,7 @@
 // symbol table, or demangled) or of the image path of any frame of its
 // stacks. A malformed line is reported once on stderr (file:line, in the
 // words exec uses) and ignored; the program runs on.
+#include "tool_log.h"
 #include "shim_suppress.h"
 #include "sigsafe.h"
 
@@ -27,7 +28,7 @@ static void complain(const char *path, fl_supp_verdict verdict, const fl_supp_li
     n += fl_strlcpy(l + n, "; the line is ignored; ", sizeof l - 1 - n);
     n += fl_strlcpy(l + n, fl_supp_advice(verdict), sizeof l - 1 - n);
     l[n++] = '\n';
-    fl_write_all(2, l, n);
+    fl_log_write(l, n);
 }
 
 void shim_suppress_load(const char *path) {
@@ -42,7 +43,7 @@ void shim_suppress_load(const char *path) {
         n += fl_strlcpy(l + n, why, sizeof l - 1 - n);
         n += fl_strlcpy(l + n, "; nothing is suppressed (check the path)", sizeof l - 1 - n);
         l[n++] = '\n';
-        fl_write_all(2, l, n);
+        fl_log_write(l, n);
         return;
     }
     if ((size_t)len > FL_SUPP_FILE_MAX) {
@@ -53,7 +54,7 @@ void shim_suppress_load(const char *path) {
         n += fl_strlcpy_cut(l + n, path, sizeof l - 1 - n, 160);
         n += fl_strlcpy(l + n, " is larger than 256 KiB; only the lines in its first 256 KiB are used (split it, or drop what is not needed)", sizeof l - 1 - n);
         l[n++] = '\n';
-        fl_write_all(2, l, n);
+        fl_log_write(l, n);
         len = FL_SUPP_FILE_MAX;
         while (len > 0 && g_text[len - 1] != '\n') len--;
     }
@@ -77,7 +78,7 @@ void shim_suppress_load(const char *path) {
         size_t n = fl_strlcpy(l, "faultline: ", sizeof l);
         n += fl_fmt_u64(l + n, over - 1);
         n += fl_strlcpy(l + n, " more suppression(s) after that line are ignored too\n", sizeof l - n);
-        fl_write_all(2, l, n);
+        fl_log_write(l, n);
     }
 }
 

@@ -1,4 +1,5 @@
 // Suppressions generated for the reports (shim_suppress_gen.h).
+#include "tool_log.h"
 #include "shim_suppress_gen.h"
 #include "shim_depot.h"
 #include "shim_suppress.h"
@@ -69,7 +70,7 @@ static void emit(const char *what, fl_supp_kind kind, const char *pattern) {
     if (n < sizeof l - 1) l[n++] = ':';
     n += fl_strlcpy(l + n, pattern, sizeof l - n - 1);
     l[n++] = '\n';
-    fl_write_all(2, l, n);
+    fl_log_write(l, n);
 }
 
 static const char *class_words(uint8_t cls) {
@@ -108,7 +109,7 @@ void shim_suppress_gen_leaks(const leak_group *groups, uint64_t n) {
             size_t k = fl_strlcpy(l, "# faultline: no suppression for a ", sizeof l);
             k += fl_strlcpy(l + k, what, sizeof l - k - 1);
             l[k++] = '\n';
-            fl_write_all(2, l, k);
+            fl_log_write(l, k);
             continue;
         }
         emit(what, FL_SUPP_LEAK, pattern);

@@ -42,7 +42,10 @@ enum {
     /* crash */ \
     NUM(THREAD_TIMEOUT_MS, FL_OPT_INT, 50, 1, 10000, "agent", 0, "how long a crash waits for each other thread's stack") \
     NUM(MAX_THREADS, FL_OPT_INT, 256, 1, 1024, "agent", 0, "most threads listed in a report") \
-    NUM(CAPTURE_STDERR, FL_OPT_BOOL, 0, 0, 1, "agent", 0, "keep the last 4 KiB the program wrote to fd 2 for its reports") \
+    NUM(CAPTURE_STDERR, FL_OPT_BOOL, 0, 0, 1, "agent", 0, "keep the last 4 KiB the program wrote to fd 2 for its reports (fd 2 is left alone)") \
+    TEXT(LOG, FL_OPT_TEXT, "", "agent, shim", FL_OPT_OUTPUT, "where Faultline's own lines go: fd:N or an absolute path (file or FIFO); unset: fd 2") \
+    TEXT(TRACE_CHILDREN, FL_OPT_WORD, "yes", "agent", 0, "no: Faultline's libraries leave LD_PRELOAD at install, so the programs this one starts are not watched") \
+    TEXT(TRACE_CHILDREN_SKIP, FL_OPT_LIST, "", "agent, shim", 0, "patterns (* and ?) of executable paths that run without the agent, the shim passing through") \
     NUM(SAMPLE_SIGNAL, FL_OPT_SIGNAL, 8, 0, 30, "agent", 0, "real-time signal that asks a thread for its stack") \
     NUM(CRASH_DEADLINE_MS, FL_OPT_INT, 10000, 0, 3600000, "agent", 0, "longest one stage of the crash handler may make no progress (0: no deadline)") \
     /* C++ exceptions */ \
@@ -104,10 +107,9 @@ enum {
     NUM(LEAK_GROWTH_MIN_BYTES, FL_OPT_SIZE, 1024, 0, 1ll << 40, "shim", 0, "growth over the window that makes a growth report") \
     TEXT(LEAK_DEBUG_ROOTS, FL_OPT_FLAG, "", "shim", 0, "set: every root range of 4 KiB or more and every short read on stderr") \
     NUM(LEAK_INHERITED, FL_OPT_BOOL, 0, 0, 1, "shim", 0, "a forked child reports the blocks allocated before the fork too") \
+    TEXT(LEAK_CHECK_SKIP, FL_OPT_LIST, "", "shim", 0, "patterns (* and ?) of executable paths with no leak tracking or exit leak check (faultline exec: the system's tool folders)") \
     /* set by Faultline for the processes it starts */ \
     TEXT(AGENT_IMAGE, FL_OPT_PATH, "", "agent", FL_OPT_INTERNAL, "the agent library already in the process (a linked agent and a preloaded one)") \
-    TEXT(STDERR_PIPE, FL_OPT_TEXT, "", "agent", FL_OPT_INTERNAL | FL_OPT_OUTPUT, "the stderr capture's pipe, inherited by children") \
-    TEXT(STDERR_FD, FL_OPT_TEXT, "", "agent", FL_OPT_INTERNAL | FL_OPT_OUTPUT, "the descriptor of the real stderr behind the capture") \
     TEXT(LAUNCH_EXEC_NS, FL_OPT_TEXT, "", "agent", FL_OPT_INTERNAL, "when faultline exec started the program (CLOCK_MONOTONIC ns), for the launch detector") \
     TEXT(FD_LIMIT_NOTED, FL_OPT_FLAG, "", "agent", FL_OPT_INTERNAL, "the line about a lowered fd limit was printed in this process tree") \
     TEXT(REPORT_DIR_REFUSED, FL_OPT_FLAG, "", "agent, shim", FL_OPT_INTERNAL, "the line about an unwritable report folder was printed in this process tree") \
