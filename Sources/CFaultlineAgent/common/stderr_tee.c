@@ -11,6 +11,7 @@
 //   holds from before the agent started, go to the new one.
 // Not seen: glibc's own messages written with its internal writev (malloc
 // checks, stack smashing) and raw system calls (Go).
+#include "fd_hooks.h"
 #include "stderr_capture.h"
 #include "interpose_next.h"
 
@@ -88,22 +89,26 @@ FL_EXPORT int fileno_unlocked(FILE *f) {
 // freopen of our stream: glibc's comes back as `stderr` and is reopened,
 // which moves fd 2 as the program meant (our stream has no descriptor
 // glibc could reopen). Writes to fd 2 are still kept.
-static FILE *reopen(freopen_fn next, const char *path, const char *mode, FILE *f) {
+// The fds detector sees the old descriptor go and the new stream's come.
+static FILE *reopen(freopen_fn next, const char *path, const char *mode, FILE *f, const void *caller) {
     if (is_ours(f)) {
         fflush(f);
         stderr = g_glibc_stderr;
         g_stream = 0;
         f = g_glibc_stderr;
     }
-    return next(path, mode, f);
+    if (f) fl_fds_closing(fileno(f));
+    FILE *r = next(path, mode, f);
+    if (r) fl_fds_opened(fileno(r), FL_FD_FOPEN, caller);
+    return r;
 }
 
 FL_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f) {
-    return reopen((freopen_fn)real(freopen), path, mode, f);
+    return reopen((freopen_fn)real(freopen), path, mode, f, __builtin_return_address(0));
 }
 
 FL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f) {
-    return reopen((freopen_fn)real(freopen64), path, mode, f);
+    return reopen((freopen_fn)real(freopen64), path, mode, f, __builtin_return_address(0));
 }
 
 // glibc's stream, held by code that took `stderr` before the agent made

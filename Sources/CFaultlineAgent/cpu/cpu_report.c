@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "cpu_report.h"
 #include "report_file.h"
 #include "sigsafe.h"
@@ -78,6 +79,6 @@ int fl_cpu_report_hog(const fl_cpu_episode_info *e) {
     size_t n = fl_strlcpy(line, "faultline: report written: ", sizeof line);
     n += fl_strlcpy(line + n, file, sizeof line - n);
     if (n < sizeof line - 1) line[n++] = '\n';
-    fl_write_all(fl_stderr_original_fd(), line, n);
+    fl_log_write(line, n);
     return 0;
 }

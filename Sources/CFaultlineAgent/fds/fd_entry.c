@@ -148,16 +148,8 @@ static void file_opened(FILE *f, fl_fd_opener opener, const void *caller) {
 FOPEN_LIKE(fopen)
 FOPEN_LIKE(fopen64)
 
-#define FREOPEN_LIKE(name)                                                           \
-    FL_EXPORT FILE *name(const char *path, const char *mode, FILE *f) {              \
-        NEXT_OR(#name, 0, FILE *(*)(const char *, const char *, FILE *))             \
-        if (f && fl_fd_table_on()) fl_fds_closing(fileno(f));                        \
-        FILE *r = next(path, mode, f);                                               \
-        file_opened(r, FL_FD_FOPEN, CALLER);                                         \
-        return r;                                                                    \
-    }
-FREOPEN_LIKE(freopen)
-FREOPEN_LIKE(freopen64)
+// freopen and freopen64 are interposed once, in common/stderr_tee.c, which
+// calls the fds hooks around them.
 
 #define TMPFILE_LIKE(name)                                                 \
     FL_EXPORT FILE *name(void) {                                           \

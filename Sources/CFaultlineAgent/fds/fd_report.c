@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "fd_report.h"
 #include "agent_config.h"
 #include "fd_table.h"
@@ -109,7 +110,7 @@ static void notify(const char *name) {
     size_t n = fl_strlcpy(line, "faultline: report written: ", sizeof line);
     n += fl_strlcpy(line + n, name, sizeof line - n);
     if (n < sizeof line - 1) line[n++] = '\n';
-    fl_write_all(fl_stderr_original_fd(), line, n);
+    fl_log_write(line, n);
 }
 
 int fl_fd_report_write(const char *kind, long soft_limit) {

@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "launch_report.h"
 #include "report_file.h"
 #include "sigsafe.h"
@@ -73,7 +74,7 @@ static void write_report(const fl_launch_times *t, uint64_t total_ms) {
     size_t n = fl_strlcpy(line, "faultline: report written: ", sizeof line);
     n += fl_strlcpy(line + n, file, sizeof line - n);
     if (n < sizeof line - 1) line[n++] = '\n';
-    fl_write_all(fl_stderr_original_fd(), line, n);
+    fl_log_write(line, n);
 }
 
 void fl_launch_write(const fl_launch_times *t) {

@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "thread_report.h"
 #include "report_file.h"
 #include "sigsafe.h"
@@ -119,7 +120,7 @@ int fl_thread_report_write(const char *kind, int mark) {
         size_t len = fl_strlcpy(line, "faultline: report written: ", sizeof line);
         len += fl_strlcpy(line + len, file, sizeof line - len);
         if (len < sizeof line - 1) line[len++] = '\n';
-        fl_write_all(fl_stderr_original_fd(), line, len);
+        fl_log_write(line, len);
     }
     atomic_store(&g_busy, 0);
     return n;
