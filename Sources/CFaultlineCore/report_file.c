@@ -122,13 +122,13 @@ void fl_report_dir_done(int fd) {
 // the program's now. Async-signal-safe (fstat, open).
 int fl_report_dir(void) {
     if (g_shared) return g_shared();
-    if (g_on_demand) return fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (g_on_demand) return fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int fd = atomic_load(&g_dirfd);
     if (fd < 0) return -1;
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == g_dir_dev && st.st_ino == g_dir_ino) return fd;
     if (!g_dir_abs[0]) return fd;
-    int nfd = fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int nfd = fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     // Removed meanwhile: the number we held is still not ours to use.
     if (nfd < 0) return -1;
     if (fstat(nfd, &st) == 0) { g_dir_dev = st.st_dev; g_dir_ino = st.st_ino; }
@@ -371,7 +371,7 @@ static int write_file(fl_report *r, char *final_name, size_t final_cap, int *err
     size_t t = 1 + fl_strlcpy(tmp_name + 1, final_name, sizeof tmp_name - 1);
     fl_strlcpy(tmp_name + t, ".tmp", sizeof tmp_name - t);
 
-    int fd = fl_openat_high(dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = fl_openat_high(dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         *err = errno;
         fl_report_dir_done(dirfd);
