@@ -187,7 +187,9 @@ __attribute__((noinline)) static void drain_here(void) {
         ssize_t r = read(g_read_fd, buf, sizeof buf);  // non-blocking: EAGAIN once empty
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break;
-        fl_write_all(g_orig_fd, buf, (size_t)r);
+        // On a crashing thread: a reader gone from the real stderr must not
+        // end the program by SIGPIPE instead of its own signal.
+        fl_write_all_no_sigpipe(g_orig_fd, buf, (size_t)r);
         append(buf, (size_t)r);
     }
     errno = saved;

@@ -164,7 +164,7 @@ static void notify(const char *prefix, const char *name) {
     size_t n = fl_strlcpy(line, prefix, sizeof line);
     n += fl_strlcpy(line + n, name, sizeof line - n);
     if (n < sizeof line - 1) line[n++] = '\n';
-    fl_write_all(fl_stderr_original_fd(), line, n);
+    fl_write_all_no_sigpipe(fl_stderr_original_fd(), line, n);
 }
 
 // --- sections ---------------------------------------------------------------

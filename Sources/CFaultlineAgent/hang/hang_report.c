@@ -44,7 +44,7 @@ static void notify(const char *prefix, const char *name, const char *suffix) {
     n += fl_strlcpy(line + n, name, sizeof line - n);
     n += fl_strlcpy(line + n, suffix, sizeof line - n);
     if (n < sizeof line - 1) line[n++] = '\n';
-    fl_write_all(fl_stderr_original_fd(), line, n);
+    fl_write_all_no_sigpipe(fl_stderr_original_fd(), line, n);
 }
 
 static void write_thread_head(fl_json *w, pid_t tid) {

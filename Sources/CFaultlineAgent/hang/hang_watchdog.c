@@ -183,7 +183,7 @@ void faultline_hang_get_stats(faultline_hang_stats *out) {
 // --- episodes -----------------------------------------------------------------
 
 static void note(const char *text) {
-    fl_write_all(fl_stderr_original_fd(), text, fl_strlen(text));
+    fl_write_all_no_sigpipe(fl_stderr_original_fd(), text, fl_strlen(text));
 }
 
 static void end_episode(watch_state *s, uint64_t end_ns, const char *ended_by) {
