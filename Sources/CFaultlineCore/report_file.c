@@ -1,5 +1,6 @@
 #include "report_file.h"
 #include "cred_mirror.h"
+#include "fl_options.h"
 #include "fd_transient.h"
 #include "fd_high.h"
 #include "proc_tid.h"
@@ -242,6 +243,8 @@ static void print_unwritten(const fl_report *r, int err) {
         n += fl_strlcpy(line + n, " report has no directory (", sizeof line - n);
         n += fl_strlcpy(line + n, g_dir_path, sizeof line - n);
         n += fl_strlcpy(line + n, " could not be opened)", sizeof line - n);
+    } else if (fl_option_secure()) {
+        n += fl_strlcpy(line + n, " report has no directory (secure execution: the caller's FAULTLINE_REPORT_DIR is not used)", sizeof line - n);
     } else {
         n += fl_strlcpy(line + n, g_dir_named_empty ? " report has no directory (FAULTLINE_REPORT_DIR is set but empty)"
                                                     : " report has no directory (FAULTLINE_REPORT_DIR is not set)", sizeof line - n);
