@@ -88,7 +88,11 @@ static int resolve_config(const faultline_options *o, fl_config *c) {
     int shim = malloc_shim_loaded();
     const char *dir = o && o->report_dir ? o->report_dir : fl_option_value(FL_OPT_REPORT_DIR);
     if (dir && strlen(dir) >= sizeof c->report_dir) return -1;
-    fl_strlcpy(c->report_dir, dir && *dir ? dir : fl_option_at(FL_OPT_REPORT_DIR)->default_text, sizeof c->report_dir);
+    // Under secure execution the default is relative to the caller's
+    // working directory, as much the caller's choice as the variable: no
+    // directory then (reports on stderr), unless the program named one.
+    int none = !(o && o->report_dir) && fl_option_secure();
+    fl_strlcpy(c->report_dir, dir && *dir ? dir : none ? "" : fl_option_at(FL_OPT_REPORT_DIR)->default_text, sizeof c->report_dir);
     c->max_frames = o && o->max_frames ? o->max_frames : fl_env_int_quietly(FL_OPT_MAX_FRAMES, shim);
     if (c->max_frames > FL_MAX_FRAMES) c->max_frames = FL_MAX_FRAMES;
     c->thread_timeout_ms = o && o->thread_timeout_ms ? o->thread_timeout_ms : fl_env_int(FL_OPT_THREAD_TIMEOUT_MS);
@@ -187,15 +191,16 @@ static int install(const faultline_options *options, int dir_optional) {
     }
     // Quiet when the malloc shim, started first, said it already: it sets
     // FL_REPORT_DIR_REFUSED_ENV, as this does below for the shim and children.
-    int dirfd = fl_report_dir_open(c->report_dir, !dir_optional);
-    if (dirfd < 0 && !dir_optional) {
+    int no_dir = !c->report_dir[0];  // secure execution: reports on stderr, said by fl_option_value
+    int dirfd = no_dir ? -1 : fl_report_dir_open(c->report_dir, !dir_optional);
+    if (dirfd < 0 && !dir_optional && !no_dir) {
         int e = errno;
         snprintf(g_error, sizeof g_error, "cannot write into report directory %s: %s", c->report_dir, strerror(e));
         errno = e;
         return -1;
     }
-    if (dirfd < 0) setenv(FL_REPORT_DIR_REFUSED_ENV, c->report_dir, 1);
-    fl_report_set_dir(dirfd, c->report_dir);
+    if (dirfd < 0 && !no_dir) setenv(FL_REPORT_DIR_REFUSED_ENV, c->report_dir, 1);
+    fl_report_set_dir(dirfd, no_dir ? 0 : c->report_dir);
     // The malloc shim opened the same directory: one fd for both.
     int (*share)(int (*)(void)) = (int (*)(int (*)(void)))dlsym(RTLD_DEFAULT, "faultline_shim_share_report_dir");
     if (share) share(fl_report_dir);

@@ -1,6 +1,7 @@
 #include "tool_log.h"
 #include "report_file.h"
 #include "cred_mirror.h"
+#include "fl_options.h"
 #include "fd_transient.h"
 #include "fd_high.h"
 #include "proc_tid.h"
@@ -128,14 +129,14 @@ void fl_report_dir_done(int fd) {
 // the program's now. Async-signal-safe (fstat, open).
 int fl_report_dir(void) {
     if (g_shared) return g_shared();
-    if (g_on_demand) return fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (g_on_demand) return fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int fd = atomic_load(&g_dirfd);
     // Never opened (refused), or let go to a close-all (fl_report_dir_forget).
     if (fd < 0 && !g_dir_abs[0]) return -1;
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == g_dir_dev && st.st_ino == g_dir_ino) return fd;
     if (!g_dir_abs[0]) return fd;
-    int nfd = fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int nfd = fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     // Removed meanwhile: the number we held is still not ours to use.
     if (nfd < 0) return -1;
     if (fstat(nfd, &st) == 0) { g_dir_dev = st.st_dev; g_dir_ino = st.st_ino; }
@@ -249,6 +250,8 @@ static void print_unwritten(const fl_report *r, int err) {
         n += fl_strlcpy(line + n, " report has no directory (", sizeof line - n);
         n += fl_strlcpy(line + n, g_dir_path, sizeof line - n);
         n += fl_strlcpy(line + n, " could not be opened)", sizeof line - n);
+    } else if (fl_option_secure()) {
+        n += fl_strlcpy(line + n, " report has no directory (secure execution: the caller's FAULTLINE_REPORT_DIR is not used)", sizeof line - n);
     } else {
         n += fl_strlcpy(line + n, g_dir_named_empty ? " report has no directory (FAULTLINE_REPORT_DIR is set but empty)"
                                                     : " report has no directory (FAULTLINE_REPORT_DIR is not set)", sizeof line - n);
@@ -378,7 +381,7 @@ static int write_file(fl_report *r, char *final_name, size_t final_cap, int *err
     size_t t = 1 + fl_strlcpy(tmp_name + 1, final_name, sizeof tmp_name - 1);
     fl_strlcpy(tmp_name + t, ".tmp", sizeof tmp_name - t);
 
-    int fd = fl_openat_high(dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = fl_openat_high(dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         *err = errno;
         fl_report_dir_done(dirfd);

@@ -69,19 +69,19 @@ int fl_log_write(const void *buf, size_t len) {
     int rc = -1;
     switch (atomic_load(&g_kind)) {
     case LOG_FD:
-        if (fd_still_ours()) rc = fl_write_all(g_fd, buf, len);
+        if (fd_still_ours()) rc = fl_write_all_no_sigpipe(g_fd, buf, len);
         break;
     case LOG_PATH: {
         int fd = open_path();
         if (fd >= 0) {
-            rc = fl_write_all(fd, buf, len);
+            rc = fl_write_all_no_sigpipe(fd, buf, len);
             fl_close_high(fd);
         }
         break;
     }
     default: break;
     }
-    if (rc != 0) rc = fl_write_all(2, buf, len);
+    if (rc != 0) rc = fl_write_all_no_sigpipe(2, buf, len);
     errno = saved;
     return rc;
 }

@@ -228,7 +228,7 @@ struct ExecCommand: AsyncParsableCommand {
         let launch = LaunchRecord.take(directory: directory.path, pid: pid)
         let (finalDirectory, reports) = directory.finish(command: program, pid: pid, othersRunning: !stragglers.isEmpty)
         let loaded = printReports(reports, in: finalDirectory, programStarted: started)
-        if leaks { FileHandle.standardError.write(Data(("\n" + LeakSummary().render(loaded)).utf8)) }
+        if leaks { Console.err("\n" + LeakSummary().render(loaded)) }
         if let launch { ReportCommand.stderr("faultline: \(launch.summary)") }
         var unwatched = ""
         if case .staticallyLinked(let path, _) = reach {
@@ -303,7 +303,7 @@ struct ExecCommand: AsyncParsableCommand {
             switch entry.result {
             case .success(let report):
                 let result = symbolicator?.symbolicateWithWarnings(report) ?? Symbolicator.Result(report: report, warnings: [], tool: nil)
-                FileHandle.standardError.write(Data(formatter.format(result).utf8))
+                Console.err(formatter.format(result))
                 loaded.append(result.report)
             case .failure(let error):
                 ReportCommand.stderr("faultline: \(error)")

@@ -25,7 +25,7 @@ struct ReportCommand: AsyncParsableCommand {
     /// named with a newline split `faultline: N report(s) in …` in two, and
     /// an escape sequence in it reached the terminal).
     static func stderr(_ line: String) {
-        FileHandle.standardError.write(Data((OneLine.escaped(line) + "\n").utf8))
+        Console.err(OneLine.escaped(line) + "\n")
     }
 
     /// `faultline report list`.
@@ -48,7 +48,7 @@ struct ReportCommand: AsyncParsableCommand {
             let reports = entries.compactMap(\.report)
             for e in entries { if case .failure(let err) = e.result { ReportCommand.stderr("faultline: skipped \(err)") } }
             guard !reports.isEmpty else {
-                print("no reports in \(OneLine.escaped(directory))")
+                Console.out("no reports in \(OneLine.escaped(directory))" + "\n")
                 return
             }
             var rows = [["ID", "TIME (UTC)", "KIND", "PROCESS", "SUMMARY"]]
@@ -61,10 +61,10 @@ struct ReportCommand: AsyncParsableCommand {
             let widths = (0..<4).map { c in rows.map { $0[c].count }.max() ?? 0 }
             for row in rows {
                 let cells = (0..<4).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) } + [row[4]]
-                print(cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+                Console.out(cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n")
             }
             let bad = entries.count - reports.count
-            print("\(reports.count) report(s) in \(OneLine.escaped(directory))" + (bad > 0 ? ", \(bad) unreadable file(s) skipped" : ""))
+            Console.out("\(reports.count) report(s) in \(OneLine.escaped(directory))" + (bad > 0 ? ", \(bad) unreadable file(s) skipped" : "") + "\n")
         }
 
         static func reason(_ error: Error) -> String {
@@ -107,9 +107,9 @@ struct ReportCommand: AsyncParsableCommand {
             if json {
                 for w in result.warnings { ReportCommand.stderr("faultline: warning: \(w)") }
                 let data = try JSONEncoderFactory.pretty().encode(result.report)
-                FileHandle.standardOutput.write(TerminalSafeJSON.escapingControls(data) + Data("\n".utf8))
+                Console.write(TerminalSafeJSON.escapingControls(data) + Data("\n".utf8), to: 1)
             } else {
-                print(ReportFormatter().format(result), terminator: "")
+                Console.out(ReportFormatter().format(result))
             }
         }
 

@@ -151,8 +151,8 @@ struct RunCommand: ParsableCommand {
         }
         let suite = ScenarioSuite.load(directory: directory)
         if !suite.errors.isEmpty {
-            for e in suite.errors { FileHandle.standardError.write(Data("\(e)\n".utf8)) }
-            FileHandle.standardError.write(Data("faultline: \(suite.errors.count) bad scenario file(s); nothing was run\n".utf8))
+            for e in suite.errors { Console.err("\(e)\n") }
+            Console.err("faultline: \(suite.errors.count) bad scenario file(s); nothing was run\n")
             throw ExitCode(2)
         }
         let filtered = suite.filtered(filters)
@@ -179,7 +179,7 @@ struct RunCommand: ParsableCommand {
         } catch {
             fail("\(error)")
         }
-        for note in plan.notes { FileHandle.standardError.write(Data("faultline: \(OneLine.escaped(note))\n".utf8)) }
+        for note in plan.notes { Console.err("faultline: \(OneLine.escaped(note))\n") }
 
         var options = RunOptions(buildDirectory: build, artifactsRoot: artifacts, repeatCount: repeatCount, keepArtifacts: keepArtifacts)
         if let jobs { options.jobs = jobs }
@@ -195,7 +195,7 @@ struct RunCommand: ParsableCommand {
         result.shard = shard.flatMap { $0.total > 1 ? $0 : nil }
         if case .shuffled(let s) = order { result.seed = s }
         let document = ResultsDocument(result)
-        print(ConsoleSummary.render(document, repeatCount: repeatCount), terminator: "")
+        Console.out(ConsoleSummary.render(document, repeatCount: repeatCount))
         if let junit { write(Data(JUnitWriter.render(document).utf8), to: junit) }
         if let json { write(try document.encoded(), to: json) }
         if let why = PreviousRun.record(document, artifactsRoot: artifacts) {
@@ -221,7 +221,7 @@ struct RunCommand: ParsableCommand {
     /// Prints `faultline: message` and exits 2 (bad suite or selection, as opposed
     /// to 1 for failing scenarios).
     private func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("faultline: \(OneLine.escaped(message))\n".utf8))
+        Console.err("faultline: \(OneLine.escaped(message))\n")
         Foundation.exit(2)
     }
 

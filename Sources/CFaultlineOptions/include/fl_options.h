@@ -91,8 +91,8 @@ enum {
     NUM(NEW_DELETE_TYPE_MISMATCH, FL_OPT_BOOL, 1, 0, 1, "shim", 0, "report a sized or aligned delete that does not fit its new") \
     NUM(MAX_HEAP_REPORTS, FL_OPT_INT, 100, 1, 1000000, "shim", 0, "heap error reports per process") \
     NUM(SHIM_STATS, FL_OPT_BOOL, 0, 0, 1, "shim", 0, "one line of quarantine and depot figures on stderr at exit") \
-    TEXT(SUPPRESSIONS, FL_OPT_PATH, "", "shim", 0, "a file of KIND:PATTERN lines naming errors and leaks not to report") \
-    TEXT(LEAK_SUPPRESSIONS, FL_OPT_PATH, "", "shim", 0, "no longer read: FAULTLINE_SUPPRESSIONS takes the same file") \
+    TEXT(SUPPRESSIONS, FL_OPT_PATH, "", "shim", FL_OPT_OUTPUT, "a file of KIND:PATTERN lines naming errors and leaks not to report") \
+    TEXT(LEAK_SUPPRESSIONS, FL_OPT_PATH, "", "shim", FL_OPT_OUTPUT, "no longer read: FAULTLINE_SUPPRESSIONS takes the same file") \
     /* leaks */ \
     NUM(LEAK_TRACKING, FL_OPT_BOOL, 1, 0, 1, "shim", 0, "keep live-block records (default: when the detectors include leaks or memory)") \
     NUM(LEAK_CHECK_AT_EXIT, FL_OPT_BOOL, 1, 0, 1, "shim", 0, "scan for leaks when the process exits (default: when the detectors include leaks)") \
@@ -158,8 +158,18 @@ int fl_option_count(void);
 const fl_option_info *fl_option_at(int id);
 
 /// The variable's value, or NULL when unset. Every read of a FAULTLINE_*
-/// variable by the agent and the shim goes through here. No allocation.
+/// variable by the agent and the shim goes through here. Under secure
+/// execution (fl_option_secure) an FL_OPT_OUTPUT variable reads as unset,
+/// and the first such read that finds one set says in one line on stderr
+/// which are ignored. No allocation.
 const char *fl_option_value(fl_option_id id);
+
+/// 1 under secure execution (the kernel's AT_SECURE: a set-user-ID or
+/// set-group-ID program, or one that gained file capabilities, started by
+/// a user it does not run as), unless the real uid is root. The caller's
+/// environment is then not trusted to say where files go or output is
+/// written. No allocation.
+int fl_option_secure(void);
 
 /// Parses option `id`'s number (its type's syntax) into `*out`: 1 when
 /// set and valid, 0 when unset or empty (`*out` is then its default), -1

@@ -249,7 +249,9 @@ public struct ReportFormatter: Sendable {
         let known = RegisterOrder.x86_64 + RegisterOrder.aarch64
         let names = known.filter { regs[$0] != nil } + regs.keys.filter { !known.contains($0) }.sorted()
         let width = names.map(\.count).max() ?? 3
-        let cells = names.map { $0.padding(toLength: width, withPad: " ", startingAt: 0) + " " + Self.hex16(regs[$0]!.value) }
+        let cells = names.compactMap { name in
+            regs[name].map { name.padding(toLength: width, withPad: " ", startingAt: 0) + " " + Self.hex16($0.value) }
+        }
         return stride(from: 0, to: cells.count, by: 4).map { "  " + cells[$0..<min($0 + 4, cells.count)].joined(separator: "  ") }
     }
 

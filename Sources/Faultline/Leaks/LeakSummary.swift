@@ -41,7 +41,7 @@ public struct LeakSummary: Sendable {
     public static func totals(of r: Report) -> String {
         let totals = r.sections["leak"]?["totals"]
         func pair(_ key: String) -> (Int, Int) {
-            (Int(totals?[key]?["blocks"]?.numberValue ?? 0), Int(totals?[key]?["bytes"]?.numberValue ?? 0))
+            (totals?[key]?["blocks"]?.intValue ?? 0, totals?[key]?["bytes"]?.intValue ?? 0)
         }
         let (db, dB) = pair("definitely_lost"), (ib, iB) = pair("indirectly_lost")
         let (rb, rB) = pair("still_reachable"), (sb, _) = pair("suppressed")
@@ -54,9 +54,12 @@ public struct LeakSummary: Sendable {
     /// block(s) definitely lost`.
     public static func groupTitle(_ g: JSONValue) -> String {
         let cls = g["class"]?.stringValue ?? "?"
-        let count = Int(g["count"]?.numberValue ?? 0), bytes = Int(g["bytes"]?.numberValue ?? 0)
-        let indirect = Int(g["indirect"]?["bytes"]?.numberValue ?? 0)
-        let amount = indirect > 0 ? "\(bytes + indirect) bytes (\(bytes) direct, \(indirect) indirect)" : "\(bytes) bytes"
+        let count = g["count"]?.intValue ?? 0, bytes = g["bytes"]?.intValue ?? 0
+        let indirect = g["indirect"]?["bytes"]?.intValue ?? 0
+        // Checked: two counts near Int.max must not trap in their sum.
+        let (total, overflow) = bytes.addingReportingOverflow(indirect)
+        let sum = overflow ? "\(bytes) + \(indirect)" : "\(total)"
+        let amount = indirect > 0 ? "\(sum) bytes (\(bytes) direct, \(indirect) indirect)" : "\(bytes) bytes"
         return "\(amount) in \(count) block(s) \(cls.replacingOccurrences(of: "_", with: " "))"
     }
 
@@ -73,8 +76,8 @@ public struct LeakSummary: Sendable {
 
     private func renderGrowth(_ r: Report) -> String {
         let g = r.sections["leak_growth"]
-        let growth = Int(g?["growth_bytes"]?.numberValue ?? 0), live = Int(g?["live_bytes"]?.numberValue ?? 0)
-        let n = Int(g?["snapshots"]?.numberValue ?? 0)
+        let growth = g?["growth_bytes"]?.intValue ?? 0, live = g?["live_bytes"]?.intValue ?? 0
+        let n = g?["snapshots"]?.intValue ?? 0
         return "  \(r.process.name ?? "?") (pid \(r.process.pid)): growing by \(growth) bytes over \(n) snapshots (now \(live) live bytes) at "
             + "\(origin(r.sections["allocation_stack"], images: r.images))\n"
     }
@@ -92,7 +95,7 @@ public struct LeakSummary: Sendable {
             var text = RustSymbolName.display(name)
             if let file = f["symbol"]?["file"]?.stringValue {
                 text += " (\((file as NSString).lastPathComponent)"
-                if let line = f["symbol"]?["line"]?.numberValue { text += ":\(Int(line))" }
+                if let line = f["symbol"]?["line"]?.intValue { text += ":\(line)" }
                 text += ")"
             }
             return text
@@ -103,7 +106,7 @@ public struct LeakSummary: Sendable {
     /// `tar + 0x4ed99`, or the pc when the frame lies in no known image.
     private func unsymbolized(_ f: JSONValue, images: [Report.Image]?) -> String {
         let pc = f["pc"]?.stringValue ?? "?"
-        guard let i = f["image"]?.numberValue.map(Int.init), let images, images.indices.contains(i),
+        guard let i = f["image"]?.intValue, let images, images.indices.contains(i),
               let offset = f["offset"]?.stringValue else { return pc }
         return "\(StackFormatter.shortName(images[i].path)) + \(offset)"
     }

@@ -254,6 +254,10 @@ extension Report {
             rest[Report.snakeCase(key.stringValue)] = try raw.decode(JSONValue.self, forKey: key)
         }
         sections = rest
+        if let (path, why) = SectionIntegers.firstProblem(in: rest) {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: [AnyKey(stringValue: path)], debugDescription: "field \(path): \(why)"))
+        }
     }
 
     public func encode(to encoder: Encoder) throws {

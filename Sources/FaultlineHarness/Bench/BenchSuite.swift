@@ -208,10 +208,14 @@ public struct BenchSuite {
         ).run()
     }
 
+    /// A new private folder in /tmp (mkdtemp: 0700, a fresh name). Its
+    /// name was faultline-bench-PID, made if missing: a folder or link
+    /// planted under it was written into.
     private func temporaryDirectory() -> String {
-        let dir = FileManager.default.temporaryDirectory.path + "/faultline-bench-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
+        var template = Array((FileManager.default.temporaryDirectory.path + "/faultline-bench-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkdtemp($0) != nil } ?? false }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return made ? path : path.replacingOccurrences(of: "XXXXXX", with: "\(getpid())-unmade")
     }
 
     private func peers() -> [BenchMetric] {
