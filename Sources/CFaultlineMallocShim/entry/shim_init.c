@@ -5,6 +5,7 @@
 #include "shim_depot.h"
 #include "shim_describe.h"
 #include "shim_exit_check.h"
+#include "shim_redzone.h"
 #include "shim_glibc.h"
 #include "shim_heap.h"
 #include "shim_live.h"
@@ -312,6 +313,7 @@ __attribute__((destructor)) static void shim_fini(void) {
     say_dropped_during_run();
     // Every exit check reports before the process halts for any of them.
     shim_report_hold_halt();
+    if (shim_cfg.check_at_exit) shim_redzone_exit_check();
     if (shim_cfg.check_at_exit) shim_exit_check();
     if (shim_cfg.leak_check_at_exit) shim_leak_check("exit");
     shim_report_release_halt();
