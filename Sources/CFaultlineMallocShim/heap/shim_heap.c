@@ -272,11 +272,11 @@ static __attribute__((noinline, cold)) void links_overwritten(const shim_block *
     shim_block copy;
     uint32_t st = broken == b ? SHIM_QUARANTINED : SHIM_LIVE;
     if (broken != b && (shim_safe_read(broken, &copy, sizeof copy) != 0 || copy.check != shim_block_checksum_at(&copy, broken))) {
-        shim_report_heap_underflow(0, shim_block_user(broken), st, "live_link", 0, 0, 0, "free");
+        shim_report_heap_underflow(0, shim_block_user(broken), st, "live_link", 0, 0, 0, 0, "free");
         return;
     }
     if (broken == b) copy = *b;
-    shim_report_heap_underflow(&copy, shim_block_user(broken), st, "live_link", 0, 0, 0, "free");
+    shim_report_heap_underflow(&copy, shim_block_user(broken), st, "live_link", 0, 0, 0, 0, "free");
 }
 
 // Marks a live block freed and quarantines it. Returns 0, or the state that
@@ -324,11 +324,11 @@ static __attribute__((noinline, cold)) int corrupt_header(const void *p, const c
     int sealed = copy.check == shim_block_checksum_at(&copy, shim_block_from_user(p));
     if (tagged && sealed) return 0;  // a whole header: not a corruption
     if (!tagged && sealed && copy.size && copy.size < (1ull << 40)) {
-        shim_report_heap_underflow(&copy, p, SHIM_LIVE, "header", 0, 0, 0, operation);
+        shim_report_heap_underflow(&copy, p, SHIM_LIVE, "header", 0, 0, 0, 0, operation);
         return 1;
     }
     if (tagged && !sealed) {
-        shim_report_heap_underflow(0, p, st, "header", 0, 0, 0, operation);
+        shim_report_heap_underflow(0, p, st, "header", 0, 0, 0, 0, operation);
         return 1;
     }
     if (shim_arena_owns(p) && shim_arena_readable_before(p, SHIM_HEADER_SIZE)) {
@@ -339,7 +339,7 @@ static __attribute__((noinline, cold)) int corrupt_header(const void *p, const c
         // live block's bytes (an interior pointer of a bigger block).
         if (at == SHIM_HEADER_SIZE + (shim_live_on ? SHIM_LINK_SIZE : 0) &&
             !(shim_find_block(a, SHIM_FIND_WINDOW, &f) && f.state == SHIM_LIVE)) {
-            shim_report_heap_underflow(0, p, 0, "header", 0, 0, 0, operation);
+            shim_report_heap_underflow(0, p, 0, "header", 0, 0, 0, 0, operation);
             return 1;
         }
     }
@@ -369,7 +369,7 @@ static void bad_free(const void *p, uint32_t state, const char *operation) {
 static __attribute__((noinline, cold)) int damaged(void *p, const char *operation) {
     shim_block *b = shim_block_from_user(p);
     if (!shim_block_sealed(b)) {
-        shim_report_heap_underflow(0, p, SHIM_LIVE, "header", 0, 0, 0, operation);
+        shim_report_heap_underflow(0, p, SHIM_LIVE, "header", 0, 0, 0, 0, operation);
         return 1;
     }
     shim_redzone_report(b, SHIM_LIVE, operation);

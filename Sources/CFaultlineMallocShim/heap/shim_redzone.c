@@ -50,7 +50,7 @@ void shim_redzone_report(const shim_block *b, uint32_t state, const char *detect
         uintptr_t at = (uintptr_t)shim_block_user(b) + copy.size + first;
         shim_block ncopy = *next;
         shim_report_heap_underflow(&ncopy, shim_block_user(next), shim_state_of(next, next->magic), "red_zone",
-                                   (uintptr_t)shim_block_user(next) - at, last - first + 1, &copy, detected);
+                                   (uintptr_t)shim_block_user(next) - at, last - first + 1, &copy, shim_block_user(b), detected);
         return;
     }
     shim_report_heap_overflow(&copy, shim_block_user(b), state, first, last, zone, now, detected);

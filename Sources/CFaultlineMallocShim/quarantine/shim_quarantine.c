@@ -164,7 +164,7 @@ static void release_batch(const ring_entry *batch, int n) {
         // A header overwritten while held (a write in front of a freed
         // block) is reported and never followed: the block is kept.
         if (__builtin_expect(!shim_block_sealed(b), 0)) {
-            shim_report_heap_underflow(0, shim_block_user(b), SHIM_QUARANTINED, "header", 0, 0, 0, "quarantine_release");
+            shim_report_heap_underflow(0, shim_block_user(b), SHIM_QUARANTINED, "header", 0, 0, 0, 0, "quarantine_release");
             __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELEASE);
             continue;
         }

@@ -101,10 +101,11 @@ void shim_report_heap_overflow(const shim_block *b, const void *user, uint32_t s
 /// A heap_buffer_underflow: bytes in front of the block at `user` changed.
 /// `region` says where: "header" (its checksum fails: `b` is NULL, nothing
 /// of it is trusted), "live_link" (the leak list's links; `b` is whole) or
-/// "red_zone" (the end of the block before's red zone: `before` is that
-/// block, `distance` how far in front of `user` the first changed byte is,
+/// "red_zone" (the end of the block before's red zone: `before` is a copy of
+/// that block's header, `before_user` the block, `distance` how far in front of `user` the first changed byte is,
 /// `length` how many). `b`, when whole, gives the block's size and stacks.
 void shim_report_heap_underflow(const shim_block *b, const void *user, uint32_t state, const char *region,
-                                size_t distance, size_t length, const shim_block *before, const char *detected);
+                                size_t distance, size_t length, const shim_block *before, const void *before_user,
+                                const char *detected);
 
 #endif

@@ -53,7 +53,8 @@ void shim_report_heap_overflow(const shim_block *b, const void *user, uint32_t s
 }
 
 void shim_report_heap_underflow(const shim_block *b, const void *user, uint32_t state, const char *region,
-                                size_t distance, size_t length, const shim_block *before, const char *detected) {
+                                size_t distance, size_t length, const shim_block *before, const void *before_user,
+                                const char *detected) {
     fl_json *w = shim_report_begin_error("heap_buffer_underflow", user);
     if (!w) return;
     shim_report_thread(w);
@@ -67,7 +68,7 @@ void shim_report_heap_underflow(const shim_block *b, const void *user, uint32_t 
     // The block in front: whose overflow, or whose pointer arithmetic, it may be.
     shim_found f;
     const shim_block *prev = before;
-    const void *prev_user = before ? shim_block_user(before) : 0;
+    const void *prev_user = before_user;
     uint32_t prev_state = SHIM_LIVE;
     if (!prev) {
         uintptr_t h = (uintptr_t)user - SHIM_HEADER_SIZE - SHIM_LINK_SIZE;
