@@ -168,3 +168,29 @@ int double_free_after_large_frees(void) {
     free(p);
     return 1;
 }
+
+/// A 1-byte write 64 bytes in front of a 32-byte block (past its header:
+/// guard mode with FAULTLINE_GUARD_SIDE=left faults there).
+int heap_underflow_far(void) {
+    char *p = victim_alloc_small(32);
+    fprintf(stderr, "victim: writing 1 byte 64 bytes in front of a 32-byte block\n");
+    victim_write_before(p, -64, 1);
+    victim_release(p);
+    return 0;
+}
+
+/// 2000 32-byte blocks, each read 1 byte past its end and freed: under
+/// FAULTLINE_GUARD=sample:N (N up to 1000) one of them is sampled, and
+/// that read faults.
+int heap_read_past_end_many(void) {
+    long sum = 0;
+    fprintf(stderr, "victim: reading 1 byte past the end of 2000 blocks\n");
+    for (int i = 0; i < 2000; i++) {
+        char *p = victim_alloc_small(32);
+        memset(p, 1, 32);
+        sum += victim_read_past(p, 32);
+        victim_release(p);
+    }
+    printf("victim: no read faulted (sum %ld)\n", sum);
+    return 0;
+}

@@ -6,6 +6,7 @@
 #include "shim_describe.h"
 #include "shim_exit_check.h"
 #include "shim_redzone.h"
+#include "shim_guard.h"
 #include "shim_glibc.h"
 #include "shim_heap.h"
 #include "shim_live.h"
@@ -218,6 +219,10 @@ __attribute__((constructor)) static void shim_init(void) {
         shim_live_on = shim_cfg.leak_tracking;
         shim_glibc_configure();
         shim_suppress_load(shim_cfg.suppressions);
+        if (shim_cfg.guard && shim_guard_init(shim_cfg.guard, shim_cfg.guard_slots, shim_cfg.guard_left) != 0) {
+            say("faultline: malloc shim could not reserve the guarded range (FAULTLINE_GUARD); ", "guard pages are off");
+            shim_cfg.guard = 0;
+        }
         shim_ready = 1;
         shim_leak_init();
     }

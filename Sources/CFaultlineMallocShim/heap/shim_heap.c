@@ -11,6 +11,7 @@
 #include "shim_depot.h"
 #include "shim_find.h"
 #include "shim_glibc.h"
+#include "shim_guard.h"
 #include "shim_quarantine.h"
 #include "shim_real.h"
 #include "shim_report.h"
@@ -174,6 +175,12 @@ static void *alloc_block(size_t size, size_t align, int zero, unsigned kind, uin
     size_t pad = align > 16 ? align : 0;
     // Read once: the link must exist exactly when shim_live_insert links it.
     int linked = shim_live_on;
+    // FAULTLINE_GUARD=all: every block against a guard page (the sample's
+    // are chosen in shim_alloc).
+    if (__builtin_expect(shim_guard_lo != 0, 0) && shim_cfg.guard == SHIM_GUARD_ALL && shim_ready) {
+        void *g = shim_guard_alloc(size, align, zero, kind, stack, fill_from, linked);
+        if (g) return g;
+    }
     size_t link = linked ? SHIM_LINK_SIZE : 0;
     if (size > SIZE_MAX - SHIM_HEADER_SIZE - SHIM_LINK_SIZE - 32 - pad || size >= (1ull << 47) || pad > (1ull << 31)) { errno = ENOMEM; return 0; }
     size_t total = size + shim_redzone_span(size) + SHIM_HEADER_SIZE + link + pad;
@@ -211,12 +218,24 @@ static void *alloc_block(size_t size, size_t align, int zero, unsigned kind, uin
 }
 
 void *shim_alloc(size_t size, size_t align, int zero, unsigned kind, uintptr_t fp) {
+    // FAULTLINE_GUARD=sample:N: the sampled block has stacks and guard
+    // pages; every other one takes the plain path, without stacks.
+    if (__builtin_expect(shim_guard_lo != 0, 0) && shim_cfg.guard == SHIM_GUARD_SAMPLE) {
+        if (shim_ready && shim_guard_wanted()) {
+            void *g = shim_guard_alloc(size, align, zero, kind, capture(fp), 0, shim_live_on);
+            if (g) return g;
+        }
+        return alloc_block(size, align, zero, kind, 0, 0);
+    }
     return alloc_block(size, align, zero, kind, capture(fp), 0);
 }
 
 uint32_t shim_classify(const void *p) {
     uintptr_t a = (uintptr_t)p;
     if (a & 15) return 0;
+    // A guarded block's state is in the guard table: a freed one's pages
+    // cannot be read.
+    if (__builtin_expect(shim_guard_owns(p), 0)) return shim_guard_state(p);
     const shim_block *b = shim_block_from_user(p);
     uint32_t magic;
     if (shim_arena_owns(p)) {
@@ -292,6 +311,11 @@ static uint32_t quarantine(void *p, uint32_t stack) {
     const shim_block *broken = shim_live_remove(b);
     b->free_stack = stack;
     b->free_tid = shim_tid();
+    if (__builtin_expect(shim_guard_owns(p), 0)) {
+        if (__builtin_expect(broken != 0, 0)) links_overwritten(b, broken);
+        shim_guard_free(b);  // its pages PROT_NONE: not scribbled, not quarantined
+        return 0;
+    }
     // A block with whole pages inside: those are protected, the partial
     // pages at both ends scribbled whole (shim_scribble_changed checks them).
     if (__builtin_expect(b->size >= 4096, 0) && shim_cfg.scribble_limit && shim_protect_freed(b)) {

@@ -10,6 +10,7 @@
 
 #include "shim_arena.h"
 #include "shim_block.h"
+#include "shim_guard.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +27,7 @@ static inline size_t shim_redzone_span(size_t size) { return ((size + 15) & ~(si
 static inline uintptr_t shim_redzone_end(const shim_block *b) {
     const void *real = shim_block_real(b);
     if (shim_arena_owns(real)) return (uintptr_t)real + shim_arena_block_size(real);
+    if (__builtin_expect(shim_guard_owns(b), 0)) return shim_guard_data_end(b);
     return (uintptr_t)shim_block_user(b) + b->size + shim_redzone_span(b->size);
 }
 

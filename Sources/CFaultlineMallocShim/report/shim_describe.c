@@ -12,6 +12,7 @@
 #include "shim_config.h"
 #include "shim_describe.h"
 #include "shim_find.h"
+#include "shim_guard.h"
 #include "shim_heap.h"
 #include "shim_quarantine.h"
 #include "shim_report.h"
@@ -143,6 +144,28 @@ static void write_via(fl_json *w, const candidate *c) {
     fl_json_string(w, "found_via", text);
 }
 
+// The report of a fault at a guarded block: past its end or before its
+// start (a guard page) while it is live, or anywhere in it once freed.
+static unsigned long describe_guarded(const shim_found *f, char *buf, unsigned long cap) {
+    fl_json w;
+    fl_json_init(&w, buf, cap);
+    fl_json_begin_object(&w, 0);
+    int freed = f->state != SHIM_LIVE;
+    int before = !freed && (int64_t)f->offset < 0;
+    fl_json_string(&w, "kind", freed ? "use_after_free" : before ? "heap_buffer_underflow" : "heap_buffer_overflow");
+    fl_json_string(&w, "evidence", freed    ? "the fault address is in a freed block's pages (FAULTLINE_GUARD: inaccessible once freed)"
+                                   : before ? "the fault address is in the guard page in front of the block (FAULTLINE_GUARD)"
+                                            : "the fault address is past the end of the block, in its guard page (FAULTLINE_GUARD)");
+    if (!freed) fl_json_int(&w, before ? "bytes_before" : "bytes_past_end",
+                            before ? -(int64_t)f->offset : (int64_t)(f->offset - f->copy.size));
+    if (g_images) fl_images_load(g_images);
+    // A negative offset is shown as the distance in front, not as the block's.
+    shim_write_block(&w, &f->copy, shim_block_user(f->header), f->state, f->offset, !before, g_images);
+    fl_json_string(&w, "found_via", "fault address");
+    fl_json_end_object(&w);
+    return w.overflowed ? 0 : (unsigned long)w.len;
+}
+
 __attribute__((visibility("default")))
 unsigned long faultline_shim_describe_fault(const void *siginfo, const void *ucontext, char *buf, unsigned long cap) {
     if (shim_mode != SHIM_MODE_DETECT || !shim_ready || !siginfo || !ucontext || !buf || cap < 64) return 0;
@@ -164,6 +187,9 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     // holding 0x5555… then is a coincidence (a popcount mask, a hash
     // constant), not a use after free.
     if (precise && fault < NULL_REGION) return 0;
+    // FAULTLINE_GUARD: a fault in a guard page or in a freed guarded block.
+    shim_found gf;
+    if (precise && shim_guard_find(fault, &gf)) return describe_guarded(&gf, buf, cap);
 
     // Evidence: which value carries a pattern.
     const char *evidence_name = 0;

@@ -2,6 +2,7 @@
 #include "shim_saferead.h"
 #include "shim_unmapped.h"
 #include "shim_released.h"
+#include "shim_guard.h"
 #include "report_dir_open.h"
 #include "cancel_off.h"
 #include "environ_pin.h"
@@ -369,7 +370,9 @@ void shim_report_double_free(const void *p, uint32_t state, const char *operatio
     // the address mapped again since, even for this report's buffer).
     shim_block copy;
     uint32_t as, fs;
-    if (state == SHIM_RELEASED && shim_unmapped_find(p, &copy)) {
+    if (shim_guard_copy(p, &copy)) {
+        // A guarded block: its pages are PROT_NONE, the copy is the guard table's.
+    } else if (state == SHIM_RELEASED && shim_unmapped_find(p, &copy)) {
     } else if (shim_safe_read(shim_block_from_user(p), &copy, sizeof copy) == 0 &&
                copy.check == shim_block_checksum_at(&copy, shim_block_from_user(p))) {
     } else if (state == SHIM_RELEASED && shim_released_find(p, &as, &fs)) {
