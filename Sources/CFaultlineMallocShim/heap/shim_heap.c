@@ -318,7 +318,7 @@ static uint32_t quarantine(void *p, uint32_t stack) {
     }
     // A block with whole pages inside: those are protected, the partial
     // pages at both ends scribbled whole (shim_scribble_changed checks them).
-    if (__builtin_expect(b->size >= 4096, 0) && shim_cfg.scribble_limit && shim_protect_freed(b)) {
+    if (__builtin_expect(b->size >= SHIM_PROTECT_FROM, 0) && shim_cfg.scribble_limit && shim_protect_freed(b)) {
         uintptr_t lo, hi, user = (uintptr_t)p;
         shim_protect_range(b, &lo, &hi);
         memset(p, SHIM_SCRIBBLE_BYTE, lo - user);
