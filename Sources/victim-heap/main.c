@@ -685,6 +685,7 @@ static const struct command k_commands[] = {
     {"use-after-free-large", use_after_free_large, "write 64 KiB into a freed 256 KiB block"},
     {"heap-underflow-far", heap_underflow_far, "write 1 byte 64 bytes in front of a 32-byte block, then free it"},
     {"heap-read-past-end-many", heap_read_past_end_many, "read 1 byte past the end of 2000 blocks (guard sampling catches one)"},
+    {"heap-overflow-crash", heap_overflow_crash, "overflow a block over its neighbour's pointer field, then follow that pointer (SIGSEGV)"},
     {"double-free-after-large-frees", double_free_after_large_frees, "free a 130 KiB block again after 1024 large frees"},
     {"double-free-out-of-fds", double_free_out_of_fds, "open /dev/null until EMFILE, then free two blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"},
     {"double-free-out-of-fds-refill", double_free_out_of_fds_refill, "out of fds, free a block twice, use up the fds again, free another twice (with FAULTLINE_HALT_ON_ERROR=0)"},

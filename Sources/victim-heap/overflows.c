@@ -194,3 +194,31 @@ int heap_read_past_end_many(void) {
     printf("victim: no read faulted (sum %ld)\n", sum);
     return 0;
 }
+
+struct item {
+    struct item *next;
+    long value;
+    char name[16];
+};
+
+NOINLINE void victim_fill_past(char *p, size_t n) { memset(p, 0x41, n); }
+NOINLINE long victim_follow(struct item *it) { return it->next->value; }
+
+/// Two neighbouring 32-byte blocks; a memset from the first runs over its
+/// red zone, the second's header and its `next` field; following `next`
+/// crashes (a general-protection fault at 0x4141…).
+int heap_overflow_crash(void) {
+    char *a = 0;
+    struct item *b = 0;
+    for (int i = 0; i < 64; i++) {
+        a = victim_alloc_small(32);
+        b = (struct item *)victim_alloc_small(sizeof *b);
+        if ((uintptr_t)b > (uintptr_t)a && (uintptr_t)b - (uintptr_t)a <= 128) break;
+    }
+    b->next = b;
+    fprintf(stderr, "victim: overflowing a 32-byte block over its neighbour, then following the neighbour's pointer\n");
+    victim_fill_past(a, (size_t)((char *)b - a) + sizeof b->next);
+    long v = victim_follow(b);
+    printf("victim: followed (%ld)\n", v);
+    return 0;
+}

@@ -13,6 +13,8 @@
 #include "shim_describe.h"
 #include "shim_find.h"
 #include "shim_guard.h"
+#include "shim_redzone.h"
+#include "shim_arena.h"
 #include "shim_heap.h"
 #include "shim_quarantine.h"
 #include "shim_report.h"
@@ -166,6 +168,67 @@ static unsigned long describe_guarded(const shim_found *f, char *buf, unsigned l
     return w.overflowed ? 0 : (unsigned long)w.len;
 }
 
+// --- an overflow behind the crash --------------------------------------------
+
+// The red zone of block `f` (read safely) changed: its first changed byte
+// past the end and how many to the last.
+static int zone_changed(const shim_found *f, size_t *first, size_t *len) {
+    static unsigned char zone[512];
+    uintptr_t user = (uintptr_t)shim_block_user(f->header), real = (uintptr_t)f->header - f->copy.align_off;
+    if (shim_guard_owns((void *)user)) return 0;
+    uintptr_t end = shim_arena_owns((void *)real) ? real + shim_arena_block_size((void *)real)
+                                                   : user + f->copy.size + shim_redzone_span(f->copy.size);
+    uintptr_t from = user + f->copy.size;
+    size_t n = end > from && end - from <= sizeof zone ? end - from : 0;
+    if (!n || shim_safe_read((void *)from, zone, n) != 0) return 0;
+    size_t i = 0, j = n;
+    while (i < n && zone[i] == SHIM_REDZONE_BYTE) i++;
+    if (i == n) return 0;
+    while (j > i && zone[j - 1] == SHIM_REDZONE_BYTE) j--;
+    *first = i;
+    *len = j - i;
+    return 1;
+}
+
+// The block in front of `addr` (the nearest whole header), or the one in
+// front of that (whose overflow ran over the first's header), with a
+// changed red zone.
+static int overflow_near(uintptr_t addr, shim_found *out, size_t *first, size_t *len) {
+    for (int hop = 0; hop < 2; hop++) {
+        if (!shim_find_nearest(addr, 64u << 10, out)) return 0;
+        if (out->copy.check == shim_block_checksum_at(&out->copy, out->header) && zone_changed(out, first, len)) return 1;
+        addr = (uintptr_t)out->header - 1;
+    }
+    return 0;
+}
+
+// Nothing else explains the crash: a block near the fault address or a
+// register whose red zone changed is an overflow that may have led to it
+// (a neighbour's pointer field overwritten, then followed).
+static unsigned long describe_overflow(uint64_t fault, const reg *regs, int nregs, char *buf, unsigned long cap) {
+    uintptr_t lo, hi;
+    shim_heap_range(&lo, &hi);
+    shim_found f;
+    size_t first = 0, len = 0;
+    const char *via = 0;
+    if (fault >= lo && fault < hi && overflow_near(fault, &f, &first, &len)) via = "fault address";
+    for (int i = 0; i < nregs && !via; i++)
+        if (regs[i].value >= lo && regs[i].value < hi && overflow_near(regs[i].value, &f, &first, &len)) via = regs[i].name;
+    if (!via) return 0;
+    fl_json w;
+    fl_json_init(&w, buf, cap);
+    fl_json_begin_object(&w, 0);
+    fl_json_string(&w, "kind", "heap_buffer_overflow");
+    fl_json_string(&w, "evidence", "the red zone after a block near the fault was overwritten (an overflow the crash may come from)");
+    fl_json_uint(&w, "red_zone_offset", first);
+    fl_json_uint(&w, "red_zone_length", len);
+    if (g_images) fl_images_load(g_images);
+    shim_write_block(&w, &f.copy, shim_block_user(f.header), f.state, 0, 0, g_images);
+    fl_json_string(&w, "found_via", via);
+    fl_json_end_object(&w);
+    return w.overflowed ? 0 : (unsigned long)w.len;
+}
+
 __attribute__((visibility("default")))
 unsigned long faultline_shim_describe_fault(const void *siginfo, const void *ucontext, char *buf, unsigned long cap) {
     if (shim_mode != SHIM_MODE_DETECT || !shim_ready || !siginfo || !ucontext || !buf || cap < 64) return 0;
@@ -210,7 +273,7 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     uintptr_t lo, hi;
     shim_heap_range(&lo, &hi);
     if (fault >= lo && fault < hi) cands[nc++] = (candidate){fault, "fault address", -1};
-    if (!evidence_name && nc == 0) return 0;
+    if (!evidence_name && nc == 0) return describe_overflow(fault, regs, nregs, buf, cap);
     for (int i = 0; i < nregs && nc < MAX_CANDIDATES && evidence_name; i++)
         if (regs[i].value >= lo && regs[i].value < hi) cands[nc++] = (candidate){regs[i].value, regs[i].name, -1};
     static uint64_t words[STACK_WORDS];
@@ -253,12 +316,12 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     // A fault inside a freed block is evidence on its own; a register that
     // merely points into one is not (stale registers are common).
     int fault_in_block = which >= 0 && fl_streq(cands[which].via, "fault address") && want == SHIM_QUARANTINED;
-    if (!evidence_name && !fault_in_block) return 0;
+    if (!evidence_name && !fault_in_block) return describe_overflow(fault, regs, nregs, buf, cap);
     // A pattern in a register alone explains a fault only when no address
     // contradicts it: at a precise fault whose address holds no pattern, or
     // at another signal (an abort, a trap), it needs a block to show for it.
     int register_only = evidence_name && !fl_streq(evidence_name, "fault_address") && !fault_in_block;
-    if (register_only && (precise || !memory_fault) && which < 0) return 0;
+    if (register_only && (precise || !memory_fault) && which < 0) return describe_overflow(fault, regs, nregs, buf, cap);
 
     fl_json w;
     fl_json_init(&w, buf, cap);
