@@ -127,6 +127,10 @@ void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint3
     if (!g_mode) return 0;
     size_t front = SHIM_HEADER_SIZE + (linked ? SHIM_LINK_SIZE : 0);
     if (align < 16) align = 16;
+    // malloc's alignment (16) is kept even for small sizes: aligned only
+    // as their size needed (GWP-ASan's exact right alignment), python3's
+    // objects with a variable-length tail lost their 8-byte alignment
+    // ("co_code is malformed").
     if (size > ALL_RANGE / 2 || align > g_page) return 0;
     size_t need = front + size + align - 1 + (g_left ? shim_redzone_span(size) : 0);
     size_t pages = (need + g_page - 1) / g_page;
@@ -177,7 +181,7 @@ void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint3
 
 uint32_t shim_guard_state(const void *p) {
     uintptr_t a = (uintptr_t)p;
-    if (!g_table || (a & 15)) return 0;
+    if (!g_table) return 0;
     entry *e = entry_at(a);
     if (atomic_load_explicit(&e->user_off, memory_order_acquire) != a - shim_guard_lo + 1) return 0;
     return atomic_load_explicit(&e->state, memory_order_relaxed);

@@ -232,10 +232,11 @@ void *shim_alloc(size_t size, size_t align, int zero, unsigned kind, uintptr_t f
 
 uint32_t shim_classify(const void *p) {
     uintptr_t a = (uintptr_t)p;
-    if (a & 15) return 0;
     // A guarded block's state is in the guard table: a freed one's pages
-    // cannot be read.
+    // cannot be read (and a small one may end exactly at its guard page,
+    // aligned only as its size needs).
     if (__builtin_expect(shim_guard_owns(p), 0)) return shim_guard_state(p);
+    if (a & 15) return 0;
     const shim_block *b = shim_block_from_user(p);
     uint32_t magic;
     if (shim_arena_owns(p)) {

@@ -4,6 +4,7 @@
 #include "shim_spin.h"
 #include "shim_arena.h"
 #include "shim_saferead.h"
+#include "shim_guard.h"
 
 #include <stdatomic.h>
 
@@ -55,7 +56,8 @@ void shim_live_leave_out(shim_block *b) { shim_block_link(b)->prev = LEFT_OUT; }
 // `*link` receives its link.
 static int linked_block(const shim_block *q, shim_link *link) {
     uintptr_t a = (uintptr_t)q;
-    if (!q || (a & 15) || a < 4096 + SHIM_LINK_SIZE) return 0;
+    // A guarded block may be aligned only as its size needs (shim_guard.c).
+    if (!q || ((a & 15) && !shim_guard_owns(q)) || a < 4096 + SHIM_LINK_SIZE) return 0;
     uint32_t magic;
     if (shim_arena_owns(q)) {
         if (!shim_arena_readable_before(shim_block_user(q), SHIM_HEADER_SIZE + SHIM_LINK_SIZE)) return 0;

@@ -13,7 +13,7 @@ static entry g_table[SHIM_RELEASED_SLOTS];
 static atomic_int g_used;
 
 /// Slots probed from an address's home slot.
-#define PROBE 4u
+#define PROBE 8u
 
 static inline unsigned home(uintptr_t user) {
     return (unsigned)(((user >> 4) * 0x9E3779B97F4A7C15ull) >> 40) & (SHIM_RELEASED_SLOTS - 1);

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /// Entries in the table (a power of two); lossy beyond that.
-#define SHIM_RELEASED_SLOTS 8192u
+#define SHIM_RELEASED_SLOTS 16384u
 
 /// Remembers block `b`, about to go back to glibc. Lock-free.
 void shim_released_note(const shim_block *b);
