@@ -20,8 +20,4 @@ typedef struct fl_fault_access {
 /// Fills `out` for a SIGSEGV or SIGBUS the kernel raised; 0 when nothing is known.
 int fl_fault_access_of(int sig, const siginfo_t *info, const ucontext_t *uc, fl_fault_access *out);
 
-/// Decodes the x86-64 instruction at `code` (`n` bytes): 1 with `*write`
-/// (1 store, 0 load) and `*size` when it has a memory operand it knows.
-int fl_decode_memory_access(const unsigned char *code, int n, int *write, int *size);
-
 #endif
