@@ -15,7 +15,7 @@ let agentCSettings: [CSetting] = [.unsafeFlags(agentFlags), .define("_GNU_SOURCE
 /// on the header path, so a file includes a neighbour's header by name.
 let agentFolders = ["common", "crash", "cxx", "hang", "memory", "threads", "cpu", "fds", "thread_leaks", "launch"]
 /// The malloc shim's concern folders, likewise.
-let shimFolders = ["config", "entry", "heap", "leak", "quarantine", "report", "stacks"]
+let shimFolders = ["config", "entry", "guard", "heap", "leak", "quarantine", "report", "stacks"]
 
 /// Victims are built unoptimised with frame pointers: their frames are what
 /// the scenarios check.

@@ -175,7 +175,7 @@ static const char *detector_of(const char *kind) {
         {"memory_warning", "memory"}, {"oom_kill", "memory"},
         {"use_after_free", "malloc_shim"}, {"write_after_free", "malloc_shim"},
         {"double_free", "malloc_shim"}, {"invalid_free", "malloc_shim"}, {"alloc_dealloc_mismatch", "malloc_shim"},
-        {"new_delete_type_mismatch", "malloc_shim"},
+        {"new_delete_type_mismatch", "malloc_shim"}, {"heap_buffer_overflow", "malloc_shim"}, {"heap_buffer_underflow", "malloc_shim"},
         {"leak", "leaks"}, {"leak_growth", "leaks"},
         {"cpu_hog", "cpu"}, {"fd_leak", "fds"}, {"fd_pressure", "fds"},
         {"thread_leak", "threads"}, {"thread_growth", "threads"},

@@ -90,6 +90,11 @@ struct ExecCommand: AsyncParsableCommand {
         valueName: "patterns"))
     var leakCheckSkip: String?
 
+    @Option(name: .customLong("guard"), help: ArgumentHelp(
+        "Guard pages from the malloc shim: 'all' puts every block against a PROT_NONE page (an overflow or use after free faults at the instruction; slow, memory-hungry), 'sample:N' one block in N (GWP-ASan's design, cheap). Passed on as FAULTLINE_GUARD (docs/malloc-shim.md).",
+        valueName: "all|sample:N"))
+    var guardPages: String?
+
     @Argument(parsing: .captureForPassthrough, help: "The program and its arguments (after --).")
     var command: [String] = []
 
@@ -148,7 +153,14 @@ struct ExecCommand: AsyncParsableCommand {
             }
             logDestination = .fd(n)
         }
-        let environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment
+        if let guardPages {
+            let n = guardPages.hasPrefix("sample:") ? UInt64(guardPages.dropFirst(7)) : nil
+            guard guardPages == "all" || guardPages == "off" || (n.map { (1...(1 << 31)).contains($0) } ?? false) else {
+                fail("--guard '\(OneLine.escaped(guardPages))' is not all, off or sample:N (N from 1 to 2147483648); e.g. --guard sample:100", Self.usageStatus)
+            }
+            environment["FAULTLINE_GUARD"] = guardPages
+        }
         let executable: String
         do throws(ChildProcess.LaunchError) { executable = try ChildProcess.resolve(program, path: environment["PATH"]) } catch {
             fail("\(error)", error.status)

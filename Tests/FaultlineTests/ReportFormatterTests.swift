@@ -50,7 +50,9 @@ import Testing
         let (text, report) = try formatted("crash-with-threads")
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines[0] == "crash in victim-c (pid \(report.process.pid)) at \(report.time), report \(report.id)")
-        #expect(lines[1] == "signal: SIGSEGV (11), SEGV_MAPERR: address not mapped, at address 0x0")
+        // The victim stores an int through NULL: the page fault says write, the instruction 4 bytes.
+        #expect(lines[1] == "signal: SIGSEGV (11), SEGV_MAPERR: address not mapped, at address 0x0, WRITE of size 4")
+        #expect(report.signal?.access?.type == "write" && report.signal?.access?.size == 4 && report.signal?.access?.typeFrom == "error_code")
         let crashed = try #require(lines.firstIndex { $0.hasPrefix("crashed thread \(report.process.pid) \"victim-c\" (main):") })
         #expect(lines[crashed + 1].hasPrefix("  #0  "))
         #expect(lines[crashed + 1].contains("victim_null_deref at "))

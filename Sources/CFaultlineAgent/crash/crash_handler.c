@@ -1,6 +1,7 @@
 #include "crash_signals.h"
 #include "tool_log.h"
 #include "crash_handler.h"
+#include "fault_access.h"
 #include "agent_config.h"
 #include "agent_threads.h"
 #include "cancel_off.h"
@@ -212,6 +213,14 @@ static void write_signal(fl_json *w, int sig, const siginfo_t *info, const ucont
         fl_json_int(w, "sender_pid", info->si_pid);
     if (uc && fl_fault_is_stack_overflow(sig, info->si_code, (uintptr_t)info->si_addr, fl_context_sp(uc)))
         fl_json_bool(w, "stack_overflow", 1);
+    fl_fault_access access;
+    if (fl_fault_access_of(sig, info, uc, &access)) {
+        fl_json_begin_object(w, "access");
+        if (access.type) fl_json_string(w, "type", access.type);
+        if (access.size) fl_json_int(w, "size", access.size);
+        if (access.source) fl_json_string(w, "type_from", access.source);
+        fl_json_end_object(w);
+    }
     // A fault the program's own handler re-raised (python3 -X faulthandler):
     // what the kernel said of the fault itself, from its frame on the stack.
     fl_reraised orig;

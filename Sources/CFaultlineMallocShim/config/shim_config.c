@@ -44,6 +44,7 @@ shim_config shim_cfg = {
     .leak_growth_ms = FL_OPT_DEFAULT_LEAK_GROWTH_MS,
     .leak_growth_snapshots = FL_OPT_DEFAULT_LEAK_GROWTH_SNAPSHOTS,
     .leak_growth_min_bytes = FL_OPT_DEFAULT_LEAK_GROWTH_MIN_BYTES,
+    .guard_slots = FL_OPT_DEFAULT_GUARD_SLOTS,
 };
 
 // A value longer than this is shown cut, with "...": the line must keep
@@ -124,6 +125,40 @@ static const char *detectors_list(void) {
     return 0;
 }
 
+// FAULTLINE_GUARD=all or sample:N (N from 1 to 2^31), FAULTLINE_GUARD_SIDE,
+// FAULTLINE_GUARD_SLOTS. Sampling takes every other block off the checks
+// (GWP-ASan's design): no fill, scribble or quarantine for them.
+static void load_guard(shim_config *c) {
+    const char *g = fl_option_value(FL_OPT_GUARD);
+    if (g && *g && !fl_streq(g, "off")) {
+        uint64_t n = 0;
+        const char *d = g + 7;
+        int digits = fl_startswith(g, "sample:") && *d;
+        for (; digits && *d; d++) {
+            if (*d < '0' || *d > '9' || n > (1ull << 31)) { digits = 0; break; }
+            n = n * 10 + (uint64_t)(*d - '0');
+        }
+        if (fl_streq(g, "all")) c->guard = 1;
+        else if (digits && n >= 1 && n <= (1ull << 31)) {
+            c->guard = 2;
+            c->guard_sample = (size_t)n;
+        } else {
+            shim_config_warn("FAULTLINE_GUARD", g, "is not one of off, all, sample:N (N from 1 to 2147483648); guard pages are off");
+        }
+    }
+    const char *side = fl_option_value(FL_OPT_GUARD_SIDE);
+    if (side && *side) {
+        if (fl_streq(side, "left")) c->guard_left = 1;
+        else if (!fl_streq(side, "right")) shim_config_warn("FAULTLINE_GUARD_SIDE", side, "is not one of right, left; using right");
+    }
+    env_size(FL_OPT_GUARD_SLOTS, &c->guard_slots);
+    if (c->guard == 2) {
+        c->fill_limit = 0;
+        c->scribble_limit = 0;
+        c->quarantine_bytes = 0;
+    }
+}
+
 void shim_config_load(void) {
     shim_config *c = &shim_cfg;
     const char *detectors = detectors_list();
@@ -179,6 +214,7 @@ void shim_config_load(void) {
     const char *old = fl_option_value(FL_OPT_LEAK_SUPPRESSIONS);
     if (old && *old)
         shim_config_warn("FAULTLINE_LEAK_SUPPRESSIONS", old, "is no longer read: set FAULTLINE_SUPPRESSIONS=FILE instead (the same format, for leaks and heap errors)");
+    load_guard(c);
     const char *u = fl_option_value(FL_OPT_MALLOC_UNWINDER);
     if (u && *u) {
         if (fl_streq(u, "fp")) c->unwinder = SHIM_UNWIND_FP;

@@ -43,6 +43,10 @@ typedef struct shim_config {
     int leak_growth_ms;         ///< FAULTLINE_LEAK_GROWTH_MS: snapshot interval (0: growth mode off)
     int leak_growth_snapshots;  ///< FAULTLINE_LEAK_GROWTH_SNAPSHOTS: consecutive growing snapshots
     size_t leak_growth_min_bytes;  ///< FAULTLINE_LEAK_GROWTH_MIN_BYTES: growth over the window to report
+    int guard;                  ///< FAULTLINE_GUARD: SHIM_GUARD_OFF, _ALL or _SAMPLE (guard/shim_guard.h)
+    size_t guard_sample;        ///< FAULTLINE_GUARD=sample:N: N
+    int guard_left;             ///< FAULTLINE_GUARD_SIDE=left
+    size_t guard_slots;         ///< FAULTLINE_GUARD_SLOTS: the sample's pool
     char suppressions[4096];    ///< FAULTLINE_SUPPRESSIONS: file of KIND:PATTERN lines ("" none)
 } shim_config;
 

@@ -6,6 +6,8 @@
 #include "shim_depot.h"
 #include "shim_describe.h"
 #include "shim_exit_check.h"
+#include "shim_redzone.h"
+#include "shim_guard.h"
 #include "shim_glibc.h"
 #include "shim_heap.h"
 #include "shim_live.h"
@@ -219,6 +221,10 @@ __attribute__((constructor)) static void shim_init(void) {
         shim_live_on = shim_cfg.leak_tracking;
         shim_glibc_configure();
         shim_suppress_load(shim_cfg.suppressions);
+        if (shim_cfg.guard && shim_guard_init(shim_cfg.guard, shim_cfg.guard_slots, shim_cfg.guard_left) != 0) {
+            say("faultline: malloc shim could not reserve the guarded range (FAULTLINE_GUARD); ", "guard pages are off");
+            shim_cfg.guard = 0;
+        }
         shim_ready = 1;
         shim_leak_init();
     }
@@ -316,6 +322,7 @@ void shim_exit_checks(void) {
     say_dropped_during_run();
     // Every exit check reports before the process halts for any of them.
     shim_report_hold_halt();
+    if (shim_cfg.check_at_exit) shim_redzone_exit_check();
     if (shim_cfg.check_at_exit) shim_exit_check();
     if (shim_cfg.leak_check_at_exit) shim_leak_check("exit");
     shim_report_release_halt();

@@ -93,6 +93,9 @@ enum {
     NUM(SHIM_STATS, FL_OPT_BOOL, 0, 0, 1, "shim", 0, "one line of quarantine and depot figures on stderr at exit") \
     TEXT(SUPPRESSIONS, FL_OPT_PATH, "", "shim", FL_OPT_OUTPUT, "a file of KIND:PATTERN lines naming errors and leaks not to report") \
     TEXT(LEAK_SUPPRESSIONS, FL_OPT_PATH, "", "shim", FL_OPT_OUTPUT, "no longer read: FAULTLINE_SUPPRESSIONS takes the same file") \
+    TEXT(GUARD, FL_OPT_TEXT, "off", "shim", 0, "guard pages: off, all (every block), sample:N (one block in N)") \
+    TEXT(GUARD_SIDE, FL_OPT_WORD, "right", "shim", 0, "where a guarded block's guard page is: right, left") \
+    NUM(GUARD_SLOTS, FL_OPT_SIZE, 256, 1, 65536, "shim", 0, "slots of the pool of FAULTLINE_GUARD=sample:N") \
     /* leaks */ \
     NUM(LEAK_TRACKING, FL_OPT_BOOL, 1, 0, 1, "shim", 0, "keep live-block records (default: when the detectors include leaks or memory)") \
     NUM(LEAK_CHECK_AT_EXIT, FL_OPT_BOOL, 1, 0, 1, "shim", 0, "scan for leaks when the process exits (default: when the detectors include leaks)") \

@@ -183,6 +183,10 @@ public struct ReportFormatter: Sendable {
         let meaning = SignalCodeDescriptions.meaning(of: s.codeName, signal: s.name)
         if let meaning { text += ": \(meaning)" }
         if let a = SignalCodeDescriptions.shownAddress(s.faultAddress, codeName: s.codeName) { text += ", at address \(a)" }
+        if let a = s.access, let type = a.type {
+            // AddressSanitizer's words: `WRITE of size 4`.
+            text += ", \(type.uppercased())" + (a.size.map { " of size \($0)" } ?? "")
+        }
         if s.stackOverflow == true { text += ": stack overflow" }
         if let p = s.senderPid { text += ", sent by pid \(p)" }
         if let f = s.reraisedFault {

@@ -74,6 +74,21 @@ public struct Report: Codable, Sendable {
         /// own (python3's faulthandler re-raising): the fault that handler
         /// caught, read from the kernel's frame on the stack.
         public var reraisedFault: ReraisedFault?
+        /// Whether the faulting access read, wrote or fetched an
+        /// instruction, and how many bytes it was (`signal.access`).
+        public var access: FaultAccess?
+    }
+
+    /// The access that faulted (`signal.access`): from the page-fault
+    /// error code, the size (and for a general-protection fault the type)
+    /// from the faulting instruction.
+    public struct FaultAccess: Codable, Sendable, Hashable {
+        /// `read`, `write` or `execute`.
+        public var type: String?
+        /// Bytes accessed, when the instruction tells it.
+        public var size: Int?
+        /// `error_code` or `instruction`: where `type` came from.
+        public var typeFrom: String?
     }
 
     /// The fault behind a re-raised signal (`signal.reraised_fault`).

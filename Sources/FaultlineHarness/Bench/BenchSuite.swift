@@ -155,6 +155,9 @@ public struct BenchSuite {
             s.append(.init(id: "stacks_libunwind", label: "shim: + allocation stacks (libunwind)", arguments: argv,
                            environment: off.merging(["FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_MALLOC_UNWINDER": "libunwind"]) { $1 }))
         }
+        // GWP-ASan's design: one block in 100 guarded, the rest unchecked.
+        s.append(.init(id: "guard_sample", label: "shim: guard pages, sample:100 (the rest unchecked)", arguments: argv,
+                       environment: off.merging(["FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_GUARD": "sample:100"]) { $1 }))
         s.append(.init(id: "leaks", label: "shim: + leak tracking (+ check at exit)", arguments: argv,
                        environment: ["LD_PRELOAD": c.shim, "FAULTLINE_DETECTORS": "use_after_free,leaks", "FAULTLINE_LEAK_TRACKING": "1",
                                      "FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_REPORT_DIR": c.reports],
