@@ -13,7 +13,7 @@ let agentCSettings: [CSetting] = [.unsafeFlags(agentFlags), .define("_GNU_SOURCE
 
 /// The agent's detector folders (one per detector over `common/`): each is
 /// on the header path, so a file includes a neighbour's header by name.
-let agentFolders = ["common", "crash", "cxx", "hang", "memory", "threads", "cpu", "fds", "thread_leaks", "launch"]
+let agentFolders = ["annotate", "common", "crash", "cxx", "hang", "memory", "threads", "cpu", "fds", "thread_leaks", "launch"]
 /// The malloc shim's concern folders, likewise.
 let shimFolders = ["config", "entry", "guard", "heap", "leak", "quarantine", "report", "stacks"]
 

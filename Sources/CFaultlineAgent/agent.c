@@ -11,6 +11,7 @@
 #include "fd_transient.h"
 #include "faultline.h"
 #include "agent_config.h"
+#include "annotate.h"
 #include "report_dir_open.h"
 #include "altstack.h"
 #include "crash_handler.h"
@@ -210,6 +211,7 @@ static int install(const faultline_options *options, int dir_optional) {
     typedef int (*share_fds_fn)(int (*)(int, const char *, int, mode_t), void (*)(int));
     share_fds_fn share_fds = (share_fds_fn)dlsym(RTLD_DEFAULT, "faultline_shim_share_fds");
     if (share_fds) share_fds(fl_openat_high, fl_close_high);
+    fl_annotate_install();
     fl_unwinder_init();
     fl_unwinder_warm_thread();
     if (fl_threads_init(c->sample_signal) != 0) {

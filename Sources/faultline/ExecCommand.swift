@@ -95,6 +95,11 @@ struct ExecCommand: AsyncParsableCommand {
         valueName: "all|sample:N"))
     var guardPages: String?
 
+    @Option(name: .customLong("annotate"), help: ArgumentHelp(
+        "Attach KEY=VALUE to every report of the run (repeatable), as faultline_annotate does (docs/export.md).",
+        valueName: "key=value"))
+    var annotations: [String] = []
+
     @Argument(parsing: .captureForPassthrough, help: "The program and its arguments (after --).")
     var command: [String] = []
 
@@ -191,10 +196,14 @@ struct ExecCommand: AsyncParsableCommand {
             fail("\(error)", Self.usageStatus)
         }
         injection.logChannel = log.environmentValue
-        let childEnvironment: [String: String]
+        var childEnvironment: [String: String]
         do throws(AgentInjection.MissingLibrary) { childEnvironment = try injection.environment(environment) } catch {
             _ = directory.finish(command: program, pid: 0)
             fail("\(error)", Self.unavailableStatus)
+        }
+        if !annotations.isEmpty {
+            do throws(ExecAnnotations.ParseError) { childEnvironment["FAULTLINE_ANNOTATIONS"] = try ExecAnnotations.environmentValue(annotations) }
+            catch { _ = directory.finish(command: program, pid: 0); fail("\(error)", Self.usageStatus) }
         }
 
         // A limit that cannot be set ends faultline; the report directory
@@ -255,6 +264,9 @@ struct ExecCommand: AsyncParsableCommand {
             let death = Self.unreportedDeath(termination, program: reached ? program : "it", crashDetectorOff: crashOff)
             ReportCommand.stderr("faultline: 0 report(s); nothing kept in \(Self.relative(directory.location))\(unwatched)\(death)")
         }
+        if let dsn = environment["FAULTLINE_SENTRY_DSN"], !dsn.isEmpty, !reports.isEmpty {
+            await ExecAnnotations.upload(reports, dsn: dsn, symbolicate: !noSymbolicate)
+        }
         if !stragglers.isEmpty, let finalDirectory {
             let pids = stragglers.prefix(5).map(String.init).joined(separator: ", ") + (stragglers.count > 5 ? ", …" : "")
             let dir = Self.relative(finalDirectory)
@@ -299,10 +311,13 @@ struct ExecCommand: AsyncParsableCommand {
         let formatter = ReportFormatter()
         let entries = ReportStore.load(paths: paths)
         var firstOfSite: [ReportSite: Int] = [:]
+        var signatureOfSite: [ReportSite: ReportSignature] = [:]
         var repeats: [(first: Int, kind: String, count: Int)] = []
         for (n, entry) in entries.enumerated() {
             if case .success(let report) = entry.result, let site = ReportSite(report) {
                 if let first = firstOfSite[site] {
+                    // Same stacks, same signature: the first one's.
+                    if let sig = signatureOfSite[site] { Self.keepSignature(sig, in: entry.path) }
                     if let k = repeats.firstIndex(where: { $0.first == first }) { repeats[k].count += 1 }
                     else { repeats.append((first, report.kind, 1)) }
                     loaded.append(report)
@@ -317,6 +332,10 @@ struct ExecCommand: AsyncParsableCommand {
                 let result = symbolicator?.symbolicateWithWarnings(report) ?? Symbolicator.Result(report: report, warnings: [], tool: nil)
                 Console.err(formatter.format(result))
                 loaded.append(result.report)
+                if let sig = result.report.signature, symbolicator != nil {
+                    Self.keepSignature(sig, in: entry.path)
+                    if let site = ReportSite(report) { signatureOfSite[site] = sig }
+                }
             case .failure(let error):
                 ReportCommand.stderr("faultline: \(error)")
             }
@@ -327,6 +346,13 @@ struct ExecCommand: AsyncParsableCommand {
             ReportCommand.stderr("faultline: \(r.count) later report(s) repeat report \(r.first) (\(r.kind) with the same stacks), not printed\(list)")
         }
         return loaded
+    }
+
+    /// Writes the signature into the report file (docs/export.md), or
+    /// says in one line why it could not.
+    static func keepSignature(_ signature: ReportSignature, in path: String) {
+        do throws(SignatureFile.WriteError) { try SignatureFile.add(signature, toReportAt: path) }
+        catch { ReportCommand.stderr("faultline: warning: \(error)") }
     }
 
     private func fail(_ message: String, _ status: Int32) -> Never {

@@ -10,8 +10,12 @@ struct ReportCommand: AsyncParsableCommand {
         discussion: """
             faultline report list [DIR]     the reports in DIR (./faultline-reports)
             faultline report show FILE|ID   one report, symbolicated (or --json)
+            faultline report groups [DIR...]  reports grouped by signature
+            faultline report export --format sentry|otlp-json FILE|DIR...
+            faultline report upload --dsn DSN | --otlp URL FILE|DIR...
+            faultline report signature-rules  the built-in signature rules
             """,
-        subcommands: [List.self, Show.self],
+        subcommands: [List.self, Show.self, Groups.self, Export.self, Upload.self, SignatureRulesCommand.self],
         defaultSubcommand: List.self
     )
 
@@ -100,10 +104,15 @@ struct ReportCommand: AsyncParsableCommand {
         @Flag(help: "Do not run the symbolizer; show addresses only.")
         var noSymbolicate = false
 
+        @Option(help: "A file of signature rules to add to the built-in ones (docs/export.md).")
+        var signatureRules: String?
+
         func run() async throws {
             let report = try loadReport()
             var result = Symbolicator.Result(report: report, warnings: [], tool: nil)
-            if !noSymbolicate { result = Symbolicator().symbolicateWithWarnings(report) }
+            var symbolicator = Symbolicator()
+            symbolicator.signatureRules = try ReportInputs.rules(signatureRules)
+            if !noSymbolicate { result = symbolicator.symbolicateWithWarnings(report) }
             if json {
                 for w in result.warnings { ReportCommand.stderr("faultline: warning: \(w)") }
                 let data = try JSONEncoderFactory.pretty().encode(result.report)

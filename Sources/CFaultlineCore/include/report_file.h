@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 /// Version of the report schema (docs/report-schema.md).
-#define FL_SCHEMA_VERSION 1
+#define FL_SCHEMA_VERSION 2
 
 /// A report being written.
 typedef struct fl_report {
@@ -96,8 +96,13 @@ void fl_report_ids_give(const fl_fs_turn *t);
 /// the directory's, so each report switches to them. Install time.
 void fl_report_dir_opened_at(long fsuid, long fsgid);
 
+/// Makes every report carry what `write` adds after `process` (the
+/// agent's annotations and phase: annotate.h). `write` must be
+/// async-signal-safe. Install time.
+void fl_report_set_annotations(void (*write)(fl_json *w));
+
 /// Starts a report: opens the top-level object and writes schema, id, kind,
-/// detector, time and process.
+/// detector, time, process, host and the annotations (when set).
 void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind);
 /// Closes the top-level object and writes the file. Returns 0 or -1.
 /// `path_out` (may be NULL) receives the file name inside the directory.

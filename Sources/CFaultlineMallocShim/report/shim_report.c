@@ -82,6 +82,13 @@ __attribute__((visibility("default"))) int faultline_shim_share_report_dir(int (
     return fl_report_share_dir(report_dir);
 }
 
+/// The agent's annotation writer (annotate.h), so the shim's reports carry
+/// the program's annotations and phase too. Called by the agent at install.
+__attribute__((visibility("default"))) int faultline_shim_share_annotations(void (*write)(fl_json *w)) {
+    fl_report_set_annotations(write);
+    return 1;
+}
+
 __attribute__((visibility("default"))) int faultline_shim_share_fds(int (*openat_high)(int, const char *, int, mode_t),
                                                                    void (*close_high)(int)) {
     fl_fd_transient_share(openat_high, close_high);

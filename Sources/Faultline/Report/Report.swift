@@ -46,6 +46,9 @@ public struct Report: Codable, Sendable {
     public var capture: Capture?
     /// Fields a crash callback added.
     public var user: [String: JSONValue]?
+    /// Which bug this is (`ReportSignature`): set by the symbolicator, and
+    /// kept in the file by `faultline exec` (schema version 2).
+    public var signature: ReportSignature?
     /// Every other top-level section, by JSON key.
     public var sections: [String: JSONValue] = [:]
 
@@ -232,12 +235,12 @@ extension Report {
     static let modeledKeys: Set<String> = [
         "schema", "schema_version", "id", "kind", "detector", "time", "time_unix_ms", "time_unix_ns", "process",
         "signal", "crashed_thread", "threads", "images", "stderr_tail", "swift_fatal_error",
-        "recrash", "capture", "user", "sections",
+        "recrash", "capture", "user", "signature", "sections",
     ]
 
     private enum Keys: String, CodingKey {
         case schema, schemaVersion, id, kind, detector, time, timeUnixMs, timeUnixNs, process, signal
-        case crashedThread, threads, images, stderrTail, swiftFatalError, recrash, capture, user
+        case crashedThread, threads, images, stderrTail, swiftFatalError, recrash, capture, user, signature
     }
 
     public init(from decoder: Decoder) throws {
@@ -260,6 +263,7 @@ extension Report {
         recrash = try c.decodeIfPresent(Recrash.self, forKey: .recrash)
         capture = try c.decodeIfPresent(Capture.self, forKey: .capture)
         user = try c.decodeIfPresent([String: JSONValue].self, forKey: .user)
+        signature = try c.decodeIfPresent(ReportSignature.self, forKey: .signature)
         // The decoder converts keys from snake_case; AnyKey sees converted
         // names, so compare against the converted forms of modeled keys.
         let raw = try decoder.container(keyedBy: AnyKey.self)
@@ -295,6 +299,7 @@ extension Report {
         try c.encodeIfPresent(recrash, forKey: .recrash)
         try c.encodeIfPresent(capture, forKey: .capture)
         try c.encodeIfPresent(user, forKey: .user)
+        try c.encodeIfPresent(signature, forKey: .signature)
         var raw = encoder.container(keyedBy: AnyKey.self)
         for (k, v) in sections {
             // The encoder converts to snake_case; pass the camel form so the

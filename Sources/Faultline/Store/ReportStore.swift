@@ -8,7 +8,7 @@ import Glibc
 /// each and skipped, never a crash.
 public enum ReportStore {
     /// The newest schema version this build reads.
-    public static let supportedSchemaVersion = 1
+    public static let supportedSchemaVersion = 2
 
     /// Largest file read as a report. The agent's buffer is 8 MiB; anything
     /// far bigger is not one of ours and is refused before it is read.
