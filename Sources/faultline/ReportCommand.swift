@@ -10,8 +10,9 @@ struct ReportCommand: AsyncParsableCommand {
         discussion: """
             faultline report list [DIR]     the reports in DIR (./faultline-reports)
             faultline report show FILE|ID   one report, symbolicated (or --json)
+            faultline report html [DIR|FILE...] [-o FILE]   one HTML page of the reports
             """,
-        subcommands: [List.self, Show.self],
+        subcommands: [List.self, Show.self, HTML.self],
         defaultSubcommand: List.self
     )
 
