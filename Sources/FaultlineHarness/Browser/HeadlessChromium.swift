@@ -95,22 +95,27 @@ public struct HeadlessChromium: Sendable {
         // --no-sandbox: the sandbox cannot start as root, where tests run.
         process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
                              "--user-data-dir=\(profile)"] + arguments
-        let out = Pipe(), err = Pipe()
+        // Files, not pipes: the browser's helper processes can outlive a
+        // killed browser and would hold a pipe open.
+        let outPath = profile + ".out", errPath = profile + ".err"
+        defer { try? FileManager.default.removeItem(atPath: outPath); try? FileManager.default.removeItem(atPath: errPath) }
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath)), err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let errData = LockedBox()
-        let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
         let timer = DispatchSource.makeTimerSource()
         timer.schedule(deadline: .now() + 120)
-        timer.setEventHandler { if process.isRunning { process.terminate() } }
+        timer.setEventHandler { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         timer.resume()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         timer.cancel()
-        let stderr = String(decoding: errData.wait(), as: UTF8.self)
+        try? out.close()
+        try? err.close()
+        let data = FileManager.default.contents(atPath: outPath) ?? Data()
+        let stderr = String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
         guard process.terminationStatus == 0 else {
             throw Failure(description: "chromium \(arguments.joined(separator: " ")) ended with status \(process.terminationStatus): \(stderr.suffix(400))")
         }
@@ -118,15 +123,3 @@ public struct HeadlessChromium: Sendable {
     }
 }
 
-/// Data one thread sets and another waits for.
-private final class LockedBox: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var value: Data?
-    func set(_ data: Data) { condition.lock(); value = data; condition.signal(); condition.unlock() }
-    func wait() -> Data {
-        condition.lock()
-        defer { condition.unlock() }
-        while value == nil { condition.wait() }
-        return value!
-    }
-}
