@@ -238,6 +238,10 @@ let package = Package(
             dependencies: ["CFaultlineAgent"],
             cSettings: [.unsafeFlags(benchFlags), .define("_GNU_SOURCE")]
         ),
+        .executableTarget(
+            name: "bench-html",
+            dependencies: ["Faultline", "FaultlineHarness"]
+        ),
         .testTarget(name: "FaultlineTests", dependencies: ["Faultline", "FaultlineHarness"]),
         .testTarget(name: "FaultlineHarnessTests", dependencies: ["Faultline", "FaultlineHarness"]),
         // The C pieces that read untrusted input or build reports, called

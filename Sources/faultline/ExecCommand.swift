@@ -100,6 +100,11 @@ struct ExecCommand: AsyncParsableCommand {
         valueName: "key=value"))
     var annotations: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "Also write the run's reports as one self-contained HTML page to this file (flame graphs, memory timelines, leak and crash views; docs/reports.md).",
+        valueName: "file"))
+    var html: String?
+
     @Argument(parsing: .captureForPassthrough, help: "The program and its arguments (after --).")
     var command: [String] = []
 
@@ -143,6 +148,7 @@ struct ExecCommand: AsyncParsableCommand {
         if leaks, let chosen = selection, !chosen.names.contains("leaks"), !chosen.names.contains("all") {
             selection = try? DetectorSelection(parsing: (chosen.names + ["leaks"]).joined(separator: ","))
         }
+        if let html { exitUnlessWritable([("--html", html)]) }
         let trace: Bool
         switch traceChildren {
         case nil, "yes": trace = true
@@ -248,7 +254,13 @@ struct ExecCommand: AsyncParsableCommand {
         let stragglers = ReportDirectoryWriters.stillRunning(directory: directory.path)
         let launch = LaunchRecord.take(directory: directory.path, pid: pid)
         let (finalDirectory, reports) = directory.finish(command: program, pid: pid, othersRunning: !stragglers.isEmpty)
-        let loaded = printReports(reports, in: finalDirectory, programStarted: started)
+        let page = printReports(reports, in: finalDirectory, programStarted: started)
+        let loaded = page.map(\.report)
+        if let html {
+            let title = "faultline exec " + argv.joined(separator: " ")
+            if let why = ReportPage(title: title).write(page, to: html) { exitCannotWrite(why) }
+            ReportCommand.stderr("faultline: HTML page of \(page.count) report(s) written to \(html)")
+        }
         if leaks { Console.err("\n" + LeakSummary().render(loaded)) }
         if let launch { ReportCommand.stderr("faultline: \(launch.summary)") }
         var unwatched = ""
@@ -302,10 +314,11 @@ struct ExecCommand: AsyncParsableCommand {
     /// for repeats). A report whose site (`ReportSite`) an earlier one had
     /// is not printed again: one line per such site at the end counts them.
     /// A perf map file last written before `programStarted` is a leftover
-    /// of an earlier process and does not name JIT frames.
+    /// of an earlier process and does not name JIT frames. With `--html`
+    /// the repeats are symbolicated too, for the page.
     @discardableResult
-    private func printReports(_ paths: [String], in directory: String?, programStarted: Date) -> [Report] {
-        var loaded: [Report] = []
+    private func printReports(_ paths: [String], in directory: String?, programStarted: Date) -> [ReportPage.Item] {
+        var loaded: [ReportPage.Item] = []
         var symbolicator = noSymbolicate ? nil : Symbolicator()
         symbolicator?.earliestProcessStart = programStarted
         let formatter = ReportFormatter()
@@ -320,7 +333,8 @@ struct ExecCommand: AsyncParsableCommand {
                     if let sig = signatureOfSite[site] { Self.keepSignature(sig, in: entry.path) }
                     if let k = repeats.firstIndex(where: { $0.first == first }) { repeats[k].count += 1 }
                     else { repeats.append((first, report.kind, 1)) }
-                    loaded.append(report)
+                    let result = html == nil ? nil : symbolicator?.symbolicateWithWarnings(report)
+                    loaded.append(ReportPage.Item(report: result?.report ?? report, warnings: result?.warnings ?? [], path: entry.path))
                     continue
                 }
                 firstOfSite[site] = n + 1
@@ -331,7 +345,7 @@ struct ExecCommand: AsyncParsableCommand {
             case .success(let report):
                 let result = symbolicator?.symbolicateWithWarnings(report) ?? Symbolicator.Result(report: report, warnings: [], tool: nil)
                 Console.err(formatter.format(result))
-                loaded.append(result.report)
+                loaded.append(ReportPage.Item(report: result.report, warnings: result.warnings, path: entry.path))
                 if let sig = result.report.signature, symbolicator != nil {
                     Self.keepSignature(sig, in: entry.path)
                     if let site = ReportSite(report) { signatureOfSite[site] = sig }

@@ -14,8 +14,9 @@ struct ReportCommand: AsyncParsableCommand {
             faultline report export --format sentry|otlp-json FILE|DIR...
             faultline report upload --dsn DSN | --otlp URL FILE|DIR...
             faultline report signature-rules  the built-in signature rules
+            faultline report html [DIR|FILE...] [-o FILE]   one HTML page of the reports
             """,
-        subcommands: [List.self, Show.self, Groups.self, Export.self, Upload.self, SignatureRulesCommand.self],
+        subcommands: [List.self, Show.self, Groups.self, Export.self, Upload.self, SignatureRulesCommand.self, HTML.self],
         defaultSubcommand: List.self
     )
 

@@ -74,6 +74,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Start nothing after this much time (e.g. 90s, 10m, 1h); the rest is NOT RUN.", valueName: "duration"))
     var maxTime: String?
 
+    @Option(help: ArgumentHelp("Also write every report of the run as one self-contained HTML page to this file (docs/reports.md).", valueName: "file"))
+    var html: String?
+
     func validate() throws {
         if let buildDirectory, let problem = SuiteLocation.problem(buildDirectory: buildDirectory) { throw ValidationError(problem) }
         if let scenariosDirectory, let problem = Self.scenariosProblem(scenariosDirectory) { throw ValidationError(problem) }
@@ -164,7 +167,7 @@ struct RunCommand: ParsableCommand {
 
         // Before anything runs: a path that cannot be written is one line now,
         // not a failure of every scenario or an error after the whole suite.
-        exitUnlessWritable([("--junit", junit), ("--json", json), ("--timings", timings)])
+        exitUnlessWritable([("--junit", junit), ("--json", json), ("--timings", timings), ("--html", html)])
         if let why = OutputLocation.problem(folder: artifacts) { exitCannotWrite("\(why); pass another --artifacts") }
         let shardStatus = ProcessInfo.processInfo.environment["TEST_SHARD_STATUS_FILE"]
         if let shardStatus, let why = Self.touch(shardStatus) { exitCannotWrite("\(why); Bazel's TEST_SHARD_STATUS_FILE must be writable") }
@@ -186,6 +189,8 @@ struct RunCommand: ParsableCommand {
         options.reruns = reruns
         options.maxTime = maxTime.flatMap(Self.duration)
         options.memoryLimitRunner = CGroupMemoryLimitRunner()
+        let collected = html.map { _ in CollectedReports() }
+        if let collected { options.reportsRead = { run, entries in collected.add(run, entries) } }
         InterruptHandler.install()
         let progress = ConsoleProgress(total: plan.scenarios.count * repeatCount)
         var result = SuiteRunner(options: options).run(plan.scenarios, progress: progress)
@@ -205,6 +210,11 @@ struct RunCommand: ParsableCommand {
         // same matrix must compute the same split from the same file.
         if result.shard == nil, let why = ScenarioTimings.update(timingsPath, with: .measured(document)) {
             exitCannotWrite("\(why); shards will not be balanced by this run's times")
+        }
+        if let html, let collected {
+            let (items, skipped) = ReportPage.items(collected.entries(), symbolicator: Symbolicator())
+            let page = ReportPage(title: "faultline run " + filters.joined(separator: " ") + " (\(result.startedAt))")
+            write(Data(page.render(items, skipped: skipped).utf8), to: html)
         }
         if result.hasFailures(flakyOK: flakyOk) { throw ExitCode(1) }
     }
@@ -230,5 +240,26 @@ struct RunCommand: ParsableCommand {
         if let why = OutputLocation.write(data, to: path) {
             exitCannotWrite("\(why); the results above are complete, only this file is missing")
         }
+    }
+}
+
+/// The report files of every run of `faultline run --html`, gathered from
+/// the worker threads.
+final class CollectedReports: @unchecked Sendable {
+    private let lock = NSLock()
+    private var all: [(run: String, entries: [ReportStore.Entry])] = []
+
+    /// Keeps `entries`, the reports of the run `run`.
+    func add(_ run: String, _ entries: [ReportStore.Entry]) {
+        lock.lock()
+        all.append((run, entries))
+        lock.unlock()
+    }
+
+    /// Every run's files, runs by name.
+    func entries() -> [ReportStore.Entry] {
+        lock.lock()
+        defer { lock.unlock() }
+        return all.sorted { $0.run < $1.run }.flatMap(\.entries)
     }
 }

@@ -116,6 +116,7 @@ struct ScenarioExecution {
 
         let reports = (try? ReportStore.list(directory: reportDirectory)) ?? []
         record.reports = reports.map { ($0.path as NSString).lastPathComponent }
+        options.reportsRead?(folderName, reports)
         let observation = Observation(
             exit: exit, stdout: Self.read(folder + "/stdout"), stderr: Self.read(folder + "/stderr"), reports: reports,
             pid: record.pid)
