@@ -49,7 +49,7 @@ public enum OTLPLogs {
         for (k, v) in Annotations.values(of: r) { attrs.append(attr("faultline.annotation." + k, v)) }
         let (number, text) = severity(r.kind)
         let ns = r.timeUnixNs ?? r.timeUnixMs &* 1_000_000
-        var o: [String: Any] = ["timeUnixNano": String(ns), "observedTimeUnixNano": String(ns), "severityNumber": number,
+        let o: [String: Any] = ["timeUnixNano": String(ns), "observedTimeUnixNano": String(ns), "severityNumber": number,
                                 "severityText": text, "body": ["stringValue": "\(r.kind) in \(r.process.name ?? "?"): \(facts.message)"],
                                 "attributes": attrs]
         return o

@@ -1,7 +1,7 @@
 /// One self-contained HTML page for a set of reports (a directory, a run
 /// of `faultline exec`, a scenario suite): inline CSS and SVG, no script,
 /// nothing fetched. It opens on a summary of the reports' groups with
-/// their counts (`ReportGroup`), then has one section per report, the
+/// their counts (`PageGroup`), then has one section per report, the
 /// reports of a group together (`ReportSection`); past the first few of a
 /// group, a section has its header and headline only, so 10 000 reports
 /// of a few sites still make a page a browser opens quickly.
@@ -67,15 +67,15 @@ public struct ReportPage: Sendable {
     }
 
     /// The groups, most reports first, each with its reports in time order.
-    static func grouped(_ items: [Item]) -> [(ReportGroup, [Item])] {
-        var byGroup: [ReportGroup: [Item]] = [:]
-        for item in items { byGroup[ReportGroup.key(of: item.report), default: []].append(item) }
+    static func grouped(_ items: [Item]) -> [(PageGroup, [Item])] {
+        var byGroup: [PageGroup: [Item]] = [:]
+        for item in items { byGroup[PageGroup.key(of: item.report), default: []].append(item) }
         return byGroup.map { ($0.key, $0.value.sorted { $0.report.orderingTimeNs < $1.report.orderingTimeNs }) }
             .sorted { a, b in a.1.count != b.1.count ? a.1.count > b.1.count : a.0 < b.0 }
     }
 
     /// Counts by kind, then the table of groups, each linked to its first report.
-    private func summary(_ groups: [(ReportGroup, [Item])], total: Int) -> String {
+    private func summary(_ groups: [(PageGroup, [Item])], total: Int) -> String {
         var kinds: [String: Int] = [:]
         for (g, members) in groups { kinds[g.kind, default: 0] += members.count }
         var out = "<section class=\"summary\" id=\"summary\">\n"

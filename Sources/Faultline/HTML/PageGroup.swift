@@ -2,23 +2,27 @@
 /// frame of the program's own code in the stack it is about (the crashed
 /// or hung thread, a leak's largest definitely-lost group, a heap error's
 /// reporting stack), as crash servers group events by their top in-app
-/// frame. This is the one place a report's group is decided: when reports
-/// carry a `signature`, `key(of:)` returns it instead.
-struct ReportGroup: Hashable, Comparable {
+/// frame. This is the one place a report's group is decided: a report
+/// that carries a signature (`ReportSignature`, as `report groups` groups
+/// them) is grouped by it, titled by its text.
+struct PageGroup: Hashable, Comparable {
     /// The report's kind.
     let kind: String
     /// The top program frame's function, or `?` when the stack has none.
     let frame: String
+    /// The signature's id, when the report has one.
+    let signature: String?
 
     /// The group of `report`.
-    static func key(of report: Report) -> ReportGroup {
-        ReportGroup(kind: report.kind, frame: topProgramFrame(report) ?? "?")
+    static func key(of report: Report) -> PageGroup {
+        if let sig = report.signature { return PageGroup(kind: report.kind, frame: sig.text, signature: sig.id) }
+        return PageGroup(kind: report.kind, frame: topProgramFrame(report) ?? "?", signature: nil)
     }
 
-    /// `crash at victim_null_deref`.
-    var title: String { frame == "?" ? kind : "\(kind) at \(frame)" }
+    /// `crash at victim_null_deref`, or the signature's text.
+    var title: String { signature != nil ? frame : frame == "?" ? kind : "\(kind) at \(frame)" }
 
-    static func < (a: ReportGroup, b: ReportGroup) -> Bool { (a.kind, a.frame) < (b.kind, b.frame) }
+    static func < (a: PageGroup, b: PageGroup) -> Bool { (a.kind, a.frame) < (b.kind, b.frame) }
 
     /// The function of the first frame of the report's own stack that is
     /// the program's (allocators skipped, as a leak is named by its
