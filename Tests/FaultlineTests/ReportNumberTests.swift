@@ -75,7 +75,7 @@ import Testing
             let e = try #require(loadError(try replacing(version, with: value, in: text)), "\(value) accepted")
             #expect(e.contains("schema_version"), "\(value): \(e)")
         }
-        #expect(loadError(try replacing(version, with: "2", in: text))?.contains("newer than this faultline reads") == true)
+        #expect(loadError(try replacing(version, with: "3", in: text))?.contains("newer than this faultline reads") == true)
         #expect(loadError(try replacing(version, with: "1", in: text)) == nil)
     }
 }

@@ -1,3 +1,4 @@
+#include "fl_options.h"
 #include "annotate.h"
 #include "faultline.h"
 #include "report_file.h"
@@ -101,7 +102,7 @@ void fl_annotate_write(fl_json *w) {
 void fl_annotate_install(void) {
     // KEY=VALUE lines; a line without `=` or with an empty key is passed
     // over (faultline exec checks --annotate before it starts the program).
-    const char *list = getenv("FAULTLINE_ANNOTATIONS");
+    const char *list = fl_option_value(FL_OPT_ANNOTATIONS);
     for (const char *p = list; p && *p;) {
         const char *end = strchr(p, '\n');
         size_t len = end ? (size_t)(end - p) : fl_strlen(p);
@@ -118,7 +119,7 @@ void fl_annotate_install(void) {
         }
         p = end ? end + 1 : p + len;
     }
-    const char *phase = getenv("FAULTLINE_PHASE");
+    const char *phase = fl_option_value(FL_OPT_PHASE);
     if (phase && *phase) faultline_set_phase(phase);
     fl_report_set_annotations(fl_annotate_write);
     // The malloc shim's reports carry them too.

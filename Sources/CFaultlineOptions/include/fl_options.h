@@ -43,6 +43,8 @@ enum {
     NUM(THREAD_TIMEOUT_MS, FL_OPT_INT, 50, 1, 10000, "agent", 0, "how long a crash waits for each other thread's stack") \
     NUM(MAX_THREADS, FL_OPT_INT, 256, 1, 1024, "agent", 0, "most threads listed in a report") \
     NUM(CAPTURE_STDERR, FL_OPT_BOOL, 0, 0, 1, "agent", 0, "keep the last 4 KiB the program wrote to fd 2 for its reports (fd 2 is left alone)") \
+    TEXT(ANNOTATIONS, FL_OPT_TEXT, "", "agent", 0, "KEY=VALUE lines attached to every report, as faultline_annotate") \
+    TEXT(PHASE, FL_OPT_TEXT, "", "agent", 0, "the phase at install, as faultline_set_phase") \
     TEXT(LOG, FL_OPT_TEXT, "", "agent, shim", FL_OPT_OUTPUT, "where Faultline's own lines go: fd:N or an absolute path (file or FIFO); unset: fd 2") \
     TEXT(TRACE_CHILDREN, FL_OPT_WORD, "yes", "agent", 0, "no: Faultline's libraries leave LD_PRELOAD at install, so the programs this one starts are not watched") \
     TEXT(TRACE_CHILDREN_SKIP, FL_OPT_LIST, "", "agent, shim", 0, "patterns (* and ?) of executable paths that run without the agent, the shim passing through") \

@@ -74,9 +74,9 @@ struct ReportPageBrowserTests {
         #expect(program.contains("frames in libc.so.6"))
         let all = try #require(HTMLPageRuns.elements("details", classes: ["all"], in: crashed).first)
         #expect(all.contains("__libc_start_call_main"))
-        // The group: kind and top program frame, counted in the summary.
+        // The group: the report's signature, counted in the summary.
         let summary = try #require(HTMLPageRuns.elements("table", classes: ["groups"], in: page.dom).first)
-        #expect(summary.contains("<td class=\"fn\">victim_null_deref</td>"), "\(summary)")
+        #expect(summary.contains("<td class=\"fn\">crash SIGSEGV | victim_null_deref"), "the group is the signature: \(summary)")
         // The three idlers are behind a <details> of their own.
         #expect(section.contains("3 other threads"))
     }
