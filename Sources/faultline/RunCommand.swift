@@ -222,7 +222,7 @@ struct RunCommand: ParsableCommand {
     /// Creates `path` or updates its time, as Bazel asks of a runner that
     /// shards (`touch`). Nil when done.
     static func touch(_ path: String) -> String? {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return "cannot touch \(path): \(String(cString: strerror(errno)))" }
         defer { close(fd) }
         return futimens(fd, nil) == 0 ? nil : "cannot touch \(path): \(String(cString: strerror(errno)))"
