@@ -13,9 +13,9 @@ let agentCSettings: [CSetting] = [.unsafeFlags(agentFlags), .define("_GNU_SOURCE
 
 /// The agent's detector folders (one per detector over `common/`): each is
 /// on the header path, so a file includes a neighbour's header by name.
-let agentFolders = ["common", "crash", "cxx", "hang", "memory", "threads"]
+let agentFolders = ["annotate", "common", "crash", "cxx", "hang", "memory", "threads", "cpu", "fds", "thread_leaks", "launch"]
 /// The malloc shim's concern folders, likewise.
-let shimFolders = ["config", "entry", "heap", "leak", "quarantine", "report", "stacks"]
+let shimFolders = ["config", "entry", "guard", "heap", "leak", "quarantine", "report", "stacks"]
 
 /// Victims are built unoptimised with frame pointers: their frames are what
 /// the scenarios check.
@@ -149,6 +149,11 @@ let package = Package(
             cxxSettings: [.unsafeFlags(victimFlags)],
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
+        // Checks that the program runs under `faultline exec` as without it.
+        .executableTarget(
+            name: "victim-invisible",
+            cSettings: victimCSettings
+        ),
         .executableTarget(
             name: "victim-heap",
             dependencies: ["VictimSupport"],
@@ -190,6 +195,13 @@ let package = Package(
             cSettings: victimCSettings,
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
+        // The resource detectors' victims (cpu, fds, threads, launch).
+        .executableTarget(
+            name: "victim-resources",
+            dependencies: ["VictimSupport"],
+            cSettings: victimCSettings,
+            linkerSettings: [.linkedLibrary("pthread")]
+        ),
         .executableTarget(
             name: "victim-oom",
             dependencies: ["VictimSupport"],
@@ -225,6 +237,10 @@ let package = Package(
             name: "bench-hang",
             dependencies: ["CFaultlineAgent"],
             cSettings: [.unsafeFlags(benchFlags), .define("_GNU_SOURCE")]
+        ),
+        .executableTarget(
+            name: "bench-html",
+            dependencies: ["Faultline", "FaultlineHarness"]
         ),
         .testTarget(name: "FaultlineTests", dependencies: ["Faultline", "FaultlineHarness"]),
         .testTarget(name: "FaultlineHarnessTests", dependencies: ["Faultline", "FaultlineHarness"]),

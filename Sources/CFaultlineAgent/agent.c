@@ -3,17 +3,24 @@
 // the detectors. The constructor installs it automatically when the agent is
 // preloaded and FAULTLINE_REPORT_DIR is set.
 #include "env_option.h"
+#include "exe_match.h"
+#include "tool_log.h"
 #include "environ_pin.h"
 #include "fd_high.h"
 #include "fd_limit.h"
 #include "fd_transient.h"
 #include "faultline.h"
 #include "agent_config.h"
+#include "annotate.h"
 #include "report_dir_open.h"
 #include "altstack.h"
 #include "crash_handler.h"
 #include "cred_mirror.h"
 #include "cxx_exception.h"
+#include "cpu_monitor.h"
+#include "fds_detector.h"
+#include "launch_clock.h"
+#include "threads_detector.h"
 #include "fault_mask.h"
 #include "hang_watchdog.h"
 #include "memory_monitor.h"
@@ -47,10 +54,15 @@ static const struct { const char *name; unsigned bit; } k_detectors[] = {
     {"cxx_exception", FL_DETECTOR_CXX_EXCEPTION},
     {"hang", FL_DETECTOR_HANG},
     {"memory", FL_DETECTOR_MEMORY},
+    {"cpu", FL_DETECTOR_CPU},
+    {"fds", FL_DETECTOR_FDS},
+    {"threads", FL_DETECTOR_THREADS},
+    {"launch", FL_DETECTOR_LAUNCH},
 };
 
 long fl_parse_detectors(const char *list, char *bad, int cap) {
-    if (!list || !*list || strcmp(list, "all") == 0) return 0xffff;
+    if (!list || !*list) return FL_DETECTORS_DEFAULT;
+    if (strcmp(list, "all") == 0) return FL_DETECTORS_ALL;
     // The malloc shim's detectors are accepted and ignored here: the shim
     // reads the same variable.
     if (fl_detector_list_unknown(list, bad, cap)) return -1;
@@ -77,7 +89,11 @@ static int resolve_config(const faultline_options *o, fl_config *c) {
     int shim = malloc_shim_loaded();
     const char *dir = o && o->report_dir ? o->report_dir : fl_option_value(FL_OPT_REPORT_DIR);
     if (dir && strlen(dir) >= sizeof c->report_dir) return -1;
-    fl_strlcpy(c->report_dir, dir && *dir ? dir : fl_option_at(FL_OPT_REPORT_DIR)->default_text, sizeof c->report_dir);
+    // Under secure execution the default is relative to the caller's
+    // working directory, as much the caller's choice as the variable: no
+    // directory then (reports on stderr), unless the program named one.
+    int none = !(o && o->report_dir) && fl_option_secure();
+    fl_strlcpy(c->report_dir, dir && *dir ? dir : none ? "" : fl_option_at(FL_OPT_REPORT_DIR)->default_text, sizeof c->report_dir);
     c->max_frames = o && o->max_frames ? o->max_frames : fl_env_int_quietly(FL_OPT_MAX_FRAMES, shim);
     if (c->max_frames > FL_MAX_FRAMES) c->max_frames = FL_MAX_FRAMES;
     c->thread_timeout_ms = o && o->thread_timeout_ms ? o->thread_timeout_ms : fl_env_int(FL_OPT_THREAD_TIMEOUT_MS);
@@ -90,16 +106,29 @@ static int resolve_config(const faultline_options *o, fl_config *c) {
     if (d < 0) {
         // With the shim loaded, the shim says it (and removes the variable).
         if (!shim) {
-            fprintf(stderr, "faultline: FAULTLINE_DETECTORS names unknown detector '%s'; known: crash, cxx_exception, hang, memory, use_after_free, leaks; using all\n", bad);
+            fl_log_printf("faultline: FAULTLINE_DETECTORS names unknown detector '%s'; known: crash, cxx_exception, hang, memory, cpu, fds, threads, launch, use_after_free, leaks; using the default (all but fds)\n", bad);
             fl_option_said("FAULTLINE_DETECTORS");
         }
-        d = 0xffff;
+        d = FL_DETECTORS_DEFAULT;
     }
     c->detectors = (unsigned)d;
     return 0;
 }
 
 static void after_fork_child(void) { fl_report_reseed(); }
+
+// The resource detectors (docs/resources.md), each behind its bit.
+static void install_resource_detectors(unsigned bits) {
+    static const struct { unsigned bit; const char *(*name)(void); int (*install)(void); } k[] = {
+        {FL_DETECTOR_LAUNCH, fl_launch_name, fl_launch_install},
+        {FL_DETECTOR_FDS, fl_fds_name, fl_fds_install},
+        {FL_DETECTOR_THREADS, fl_threads_detector_name, fl_threads_detector_install},
+        {FL_DETECTOR_CPU, fl_cpu_name, fl_cpu_install},
+    };
+    for (unsigned i = 0; i < sizeof k / sizeof k[0]; i++)
+        if ((bits & k[i].bit) && k[i].install() != 0)
+            fl_log_printf("faultline: %s detector not installed: %s\n", k[i].name(), strerror(errno));
+}
 
 /// Set while an agent is installed in the process image, so a second copy
 /// of the agent — a linked program run under `faultline exec` — steps aside
@@ -122,11 +151,37 @@ static int other_copy_installed(void) {
     return v && strcmp(v, mine) == 0;
 }
 
+// FAULTLINE_TRACE_CHILDREN=no (valgrind's --trace-children=no): this
+// process keeps the agent and the shim, the programs it starts do not, so
+// Faultline's libraries leave LD_PRELOAD. At start, before the program's
+// threads: setenv is safe then.
+static void untrace_children(void) {
+    const char *v = getenv("FAULTLINE_TRACE_CHILDREN"), *pre = getenv("LD_PRELOAD");
+    if (!v || strcmp(v, "no") != 0 || !pre) return;
+    char kept[4096];
+    size_t n = 0;
+    for (const char *p = pre; *p;) {
+        size_t len = strcspn(p, ": ");
+        int ours = (len && memmem(p, len, "libFaultlineAgentPreload", 24)) || (len && memmem(p, len, "libFaultlineMallocShim", 22));
+        if (len && !ours && n + len + 2 < sizeof kept) {
+            if (n) kept[n++] = ':';
+            memcpy(kept + n, p, len);
+            n += len;
+        }
+        p += len;
+        while (*p == ':' || *p == ' ') p++;
+    }
+    kept[n] = 0;
+    if (n) setenv("LD_PRELOAD", kept, 1);
+    else unsetenv("LD_PRELOAD");
+}
+
 // Installs the agent. `dir_optional`: a report directory this process
 // cannot write into sends its reports to stderr, with one line (the
 // preloaded agent), instead of failing the install (faultline_install).
 static int install(const faultline_options *options, int dir_optional) {
     if (g_installed) return 0;
+    fl_log_init();
     if (other_copy_installed()) return 0;
     fl_config *c = &fl_agent_config;
     if (resolve_config(options, c) != 0) {
@@ -137,15 +192,16 @@ static int install(const faultline_options *options, int dir_optional) {
     }
     // Quiet when the malloc shim, started first, said it already: it sets
     // FL_REPORT_DIR_REFUSED_ENV, as this does below for the shim and children.
-    int dirfd = fl_report_dir_open(c->report_dir, !dir_optional);
-    if (dirfd < 0 && !dir_optional) {
+    int no_dir = !c->report_dir[0];  // secure execution: reports on stderr, said by fl_option_value
+    int dirfd = no_dir ? -1 : fl_report_dir_open(c->report_dir, !dir_optional);
+    if (dirfd < 0 && !dir_optional && !no_dir) {
         int e = errno;
         snprintf(g_error, sizeof g_error, "cannot write into report directory %s: %s", c->report_dir, strerror(e));
         errno = e;
         return -1;
     }
-    if (dirfd < 0) setenv(FL_REPORT_DIR_REFUSED_ENV, c->report_dir, 1);
-    fl_report_set_dir(dirfd, c->report_dir);
+    if (dirfd < 0 && !no_dir) setenv(FL_REPORT_DIR_REFUSED_ENV, c->report_dir, 1);
+    fl_report_set_dir(dirfd, no_dir ? 0 : c->report_dir);
     // The malloc shim opened the same directory: one fd for both.
     int (*share)(int (*)(void)) = (int (*)(int (*)(void)))dlsym(RTLD_DEFAULT, "faultline_shim_share_report_dir");
     if (share) share(fl_report_dir);
@@ -155,6 +211,7 @@ static int install(const faultline_options *options, int dir_optional) {
     typedef int (*share_fds_fn)(int (*)(int, const char *, int, mode_t), void (*)(int));
     share_fds_fn share_fds = (share_fds_fn)dlsym(RTLD_DEFAULT, "faultline_shim_share_fds");
     if (share_fds) share_fds(fl_openat_high, fl_close_high);
+    fl_annotate_install();
     fl_unwinder_init();
     fl_unwinder_warm_thread();
     if (fl_threads_init(c->sample_signal) != 0) {
@@ -183,20 +240,22 @@ static int install(const faultline_options *options, int dir_optional) {
     // Under a low fd limit, what needs fds held for the process's life
     // stays off rather than take the program's last ones.
     int low_limit = fl_fd_low_limit();
-    int capture = c->capture_stderr && !low_limit;
     int memory = (c->detectors & FL_DETECTOR_MEMORY) && !low_limit;
-    if (low_limit) fl_fd_limit_note(low_limit, c->capture_stderr, c->detectors & FL_DETECTOR_MEMORY);
-    if (capture) fl_stderr_capture_start();
+    if (low_limit) fl_fd_limit_note(low_limit, c->detectors & FL_DETECTOR_MEMORY);
+    // Holds no fd, so a low limit does not turn it off.
+    if (c->capture_stderr) fl_stderr_capture_start();
     if ((c->detectors & FL_DETECTOR_CXX_EXCEPTION) && fl_cxx_exception_install() != 0)
-        fprintf(stderr, "faultline: C++ exception detector not installed: %s\n", strerror(errno));
+        fl_log_printf("faultline: C++ exception detector not installed: %s\n", strerror(errno));
     if ((c->detectors & FL_DETECTOR_HANG) && fl_hang_install() != 0)
-        fprintf(stderr, "faultline: hang detector not installed: %s\n", strerror(errno));
+        fl_log_printf("faultline: hang detector not installed: %s\n", strerror(errno));
     if (memory && fl_memory_monitor_install() < 0)
-        fprintf(stderr, "faultline: memory monitor not installed: %s\n", strerror(errno));
+        fl_log_printf("faultline: memory monitor not installed: %s\n", strerror(errno));
+    install_resource_detectors(c->detectors);
     pthread_atfork(0, 0, after_fork_child);
     char marker[64];
     image_marker(marker, sizeof marker);
     setenv(FL_MARKER_ENV, marker, 1);
+    untrace_children();
     // Last: after the agent's own setenv calls (environ_pin.h).
     fl_environ_pin();
     g_installed = 1;
@@ -204,6 +263,8 @@ static int install(const faultline_options *options, int dir_optional) {
 }
 
 int faultline_install(const faultline_options *options) { return install(options, 0); }
+
+
 
 void faultline_set_crash_callback(faultline_crash_callback callback, void *context) {
     fl_crash_set_callback(callback, context);
@@ -214,8 +275,10 @@ void faultline_writer_add_string(faultline_writer *writer, const char *key, cons
 }
 
 __attribute__((constructor)) static void faultline_auto_install(void) {
+    fl_launch_note_constructor();
     const char *dir = fl_option_value(FL_OPT_REPORT_DIR);
     if (!dir) return;
+    fl_log_init();
     // Only the preloaded copy installs itself; a program that links the
     // agent calls faultline_install when it is ready.
     Dl_info info;
@@ -227,11 +290,13 @@ __attribute__((constructor)) static void faultline_auto_install(void) {
     // shim says nothing about it (an empty value sends its reports to
     // stderr), so this is the only line.
     if (!*dir) {
-        fprintf(stderr, "faultline: FAULTLINE_REPORT_DIR is set but empty, so the agent is not installed%s; "
+        fl_log_printf("faultline: FAULTLINE_REPORT_DIR is set but empty, so the agent is not installed%s; "
                         "set it to the directory for reports, or unset it to run without the agent\n",
                 malloc_shim_loaded() ? " (the malloc shim's reports go to stderr)" : "");
         return;
     }
+    // A program the user keeps Faultline out of (--trace-children-skip).
+    if (fl_exe_matches_env("FAULTLINE_TRACE_CHILDREN_SKIP", 0)) return;
     if (install(0, 1) != 0)
-        fprintf(stderr, "faultline: agent not installed: %s\n", g_error);
+        fl_log_printf("faultline: agent not installed: %s\n", g_error);
 }

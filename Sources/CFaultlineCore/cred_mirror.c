@@ -1,6 +1,7 @@
 // Own threads take the calling thread's capabilities and securebits
 // (cred_mirror.h): the registry of this image's threads, one request at a
 // time to one of them, and the code that runs on it.
+#include "tool_log.h"
 #include "cred_mirror.h"
 #include "cancel_off.h"
 #include "sigsafe.h"
@@ -288,7 +289,7 @@ static void say_not_mirrored(pid_t tid, int err) {
         n += fl_strlcpy(line + n, g_option ? g_option : "its option", sizeof line - n);
     }
     n += fl_strlcpy(line + n, "); glibc aborts a set*id call whose result differs between threads\n", sizeof line - n);
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
 }
 
 // Every own thread but the caller takes the caller's state, unless it has

@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "env_option.h"
 #include "thread_count.h"
 
@@ -10,7 +11,7 @@ int fl_env_int_quietly(fl_option_id id, int quiet) {
     if (fl_option_number(id, &n) < 0) {
         if (!quiet) {
             const char *name = fl_option_at(id)->name;
-            fprintf(stderr, "faultline: %s=%s is not a number in %lld...%lld; using %lld\n", name, fl_option_value(id),
+            fl_log_printf("faultline: %s=%s is not a number in %lld...%lld; using %lld\n", name, fl_option_value(id),
                     fl_option_lo(id), fl_option_hi(id), n);
             fl_option_said(name);
         }
@@ -28,7 +29,8 @@ void fl_option_said(const char *name) {
 int fl_env_int(fl_option_id id) { return fl_env_int_quietly(id, 0); }
 
 int fl_detector_list_unknown(const char *list, char *bad, int cap) {
-    static const char *const known[] = {"crash", "cxx_exception", "hang", "memory", "use_after_free", "leaks", "shim"};
+    static const char *const known[] = {"crash", "cxx_exception", "hang", "memory", "use_after_free", "leaks", "shim",
+                                         "cpu", "fds", "threads", "launch"};
     if (!list || !*list || strcmp(list, "all") == 0 || strcmp(list, "none") == 0) return 0;
     for (const char *p = list; *p;) {
         const char *e = strchr(p, ',');

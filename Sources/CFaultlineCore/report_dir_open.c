@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "report_dir_open.h"
 #include "fl_options.h"
 #include "report_file.h"
@@ -7,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void fl_report_dir_say_refused(const char *path, int err) {
@@ -28,7 +30,7 @@ void fl_report_dir_say_refused(const char *path, int err) {
     n += fl_strlcpy(line + n, "; this process's reports will go to stderr (check the path and its permissions)", sizeof line - n);
     if (n > sizeof line - 2) n = sizeof line - 2;  // the newline always fits
     line[n++] = '\n';
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
 }
 
 // Makes `path` if missing, opens it and checks that the calling thread's
@@ -62,7 +64,46 @@ static int open_at_real_ids(const char *path) {
     return fd;
 }
 
+// The uid that owns `path` when it is a symbolic link (trailing slashes
+// ignored), else -1. Allocation-free: the path is copied to the stack.
+static long link_owner(const char *path) {
+    char p[4096];
+    size_t n = fl_strlcpy(p, path, sizeof p);
+    if (n >= sizeof p) return -1;
+    while (n > 1 && p[n - 1] == '/') p[--n] = 0;
+    struct stat st;
+    return lstat(p, &st) == 0 && S_ISLNK(st.st_mode) ? (long)st.st_uid : -1;
+}
+
+// A folder named through a link another user owns is that user's choice of
+// where this process writes (a link planted in /tmp by one user, followed
+// by root): refused, as the kernel's protected_symlinks refuses it in
+// sticky folders.
+static int refuse_foreign_link(const char *path, int quiet) {
+    long owner = link_owner(path);
+    if (owner < 0 || owner == (long)geteuid()) return 0;
+    if (quiet || fl_report_dir_refusal_said(path)) return 1;
+    char line[512], num[24];
+    size_t n = fl_strlcpy(line, "faultline: refusing FAULTLINE_REPORT_DIR=", sizeof line);
+    n += fl_strlcpy_cut(line + n, path, sizeof line - n, 160);
+    n += fl_strlcpy(line + n, ": it is a symbolic link owned by uid ", sizeof line - n);
+    num[fl_fmt_u64(num, (unsigned long long)owner)] = 0;
+    n += fl_strlcpy(line + n, num, sizeof line - n);
+    n += fl_strlcpy(line + n, ", not by this process's uid ", sizeof line - n);
+    num[fl_fmt_u64(num, (unsigned long long)geteuid())] = 0;
+    n += fl_strlcpy(line + n, num, sizeof line - n);
+    n += fl_strlcpy(line + n, "; this process's reports will go to stderr (name the folder itself)", sizeof line - n);
+    if (n > sizeof line - 2) n = sizeof line - 2;
+    line[n++] = '\n';
+    fl_write_all(2, line, n);
+    return 1;
+}
+
 int fl_report_dir_open(const char *path, int quiet) {
+    if (refuse_foreign_link(path, quiet)) {
+        errno = ELOOP;
+        return -1;
+    }
     int fd = open_writable(path);
     if (fd < 0 && (errno == EACCES || errno == EPERM) && (getuid() != geteuid() || getgid() != getegid())) {
         int err = errno;

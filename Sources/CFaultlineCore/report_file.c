@@ -1,5 +1,7 @@
+#include "tool_log.h"
 #include "report_file.h"
 #include "cred_mirror.h"
+#include "fl_options.h"
 #include "fd_transient.h"
 #include "fd_high.h"
 #include "proc_tid.h"
@@ -17,6 +19,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 static atomic_int g_dirfd = -1;
@@ -37,6 +40,8 @@ static int g_on_demand;
 // closed (fl_report_share_dir).
 static int (*g_shared)(void);
 static uint64_t g_id_seed;
+// Writes the agent's annotations into each report (fl_report_set_annotations).
+static void (*g_annotations)(fl_json *);
 static atomic_uint_fast64_t g_id_counter;
 // The filesystem uid and gid the directory was opened with, -1 when none
 // was: a thread at other ids (a seteuid for a while) takes these back for
@@ -113,6 +118,11 @@ int fl_report_share_dir(int (*dir)(void)) {
 
 int fl_report_dir_held(void) { return atomic_load(&g_dirfd); }
 
+void fl_report_dir_forget(int fd) {
+    int expected = fd;
+    atomic_compare_exchange_strong(&g_dirfd, &expected, -1);
+}
+
 void fl_report_dir_done(int fd) {
     if (g_on_demand && !g_shared && fd >= 0) fl_close_high(fd);
 }
@@ -122,13 +132,14 @@ void fl_report_dir_done(int fd) {
 // the program's now. Async-signal-safe (fstat, open).
 int fl_report_dir(void) {
     if (g_shared) return g_shared();
-    if (g_on_demand) return fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (g_on_demand) return fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int fd = atomic_load(&g_dirfd);
-    if (fd < 0) return -1;
+    // Never opened (refused), or let go to a close-all (fl_report_dir_forget).
+    if (fd < 0 && !g_dir_abs[0]) return -1;
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == g_dir_dev && st.st_ino == g_dir_ino) return fd;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == g_dir_dev && st.st_ino == g_dir_ino) return fd;
     if (!g_dir_abs[0]) return fd;
-    int nfd = fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int nfd = fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     // Removed meanwhile: the number we held is still not ours to use.
     if (nfd < 0) return -1;
     if (fstat(nfd, &st) == 0) { g_dir_dev = st.st_dev; g_dir_ino = st.st_ino; }
@@ -167,8 +178,10 @@ static const char *detector_of(const char *kind) {
         {"memory_warning", "memory"}, {"oom_kill", "memory"},
         {"use_after_free", "malloc_shim"}, {"write_after_free", "malloc_shim"},
         {"double_free", "malloc_shim"}, {"invalid_free", "malloc_shim"}, {"alloc_dealloc_mismatch", "malloc_shim"},
-        {"new_delete_type_mismatch", "malloc_shim"},
+        {"new_delete_type_mismatch", "malloc_shim"}, {"heap_buffer_overflow", "malloc_shim"}, {"heap_buffer_underflow", "malloc_shim"},
         {"leak", "leaks"}, {"leak_growth", "leaks"},
+        {"cpu_hog", "cpu"}, {"fd_leak", "fds"}, {"fd_pressure", "fds"},
+        {"thread_leak", "threads"}, {"thread_growth", "threads"},
     };
     for (unsigned i = 0; i < sizeof table / sizeof table[0]; i++)
         if (fl_streq(table[i].kind, kind)) return table[i].detector;
@@ -211,13 +224,21 @@ void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind) {
     if (el <= 0) el = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (el > 0) { exe[el] = 0; fl_json_string(w, "executable", exe); }
     fl_json_end_object(w);
+    // The machine, so reports gathered from many can be told apart
+    // (`faultline report groups`); the raw call, no locale or NSS.
+    struct utsname uts;
+    if (syscall(SYS_uname, &uts) == 0 && uts.nodename[0]) fl_json_string(w, "host", uts.nodename);
+    void (*annotations)(fl_json *) = __atomic_load_n(&g_annotations, __ATOMIC_ACQUIRE);
+    if (annotations) annotations(w);
 }
+
+void fl_report_set_annotations(void (*write)(fl_json *w)) { __atomic_store_n(&g_annotations, write, __ATOMIC_RELEASE); }
 
 // The report could not go into a file: one line saying why, then the
 // report itself, so it is not lost. strerrordesc_np and strerrorname_np read
 // static tables (no locale, no allocation), unlike strerror.
 // Whether a directory was opened at install (held, shared or on demand).
-static int have_dir(void) { return g_shared || g_on_demand || atomic_load(&g_dirfd) >= 0; }
+static int have_dir(void) { return g_shared || g_on_demand || atomic_load(&g_dirfd) >= 0 || g_dir_abs[0]; }
 
 const char *fl_report_dir_path_opened(void) { return have_dir() ? g_dir_path : (const char *)0; }
 
@@ -240,14 +261,16 @@ static void print_unwritten(const fl_report *r, int err) {
         n += fl_strlcpy(line + n, " report has no directory (", sizeof line - n);
         n += fl_strlcpy(line + n, g_dir_path, sizeof line - n);
         n += fl_strlcpy(line + n, " could not be opened)", sizeof line - n);
+    } else if (fl_option_secure()) {
+        n += fl_strlcpy(line + n, " report has no directory (secure execution: the caller's FAULTLINE_REPORT_DIR is not used)", sizeof line - n);
     } else {
         n += fl_strlcpy(line + n, g_dir_named_empty ? " report has no directory (FAULTLINE_REPORT_DIR is set but empty)"
                                                     : " report has no directory (FAULTLINE_REPORT_DIR is not set)", sizeof line - n);
     }
     n += fl_strlcpy(line + n, "; it follows on stderr\n", sizeof line - n);
-    fl_write_all(2, line, n);
-    fl_write_all(2, r->json.buf, r->json.len);
-    fl_write_all(2, "\n", 1);
+    fl_log_write(line, n);
+    fl_log_write(r->json.buf, r->json.len);
+    fl_log_write("\n", 1);
 }
 
 // --- writing at the directory's ids ------------------------------------------
@@ -369,7 +392,7 @@ static int write_file(fl_report *r, char *final_name, size_t final_cap, int *err
     size_t t = 1 + fl_strlcpy(tmp_name + 1, final_name, sizeof tmp_name - 1);
     fl_strlcpy(tmp_name + t, ".tmp", sizeof tmp_name - t);
 
-    int fd = fl_openat_high(dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = fl_openat_high(dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         *err = errno;
         fl_report_dir_done(dirfd);
@@ -390,7 +413,7 @@ int fl_report_commit(fl_report *r, char *name_out, size_t name_cap) {
         // An overflowed report would be invalid JSON; callers size buffers so
         // this does not happen, and if it does we say so rather than lie.
         static const char msg[] = "faultline: report buffer too small, report dropped\n";
-        fl_write_all(2, msg, sizeof msg - 1);
+        fl_log_write(msg, sizeof msg - 1);
         return -1;
     }
     char final_name[96];

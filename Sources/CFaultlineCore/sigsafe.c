@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -116,7 +117,7 @@ const char *fl_find_field(const char *text, const char *name) {
     return 0;
 }
 
-int fl_write_all(int fd, const void *buf, size_t len) {
+static int write_loop(int fd, const void *buf, size_t len) {
     const char *p = buf;
     while (len > 0) {
         ssize_t w = write(fd, p, len);
@@ -124,6 +125,29 @@ int fl_write_all(int fd, const void *buf, size_t len) {
         p += w; len -= (size_t)w;
     }
     return 0;
+}
+
+// Our lines on stderr into a pipe whose reader has gone (`2>&1 | head`)
+// raised SIGPIPE, whose default action ended the program by it (141), in
+// the crash handler too, instead of by its own signal (139). SIGPIPE is
+// blocked for the write, and the one the write raised (not one pending
+// before) is taken back. Raw system calls: no interposer runs.
+int fl_write_all_no_sigpipe(int fd, const void *buf, size_t len) {
+    uint64_t pipe_bit = 1ull << (SIGPIPE - 1), old = 0, pending = 0;
+    int blocked = syscall(SYS_rt_sigprocmask, SIG_BLOCK, &pipe_bit, &old, sizeof old) == 0;
+    int was_pending = syscall(SYS_rt_sigpending, &pending, sizeof pending) == 0 && (pending & pipe_bit);
+    int rc = write_loop(fd, buf, len), err = errno;
+    if (rc != 0 && err == EPIPE && blocked && !was_pending) {
+        struct timespec now = {0, 0};
+        syscall(SYS_rt_sigtimedwait, &pipe_bit, (void *)0, &now, sizeof pipe_bit);
+    }
+    if (blocked) syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, (void *)0, sizeof old);
+    errno = err;
+    return rc;
+}
+
+int fl_write_all(int fd, const void *buf, size_t len) {
+    return fd == 2 ? fl_write_all_no_sigpipe(fd, buf, len) : write_loop(fd, buf, len);
 }
 
 ssize_t fl_read_file(const char *path, char *buf, size_t cap) {

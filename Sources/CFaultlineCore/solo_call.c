@@ -1,6 +1,7 @@
 // Stopping this image's own threads around a call the kernel refuses in a
 // multi-threaded process, and starting them again after it (solo_call.h).
 #include "crash_signals.h"
+#include "tool_log.h"
 #include "solo_call.h"
 #include "cancel_off.h"
 #include "cred_mirror.h"
@@ -187,7 +188,7 @@ static void say(const char *what, const fl_solo_thread *t, const char *call, con
     n += fl_strlcpy(line + n, what, sizeof line - n);
     n += fl_strlcpy(line + n, call, sizeof line - n);
     n += fl_strlcpy(line + n, after, sizeof line - n);
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
 }
 
 static void say_not_stopped(const fl_solo_thread *t, const char *call) {

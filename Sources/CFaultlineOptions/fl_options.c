@@ -3,6 +3,9 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
 static const fl_option_info k_rows[FL_OPT_COUNT] = {
 #define ROW_NUM(id, type, def, lo, hi, owner, flags, doc) {"FAULTLINE_" #id, type, def, lo, hi, "", owner, flags, doc},
@@ -16,9 +19,50 @@ int fl_option_count(void) { return FL_OPT_COUNT; }
 
 const fl_option_info *fl_option_at(int id) { return id >= 0 && id < FL_OPT_COUNT ? &k_rows[id] : NULL; }
 
+// A real uid of root is exempt: root set the environment and could write
+// anywhere anyway. The kernel marks its exec after a temporary drop (real
+// uid 0, effective 65534) secure too (crash.exec-after-temporary-drop).
+int fl_option_secure(void) { return getauxval(AT_SECURE) != 0 && getuid() != 0; }
+
+// Appends `s` to the line at `*n` (cut at `cap`, room for the newline kept).
+static void append(char *line, size_t *n, size_t cap, const char *s) {
+    size_t len = strlen(s);
+    if (len > cap - 2 - *n) len = cap - 2 - *n;
+    memcpy(line + *n, s, len);
+    *n += len;
+}
+
+// Once per process image (per copy of this table: the agent's, the shim's):
+// which variables secure execution ignores, all those set, in one line.
+static void say_ignored(void) {
+    static int said;
+    if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) return;
+    char line[768];
+    size_t n = 0;
+    append(line, &n, sizeof line, "faultline: secure execution (a set-user-ID, set-group-ID or file-capability program started by another user): ignoring ");
+    int listed = 0;
+    for (int i = 0; i < FL_OPT_COUNT; i++) {
+        if (!(k_rows[i].flags & FL_OPT_OUTPUT) || !getenv(k_rows[i].name)) continue;
+        if (listed++) append(line, &n, sizeof line, ", ");
+        append(line, &n, sizeof line, k_rows[i].name);
+    }
+    append(line, &n, sizeof line, ", which name paths or where output goes; reports go to stderr only");
+    line[n++] = '\n';
+    for (size_t done = 0; done < n;) {
+        ssize_t w = write(2, line + done, n - done);
+        if (w <= 0) break;
+        done += (size_t)w;
+    }
+}
+
 const char *fl_option_value(fl_option_id id) {
     if ((unsigned)id >= FL_OPT_COUNT) return NULL;
-    return getenv(k_rows[id].name);
+    const char *v = getenv(k_rows[id].name);
+    if (v && (k_rows[id].flags & FL_OPT_OUTPUT) && fl_option_secure()) {
+        say_ignored();
+        return NULL;
+    }
+    return v;
 }
 
 // Signals count from SIGRTMIN in the table: it is a function call in glibc.

@@ -30,8 +30,29 @@ public enum FaultlineAgent {
         }
     }
 
+    /// Says the program has finished starting (its window is up, its
+    /// server listens): the end of the launch the `launch` detector
+    /// measures, and from then on the `cpu` detector watches for threads
+    /// that burn a core (docs/resources.md). The first call counts.
+    public static func ready() { faultline_ready() }
+
     /// Whether the agent is installed in this process.
     public static var isInstalled: Bool { faultline_is_installed() != 0 }
+
+    /// Attaches `key`: `value` to every report written from now on
+    /// (`faultline_annotate`); nil or "" removes it. False for an empty key,
+    /// one over 63 bytes, or when 32 keys are held already.
+    @discardableResult
+    public static func annotate(_ key: String, _ value: String?) -> Bool {
+        withOptionalCString(value) { faultline_annotate(key, $0) } == 0
+    }
+
+    /// Names the step of its work the program is in ("startup",
+    /// "checkout"), written into every report from now on; nil clears it
+    /// (`faultline_set_phase`).
+    public static func setPhase(_ name: String?) {
+        _ = withOptionalCString(name) { faultline_set_phase($0) }
+    }
 
     private static func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
         guard let s else { return body(nil) }

@@ -56,7 +56,7 @@ struct BenchCommand: ParsableCommand {
         // Read the old results first: a bad file should fail before a 15-minute run.
         let old = comparePath.map { path in
             do { return try BenchReport.load(path: path) } catch {
-                FileHandle.standardError.write(Data("faultline: --compare \(error)\n".utf8))
+                Console.err("faultline: --compare \(error)\n")
                 Foundation.exit(65)
             }
         }
@@ -65,14 +65,14 @@ struct BenchCommand: ParsableCommand {
         let build = buildDirectory.map(BuildDirectory.init(path:)) ?? BuildDirectory.ofRunningExecutable()
         let heavy = BenchBuildCheck.librariesLoadingSwiftRuntime(in: build)
         for lib in heavy {
-            FileHandle.standardError.write(Data("bench: warning: \(lib) loads the Swift runtime (built without scripts/build): every preloaded process pays ~2 ms and ~4 MB more; run scripts/drop-swift-runtime-dependency \(lib)\n".utf8))
+            Console.err("bench: warning: \(lib) loads the Swift runtime (built without scripts/build): every preloaded process pays ~2 ms and ~4 MB more; run scripts/drop-swift-runtime-dependency \(lib)\n")
         }
         let started = Date()
         var machine = BenchMachine.current()
         let stderr = FileHandle.standardError
         let suite = BenchSuite(
             options: BenchOptions(quick: quick, filters: filters, build: build, packageRoot: build.packageRoot()),
-            progress: { line in FileHandle.standardError.write(Data("bench: \(line)\n".utf8)) })
+            progress: { line in Console.err("bench: \(line)\n") })
         stderr.write(Data("bench: \(quick ? "quick" : "full") run on \(machine.cpus) CPUs (\(machine.cpuModel)), load \(machine.loadAtStart.map { String($0) }.joined(separator: " "))\n".utf8))
         let metrics = suite.run()
         machine.loadAtEnd = BenchMachine.currentLoad()
@@ -82,28 +82,28 @@ struct BenchCommand: ParsableCommand {
                                  build: (build.path.hasSuffix("/release") ? "release" : build.path.hasSuffix("/debug") ? "debug" : build.path)
                                      + (heavy.isEmpty ? "" : " (preload libraries load the Swift runtime)"),
                                  machine: machine, metrics: metrics)
-        print(BenchConsole.render(metrics))
+        Console.out(BenchConsole.render(metrics) + "\n")
         if let jsonPath {
             write(try report.jsonData(), to: jsonPath, option: "--json")
-            print("results: \(jsonPath)")
+            Console.out("results: \(jsonPath)" + "\n")
         }
         if let htmlPath {
             write(Data(BenchHTML.render(report).utf8), to: htmlPath, option: "--html")
-            print("HTML report: \(htmlPath)")
+            Console.out("HTML report: \(htmlPath)" + "\n")
         }
         if let old, let comparePath {
             let changes = BenchComparison.compare(old: old, new: report, threshold: threshold)
             let regressed = changes.filter { $0.kind == .regressed }
             let skipped = changes.filter { $0.kind == .notCompared }
-            print("\ncompared with \(comparePath) (beyond \(String(format: "%.0f", threshold * 100)) % with non-overlapping p10..p90 spreads):")
-            if regressed.isEmpty && changes.allSatisfy({ $0.kind == .notCompared }) { print("  no figure moved beyond the threshold") }
-            for c in changes where c.kind != .notCompared { print("  \(c.kind == .regressed ? "REGRESSED" : "improved "): \(c.text)") }
+            Console.out("\ncompared with \(comparePath) (beyond \(String(format: "%.0f", threshold * 100)) % with non-overlapping p10..p90 spreads):" + "\n")
+            if regressed.isEmpty && changes.allSatisfy({ $0.kind == .notCompared }) { Console.out("  no figure moved beyond the threshold" + "\n") }
+            for c in changes where c.kind != .notCompared { Console.out("  \(c.kind == .regressed ? "REGRESSED" : "improved "): \(c.text)" + "\n") }
             let differently = skipped.filter { $0.config.isEmpty }
-            for c in differently { print("  not compared: \(c.text)") }
-            if skipped.count > differently.count { print("  not compared: \(skipped.count - differently.count) figure(s) with fewer than \(BenchComparison.minimumSamples) samples (too few runs for a spread: peers, and most figures of a --quick run)") }
-            print("  \(regressed.count) regression(s)")
+            for c in differently { Console.out("  not compared: \(c.text)" + "\n") }
+            if skipped.count > differently.count { Console.out("  not compared: \(skipped.count - differently.count) figure(s) with fewer than \(BenchComparison.minimumSamples) samples (too few runs for a spread: peers, and most figures of a --quick run)" + "\n") }
+            Console.out("  \(regressed.count) regression(s)" + "\n")
         }
-        print(String(format: "\nbench finished in %.1f s (%@ run, %@ build, load %@ at the end)", elapsed, quick ? "quick" : "full", report.build,
-                     machine.loadAtEnd.map { String($0) }.joined(separator: " ")))
+        Console.out(String(format: "\nbench finished in %.1f s (%@ run, %@ build, load %@ at the end)", elapsed, quick ? "quick" : "full", report.build,
+                     machine.loadAtEnd.map { String($0) }.joined(separator: " ")) + "\n")
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// Ends a command whose output cannot be created: `faultline: message` on
 /// stderr, exit 73 (EX_CANTCREAT).
 func exitCannotWrite(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("faultline: \(OneLine.escaped(message))\n".utf8))
+    Console.err("faultline: \(OneLine.escaped(message))\n")
     Foundation.exit(73)
 }
 

@@ -26,8 +26,8 @@ struct DoctorCommand: ParsableCommand {
         sections.append(("symbolication", symbolizerLines()))
         let width = sections.flatMap { $0.1 }.map(\.name.count).max() ?? 20
         for (title, lines) in sections {
-            print(title)
-            for l in lines { print("  " + l.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + l.verdict) }
+            Console.out(title + "\n")
+            for l in lines { Console.out("  " + l.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + l.verdict + "\n") }
         }
     }
 
@@ -40,7 +40,7 @@ struct DoctorCommand: ParsableCommand {
         let header = ["variable", "type", "default", "range", "read by", "what it does"]
         let widths = (0..<5).map { c in ([header] + rows).map { $0[c].count }.max() ?? 0 }
         for r in [header] + rows {
-            print((0..<5).map { r[$0].padding(toLength: widths[$0] + 2, withPad: " ", startingAt: 0) }.joined() + r[5])
+            Console.out((0..<5).map { r[$0].padding(toLength: widths[$0] + 2, withPad: " ", startingAt: 0) }.joined() + r[5] + "\n")
         }
     }
 

@@ -26,6 +26,8 @@ struct FaultlineCommand: AsyncParsableCommand {
     /// instead of the error, a help line, the usage text and a pointer to
     /// --help on four lines.
     static func main() async {
+        // A reader that goes away (`| head`) ends our output, not us.
+        Console.ignoreBrokenPipes()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -51,7 +53,7 @@ struct FaultlineCommand: AsyncParsableCommand {
            let end = full[see.upperBound...].firstIndex(of: "'") {
             line += " (see '\(full[see.upperBound..<end])')"
         }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        Console.err(line + "\n")
         Foundation.exit(code.rawValue)
     }
 }

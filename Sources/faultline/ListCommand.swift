@@ -28,16 +28,16 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let build = SuiteLocation.buildDirectory(buildDirectory)
         guard let directory = SuiteLocation.scenariosDirectory(scenariosDirectory, build: build) else {
-            FileHandle.standardError.write(Data("faultline: \(OneLine.escaped("no Scenarios directory here or in the package above \(build.path)")); pass --scenarios DIR\n".utf8))
+            Console.err("faultline: \(OneLine.escaped("no Scenarios directory here or in the package above \(build.path)")); pass --scenarios DIR\n")
             throw ExitCode(2)
         }
         let suite = ScenarioSuite.load(directory: directory)
-        for e in suite.errors { FileHandle.standardError.write(Data("\(e)\n".utf8)) }
+        for e in suite.errors { Console.err("\(e)\n") }
         let selected = suite.filtered(filters)
         // Bad files and nothing good (a missing directory): the errors say it all.
         if selected.isEmpty && !suite.errors.isEmpty { throw ExitCode(2) }
-        print(ScenarioListing.render(selected), terminator: "")
-        print("\(selected.count) scenario(s)")
+        Console.out(ScenarioListing.render(selected))
+        Console.out("\(selected.count) scenario(s)" + "\n")
         if !suite.errors.isEmpty { throw ExitCode(2) }
     }
 }

@@ -10,8 +10,13 @@ struct ReportCommand: AsyncParsableCommand {
         discussion: """
             faultline report list [DIR]     the reports in DIR (./faultline-reports)
             faultline report show FILE|ID   one report, symbolicated (or --json)
+            faultline report groups [DIR...]  reports grouped by signature
+            faultline report export --format sentry|otlp-json FILE|DIR...
+            faultline report upload --dsn DSN | --otlp URL FILE|DIR...
+            faultline report signature-rules  the built-in signature rules
+            faultline report html [DIR|FILE...] [-o FILE]   one HTML page of the reports
             """,
-        subcommands: [List.self, Show.self],
+        subcommands: [List.self, Show.self, Groups.self, Export.self, Upload.self, SignatureRulesCommand.self, HTML.self],
         defaultSubcommand: List.self
     )
 
@@ -25,7 +30,7 @@ struct ReportCommand: AsyncParsableCommand {
     /// named with a newline split `faultline: N report(s) in …` in two, and
     /// an escape sequence in it reached the terminal).
     static func stderr(_ line: String) {
-        FileHandle.standardError.write(Data((OneLine.escaped(line) + "\n").utf8))
+        Console.err(OneLine.escaped(line) + "\n")
     }
 
     /// `faultline report list`.
@@ -48,7 +53,7 @@ struct ReportCommand: AsyncParsableCommand {
             let reports = entries.compactMap(\.report)
             for e in entries { if case .failure(let err) = e.result { ReportCommand.stderr("faultline: skipped \(err)") } }
             guard !reports.isEmpty else {
-                print("no reports in \(OneLine.escaped(directory))")
+                Console.out("no reports in \(OneLine.escaped(directory))" + "\n")
                 return
             }
             var rows = [["ID", "TIME (UTC)", "KIND", "PROCESS", "SUMMARY"]]
@@ -61,10 +66,10 @@ struct ReportCommand: AsyncParsableCommand {
             let widths = (0..<4).map { c in rows.map { $0[c].count }.max() ?? 0 }
             for row in rows {
                 let cells = (0..<4).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) } + [row[4]]
-                print(cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+                Console.out(cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n")
             }
             let bad = entries.count - reports.count
-            print("\(reports.count) report(s) in \(OneLine.escaped(directory))" + (bad > 0 ? ", \(bad) unreadable file(s) skipped" : ""))
+            Console.out("\(reports.count) report(s) in \(OneLine.escaped(directory))" + (bad > 0 ? ", \(bad) unreadable file(s) skipped" : "") + "\n")
         }
 
         static func reason(_ error: Error) -> String {
@@ -100,16 +105,21 @@ struct ReportCommand: AsyncParsableCommand {
         @Flag(help: "Do not run the symbolizer; show addresses only.")
         var noSymbolicate = false
 
+        @Option(help: "A file of signature rules to add to the built-in ones (docs/export.md).")
+        var signatureRules: String?
+
         func run() async throws {
             let report = try loadReport()
             var result = Symbolicator.Result(report: report, warnings: [], tool: nil)
-            if !noSymbolicate { result = Symbolicator().symbolicateWithWarnings(report) }
+            var symbolicator = Symbolicator()
+            symbolicator.signatureRules = try ReportInputs.rules(signatureRules)
+            if !noSymbolicate { result = symbolicator.symbolicateWithWarnings(report) }
             if json {
                 for w in result.warnings { ReportCommand.stderr("faultline: warning: \(w)") }
                 let data = try JSONEncoderFactory.pretty().encode(result.report)
-                FileHandle.standardOutput.write(TerminalSafeJSON.escapingControls(data) + Data("\n".utf8))
+                Console.write(TerminalSafeJSON.escapingControls(data) + Data("\n".utf8), to: 1)
             } else {
-                print(ReportFormatter().format(result), terminator: "")
+                Console.out(ReportFormatter().format(result))
             }
         }
 

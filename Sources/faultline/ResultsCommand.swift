@@ -50,10 +50,10 @@ struct ResultsCommand: ParsableCommand {
             do {
                 merged = try ResultsMerge.merge(files: files)
             } catch {
-                FileHandle.standardError.write(Data("faultline: \(OneLine.escaped(error.description))\n".utf8))
+                Console.err("faultline: \(OneLine.escaped(error.description))\n")
                 throw ExitCode(2)
             }
-            print(ConsoleSummary.render(merged), terminator: "")
+            Console.out(ConsoleSummary.render(merged))
             if let junit { write(Data(JUnitWriter.render(merged).utf8), to: junit) }
             if let json { write(try merged.encoded(), to: json) }
             if let timings, let why = ScenarioTimings.update(timings, with: .measured(merged)) { exitCannotWrite(why) }

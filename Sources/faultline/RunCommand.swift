@@ -74,6 +74,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Start nothing after this much time (e.g. 90s, 10m, 1h); the rest is NOT RUN.", valueName: "duration"))
     var maxTime: String?
 
+    @Option(help: ArgumentHelp("Also write every report of the run as one self-contained HTML page to this file (docs/reports.md).", valueName: "file"))
+    var html: String?
+
     func validate() throws {
         if let buildDirectory, let problem = SuiteLocation.problem(buildDirectory: buildDirectory) { throw ValidationError(problem) }
         if let scenariosDirectory, let problem = Self.scenariosProblem(scenariosDirectory) { throw ValidationError(problem) }
@@ -151,8 +154,8 @@ struct RunCommand: ParsableCommand {
         }
         let suite = ScenarioSuite.load(directory: directory)
         if !suite.errors.isEmpty {
-            for e in suite.errors { FileHandle.standardError.write(Data("\(e)\n".utf8)) }
-            FileHandle.standardError.write(Data("faultline: \(suite.errors.count) bad scenario file(s); nothing was run\n".utf8))
+            for e in suite.errors { Console.err("\(e)\n") }
+            Console.err("faultline: \(suite.errors.count) bad scenario file(s); nothing was run\n")
             throw ExitCode(2)
         }
         let filtered = suite.filtered(filters)
@@ -164,7 +167,7 @@ struct RunCommand: ParsableCommand {
 
         // Before anything runs: a path that cannot be written is one line now,
         // not a failure of every scenario or an error after the whole suite.
-        exitUnlessWritable([("--junit", junit), ("--json", json), ("--timings", timings)])
+        exitUnlessWritable([("--junit", junit), ("--json", json), ("--timings", timings), ("--html", html)])
         if let why = OutputLocation.problem(folder: artifacts) { exitCannotWrite("\(why); pass another --artifacts") }
         let shardStatus = ProcessInfo.processInfo.environment["TEST_SHARD_STATUS_FILE"]
         if let shardStatus, let why = Self.touch(shardStatus) { exitCannotWrite("\(why); Bazel's TEST_SHARD_STATUS_FILE must be writable") }
@@ -179,13 +182,15 @@ struct RunCommand: ParsableCommand {
         } catch {
             fail("\(error)")
         }
-        for note in plan.notes { FileHandle.standardError.write(Data("faultline: \(OneLine.escaped(note))\n".utf8)) }
+        for note in plan.notes { Console.err("faultline: \(OneLine.escaped(note))\n") }
 
         var options = RunOptions(buildDirectory: build, artifactsRoot: artifacts, repeatCount: repeatCount, keepArtifacts: keepArtifacts)
         if let jobs { options.jobs = jobs }
         options.reruns = reruns
         options.maxTime = maxTime.flatMap(Self.duration)
         options.memoryLimitRunner = CGroupMemoryLimitRunner()
+        let collected = html.map { _ in CollectedReports() }
+        if let collected { options.reportsRead = { run, entries in collected.add(run, entries) } }
         InterruptHandler.install()
         let progress = ConsoleProgress(total: plan.scenarios.count * repeatCount)
         var result = SuiteRunner(options: options).run(plan.scenarios, progress: progress)
@@ -195,7 +200,7 @@ struct RunCommand: ParsableCommand {
         result.shard = shard.flatMap { $0.total > 1 ? $0 : nil }
         if case .shuffled(let s) = order { result.seed = s }
         let document = ResultsDocument(result)
-        print(ConsoleSummary.render(document, repeatCount: repeatCount), terminator: "")
+        Console.out(ConsoleSummary.render(document, repeatCount: repeatCount))
         if let junit { write(Data(JUnitWriter.render(document).utf8), to: junit) }
         if let json { write(try document.encoded(), to: json) }
         if let why = PreviousRun.record(document, artifactsRoot: artifacts) {
@@ -206,13 +211,18 @@ struct RunCommand: ParsableCommand {
         if result.shard == nil, let why = ScenarioTimings.update(timingsPath, with: .measured(document)) {
             exitCannotWrite("\(why); shards will not be balanced by this run's times")
         }
+        if let html, let collected {
+            let (items, skipped) = ReportPage.items(collected.entries(), symbolicator: Symbolicator())
+            let page = ReportPage(title: "faultline run " + filters.joined(separator: " ") + " (\(result.startedAt))")
+            write(Data(page.render(items, skipped: skipped).utf8), to: html)
+        }
         if result.hasFailures(flakyOK: flakyOk) { throw ExitCode(1) }
     }
 
     /// Creates `path` or updates its time, as Bazel asks of a runner that
     /// shards (`touch`). Nil when done.
     static func touch(_ path: String) -> String? {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return "cannot touch \(path): \(String(cString: strerror(errno)))" }
         defer { close(fd) }
         return futimens(fd, nil) == 0 ? nil : "cannot touch \(path): \(String(cString: strerror(errno)))"
@@ -221,7 +231,7 @@ struct RunCommand: ParsableCommand {
     /// Prints `faultline: message` and exits 2 (bad suite or selection, as opposed
     /// to 1 for failing scenarios).
     private func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("faultline: \(OneLine.escaped(message))\n".utf8))
+        Console.err("faultline: \(OneLine.escaped(message))\n")
         Foundation.exit(2)
     }
 
@@ -230,5 +240,26 @@ struct RunCommand: ParsableCommand {
         if let why = OutputLocation.write(data, to: path) {
             exitCannotWrite("\(why); the results above are complete, only this file is missing")
         }
+    }
+}
+
+/// The report files of every run of `faultline run --html`, gathered from
+/// the worker threads.
+final class CollectedReports: @unchecked Sendable {
+    private let lock = NSLock()
+    private var all: [(run: String, entries: [ReportStore.Entry])] = []
+
+    /// Keeps `entries`, the reports of the run `run`.
+    func add(_ run: String, _ entries: [ReportStore.Entry]) {
+        lock.lock()
+        all.append((run, entries))
+        lock.unlock()
+    }
+
+    /// Every run's files, runs by name.
+    func entries() -> [ReportStore.Entry] {
+        lock.lock()
+        defer { lock.unlock() }
+        return all.sorted { $0.run < $1.run }.flatMap(\.entries)
     }
 }

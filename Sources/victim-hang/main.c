@@ -11,6 +11,9 @@
 int victim_cmd_late_answer_elsewhere(int argc, char **argv);  // late_answer_elsewhere.c
 int victim_cmd_cut_stacks(int argc, char **argv);  // cut_stacks.c
 int victim_cmd_busy_short_polls(int argc, char **argv);  // busy_short_polls.c
+int victim_cmd_select_once_then_sleep(int argc, char **argv);  // invisible_waits.c
+int victim_cmd_fuzz_compute(int argc, char **argv);
+int victim_cmd_select_loop_spin(int argc, char **argv);
 int victim_cmd_timed_cycle(int argc, char **argv);  // timed_cycle.c
 int victim_cmd_write_slow_pipe(int argc, char **argv);  // pipe_backpressure.c
 int victim_cmd_spin_in_startup_masks(int argc, char **argv);  // startup_masks.c
@@ -217,7 +220,8 @@ static int cmd_epoll_spin(int argc, char **argv) {
     // came after a 300 ms idle in 2 runs of 30, and a loop never seen
     // waiting is not watched.
     uint64_t until = now_ms() + 1000;
-    for (uint64_t t = now_ms(); t < until; t = now_ms()) epoll_wait(ep, &got, 1, (int)(until - t));
+    // In 20 ms waits, as a loop with a timer: one wait is not a loop.
+    for (uint64_t t = now_ms(); t < until; t = now_ms()) epoll_wait(ep, &got, 1, until - t < 20 ? (int)(until - t) : 20);
     say("epoll: spinning on the main thread for %d ms", ms);
     victim_recalculate_totals(ms);
     say("main thread responsive again");
@@ -764,6 +768,9 @@ static const struct command k_commands[] = {
     {"epoll-spin", cmd_epoll_spin, "[MS] idles in epoll_wait on an eventfd and a pipe, then spins MS (3000) ms and recovers"},
     {"child-pipes", cmd_child_pipes_then_spin, "[MS] polls a child's stdout/stderr pipes until they close (as subprocess.run does), then computes MS (2500) ms (no hang expected)"},
     {"write-slow-pipe", victim_cmd_write_slow_pipe, "[MS] idles in poll on an eventfd, then writes 1 MiB into a pipe a child starts reading after MS (3000) ms (no hang expected)"},
+    {"select-once-then-sleep", victim_cmd_select_once_then_sleep, "[MS] one select and one poll on a socket pair, computes MS (1000) ms, sleeps 1.2 s (no hang expected)"},
+    {"fuzz-compute", victim_cmd_fuzz_compute, "[MS] two polls on an eventfd, then computes MS (4600) ms on main (no hang expected)"},
+    {"select-loop-spin", victim_cmd_select_loop_spin, "[MS] a loop of 20 ms selects on a socket pair for 1 s, then a handler spins MS (3000) ms"},
     {"select-sleep", cmd_select_sleep_then_spin, "[MS] sleeps in select and poll on no descriptor, then computes MS (2500) ms (no hang expected)"},
     {"spin-holding-loader-lock", cmd_spin_holding_loader_lock, "[MS] as spin-recover, while thread 'lock-holder' sits inside a dl_iterate_phdr callback for ever (holding the dynamic linker's lock)"},
     {"late-answers", cmd_late_answers, "[MS] as spin-recover, while threads late-0 and late-1 sit in vfork 70 ms at a time (they answer sample requests after the requester gave up) and steady-a and steady-b wait in pause"},

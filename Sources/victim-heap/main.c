@@ -565,7 +565,7 @@ static int api_checks(void) {
     unsigned char *big = malloc(10000);
     EXPECT(all_bytes(big, 0xAA, 4096));   // FAULTLINE_FILL_LIMIT
     free(big);
-    EXPECT(all_bytes(big, 0x55, 4096));   // FAULTLINE_SCRIBBLE_LIMIT
+    EXPECT(all_bytes(big, 0x55, 4096));   // FAULTLINE_SCRIBBLE_LIMIT (under 64 KiB: not page-protected)
     unsigned char *z = calloc(50, 4);
     EXPECT(z && all_bytes(z, 0, 200));
     free(z);
@@ -672,6 +672,21 @@ static const struct command k_commands[] = {
     {"write-after-free-late", write_after_free_late, "write into a freed block after 100 other frees, then exit"},
     {"read-after-release", read_after_release, "SIGSEGV: walk a list whose first node already left a 4-block quarantine"},
     {"double-free", double_free, "free the same block twice"},
+    {"heap-overflow-one", heap_overflow_one, "write 1 byte past the end of a 13-byte block, then free it"},
+    {"heap-overflow-word", heap_overflow_word, "write 8 bytes past the end of a 24-byte block, then free it"},
+    {"heap-overflow-memcpy", heap_overflow_memcpy, "memcpy 40 bytes into a 32-byte block, then free it"},
+    {"heap-overflow-strcpy", heap_overflow_strcpy, "strcpy 11 bytes into a 10-byte block, kept live until exit"},
+    {"heap-overflow-strndup", heap_overflow_strndup, "strcat one character onto a strndup copy, then free it"},
+    {"heap-underflow-neighbour", heap_underflow_neighbour, "write 8 bytes 56 bytes in front of a block (into its neighbour's red zone), free the neighbour"},
+    {"heap-underflow-header", heap_underflow_header, "write 1 byte in front of a block (its header), then free it"},
+    {"heap-underflow-links", heap_underflow_links, "overwrite the 16 bytes 40 to 24 bytes in front of a live block, exit with it live"},
+    {"heap-read-past-end", heap_read_past_end, "read 1 byte past the end of a 32-byte block"},
+    {"use-after-free-int", use_after_free_int, "read an int field of a freed block"},
+    {"use-after-free-large", use_after_free_large, "write 64 KiB into a freed 256 KiB block"},
+    {"heap-underflow-far", heap_underflow_far, "write 1 byte 64 bytes in front of a 32-byte block, then free it"},
+    {"heap-read-past-end-many", heap_read_past_end_many, "read 1 byte past the end of 2000 blocks (guard sampling catches one)"},
+    {"heap-overflow-crash", heap_overflow_crash, "overflow a block over its neighbour's pointer field, then follow that pointer (SIGSEGV)"},
+    {"double-free-after-large-frees", double_free_after_large_frees, "free a 130 KiB block again after 1024 large frees"},
     {"double-free-out-of-fds", double_free_out_of_fds, "open /dev/null until EMFILE, then free two blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"},
     {"double-free-out-of-fds-refill", double_free_out_of_fds_refill, "out of fds, free a block twice, use up the fds again, free another twice (with FAULTLINE_HALT_ON_ERROR=0)"},
     {"double-free-while-cancelled", double_free_while_cancelled, "a worker with a pending pthread_cancel frees a block twice"},
@@ -694,7 +709,7 @@ static const struct command k_commands[] = {
     {"api-checks", api_checks, "check the shim's contract from inside (patterns, alignment, errors, threads, fork)"},
     {"entry-points", entry_points, "call every allocation entry point and free each block (no report expected)"},
     {"write-after-free-across-fork", write_after_free_across_fork, "the parent writes into a freed block, then a forked child writes into one of its own and exits"},
-    {"exit-in-handler", exit_in_handler, "fault inside free (an overflow over the next block's links) with a SIGSEGV handler that calls exit(3)"},
+    {"exit-in-handler", exit_in_handler, "fault inside free (the page of the block before it made inaccessible) with a SIGSEGV handler that calls exit(3)"},
     {"mtrace", mtrace_blocks, "allocate and free a 4321-byte block between mtrace() and muntrace()"},
     {"null-deref-with-mask", null_deref_with_mask, "SIGSEGV: read through NULL while a register holds 0x5555555555555555 by coincidence"},
     {"getattr-first", getattr_first, "a new thread calls pthread_getattr_np on itself first thing (glibc allocates inside it, holding the thread's lock)"},

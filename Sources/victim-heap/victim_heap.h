@@ -29,8 +29,8 @@ int null_deref_with_mask(void);
 /// The parent and a forked child each write into a block they freed.
 int write_after_free_across_fork(void);
 
-/// SIGSEGV inside free (a heap overflow over the next block's live-block
-/// links), in a program whose SIGSEGV handler calls exit(3).
+/// SIGSEGV inside free (the page of the block before it made
+/// inaccessible), in a program whose SIGSEGV handler calls exit(3).
 int exit_in_handler(void);
 
 /// Writes into 20000 freed blocks from one allocation and free site and
@@ -75,5 +75,22 @@ int invalid_free_in_library(void);
 /// loader's lock on another thread, which then frees one twice itself
 /// (suppressed_cases.c).
 int double_free_loader_locked(void);
+
+/// Heap overflows and underflows, large blocks (overflows.c).
+int heap_overflow_one(void);
+int heap_overflow_word(void);
+int heap_overflow_memcpy(void);
+int heap_overflow_strcpy(void);
+int heap_overflow_strndup(void);
+int heap_underflow_neighbour(void);
+int heap_underflow_header(void);
+int heap_underflow_links(void);
+int heap_read_past_end(void);
+int use_after_free_int(void);
+int use_after_free_large(void);
+int double_free_after_large_frees(void);
+int heap_underflow_far(void);
+int heap_read_past_end_many(void);
+int heap_overflow_crash(void);
 
 #endif

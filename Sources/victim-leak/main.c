@@ -70,6 +70,17 @@
 //   main-exits-first the main thread leaves with pthread_exit; a worker then
 //                   fills the 100-block global cache, loses 77 bytes and
 //                   returns, and glibc ends the process with exit(0) from it
+//   tree            a 127-node tree dropped by its root, 16 small leaks (lost/lost_tree.c)
+//   cyclic-list     a 12-node circular list, dropped
+//   suppressed-tree a 7-node tree whose root's allocation is suppressed
+//   detached-threads [N [busy]] N (100) detached threads each lose their
+//                   argument and their result, with a busy loop on another
+//                   core when asked (lost/detached_threads.c)
+//   gen-suppressions [first|all] leaks and a double free, for
+//                   --gen-suppressions (lost/gen_suppressions.c)
+//   gen-suppressions-round-trip runs `gen-suppressions first` with
+//                   FAULTLINE_GEN_SUPPRESSIONS=1, then `gen-suppressions
+//                   all` with what it printed as the suppressions file
 //   thread-exits    4 threads each lose 77 bytes and end; main joins them
 //                   and exits normally (their stacks stay mapped in glibc's
 //                   cache)
@@ -105,6 +116,9 @@
 #include "fork_during_install.h"
 #include "libc_helpers.h"
 #include "lost_pairs.h"
+#include "lost/detached_threads.h"
+#include "lost/gen_suppressions.h"
+#include "lost/lost_tree.h"
 #include "review2_realpath_old.h"
 #include "review_cancel.h"
 #include "signal_storm.h"
@@ -692,6 +706,22 @@ int main(int argc, char **argv) {
         return fork_children(n);
     } else if (!strcmp(cmd, "thread-exits")) {
         return thread_exits();
+    } else if (!strcmp(cmd, "tree")) {
+        return victim_lost_tree();
+    } else if (!strcmp(cmd, "cyclic-list")) {
+        return victim_lost_cyclic_list();
+    } else if (!strcmp(cmd, "suppressed-tree")) {
+        return victim_suppressed_tree(argv[0]);
+    } else if (!strcmp(cmd, "suppressed-tree-run")) {
+        return victim_suppressed_tree_run();
+    } else if (!strcmp(cmd, "detached-threads")) {
+        int n = argc > 2 ? atoi(argv[2]) : 100;
+        if (n < 1 || n > 1000) { fprintf(stderr, "victim: detached-threads takes 1 to 1000 threads\n"); return 2; }
+        return victim_detached_threads(n, argc > 3 && !strcmp(argv[3], "busy"));
+    } else if (!strcmp(cmd, "gen-suppressions")) {
+        return victim_gen_suppressions(argc > 2 ? argv[2] : "all");
+    } else if (!strcmp(cmd, "gen-suppressions-round-trip")) {
+        return victim_gen_suppressions_round_trip(argv[0]);
     } else if (!strcmp(cmd, "check-while-cancelled")) {
         return victim_check_while_cancelled();
     } else if (!strcmp(cmd, "no-fds-left")) {
@@ -717,7 +747,7 @@ int main(int argc, char **argv) {
         }
         printf("victim: leaked %d blocks of 4096 bytes, one every %d ms\n", n, ms);
     } else {
-        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|no-frame-pointer|libc-helpers|libc-helper-jump|libc-helper-reentry|libc-wrapper-loader-locked|exit-loader-locked|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|check-under-signal-flood [N]|checks-while-euid-flips [N]|fork-during-install [late]|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
+        fprintf(stderr, "usage: victim-leak list|ring|stale-frame|no-frame-pointer|libc-helpers|libc-helper-jump|libc-helper-reentry|libc-wrapper-loader-locked|exit-loader-locked|cache|thread-stack|suppressed|suppressed-file|signal|unreadable-root|two-paths|no-vm-readv|growth-dip|many-stacks [N]|main-exits-first|fork-children [N]|check-under-setxid [N]|check-under-signal-flood [N]|checks-while-euid-flips [N]|fork-during-install [late]|fork-during-checks [SIG S]|signal-storm [T B]|thread-exits|tree|cyclic-list|suppressed-tree|detached-threads [N]|gen-suppressions [first|all]|gen-suppressions-round-trip|check-while-cancelled|no-fds-left|no-fds-at-exit|reserved-region|sampled-register|freed-tail|leak-as-nobody|growth [MS N]\n");
         return 2;
     }
     return 0;

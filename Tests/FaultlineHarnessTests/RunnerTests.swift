@@ -32,7 +32,7 @@ func isDead(_ pid: pid_t) -> Bool {
         try FileManager.default.createDirectory(atPath: dir.path + "/s/bin", withIntermediateDirectories: true)
         try writeScript("#!/bin/sh\necho started\n", to: dir.path + "/s/bin/say.sh")
         try writeScript("name: t.relative\nvictim: ./bin/say.sh\nexpect:\n  exit: {code: 0}\n  stdout_contains: [started]\n",
-                        to: dir.path + "/s/t.yaml")
+                        to: dir.path + "/s/t.relative.yaml")
         let cwd = FileManager.default.currentDirectoryPath
         let relative = String(repeating: "../", count: cwd.split(separator: "/").count) + dir.path.dropFirst() + "/s"
         let suite = ScenarioSuite.load(directory: relative)

@@ -97,6 +97,6 @@ import Testing
         #expect(byName["FAULTLINE_QUARANTINE_BYTES"]?.defaultValue == "16M")
         #expect(byName["FAULTLINE_SAMPLE_SIGNAL"]?.defaultValue == "SIGRTMIN+8")
         #expect(byName["FAULTLINE_REPORT_DIR"]?.namesOutput == true)
-        #expect(byName["FAULTLINE_STDERR_PIPE"]?.isInternal == true)
+        #expect(byName["FAULTLINE_REPORT_DIR_REFUSED"]?.isInternal == true)
     }
 }

@@ -405,7 +405,7 @@ struct LimitedVictim {
             memory_limit: 32M
             timeout: 60s
             expect: {exit: {code: 0}}
-            """.write(toFile: dir + "/Scenarios/interrupt.yaml", atomically: true, encoding: .utf8)
+            """.write(toFile: dir + "/Scenarios/interrupt-me.yaml", atomically: true, encoding: .utf8)
         let faultline = try BuildProducts.path("faultline")
         let build = (faultline as NSString).deletingLastPathComponent
         let devnull = FileHandle(forWritingAtPath: "/dev/null")!

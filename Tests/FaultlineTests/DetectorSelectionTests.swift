@@ -17,6 +17,6 @@ import Testing
         #expect(throws: DetectorSelectionError(entry: "oom", list: "crash,oom")) { try DetectorSelection(parsing: "crash,oom") }
         #expect(throws: DetectorSelectionError.self) { try DetectorSelection(parsing: "crash,,hang") }
         let e = DetectorSelectionError(entry: "oom", list: "crash,oom")
-        #expect(e.description == "--detectors 'crash,oom' has unknown detector 'oom'; valid: crash, cxx_exception, hang, memory, use_after_free, leaks (or all)")
+        #expect(e.description == "--detectors 'crash,oom' has unknown detector 'oom'; valid: crash, cxx_exception, hang, memory, cpu, fds, threads, launch, use_after_free, leaks (or all)")
     }
 }

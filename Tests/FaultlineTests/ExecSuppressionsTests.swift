@@ -15,6 +15,43 @@ import Testing
         run.stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("faultline: ") }
     }
 
+    /// `--gen-suppressions` prints, for each leak group and heap error, a
+    /// comment and the line that silences it; the whole stderr given back as
+    /// the file (the other lines are refused with a warning) silences them,
+    /// and the reports of the second run are only what it added.
+    @Test func generatedSuppressionsSilenceTheirReports() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let victim = try BuildProducts.path("victim-leak")
+        let env = ["FAULTLINE_HALT_ON_ERROR": "0"]
+        let first = try runProgram(try BuildProducts.path("faultline"),
+                                   ["exec", "--report-dir", "\(dir)/first", "--gen-suppressions", "--", victim, "gen-suppressions", "first"],
+                                   environment: env, directory: dir)
+        #expect(first.status == 0, "\(first.stderr)")
+        let lines = first.stderr.split(separator: "\n").map(String.init)
+        // Each comment is followed by its line (grep -A1); the indirectly
+        // lost nodes get their holder's.
+        let generated = lines.indices.filter { $0 > 0 && lines[$0 - 1].hasPrefix("# faultline --gen-suppressions") }.map { lines[$0] }
+        #expect(generated == ["double_free:^gen_free_twice$", "leak:^gen_lose_block$", "leak:^gen_lose_list$", "leak:^gen_lose_list$"], "\(first.stderr)")
+        try first.stderr.write(toFile: "\(dir)/all.supp", atomically: true, encoding: .utf8)
+        let second = try runProgram(try BuildProducts.path("faultline"),
+                                    ["exec", "--report-dir", "\(dir)/second", "--suppressions", "all.supp", "--", victim, "gen-suppressions", "first"],
+                                    environment: env, directory: dir)
+        #expect(second.status == 64, "the whole stderr has lines that are not suppressions: \(second.stderr)")
+        let kept = lines.indices.filter { lines[$0].hasPrefix("# faultline --gen-suppressions") || ($0 > 0 && lines[$0 - 1].hasPrefix("# faultline --gen-suppressions")) }
+        try kept.map { lines[$0] }.joined(separator: "\n").write(toFile: "\(dir)/kept.supp", atomically: true, encoding: .utf8)
+        let third = try runProgram(try BuildProducts.path("faultline"),
+                                   ["exec", "--report-dir", "\(dir)/third", "--suppressions", "kept.supp", "--", victim, "gen-suppressions", "all"],
+                                   environment: env, directory: dir)
+        #expect(third.status == 0, "\(third.stderr)")
+        let reports = try FileManager.default.contentsOfDirectory(atPath: "\(dir)/third").filter { $0.hasSuffix(".json") }
+            .map { name throws(ReportLoadError) in try ReportStore.load(path: "\(dir)/third/\(name)") }
+        #expect(Set(reports.map(\.kind)) == ["leak", "invalid_free"] && reports.count == 2, "\(third.stderr)")
+        let leak = try #require(reports.first { $0.kind == "leak" })
+        #expect(leak.sections["leak"]?["totals"]?["reported_lost"]?["bytes"]?.integerValue == 91, "\(third.stderr)")
+        #expect(leak.sections["leak"]?["totals"]?["suppressed"]?["bytes"]?.integerValue == 460, "\(third.stderr)")
+    }
+
     @Test func missingFileIsOneLineAndStatus64() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

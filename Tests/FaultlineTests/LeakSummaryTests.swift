@@ -28,9 +28,9 @@ import Testing
         let lines = LeakSummary().render(reports).split(separator: "\n").map(String.init)
         #expect(lines[0] == "leak summary:")
         #expect(lines[1].contains("victim-leak (pid \(report.process.pid), exit): 1 block(s) definitely lost (48 bytes), 9 indirectly (432 bytes), 0 suppressed"))
-        // Ordered by bytes: the 9 indirectly lost nodes first, then the head.
-        #expect(lines[2].hasPrefix("    432 bytes in 9 block(s) indirectly lost at make_list (main.c:"))
-        #expect(lines[3].hasPrefix("    48 bytes in 1 block(s) definitely lost at make_list (main.c:"))
+        // The head first, with the 9 nodes behind it, then those nodes.
+        #expect(lines[2].hasPrefix("    480 bytes (48 direct, 432 indirect) in 1 block(s) definitely lost at make_list (main.c:"), "\(lines)")
+        #expect(lines[3].hasPrefix("    432 bytes in 9 block(s) indirectly lost at make_list (main.c:"), "\(lines)")
     }
 
     /// A stripped program's own frames have no symbol: the group is named
@@ -46,9 +46,25 @@ import Testing
         #expect(strip.status == 0, "\(strip.stderr)")
         let run = try runProgram(try BuildProducts.path("faultline"), ["exec", "--report-dir", "\(dir)/r", "--leaks", "--", stripped, "list"])
         #expect(run.status == 0, "\(run.stderr)")
-        let line = try #require(run.stderr.split(separator: "\n").first { $0.contains("48 bytes in 1 block(s) definitely lost at ") },
+        let line = try #require(run.stderr.split(separator: "\n").first { $0.contains("(48 direct, 432 indirect) in 1 block(s) definitely lost at ") },
                                 "\(run.stderr)")
         #expect(line.range(of: #"definitely lost at stripped-leak \+ 0x[0-9a-f]+$"#, options: .regularExpression) != nil, "\(line)")
+    }
+
+    /// A dropped tree (valgrind: "5,080 (40 direct, 5,040 indirect) bytes in
+    /// 1 blocks are definitely lost"): the root first with what hangs from
+    /// it, its 126 nodes one group whatever their recursion path, held by it.
+    @Test func aLostTreeIsItsRootWithWhatHangsFromIt() throws {
+        let reports = try leakReports(["tree"])
+        let report = try #require(reports.first)
+        let lines = ReportFormatter().format(report).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let titles = lines.filter { $0.contains(" block(s) ") && $0.hasSuffix("allocated at:") }
+        #expect(titles.count == 3, "\(lines)")
+        #expect(titles.first == "5080 bytes (40 direct, 5040 indirect) in 1 block(s) definitely lost, allocated at:", "\(titles)")
+        #expect(titles.dropFirst().first == "384 bytes in 16 block(s) definitely lost, allocated at:", "\(titles)")
+        #expect(titles.last?.hasPrefix("5040 bytes in 126 block(s) indirectly lost, held by the definitely lost block(s) from make_tree (lost_tree.c:") == true, "\(titles)")
+        let summary = LeakSummary().render(reports).split(separator: "\n").map(String.init)
+        #expect(summary[2].hasPrefix("    5080 bytes (40 direct, 5040 indirect) in 1 block(s) definitely lost at make_tree (lost_tree.c:"), "\(summary)")
     }
 
     @Test func growthReportNamesTheGrowingStack() throws {
@@ -69,8 +85,8 @@ import Testing
         let report = try #require(reports.first)
         let lines = ReportFormatter().format(report).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines[1].hasPrefix("leaks at exit: 1 block(s) definitely lost (48 bytes), 9 indirectly (432 bytes), 0 suppressed, "), "\(lines)")
-        let direct = try #require(lines.firstIndex(of: "48 bytes in 1 block(s) definitely lost, allocated at:"), "\(lines)")
-        let indirect = try #require(lines.firstIndex(of: "432 bytes in 9 block(s) indirectly lost, allocated at:"), "\(lines)")
+        let direct = try #require(lines.firstIndex(of: "480 bytes (48 direct, 432 indirect) in 1 block(s) definitely lost, allocated at:"), "\(lines)")
+        let indirect = try #require(lines.firstIndex { $0.hasPrefix("432 bytes in 9 block(s) indirectly lost, held by the definitely lost block(s) from make_list (main.c:") && $0.hasSuffix("), allocated at:") }, "\(lines)")
         #expect(direct < indirect, "direct leaks come first")
         #expect(lines[direct + 1].hasPrefix("  #0  0x") && lines[direct + 1].contains("make_list at "), "\(lines[direct + 1])")
         #expect(lines.contains { $0.hasPrefix("scan: ") && $0.contains(" live blocks, ") })
@@ -84,7 +100,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try runProgram(try BuildProducts.path("faultline"), ["exec", "--report-dir", dir, "--", try BuildProducts.path("victim-leak"), "list"])
         #expect(run.status == 0)
-        #expect(run.stderr.contains("\n48 bytes in 1 block(s) definitely lost, allocated at:\n  #0  0x"), "\(run.stderr)")
+        #expect(run.stderr.contains("\n480 bytes (48 direct, 432 indirect) in 1 block(s) definitely lost, allocated at:\n  #0  0x"), "\(run.stderr)")
         #expect(!run.stderr.contains("class: definitely_lost"), "\(run.stderr)")
     }
 

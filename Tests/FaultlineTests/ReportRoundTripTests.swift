@@ -14,7 +14,7 @@ import Testing
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
         let report = try ReportStore.load(path: path)
         #expect(report.schema == "faultline.report")
-        #expect(report.schemaVersion == 1)
+        #expect(report.schemaVersion == 2)
         #expect(report.kind == "crash")
         #expect(report.signal?.name == "SIGSEGV")
         #expect(report.signal?.codeName == "SEGV_MAPERR")

@@ -107,7 +107,7 @@ import Testing
         if case .notJSON? = reason(try f.write("elf.json", Data([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]))) {} else {
             Issue.record("binary not reported as not JSON")
         }
-        #expect(reason(try f.write("newer.json", try f.withVersion(2))) == .unsupportedVersion(2))
+        #expect(reason(try f.write("newer.json", try f.withVersion(3))) == .unsupportedVersion(3))
         if case .invalid(let why)? = reason(try f.write("no-id.json", try f.without("id"))) {
             #expect(why.contains("id"))
         } else { Issue.record("report without id not reported as invalid") }

@@ -10,7 +10,7 @@ import Testing
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "name: t.kill\nvictim: /bin/sleep\nargs: [\"0.2\"]\nenv: {FAULTLINE_RUNNER_KILL_AFTER_MS: 30O}\nmemory_limit: 64M\nexpect: {exit: {code: 0}}\n"
-            .write(toFile: "\(dir)/t.yaml", atomically: true, encoding: .utf8)
+            .write(toFile: "\(dir)/t.kill.yaml", atomically: true, encoding: .utf8)
         let faultline = try BuildProducts.path("faultline")
         let result = try runProgram(faultline, ["run", "--scenarios", dir, "--build-dir", (faultline as NSString).deletingLastPathComponent,
                                                 "--artifacts", "\(dir)/artifacts"])

@@ -22,7 +22,7 @@ import Testing
             let name = "ci.s\(i)"
             let code = i == 5 ? 1 : 0
             try writeScript("name: \(name)\nvictim: /bin/sh\nargs: [\"-c\", \"exit \(code)\"]\nexpect: {exit: {code: 0}}\n",
-                            to: "\(dir)/suite/s\(i).yaml")
+                            to: "\(dir)/suite/\(name).yaml")
             names.append(name)
             timings[name] = Double([5, 1, 1, 5, 1, 1, 5, 1, 1][i - 1])
         }
@@ -118,7 +118,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/suite", withIntermediateDirectories: true)
         for (i, code) in [0, 1, 0, 1, 0].enumerated() {
-            try writeScript("name: lf.s\(i)\nvictim: /bin/sh\nargs: [\"-c\", \"exit \(code)\"]\nexpect: {exit: {code: 0}}\n", to: "\(dir)/suite/s\(i).yaml")
+            try writeScript("name: lf.s\(i)\nvictim: /bin/sh\nargs: [\"-c\", \"exit \(code)\"]\nexpect: {exit: {code: 0}}\n", to: "\(dir)/suite/lf.s\(i).yaml")
         }
         let common = ["run", "--scenarios", dir + "/suite", "--artifacts", dir + "/artifacts"]
         let first = try runProgram(faultline, common + ["--json", dir + "/first.json"])

@@ -11,7 +11,17 @@ enum {
     FL_DETECTOR_CXX_EXCEPTION = 1 << 1,
     FL_DETECTOR_HANG = 1 << 2,
     FL_DETECTOR_MEMORY = 1 << 3,
+    FL_DETECTOR_CPU = 1 << 4,
+    FL_DETECTOR_FDS = 1 << 5,
+    FL_DETECTOR_THREADS = 1 << 6,
+    FL_DETECTOR_LAUNCH = 1 << 7,
 };
+
+/// Every detector ("all").
+#define FL_DETECTORS_ALL 0xffffu
+/// With FAULTLINE_DETECTORS unset or empty: all but fds, which, like
+/// valgrind's --track-fds, is asked for (docs/resources.md, "Defaults").
+#define FL_DETECTORS_DEFAULT (FL_DETECTORS_ALL & ~(unsigned)FL_DETECTOR_FDS)
 
 /// Resolved configuration.
 typedef struct fl_config {

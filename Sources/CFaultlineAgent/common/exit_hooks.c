@@ -1,18 +1,15 @@
 // What an image must do before it ends without running destructors: the
-// program calls _exit (dash does) or replaces itself with exec.
-// - The stderr capture's drain thread dies with the image, so bytes still in
-//   the pipe would be lost: the capture is released first (wait for the
-//   drain, fd 2 back to the real stderr), and resumed if exec fails.
-// - The memory monitor's breadcrumb file exists only for a SIGKILL to leave
-//   behind: it is removed, or every forked child that ends in _exit would
-//   leave one (the monitor creates it at the fork). An image that exec
-//   loads with the agent makes its own. An exec that fails puts it back.
+// program calls _exit (dash does) or replaces itself with exec. The memory
+// monitor's breadcrumb file exists only for a SIGKILL to leave behind: it is
+// removed, or every forked child that ends in _exit would leave one (the
+// monitor creates it at the fork). An image that exec loads with the agent
+// makes its own. An exec that fails puts it back. (The malloc shim's exit
+// checks hook _exit themselves: shim_exit_hooks.c, next in line.)
 // Injected (LD_PRELOAD) these wrappers interpose the libc functions; linked
-// into a program, its own calls reach them too. Both steps are
-// async-signal-safe (_exit may be called from a signal handler).
+// into a program, its own calls reach them too. Async-signal-safe (_exit
+// may be called from a signal handler).
 #include "interpose_next.h"
 #include "memory_breadcrumb.h"
-#include "stderr_capture.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -43,16 +40,10 @@ FL_NEXT_VAR(fexecve)
 FL_NEXT_VAR(execveat)
 #define real(name) (next_##name ? next_##name : dlsym(RTLD_NEXT, #name))
 
-static void image_ending(void) {
-    fl_stderr_release();
-    fl_breadcrumb_remove();
-}
+static void image_ending(void) { fl_breadcrumb_remove(); }
 
-// An exec failed: this image goes on, captured again, with its breadcrumbs.
-static void image_continues(void) {
-    fl_stderr_resume();
-    fl_breadcrumb_restore();
-}
+// An exec failed: this image goes on, with its breadcrumbs.
+static void image_continues(void) { fl_breadcrumb_restore(); }
 
 FL_EXPORT void _exit(int status) {
     image_ending();

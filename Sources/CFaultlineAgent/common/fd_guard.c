@@ -1,14 +1,18 @@
 // Interposes close, close_range, closefrom, dup2 and dup3 so that a program
-// closing or replacing fds it did not open skips the agent's (see
-// fd_guard.h). Closing a guarded fd, or dup2 onto one, fails with EBADF, as
-// closing an fd that is not open does (valgrind answers the same for its
-// own fds); a range closes everything around them. The fd reserve
-// (fd_transient.h) and the report directory are guarded the same way.
-// pipe2 is interposed only to find libunwind's memory-validation pipe,
-// which it opens for the life of the process: that pair is moved high and
-// guarded too.
+// closing or replacing fds it did not open cannot leave the agent holding a
+// number that is the program's now (see fd_guard.h). Hidden fds (the hang
+// probe's, libunwind's pipe, the fd reserve and the report directory) are
+// let go: the program's call closes or replaces them as it would any fd,
+// the agent forgets them first and opens again when it needs one, so a
+// program that closes everything and lists /proc/self/fd sees none of
+// ours. Guarded fds (the memory monitor's) are kept: closing one, or dup2
+// onto one, fails with EBADF, as valgrind answers for its own; a range
+// closes everything around them. pipe2 is interposed only to find
+// libunwind's memory-validation pipe, which it opens for the life of the
+// process and makes again when it finds it closed.
 #include "interpose_next.h"
 #include "fd_guard.h"
+#include "fd_hooks.h"
 #include "fd_high.h"
 #include "fd_transient.h"
 #include "report_file.h"
@@ -21,11 +25,15 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/close_range.h>
 
 #define FL_EXPORT __attribute__((visibility("default")))
 // stderr capture 3, hang probe 1, memory monitor up to about 16 (cgroup
 // counters and limits, pressure, statm, maps).
 #define FL_FD_GUARD_MAX 32
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC 4
+#endif
 
 // glibc's exported alias of close: no dlsym on a path that libraries'
 // constructors (the malloc shim's among them) may take before ours ran.
@@ -33,22 +41,85 @@ extern int __close(int);
 
 // fd + 1 per slot, 0 when free.
 static atomic_int g_guarded[FL_FD_GUARD_MAX];
+static atomic_int g_hidden[FL_FD_GUARD_MAX];
+
+static void slot_add(atomic_int *slots, int fd) {
+    for (int i = 0; i < FL_FD_GUARD_MAX; i++) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&slots[i], &expected, fd + 1)) return;
+    }
+}
+
+// Clears `fd`'s slot; 1 when it had one.
+static int slot_take(atomic_int *slots, int fd) {
+    int had = 0;
+    for (int i = 0; i < FL_FD_GUARD_MAX; i++) {
+        int expected = fd + 1;
+        if (atomic_compare_exchange_strong(&slots[i], &expected, 0)) had = 1;
+    }
+    return had;
+}
+
+int fl_fd_hide(int fd) {
+    fd = fl_fd_move_high(fd);
+    if (fd >= 0) slot_add(g_hidden, fd);
+    return fd;
+}
+
+int fl_fd_hidden(int fd) {
+    if (fd < 0) return 0;
+    for (int i = 0; i < FL_FD_GUARD_MAX; i++)
+        if (atomic_load(&g_hidden[i]) == fd + 1) return 1;
+    return 0;
+}
+
+// What let_go found among the fds it forgot: the ones taken again right
+// after the program's call (above the program's numbers), so that a
+// program that closes everything and then uses up its fds
+// (crash.out-of-fds) still has the two a report needs.
+enum { RETAKE_RESERVE = 1, RETAKE_REPORT_DIR = 2 };
+
+// The program is closing or replacing `fd`: if it is one of ours that
+// yields, forget it first (the caller's call then does the rest).
+static int let_go(int fd) {
+    if (fd < 0) return 0;
+    int retake = 0;
+    slot_take(g_hidden, fd);
+    if (fd == fl_report_dir_held()) { fl_report_dir_forget(fd); retake |= RETAKE_REPORT_DIR; }
+    if (fd == fl_fd_reserve()) { fl_fd_reserve_forget(fd); retake |= RETAKE_RESERVE; }
+    return retake;
+}
+
+// let_go for every hidden and moving fd in [lo, hi]: what to retake.
+static int let_go_range(unsigned lo, unsigned hi) {
+    for (int i = 0; i < FL_FD_GUARD_MAX; i++) {
+        int v = atomic_load(&g_hidden[i]);
+        if (v > 0 && (unsigned)(v - 1) >= lo && (unsigned)(v - 1) <= hi) let_go(v - 1);
+    }
+    int r = fl_fd_reserve(), d = fl_report_dir_held(), retake = 0;
+    if (r >= 0 && (unsigned)r >= lo && (unsigned)r <= hi) retake |= let_go(r);
+    if (d >= 0 && (unsigned)d >= lo && (unsigned)d <= hi) retake |= let_go(d);
+    return retake;
+}
+
+// After the program's call closed them: taken again, keeping errno.
+static void retake_reserve(int retake) {
+    if (!retake) return;
+    int saved = errno;
+    if (retake & RETAKE_REPORT_DIR) fl_report_dir();
+    if (retake & RETAKE_RESERVE) fl_fd_reserve_take();
+    errno = saved;
+}
 
 int fl_fd_guard(int fd) {
     fd = fl_fd_move_high(fd);
-    if (fd < 0) return fd;
-    for (int i = 0; i < FL_FD_GUARD_MAX; i++) {
-        int expected = 0;
-        if (atomic_compare_exchange_strong(&g_guarded[i], &expected, fd + 1)) return fd;
-    }
+    if (fd >= 0) slot_add(g_guarded, fd);
     return fd;
 }
 
 void fl_fd_unguard(int fd) {
-    for (int i = 0; i < FL_FD_GUARD_MAX; i++) {
-        int expected = fd + 1;
-        atomic_compare_exchange_strong(&g_guarded[i], &expected, 0);
-    }
+    slot_take(g_guarded, fd);
+    slot_take(g_hidden, fd);
 }
 
 void fl_fd_close(int fd) {
@@ -56,20 +127,7 @@ void fl_fd_close(int fd) {
     __close(fd);
 }
 
-// Guarded fds whose number can change, asked for each time rather than
-// kept in a slot: the fd reserve (fd_transient.h), which moves as reports
-// use it, and the report directory, opened again by path when a raw
-// close_range took it (report_file.h). Fills `fds`, -1 for none.
-static void moving_fds(int fds[2]) {
-    fds[0] = fl_fd_reserve();
-    fds[1] = fl_report_dir_held();
-}
-
 static int guarded(unsigned fd) {
-    int moving[2];
-    moving_fds(moving);
-    for (int i = 0; i < 2; i++)
-        if (moving[i] >= 0 && (unsigned)moving[i] == fd) return 1;
     for (int i = 0; i < FL_FD_GUARD_MAX; i++)
         if ((unsigned)atomic_load(&g_guarded[i]) == fd + 1) return 1;
     return 0;
@@ -77,13 +135,7 @@ static int guarded(unsigned fd) {
 
 // The lowest guarded fd in [lo, hi], or -1.
 static long lowest_guarded(unsigned lo, unsigned hi) {
-    int moving[2];
-    moving_fds(moving);
     long best = -1;
-    for (int i = 0; i < 2; i++) {
-        unsigned fd = (unsigned)moving[i];
-        if (moving[i] >= 0 && fd >= lo && fd <= hi && (best < 0 || fd < (unsigned)best)) best = fd;
-    }
     for (int i = 0; i < FL_FD_GUARD_MAX; i++) {
         int v = atomic_load(&g_guarded[i]);
         if (v <= 0) continue;
@@ -98,7 +150,11 @@ typedef int (*close_range_fn)(unsigned, unsigned, int);
 
 FL_EXPORT int close(int fd) {
     if (fd >= 0 && guarded((unsigned)fd)) { errno = EBADF; return -1; }
-    return __close(fd);
+    fl_fds_closing(fd);
+    int reserve = let_go(fd);
+    int r = __close(fd);
+    retake_reserve(reserve);
+    return r;
 }
 
 static int real_close_range(unsigned lo, unsigned hi, int flags) {
@@ -110,22 +166,29 @@ static int real_close_range(unsigned lo, unsigned hi, int flags) {
 
 // Closes [lo, hi] in the pieces between guarded fds.
 static int close_range_around(unsigned lo, unsigned hi, int flags) {
+    // CLOSE_RANGE_CLOEXEC only marks them: ours are close-on-exec already.
+    int reserve = flags & CLOSE_RANGE_CLOEXEC ? 0 : let_go_range(lo, hi);
+    int r = 0;
     for (;;) {
         long g = lowest_guarded(lo, hi);
-        if (g < 0) return real_close_range(lo, hi, flags);
-        if ((unsigned)g > lo && real_close_range(lo, (unsigned)g - 1, flags) != 0) return -1;
-        if ((unsigned)g == hi) return 0;
+        if (g < 0) { r = real_close_range(lo, hi, flags); break; }
+        if ((unsigned)g > lo && real_close_range(lo, (unsigned)g - 1, flags) != 0) { r = -1; break; }
+        if ((unsigned)g == hi) break;
         lo = (unsigned)g + 1;
     }
+    retake_reserve(reserve);
+    return r;
 }
 
 FL_EXPORT int close_range(unsigned first, unsigned last, int flags) {
     if (first > last) return real_close_range(first, last, flags);  // EINVAL, as the kernel says
+    if (!(flags & CLOSE_RANGE_CLOEXEC)) fl_fds_closing_range(first, last);
     return close_range_around(first, last, flags);
 }
 
 FL_EXPORT void closefrom(int lowfd) {
     unsigned lo = lowfd < 0 ? 0 : (unsigned)lowfd;
+    fl_fds_closing_range(lo, UINT_MAX);
     if (close_range_around(lo, UINT_MAX, 0) == 0) return;
     // No close_range (a kernel before 5.9): close one by one up to the limit.
     long max = sysconf(_SC_OPEN_MAX);
@@ -148,17 +211,27 @@ static int real_dup2(int oldfd, int newfd) {
 // a moment (fd_transient.h); errno is the call's own.
 static int dup_onto(int oldfd, int newfd, int is_dup3, int flags) {
     if (newfd >= 0 && oldfd != newfd && guarded((unsigned)newfd)) { errno = EBADF; return -1; }
+    int reserve = oldfd != newfd && fcntl(oldfd, F_GETFD) >= 0 ? let_go(newfd) : 0;
     fl_fd_dup_begin();
     int r = is_dup3 ? (int)syscall(SYS_dup3, oldfd, newfd, flags) : real_dup2(oldfd, newfd);
     int saved = errno;
     fl_fd_dup_end();
+    retake_reserve(reserve);
     errno = saved;
     return r;
 }
 
-FL_EXPORT int dup2(int oldfd, int newfd) { return dup_onto(oldfd, newfd, 0, 0); }
+FL_EXPORT int dup2(int oldfd, int newfd) {
+    int r = dup_onto(oldfd, newfd, 0, 0);
+    if (r != oldfd) fl_fds_opened(r, FL_FD_DUP, __builtin_return_address(0));
+    return r;
+}
 
-FL_EXPORT int dup3(int oldfd, int newfd, int flags) { return dup_onto(oldfd, newfd, 1, flags); }
+FL_EXPORT int dup3(int oldfd, int newfd, int flags) {
+    int r = dup_onto(oldfd, newfd, 1, flags);
+    fl_fds_opened(r, FL_FD_DUP, __builtin_return_address(0));
+    return r;
+}
 
 // libunwind (1.6) opens a pipe at its first use to test whether memory is
 // readable, writes a byte of the tested memory into it, and on a failed
@@ -170,12 +243,16 @@ static int called_from_libunwind(const void *caller) {
 }
 
 FL_EXPORT int pipe2(int fds[2], int flags) {
-    if (!called_from_libunwind(__builtin_return_address(0))) return (int)syscall(SYS_pipe2, fds, flags);
+    if (!called_from_libunwind(__builtin_return_address(0))) {
+        int r = (int)syscall(SYS_pipe2, fds, flags);
+        if (r == 0) fl_fds_opened_pair(fds, FL_FD_PIPE, __builtin_return_address(0));
+        return r;
+    }
     fl_fd_open_begin();
     int r = (int)syscall(SYS_pipe2, fds, flags);
     if (r == 0) {
-        fds[0] = fl_fd_guard(fds[0]);
-        fds[1] = fl_fd_guard(fds[1]);
+        fds[0] = fl_fd_hide(fds[0]);
+        fds[1] = fl_fd_hide(fds[1]);
     }
     int saved = errno;
     fl_fd_open_end();

@@ -13,7 +13,16 @@
 /// close, closefrom, close_range, dup2 and dup3. Returns the number to use
 /// from now on (`fd` itself when it could not move, or is negative).
 int fl_fd_guard(int fd);
-/// Ends the protection (the agent no longer needs `fd` guarded).
+/// Moves `fd` high and hides it: the program's close, closefrom,
+/// close_range, dup2 or dup3 on it closes or replaces it as it would any fd,
+/// after the agent has forgotten it (fl_fd_hidden is then 0), so a program
+/// that closes everything sees none of ours and no number of its own is
+/// ever used as ours. Returns the number to use from now on.
+int fl_fd_hide(int fd);
+/// 1 while `fd` is hidden and still ours (the program has not closed or
+/// replaced it). Async-signal-safe.
+int fl_fd_hidden(int fd);
+/// Ends the protection (the agent no longer needs `fd` guarded or hidden).
 void fl_fd_unguard(int fd);
 /// Ends the protection and closes `fd`: how the agent closes its own.
 void fl_fd_close(int fd);

@@ -1,11 +1,12 @@
 // Interposes setrlimit, setrlimit64, prlimit and prlimit64 only to notice
 // a program lowering its own fd limit (bash's `ulimit -n 16`, Python's
-// resource.setrlimit): the programs it then starts run without stderr
-// capture and the memory monitor (fd_limit.h), and the line saying so is
+// resource.setrlimit): the programs it then starts run without the memory
+// monitor (fd_limit.h), and the line saying so is
 // printed here, once, rather than by each of them. Each call goes on to
 // the next definition (the malloc shim's, which trims its arena before an
 // RLIMIT_AS change, or libc's) unchanged.
 #include "fl_options.h"
+#include "tool_log.h"
 #include "interpose_next.h"
 #include "fd_limit.h"
 #include "agent_config.h"
@@ -26,17 +27,17 @@
 
 int faultline_is_installed(void);
 
-void fl_fd_limit_note(int limit, int capture, int memory) {
-    if (!capture && !memory) return;
+void fl_fd_limit_note(int limit, int memory) {
+    if (!memory) return;
     char value[24];
     snprintf(value, sizeof value, "%d", limit);
     const char *noted = fl_option_value(FL_OPT_FD_LIMIT_NOTED);
     if (noted && strcmp(noted, value) == 0) return;
-    fprintf(stderr,
-            "faultline: the fd limit (ulimit -n) is %d: programs started under it run without %s%s%s, which hold "
-            "fds for the process's life (they need a limit of %d or more); crash, hang and heap reports still work\n",
-            limit, capture ? "stderr capture" : "", capture && memory ? " and " : "", memory ? "the memory monitor" : "",
-            FL_FD_LOW_LIMIT + 1);
+    fl_log_printf(
+            "faultline: the fd limit (ulimit -n) is %d: programs started under it run without the memory monitor, which "
+            "holds fds for the process's life (it needs a limit of %d or more); crash, hang and heap reports and stderr "
+            "capture still work\n",
+            limit, FL_FD_LOW_LIMIT + 1);
     setenv(FL_NOTED_ENV, value, 1);
 }
 
@@ -45,7 +46,7 @@ static void changed(pid_t pid, int resource, const struct rlimit *limit) {
     if (resource != RLIMIT_NOFILE || !limit || limit->rlim_cur > FL_FD_LOW_LIMIT) return;
     if ((pid != 0 && pid != getpid()) || !faultline_is_installed()) return;
     int saved = errno;
-    fl_fd_limit_note((int)limit->rlim_cur, fl_agent_config.capture_stderr, fl_agent_config.detectors & FL_DETECTOR_MEMORY);
+    fl_fd_limit_note((int)limit->rlim_cur, fl_agent_config.detectors & FL_DETECTOR_MEMORY);
     errno = saved;
 }
 

@@ -5,6 +5,7 @@
 #include "page_size.h"
 #include "sigsafe.h"
 #include "thread_capture.h"
+#include "thread_records.h"
 #include "unwinder.h"
 
 #include <dlfcn.h>
@@ -73,7 +74,8 @@ void fl_altstack_enable_for_new_threads(void) { atomic_store(&g_enabled, 1); }
 
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
-struct trampoline { void *(*start)(void *); void *arg; };
+/// `record`: the threads detector's record of the thread (-1: none).
+struct trampoline { void *(*start)(void *); void *arg; int record; };
 
 // Gives back the agent's alternate stack when a thread it started ends. It
 // is switched off first when still in force; when the program has put its
@@ -102,7 +104,7 @@ extern void __libc_free(void *);
 // which it gives back when the thread ends (returns or is cancelled).
 static void *run_with_altstack(struct trampoline t) {
     void *result;  // outside the block pthread_cleanup_push opens
-    fl_altstack_install_current();  // mmap only
+    if (atomic_load(&g_enabled)) fl_altstack_install_current();  // mmap only
     pthread_cleanup_push(release_altstack, 0);
     result = t.start(t.arg);
     pthread_cleanup_pop(1);
@@ -112,6 +114,7 @@ static void *run_with_altstack(struct trampoline t) {
 static void *thread_start(void *p) {
     struct trampoline t = *(struct trampoline *)p;
     __libc_free(p);
+    fl_thread_leak_started(t.record);
     fl_unwinder_warm_thread();
     return run_with_altstack(t);
 }
@@ -124,17 +127,19 @@ static pthread_create_fn real_pthread_create(void) {
 }
 
 /// Interposes pthread_create so every new thread gets an alternate signal
-/// stack (works both preloaded and linked into an executable).
+/// stack (works both preloaded and linked into an executable), and the
+/// threads detector a record of it (thread_records.h).
 __attribute__((visibility("default"))) int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
     pthread_create_fn real = real_pthread_create();
     if (!real) return EAGAIN;
-    if (!atomic_load(&g_enabled)) return real(thread, attr, start, arg);
+    if (!atomic_load(&g_enabled) && !fl_thread_leaks_on()) return real(thread, attr, start, arg);
     struct trampoline *t = __libc_malloc(sizeof *t);
     if (!t) return real(thread, attr, start, arg);
-    t->start = start;
-    t->arg = arg;
+    int record = fl_thread_leak_creating(attr, __builtin_return_address(0));
+    *t = (struct trampoline){start, arg, record};
     int rc = real(thread, attr, thread_start, t);
     if (rc != 0) __libc_free(t);
+    fl_thread_leak_created(record, rc, rc == 0 ? *thread : 0);
     return rc;
 }
 
@@ -157,7 +162,7 @@ static int create_agent_thread(pthread_create_fn real, pthread_t *thread, const 
     for (int i = 0; i < FL_AGENT_TRAMPOLINES; i++) {
         int expected = 0;
         if (!atomic_compare_exchange_strong(&g_agent_trampoline_used[i], &expected, 1)) continue;
-        g_agent_trampolines[i] = (struct trampoline){start, arg};
+        g_agent_trampolines[i] = (struct trampoline){start, arg, -1};
         int rc = real(thread, attr, agent_thread_start, &g_agent_trampolines[i]);
         if (rc != 0) atomic_store(&g_agent_trampoline_used[i], 0);
         return rc;

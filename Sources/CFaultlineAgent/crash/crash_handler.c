@@ -1,5 +1,7 @@
 #include "crash_signals.h"
+#include "tool_log.h"
 #include "crash_handler.h"
+#include "fault_access.h"
 #include "agent_config.h"
 #include "agent_threads.h"
 #include "cancel_off.h"
@@ -164,7 +166,7 @@ static void notify(const char *prefix, const char *name) {
     size_t n = fl_strlcpy(line, prefix, sizeof line);
     n += fl_strlcpy(line + n, name, sizeof line - n);
     if (n < sizeof line - 1) line[n++] = '\n';
-    fl_write_all(fl_stderr_original_fd(), line, n);
+    fl_log_write(line, n);
 }
 
 // --- sections ---------------------------------------------------------------
@@ -211,6 +213,14 @@ static void write_signal(fl_json *w, int sig, const siginfo_t *info, const ucont
         fl_json_int(w, "sender_pid", info->si_pid);
     if (uc && fl_fault_is_stack_overflow(sig, info->si_code, (uintptr_t)info->si_addr, fl_context_sp(uc)))
         fl_json_bool(w, "stack_overflow", 1);
+    fl_fault_access access;
+    if (fl_fault_access_of(sig, info, uc, &access)) {
+        fl_json_begin_object(w, "access");
+        if (access.type) fl_json_string(w, "type", access.type);
+        if (access.size) fl_json_int(w, "size", access.size);
+        if (access.source) fl_json_string(w, "type_from", access.source);
+        fl_json_end_object(w);
+    }
     // A fault the program's own handler re-raised (python3 -X faulthandler):
     // what the kernel said of the fault itself, from its frame on the stack.
     fl_reraised orig;
@@ -455,9 +465,6 @@ static void report_crash(void *p) {
     if (f->sig == SIGABRT && t_abort_reported) t_abort_reported = 0;
     else if (!handed || atomic_fetch_add(&g_handed_reports, 1) < FL_MAX_HANDED_REPORTS)
         write_report("crash", f->sig, f->info, f->uc, FL_FRAME0_INTERRUPTED, 0, 0);
-    // Before the program's handler too: what is in the pipe reaches the
-    // terminal even if that handler ends the process.
-    fl_stderr_release();
     if (!handed) restore_previous();
     if (f->after == AFTER_DIE) die_by(f->sig);
     fl_cancel_restore(cancel_state);
@@ -471,7 +478,6 @@ static void report_recrash(void *p) {
     set_stage(g_stage, 0);
     write_recrash(f->sig, f->info);
     fl_deadline_disarm();
-    fl_stderr_release();
     restore_previous();
     die_by(g_first_sig);
 }
@@ -484,7 +490,6 @@ static void give_up(void *unused) {
 
 static void report_stalled(void *unused) {
     write_stalled();
-    fl_stderr_release();
     restore_previous();
     die_by(g_first_sig);
 }

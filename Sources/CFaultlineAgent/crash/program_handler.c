@@ -31,7 +31,6 @@ static __thread int t_depth __attribute__((tls_model("initial-exec")));
 /// Program's handlers running, on every thread (a record each): stderr
 /// capture is given back while any is, and taken up again when the last
 /// is left and the program goes on.
-static atomic_int g_inside;
 /// Times a thread left a program's handler with the program going on.
 static atomic_uint g_went_on;
 
@@ -47,12 +46,10 @@ int fl_program_handler_is_one(const struct sigaction *act) {
     return act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
 }
 
-// The thread left a program's handler (its record is gone): the last one
-// left takes stderr capture up again when the program goes on and
-// `may_resume` (the caller may call libc where it runs).
+// The thread left a program's handler (its record is gone): counted when
+// the program goes on. (`may_resume`: the caller may call libc there.)
 static void left_handler(int goes_on, int may_resume) {
     if (goes_on) atomic_fetch_add(&g_went_on, 1);
-    if (atomic_fetch_sub(&g_inside, 1) == 1 && goes_on && may_resume) fl_stderr_resume();
 }
 
 // 1 when the stack address `sp` lies within the frames of the program's
@@ -99,8 +96,6 @@ void fl_program_handler_call(const struct sigaction *act, int sig, siginfo_t *in
     // The handler may end the process (reset the default and return,
     // raise, _exit): what it writes goes straight to the real stderr, and
     // what is in the pipe is out first.
-    atomic_fetch_add(&g_inside, 1);
-    fl_stderr_release();
     // The crash handler cleared the records of handlers gone unseen
     // (fl_program_handler_faulted) and checked there is room to nest.
     t_records[t_depth] = (handler_record){frame, on_alt ? lo : 0, blocked, sig};

@@ -54,7 +54,6 @@ void terminate_handler(void) {
     if (g_reporting.exchange(1) == 0) {
         fl_cxx_hooks_freeze();
         fl_call_on_stack(describe_and_report, __builtin_return_address(0), g_terminate_stack.hi);
-        fl_cxx_stderr_direct();
     }
     fl_terminate_fn next = fl_cxx_chained_terminate();
     if (next && next != terminate_handler) next();

@@ -66,10 +66,6 @@ int fl_cxx_report_prepare(void);
 /// or -1 when another report is being written. Async-signal-safe.
 int fl_cxx_report(const fl_cxx_exception_info *info, const void *ucontext, uintptr_t handler_return);
 
-/// Points fd 2 back at the real stderr when stderr capture is on, so what
-/// the next terminate handler prints before the abort is not lost in the
-/// capture pipe. Async-signal-safe.
-void fl_cxx_stderr_direct(void);
 
 #ifdef __cplusplus
 }

@@ -81,11 +81,3 @@ int fl_cxx_report(const fl_cxx_exception_info *info, const void *ucontext, uintp
     return fl_crash_report_event("cxx_exception", write_sections, (void *)info, ucontext, FL_FRAME0_RETURN_ADDRESS,
                                  handler_return);
 }
-
-void fl_cxx_stderr_direct(void) {
-    // With capture on, fd 2 is a pipe that a thread forwards; bytes written
-    // just before the abort (the runtime's "terminate called after
-    // throwing...") would die in the pipe. The report is written, so send
-    // the rest straight to the real stderr.
-    if (fl_stderr_capture_active()) dup2(fl_stderr_original_fd(), 2);
-}

@@ -77,6 +77,8 @@ static int g_kept_fd = -1;
 static pid_t g_kept_tid;
 
 void fl_probe_keep(pid_t tid) {
+    // A program that closed every fd took it (fd_guard.h): opened again.
+    if (g_kept_fd >= 0 && !fl_fd_hidden(g_kept_fd)) { g_kept_fd = -1; g_kept_tid = 0; }
     if (tid == g_kept_tid && g_kept_fd >= 0) return;
     // Under a low fd limit the fd would be one of the program's few: read
     // by path each tick instead (a non-dumpable process then gets no
@@ -87,13 +89,13 @@ void fl_probe_keep(pid_t tid) {
     int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     fl_probe_forget();
-    g_kept_fd = fl_fd_guard(fd);  // a program closing every fd must not take it
+    g_kept_fd = fl_fd_hide(fd);  // a program closing every fd closes it, and we open it again
     g_kept_tid = tid;
 }
 
 void fl_probe_forget(void) {
     if (g_kept_fd < 0) return;
-    fl_fd_close(g_kept_fd);
+    if (fl_fd_hidden(g_kept_fd)) fl_fd_close(g_kept_fd);
     g_kept_fd = -1;
     g_kept_tid = 0;
 }
@@ -101,7 +103,7 @@ void fl_probe_forget(void) {
 // Reads `tid`'s syscall file into buf: through the kept fd when it is that
 // thread's, else by path.
 static ssize_t read_syscall_file(pid_t tid, char *buf, size_t cap) {
-    if (tid == g_kept_tid && g_kept_fd >= 0) {
+    if (tid == g_kept_tid && g_kept_fd >= 0 && fl_fd_hidden(g_kept_fd)) {
         ssize_t n = pread(g_kept_fd, buf, cap - 1, 0);
         if (n > 0) { buf[n] = 0; return n; }
         // That thread is gone (a new one may have its tid): by path.

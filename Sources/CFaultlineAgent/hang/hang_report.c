@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "hang_report.h"
 #include "agent_config.h"
 #include "hang_threads.h"
@@ -44,7 +45,7 @@ static void notify(const char *prefix, const char *name, const char *suffix) {
     n += fl_strlcpy(line + n, name, sizeof line - n);
     n += fl_strlcpy(line + n, suffix, sizeof line - n);
     if (n < sizeof line - 1) line[n++] = '\n';
-    fl_write_all(fl_stderr_original_fd(), line, n);
+    fl_log_write(line, n);
 }
 
 static void write_thread_head(fl_json *w, pid_t tid) {

@@ -1,6 +1,8 @@
 #include "crash_signals.h"
 #include "fl_options.h"
+#include "tool_log.h"
 #include "hang_watchdog.h"
+#include "launch_clock.h"
 #include "event_wait.h"
 #include "altstack.h"
 #include "cred_mirror.h"
@@ -37,6 +39,9 @@ static const char *const k_mode_names[] = {"off", "inferred", "heartbeat", "ping
 /// A tick that comes this much later than planned means the watchdog itself
 /// did not run (the process was stopped, the machine suspended, or starved):
 /// whatever did not happen meanwhile is nobody's hang.
+/// Separate waits for events (inferred mode) before main counts as an event
+/// loop: a loop waits again and again, a test waits once.
+#define FL_EVENT_LOOP_WAITS 3
 #define FL_RESUME_GAP_NS (250ull * 1000000ull)
 /// How long the exiting thread waits for the watchdog's last report.
 #define FL_EXIT_WAIT_NS (1000ull * 1000000ull)
@@ -92,7 +97,10 @@ typedef struct watch_state {
     uint64_t bad_since_ns;      // first moment seen unresponsive
     int reported;
     int deadlock_reported;
-    int event_loop_seen;        // inferred mode: main was seen waiting for events (armed)
+    int event_loop_seen;        // inferred mode: main waits for events in a loop (armed)
+    int event_waits;            // separate event waits seen since it last stopped counting as a loop
+    int in_event_wait;          // the last tick found it in one
+    uint64_t last_event_wait_ns;
     int traced;                 // under a debugger: no sampling, no reports
     int traced_noted;           // and the user was told once
     pid_t unreadable_noted;     // told once that this thread's syscall file cannot be read
@@ -153,6 +161,8 @@ const char *faultline_hang_last_error(void) { return g_error; }
 
 int fl_hang_running(void) { return atomic_load(&g_running); }
 
+uint64_t fl_hang_last_report_ns(void) { return atomic_load(&s_last_report_ns); }
+
 void faultline_hang_get_stats(faultline_hang_stats *out) {
     memset(out, 0, sizeof *out);
     if (!atomic_load(&g_running)) return;
@@ -180,7 +190,7 @@ void faultline_hang_get_stats(faultline_hang_stats *out) {
 // --- episodes -----------------------------------------------------------------
 
 static void note(const char *text) {
-    fl_write_all(fl_stderr_original_fd(), text, fl_strlen(text));
+    fl_log_write(text, fl_strlen(text));
 }
 
 static void end_episode(watch_state *s, uint64_t end_ns, const char *ended_by) {
@@ -321,6 +331,7 @@ static void tick(watch_state *s, uint64_t now) {
     uint64_t hb = atomic_load_explicit(&g_hb_ns, memory_order_acquire);
     int mode = pinger ? MODE_PING : hb ? MODE_HEARTBEAT : MODE_INFERRED;
     atomic_store(&s_mode, mode);
+    if (mode != MODE_INFERRED) fl_launch_note_ready(now, mode == MODE_PING ? "ping" : "heartbeat");
     atomic_fetch_add(&s_ticks, 1);
     pid_t target = g_main_tid;
     if (mode != MODE_INFERRED && atomic_load(&g_hb_tid) > 0) target = atomic_load(&g_hb_tid);
@@ -410,9 +421,20 @@ static void tick(watch_state *s, uint64_t now) {
 
     // 4. Idle (waiting for events) or, when inferring, making progress.
     int idle = k == FL_WAIT_IDLE || k == FL_WAIT_STOPPED;
-    // Looked at until it is seen once: reading the descriptors costs a few
-    // fstat calls a tick, and only while main has not reached its loop.
-    if (k == FL_WAIT_IDLE && !s->event_loop_seen && fl_probe_waits_for_events(&p)) s->event_loop_seen = 1;
+    // An event loop waits for events again and again; one select or poll
+    // (a test waiting once on a socket pair, then computing and sleeping)
+    // is not one. A wait counts when it is new: the last tick did not see
+    // one, or the thread woke and waited again since. The same call still
+    // waiting is not looked at again (its descriptors cost fstat calls).
+    int event_wait = k == FL_WAIT_IDLE && ((unchanged && s->in_event_wait) || fl_probe_waits_for_events(&p));
+    if (event_wait) {
+        if (!s->in_event_wait || progressed) s->event_waits++;
+        s->last_event_wait_ns = now;
+        if (s->event_waits >= FL_EVENT_LOOP_WAITS) s->event_loop_seen = 1;
+    }
+    s->in_event_wait = event_wait;
+    // The program's launch ends at its first wait for events (launch_clock.h).
+    if (s->event_loop_seen) fl_launch_note_ready(now, "event_loop");
     if (mode == MODE_INFERRED) {
         // Without pings, a thread waiting for another thread's result
         // (condition variable, semaphore, join) is how worker pools and
@@ -432,6 +454,14 @@ static void tick(watch_state *s, uint64_t now) {
         // thread is meant to be busy or asleep: `faultline exec -- sleep 3`
         // was a hang. Lock waits and cycles still count (hang.batch-program).
         if (!s->event_loop_seen && !lock_wait && !in_cycle) idle = 1;
+        // A loop that has returned: responsive by the rules above, with no
+        // event wait for a stretch as long as the threshold (a test suite
+        // that ran a main loop in one test and computes or sleeps in the
+        // next). A hang in the loop is never responsive, so it stays armed.
+        if (idle && !event_wait && s->event_loop_seen && now - s->last_event_wait_ns >= o.threshold_ns) {
+            s->event_loop_seen = 0;
+            s->event_waits = 0;
+        }
     }
     if (g_debug) {
         char line[256];

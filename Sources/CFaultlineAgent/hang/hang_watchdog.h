@@ -14,4 +14,9 @@ int fl_hang_install(void);
 /// 1 while the watchdog runs in this process.
 int fl_hang_running(void);
 
+#include <stdint.h>
+/// When the last hang or deadlock report was written (CLOCK_MONOTONIC ns),
+/// 0 before any: the cpu detector does not report that thread again.
+uint64_t fl_hang_last_report_ns(void);
+
 #endif

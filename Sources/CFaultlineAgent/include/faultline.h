@@ -60,8 +60,30 @@ FAULTLINE_API void faultline_set_crash_callback(faultline_crash_callback callbac
 /// Only valid inside a crash callback.
 FAULTLINE_API void faultline_writer_add_string(faultline_writer *writer, const char *key, const char *value);
 
+/// Attaches `key`: `value` to every report written from now on (the
+/// `annotations` object), until set again; an empty or NULL `value`
+/// removes it. At most 32 keys of 63 bytes, values cut at 255 bytes.
+/// Returns 0, or -1 for an empty or too long key or when 32 are held.
+/// Async-signal-safe; works before `faultline_install` too.
+FAULTLINE_API int faultline_annotate(const char *key, const char *value);
+
+/// Names the step of its work the program is in ("startup", "checkout"),
+/// written into every report from now on as `phase`; NULL or "" clears it.
+/// Values are cut at 255 bytes. Returns 0. Async-signal-safe.
+FAULTLINE_API int faultline_set_phase(const char *name);
+
 /// The last error message from `faultline_install`, or "" when none.
 FAULTLINE_API const char *faultline_last_error(void);
+
+/// Tells the agent the program has finished starting (its window is up,
+/// its server listens): the end of the launch the `launch` detector
+/// measures, and the moment from which the `cpu` detector watches for
+/// threads that burn a core (docs/resources.md). Without it, the first wait
+/// of an event loop that the hang detector sees counts. Only the first call
+/// counts; cheap after that. A program that must also run without the
+/// agent declares it weak: `extern void faultline_ready(void)
+/// __attribute__((weak));` and calls it when its address is non-null.
+FAULTLINE_API void faultline_ready(void);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -42,18 +43,37 @@ static void put32(unsigned char *p, uint32_t v) {
     for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 
-// map_new_file's work, at whatever filesystem ids the thread has.
+// Creates `tmp` in `dir`, new: O_EXCL and O_NOFOLLOW, so a name planted
+// there (a link to a file of root's) is never followed nor truncated. A
+// leftover of ours (a process killed while making it) is removed once.
+static int create_new(int dir, const char *tmp) {
+    int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    int fd = fl_openat_high(dir, tmp, flags, 0600);
+    if (fd < 0 && errno == EEXIST && unlinkat(dir, tmp, 0) == 0) fd = fl_openat_high(dir, tmp, flags, 0600);
+    return fd;
+}
+
+// map_new_file's work, at whatever filesystem ids the thread has. The file
+// is made under a temporary name and renamed over the final one, which
+// replaces whatever had that name (a planted link included) without
+// following it.
 static unsigned char *map_new_file_here(pid_t me, const unsigned char *from) {
     int dir = fl_report_dir();  // checks (fstat) that the fd is still the directory's
     if (dir < 0) return 0;
-    char name[64];
+    char name[64], tmp[80] = ".";
     name_for(name, sizeof name, me);
-    int fd = fl_openat_high(dir, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    size_t t = 1 + fl_strlcpy(tmp + 1, name, sizeof tmp - 1);
+    fl_strlcpy(tmp + t, ".tmp", sizeof tmp - t);
+    int fd = create_new(dir, tmp);
     if (fd < 0) { fl_report_dir_done(dir); return 0; }
     int ready = (posix_fallocate(fd, 0, FILE_SIZE) == 0 || ftruncate(fd, FILE_SIZE) == 0) && (!from || write_all(fd, from, FILE_SIZE));
     void *p = ready ? mmap(0, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
     fl_close_high(fd);
-    if (p == MAP_FAILED) unlinkat(dir, name, 0);
+    if (p != MAP_FAILED && renameat(dir, tmp, dir, name) != 0) {
+        munmap(p, FILE_SIZE);
+        p = MAP_FAILED;
+    }
+    if (p == MAP_FAILED) unlinkat(dir, tmp, 0);
     fl_report_dir_done(dir);
     if (p == MAP_FAILED) return 0;
     // Keep the pages resident, so writing a breadcrumb near the limit does

@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "env_option.h"
 #include "fd_transient.h"
 #include "fd_guard.h"
@@ -50,7 +51,7 @@ static void env_word(fl_option_id id, const char *const *allowed, char *out, siz
     if (!v || !*v) return;
     for (int i = 0; allowed[i]; i++)
         if (strcmp(v, allowed[i]) == 0) { fl_strlcpy(out, v, cap); return; }
-    fprintf(stderr, "faultline: %s=%s is not one of low, medium, critical, off; using %s\n", name, v, def);
+    fl_log_printf("faultline: %s=%s is not one of low, medium, critical, off; using %s\n", name, v, def);
     fl_option_said(name);
 }
 
@@ -94,7 +95,7 @@ void fl_memory_options_load(fl_memory_options *o) {
     o->threshold_count = t && *t ? parse_thresholds(t, o->thresholds, FL_BREADCRUMB_SLOTS) : -1;
     if (o->threshold_count <= 0) {
         if (t && *t) {
-            fprintf(stderr, "faultline: FAULTLINE_MEMORY_THRESHOLDS=%s is not up to %d ascending percentages like 50,75,90,95; using those\n",
+            fl_log_printf("faultline: FAULTLINE_MEMORY_THRESHOLDS=%s is not up to %d ascending percentages like 50,75,90,95; using those\n",
                     t, FL_BREADCRUMB_SLOTS);
             fl_option_said("FAULTLINE_MEMORY_THRESHOLDS");
         }
@@ -110,7 +111,7 @@ void fl_memory_options_load(fl_memory_options *o) {
             fl_strlcpy(o->psi_trigger, psi, sizeof o->psi_trigger);
             o->psi_given = strcmp(psi, "off") != 0;
         } else {
-            fprintf(stderr, "faultline: FAULTLINE_MEMORY_PSI=%s is not 'some|full STALL_US WINDOW_US' or off; using %s\n", psi, DEFAULT_PSI);
+            fl_log_printf("faultline: FAULTLINE_MEMORY_PSI=%s is not 'some|full STALL_US WINDOW_US' or off; using %s\n", psi, DEFAULT_PSI);
             fl_option_said("FAULTLINE_MEMORY_PSI");
         }
     }
@@ -337,11 +338,11 @@ int fl_memory_monitor_install(void) {
     // A level the user asked for that could not be registered: say so, once.
     const char *level = fl_option_value(FL_OPT_MEMORY_PRESSURE);
     if (level && strcmp(level, g_opt.pressure_level) == 0 && strcmp(level, "off") != 0 && g_pressure.level_refused[0])
-        fprintf(stderr, "faultline: FAULTLINE_MEMORY_PRESSURE=%s was not registered: %s (registering needs write access to cgroup.event_control: run as the cgroup's owner, or set FAULTLINE_MEMORY_PRESSURE=off); no v1 pressure warnings\n",
+        fl_log_printf("faultline: FAULTLINE_MEMORY_PRESSURE=%s was not registered: %s (registering needs write access to cgroup.event_control: run as the cgroup's owner, or set FAULTLINE_MEMORY_PRESSURE=off); no v1 pressure warnings\n",
                 level, g_pressure.level_refused);
     // A trigger the user asked for and the kernel refused: say so, once.
     if (g_opt.psi_given && g_pressure.psi_refused[0])
-        fprintf(stderr, "faultline: FAULTLINE_MEMORY_PSI=%s was refused: %s (the window must be 500000 to 10000000 us, a multiple of 2000000 without CAP_SYS_RESOURCE, and the stall no longer than it); %s%s\n",
+        fl_log_printf("faultline: FAULTLINE_MEMORY_PSI=%s was refused: %s (the window must be 500000 to 10000000 us, a multiple of 2000000 without CAP_SYS_RESOURCE, and the stall no longer than it); %s%s\n",
                 g_opt.psi_trigger, g_pressure.psi_refused, g_pressure.psi_on ? "using " : "no PSI pressure warnings", g_pressure.psi_on ? DEFAULT_PSI : "");
     charge_up_front();
     if (start_thread() != 0) return -1;

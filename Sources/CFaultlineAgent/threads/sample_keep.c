@@ -99,7 +99,6 @@ static int take_action(program_action *a) {
 // default, possible only for a sample signal set by the install call) is
 // taken too, and the agent's handler is put back after.
 static void take_default(int sig) {
-    fl_stderr_release();  // what the program wrote is out before it dies
     fl_kernel_sigaction dfl = {0}, agent;
     if (fl_raw_syscall(SYS_rt_sigaction, sig, (long)&dfl, (long)&agent, FL_KERNEL_SIGSET_SIZE) != 0) return;
     long pid = fl_raw_syscall(SYS_getpid, 0, 0, 0, 0), tid = fl_raw_syscall(SYS_gettid, 0, 0, 0, 0);
@@ -108,7 +107,6 @@ static void take_default(int sig) {
     fl_raw_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&open, (long)&ours, FL_KERNEL_SIGSET_SIZE);
     fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&ours, 0, FL_KERNEL_SIGSET_SIZE);
     fl_raw_syscall(SYS_rt_sigaction, sig, (long)&agent, 0, FL_KERNEL_SIGSET_SIZE);
-    fl_stderr_resume();
 }
 
 void fl_sample_keep_forward(int sig, siginfo_t *info, void *ucontext) {

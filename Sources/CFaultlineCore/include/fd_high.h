@@ -7,10 +7,11 @@
 #ifndef FL_FD_HIGH_H
 #define FL_FD_HIGH_H
 
-/// Moves `fd` to the lowest free number at or above the high base (960
-/// under the usual soft limit of 1024 fds; a lower limit moves the base
-/// down with it, a higher one does not raise it, so the kernel's fd table
-/// stays small). Returns the new number and closes the old one, keeping
+/// Moves `fd` to the lowest free number at or above the high base: the
+/// soft limit itself (1024 under the usual one) when the hard limit leaves
+/// 64 above it, so ours are out of the numbers the program may open; else
+/// 64 below it (960). A soft limit above 1024 does not raise it, so the
+/// kernel's fd table stays small. Returns the new number and closes the old one, keeping
 /// its close-on-exec flag; returns `fd` unchanged when it is negative,
 /// already high, or nothing up there is free. Async-signal-safe.
 int fl_fd_move_high(int fd);

@@ -45,6 +45,11 @@ int fl_fd_reserve_take(void);
 /// dup2 interposers refuse it like its other fds). Async-signal-safe.
 int fl_fd_reserve(void);
 
+/// The program is closing `fd`, the reserve's number (a close-all): the
+/// reserve is given up, and taken again by the next fl_close_high. The
+/// caller's close does the closing. Async-signal-safe.
+void fl_fd_reserve_forget(int fd);
+
 /// Makes this copy's fl_open_high, fl_openat_high and fl_close_high call
 /// `openat_high` and `close_high` (another copy's: the agent's, seen from
 /// the malloc shim, each of which links its own), and closes this copy's

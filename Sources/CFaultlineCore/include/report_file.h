@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 /// Version of the report schema (docs/report-schema.md).
-#define FL_SCHEMA_VERSION 1
+#define FL_SCHEMA_VERSION 2
 
 /// A report being written.
 typedef struct fl_report {
@@ -40,6 +40,10 @@ int fl_report_dir(void);
 /// agent's close and dup2 interposers refuse it like its other fds.
 /// Async-signal-safe.
 int fl_report_dir_held(void);
+/// The program is closing `fd`, the report directory's (a close-all): it
+/// is forgotten, and the next report opens the directory again by its
+/// absolute path. The caller's close does the closing. Async-signal-safe.
+void fl_report_dir_forget(int fd);
 /// Ends a use of fl_report_dir's fd: closes it when it was opened for
 /// that use. Async-signal-safe.
 void fl_report_dir_done(int fd);
@@ -92,8 +96,13 @@ void fl_report_ids_give(const fl_fs_turn *t);
 /// the directory's, so each report switches to them. Install time.
 void fl_report_dir_opened_at(long fsuid, long fsgid);
 
+/// Makes every report carry what `write` adds after `process` (the
+/// agent's annotations and phase: annotate.h). `write` must be
+/// async-signal-safe. Install time.
+void fl_report_set_annotations(void (*write)(fl_json *w));
+
 /// Starts a report: opens the top-level object and writes schema, id, kind,
-/// detector, time and process.
+/// detector, time, process, host and the annotations (when set).
 void fl_report_begin(fl_report *r, char *buf, size_t cap, const char *kind);
 /// Closes the top-level object and writes the file. Returns 0 or -1.
 /// `path_out` (may be NULL) receives the file name inside the directory.

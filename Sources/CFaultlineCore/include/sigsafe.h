@@ -43,7 +43,11 @@ uint64_t fl_parse_dec(const char *s, const char **end);
 /// "nonvoluntary" (the text's first line is never a field we ask for).
 const char *fl_find_field(const char *text, const char *name);
 /// Writes all of `len` bytes, retrying on EINTR/short writes. 0 on success.
+/// To fd 2 as fl_write_all_no_sigpipe.
 int fl_write_all(int fd, const void *buf, size_t len);
+/// fl_write_all, but a reader that has gone is an EPIPE error only: the
+/// SIGPIPE the write raises is blocked and taken back (raw system calls).
+int fl_write_all_no_sigpipe(int fd, const void *buf, size_t len);
 /// Reads a whole small regular file into `buf` (NUL-terminated); returns
 /// its length, or -1 with errno (EISDIR for a directory, EINVAL for any
 /// other file that is not regular, such as a FIFO, which is never waited on).

@@ -1,3 +1,5 @@
+#include "exe_match.h"
+#include "tool_log.h"
 #include "shim_config.h"
 #include "shim_config_signal.h"
 #include "env_option.h"
@@ -34,6 +36,7 @@ shim_config shim_cfg = {
     .leak_tracking = FL_OPT_DEFAULT_LEAK_TRACKING,
     .leak_check_at_exit = 0,
     .leak_show_reachable = FL_OPT_DEFAULT_LEAK_SHOW_REACHABLE,
+    .gen_suppressions = FL_OPT_DEFAULT_GEN_SUPPRESSIONS,
     .leak_signal = 0,       // SIGRTMIN + 11, set in shim_config_load
     .leak_stop_signal = 0,  // SIGRTMIN + 10
     .leak_stop_timeout_ms = FL_OPT_DEFAULT_LEAK_STOP_TIMEOUT_MS,
@@ -41,6 +44,7 @@ shim_config shim_cfg = {
     .leak_growth_ms = FL_OPT_DEFAULT_LEAK_GROWTH_MS,
     .leak_growth_snapshots = FL_OPT_DEFAULT_LEAK_GROWTH_SNAPSHOTS,
     .leak_growth_min_bytes = FL_OPT_DEFAULT_LEAK_GROWTH_MIN_BYTES,
+    .guard_slots = FL_OPT_DEFAULT_GUARD_SLOTS,
 };
 
 // A value longer than this is shown cut, with "...": the line must keep
@@ -57,7 +61,7 @@ void shim_config_warn(const char *name, const char *value, const char *what) {
     n += fl_strlcpy(line + n, " ", sizeof line - 1 - n);
     n += fl_strlcpy(line + n, what, sizeof line - 1 - n);
     line[n++] = '\n';  // always: sizeof line - 1 kept room for it
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
     fl_option_said(name);  // `value` is not used after this
 }
 
@@ -117,14 +121,50 @@ static int detectors_include_shim(const char *list) {
 static const char *detectors_list(void) {
     const char *list = fl_option_value(FL_OPT_DETECTORS);
     if (!fl_detector_list_unknown(list, 0, 0)) return list;
-    shim_config_warn("FAULTLINE_DETECTORS", list, "names an unknown detector (known: crash, cxx_exception, hang, memory, use_after_free, leaks, shim, all, none); Faultline runs as if it were unset (every detector on)");
+    shim_config_warn("FAULTLINE_DETECTORS", list, "names an unknown detector (known: crash, cxx_exception, hang, memory, cpu, fds, threads, launch, use_after_free, leaks, shim, all, none); Faultline runs as if it were unset (every detector on)");
     return 0;
+}
+
+// FAULTLINE_GUARD=all or sample:N (N from 1 to 2^31), FAULTLINE_GUARD_SIDE,
+// FAULTLINE_GUARD_SLOTS. Sampling takes every other block off the checks
+// (GWP-ASan's design): no fill, scribble or quarantine for them.
+static void load_guard(shim_config *c) {
+    const char *g = fl_option_value(FL_OPT_GUARD);
+    if (g && *g && !fl_streq(g, "off")) {
+        uint64_t n = 0;
+        const char *d = g + 7;
+        int digits = fl_startswith(g, "sample:") && *d;
+        for (; digits && *d; d++) {
+            if (*d < '0' || *d > '9' || n > (1ull << 31)) { digits = 0; break; }
+            n = n * 10 + (uint64_t)(*d - '0');
+        }
+        if (fl_streq(g, "all")) c->guard = 1;
+        else if (digits && n >= 1 && n <= (1ull << 31)) {
+            c->guard = 2;
+            c->guard_sample = (size_t)n;
+        } else {
+            shim_config_warn("FAULTLINE_GUARD", g, "is not one of off, all, sample:N (N from 1 to 2147483648); guard pages are off");
+        }
+    }
+    const char *side = fl_option_value(FL_OPT_GUARD_SIDE);
+    if (side && *side) {
+        if (fl_streq(side, "left")) c->guard_left = 1;
+        else if (!fl_streq(side, "right")) shim_config_warn("FAULTLINE_GUARD_SIDE", side, "is not one of right, left; using right");
+    }
+    env_size(FL_OPT_GUARD_SLOTS, &c->guard_slots);
+    if (c->guard == 2) {
+        c->fill_limit = 0;
+        c->scribble_limit = 0;
+        c->quarantine_bytes = 0;
+    }
 }
 
 void shim_config_load(void) {
     shim_config *c = &shim_cfg;
     const char *detectors = detectors_list();
     c->detect = detectors_include_shim(detectors);
+    // A program the user keeps Faultline out of (--trace-children-skip).
+    if (fl_exe_matches_env("FAULTLINE_TRACE_CHILDREN_SKIP", 0)) c->detect = 0;
     env_size(FL_OPT_QUARANTINE_BYTES, &c->quarantine_bytes);
     env_size(FL_OPT_QUARANTINE_COUNT, &c->quarantine_count);
     env_size(FL_OPT_SCRIBBLE_LIMIT, &c->scribble_limit);
@@ -150,6 +190,7 @@ void shim_config_load(void) {
     env_int(FL_OPT_LEAK_TRACKING, &c->leak_tracking);
     env_int(FL_OPT_LEAK_CHECK_AT_EXIT, &c->leak_check_at_exit);
     env_int(FL_OPT_LEAK_SHOW_REACHABLE, &c->leak_show_reachable);
+    env_int(FL_OPT_GEN_SUPPRESSIONS, &c->gen_suppressions);
     // 0 turns the on-demand signal off; otherwise any signal but the fault
     // signals and the uncatchable ones.
     shim_env_signal(FL_OPT_LEAK_SIGNAL, &c->leak_signal, 1);
@@ -159,6 +200,10 @@ void shim_config_load(void) {
     env_int(FL_OPT_LEAK_GROWTH_MS, &c->leak_growth_ms);
     env_int(FL_OPT_LEAK_GROWTH_SNAPSHOTS, &c->leak_growth_snapshots);
     env_size(FL_OPT_LEAK_GROWTH_MIN_BYTES, &c->leak_growth_min_bytes);
+    // Programs whose leaks are not the user's (`faultline exec` names the
+    // system's tools: sed, sh, cmp run by a test suite): no leak tracking
+    // or check; their heap errors are still reported.
+    if (fl_exe_matches_env("FAULTLINE_LEAK_CHECK_SKIP", 0)) c->leak_tracking = 0;
     if (!c->leak_tracking) { c->leak_check_at_exit = 0; c->leak_growth_ms = 0; }
     const char *sup = fl_option_value(FL_OPT_SUPPRESSIONS);
     // Cut short, the path would name another file: refused instead.
@@ -169,6 +214,7 @@ void shim_config_load(void) {
     const char *old = fl_option_value(FL_OPT_LEAK_SUPPRESSIONS);
     if (old && *old)
         shim_config_warn("FAULTLINE_LEAK_SUPPRESSIONS", old, "is no longer read: set FAULTLINE_SUPPRESSIONS=FILE instead (the same format, for leaks and heap errors)");
+    load_guard(c);
     const char *u = fl_option_value(FL_OPT_MALLOC_UNWINDER);
     if (u && *u) {
         if (fl_streq(u, "fp")) c->unwinder = SHIM_UNWIND_FP;

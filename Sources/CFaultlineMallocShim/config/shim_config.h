@@ -35,6 +35,7 @@ typedef struct shim_config {
     int leak_tracking;          ///< FAULTLINE_LEAK_TRACKING: keep live-block records
     int leak_check_at_exit;     ///< FAULTLINE_LEAK_CHECK_AT_EXIT (default: FAULTLINE_DETECTORS names leaks, or is unset/all)
     int leak_show_reachable;    ///< FAULTLINE_LEAK_SHOW_REACHABLE: list still-reachable groups too
+    int gen_suppressions;       ///< FAULTLINE_GEN_SUPPRESSIONS: print a suppression for each leak group and heap error
     int leak_signal;            ///< FAULTLINE_LEAK_SIGNAL: on-demand check (0: none)
     int leak_stop_signal;       ///< FAULTLINE_LEAK_STOP_SIGNAL: parks the other threads during a scan
     int leak_stop_timeout_ms;   ///< FAULTLINE_LEAK_STOP_TIMEOUT_MS: wait for threads to park
@@ -42,6 +43,10 @@ typedef struct shim_config {
     int leak_growth_ms;         ///< FAULTLINE_LEAK_GROWTH_MS: snapshot interval (0: growth mode off)
     int leak_growth_snapshots;  ///< FAULTLINE_LEAK_GROWTH_SNAPSHOTS: consecutive growing snapshots
     size_t leak_growth_min_bytes;  ///< FAULTLINE_LEAK_GROWTH_MIN_BYTES: growth over the window to report
+    int guard;                  ///< FAULTLINE_GUARD: SHIM_GUARD_OFF, _ALL or _SAMPLE (guard/shim_guard.h)
+    size_t guard_sample;        ///< FAULTLINE_GUARD=sample:N: N
+    int guard_left;             ///< FAULTLINE_GUARD_SIDE=left
+    size_t guard_slots;         ///< FAULTLINE_GUARD_SLOTS: the sample's pool
     char suppressions[4096];    ///< FAULTLINE_SUPPRESSIONS: file of KIND:PATTERN lines ("" none)
 } shim_config;
 

@@ -184,7 +184,10 @@ static inline void *try_new(int op, size_t size, size_t align, unsigned kind, ui
     void *p = shim_alloc(size ? size : 1, align < 16 ? 16 : align, 0, recorded, fp);
     // Not yet handed out: no other thread reads the header. A block the
     // program's own delete releases (recorded as malloc's) is not checked.
-    if (p && recorded != SHIM_KIND_MALLOC) shim_block_from_user(p)->new_align = shim_new_align_code(align) & 63u;
+    if (p && recorded != SHIM_KIND_MALLOC) {
+        shim_block_from_user(p)->new_align = shim_new_align_code(align) & 63u;
+        shim_block_seal(shim_block_from_user(p));
+    }
     return p;
 }
 
@@ -193,7 +196,11 @@ static inline void *try_new(int op, size_t size, size_t align, unsigned kind, ui
 // through malloc) is marked malloc's by the shim's malloc; it is new's,
 // and delete must not be a mismatch.
 static void *marked(void *p, unsigned kind) {
-    if (p && SHIM_DETECTING() && shim_classify(p) == SHIM_LIVE) shim_block_from_user(p)->alloc_kind = recorded_kind(kind) & 3u;
+    // Resealed only when whole: a corrupt header stays corrupt for free to report.
+    if (p && SHIM_DETECTING() && shim_classify(p) == SHIM_LIVE && shim_block_sealed(shim_block_from_user(p))) {
+        shim_block_from_user(p)->alloc_kind = recorded_kind(kind) & 3u;
+        shim_block_seal(shim_block_from_user(p));
+    }
     return p;
 }
 
@@ -265,10 +272,11 @@ typedef void (*delete_aligned_tagged_fn)(void *, size_t, const nothrow_t *);
 // Hands `p` to the program's delete `to`: 1 when it did.
 static int to_program(void *to, void *p, unsigned kind) {
     if (!to) return 0;
-    if (p && shim_classify(p) == SHIM_LIVE) {
+    if (p && shim_classify(p) == SHIM_LIVE && shim_block_sealed(shim_block_from_user(p))) {
         shim_check_release(p, released_kind(p, kind));
         shim_block_from_user(p)->alloc_kind = SHIM_KIND_MALLOC;
         shim_block_from_user(p)->new_align = 0;  // the program's free releases it: no C++ size
+        shim_block_seal(shim_block_from_user(p));
     }
     return 1;
 }

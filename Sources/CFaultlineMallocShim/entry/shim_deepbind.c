@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "shim_deepbind.h"
 #include "shim_arena.h"
 #include "shim_find.h"
@@ -28,7 +29,7 @@ static void say_deepbind(const char *file) {
                               "(its blocks are not checked, and a block of the program's that it frees makes glibc abort); "
                               "its blocks freed by the program go to glibc", sizeof line - n);
     if (n < sizeof line - 1) line[n++] = '\n';
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
 }
 
 /// dlopen(3), seen by the shim for RTLD_DEEPBIND. The real dlopen is

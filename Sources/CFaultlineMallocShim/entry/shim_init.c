@@ -1,15 +1,19 @@
 // Start-up and shut-down: options, stepping aside for another allocator,
 // preallocation, fork handlers, and the quarantine check at exit.
+#include "tool_log.h"
 #include "shim_arena.h"
 #include "shim_config.h"
 #include "shim_depot.h"
 #include "shim_describe.h"
 #include "shim_exit_check.h"
+#include "shim_redzone.h"
+#include "shim_guard.h"
 #include "shim_glibc.h"
 #include "shim_heap.h"
 #include "shim_live.h"
 #include "shim_lookup.h"
 #include "shim_leak.h"
+#include "shim_leak_ended.h"
 #include "shim_quarantine.h"
 #include "shim_real.h"
 #include "shim_report.h"
@@ -29,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 // Runtimes and preloads that bring their own allocator (or track it).
 static const char *const k_foreign[] = {
@@ -82,7 +87,7 @@ static void say(const char *a, const char *b) {
     size_t n = fl_strlcpy(line, a, sizeof line);
     n += fl_strlcpy(line + n, b, sizeof line - n);
     if (n < sizeof line - 1) line[n++] = '\n';
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
 }
 
 static void before_fork(void) {
@@ -121,6 +126,7 @@ static void after_fork_child(void) {
 }
 
 static pthread_key_t g_exit_key;
+static int shim_exit_checked;  // shim_exit_checks ran in this process
 
 // Zeroes the 32 KiB of stack just below the caller's frame, where the
 // thread's last calls went.
@@ -158,6 +164,10 @@ static void thread_exiting(void *unused) {
     shim_quarantine_thread_end();
     shim_arena_thread_exit();
     shim_stack_cache_thread_exit();
+    // Its stack (the descriptor with its argument and result included) is
+    // no root once it has ended (shim_leak_ended.h).
+    if (shim_cfg.leak_tracking && shim_thread_bounds() && shim_tid() != (uint32_t)getpid())
+        shim_leak_thread_ended(shim_self.stack_lo, shim_self.stack_hi, (uintptr_t)pthread_self(), shim_tid());
     scrub_dead_stack();
 }
 
@@ -211,6 +221,10 @@ __attribute__((constructor)) static void shim_init(void) {
         shim_live_on = shim_cfg.leak_tracking;
         shim_glibc_configure();
         shim_suppress_load(shim_cfg.suppressions);
+        if (shim_cfg.guard && shim_guard_init(shim_cfg.guard, shim_cfg.guard_slots, shim_cfg.guard_left) != 0) {
+            say("faultline: malloc shim could not reserve the guarded range (FAULTLINE_GUARD); ", "guard pages are off");
+            shim_cfg.guard = 0;
+        }
         shim_ready = 1;
         shim_leak_init();
     }
@@ -231,7 +245,7 @@ static void print_suppressed(void) {
         n += fl_strlcpy(line + n, ":", sizeof line - 1 - n);
         n += fl_strlcpy(line + n, shim_suppress_pattern(i), sizeof line - 1 - n);
         line[n++] = '\n';
-        fl_write_all(2, line, n);
+        fl_log_write(line, n);
     }
 }
 
@@ -272,7 +286,7 @@ static void print_stats(void) {
         n += fl_strlcpy(line + n, libunwind ? " unwound" : " to the depot", sizeof line - n);
     }
     n += fl_strlcpy(line + n, "\n", sizeof line - n);
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
     print_suppressed();
 }
 
@@ -287,11 +301,13 @@ static void say_dropped_during_run(void) {
     n += fl_strlcpy(line + n, " more heap error(s) during the run were not reported: FAULTLINE_MAX_HEAP_REPORTS=", sizeof line - n);
     n += fl_fmt_u64(line + n, (uint64_t)shim_cfg.max_reports);
     n += fl_strlcpy(line + n, " reached\n", sizeof line - n);
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
 }
 
-__attribute__((destructor)) static void shim_fini(void) {
+void shim_exit_checks(void) {
     if (shim_mode != SHIM_MODE_DETECT || !shim_ready) return;
+    // Once: an _exit from an atexit handler comes after the destructor.
+    if (__atomic_exchange_n(&shim_exit_checked, 1, __ATOMIC_ACQ_REL)) return;
     // exit() from a signal handler that interrupted the shim on this thread
     // (a SIGINT or SIGALRM handler that calls exit, as many do): the locks
     // the checks take are this thread's own, and waiting for them hung the
@@ -306,8 +322,11 @@ __attribute__((destructor)) static void shim_fini(void) {
     say_dropped_during_run();
     // Every exit check reports before the process halts for any of them.
     shim_report_hold_halt();
+    if (shim_cfg.check_at_exit) shim_redzone_exit_check();
     if (shim_cfg.check_at_exit) shim_exit_check();
     if (shim_cfg.leak_check_at_exit) shim_leak_check("exit");
     shim_report_release_halt();
     if (shim_cfg.stats) print_stats();
 }
+
+__attribute__((destructor)) static void shim_fini(void) { shim_exit_checks(); }

@@ -10,6 +10,9 @@
 #include "shim_arena.h"
 #include "shim_block.h"
 #include "shim_glibc.h"
+#include "shim_protect.h"
+#include "shim_redzone.h"
+#include "shim_released.h"
 #include "shim_unmapped.h"
 
 #include <stddef.h>
@@ -77,6 +80,9 @@ int shim_next_resolve(void);
 static inline void shim_real_free_block(shim_block *b) {
     void *real = shim_block_real(b);
     if (shim_arena_owns(real)) { shim_arena_free(real); return; }
+    // Pages that cannot be made accessible again are never given back.
+    if (__builtin_expect(b->free_tid & SHIM_FREE_PROTECTED, 0) && !shim_protect_release(b)) return;
+    shim_released_note(b);
     if (shim_glibc_chunk_is_mapped(real)) {
         shim_unmapped_note(b);
         shim_glibc_mapped_freeing(shim_glibc_chunk_size(real));
@@ -92,7 +98,7 @@ static inline void shim_real_free_block(shim_block *b) {
 static inline uint64_t shim_block_cost(const shim_block *b) {
     const void *real = shim_block_real(b);
     if (shim_arena_owns(real)) return shim_arena_block_size(real);
-    uint64_t chunk = (b->size + SHIM_HEADER_SIZE + b->align_off + 8 + 15) & ~(uint64_t)15;
+    uint64_t chunk = (b->size + shim_redzone_span(b->size) + SHIM_HEADER_SIZE + b->align_off + 8 + 15) & ~(uint64_t)15;
     return chunk < 32 ? 32 : chunk;
 }
 

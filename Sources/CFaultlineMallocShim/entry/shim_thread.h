@@ -32,6 +32,8 @@ typedef struct shim_thread {
     uintptr_t leak_caller_sp;  ///< a leak check running on a stack of its own: where the caller's stack ends (shim_leak_report.c)
     uintptr_t caller_fp;  ///< inside a libc function that allocates for its caller (shim_libc_callers.c): the wrapper's frame, where stacks start
     uintptr_t caller_ret;  ///< the return address that frame holds while the wrapper runs
+    uint32_t guard_countdown;  ///< FAULTLINE_GUARD=sample:N: allocations until the next guarded one (0: not drawn yet)
+    uint32_t guard_rng;        ///< its random state (shim_guard.c)
 } shim_thread;
 
 extern __thread shim_thread shim_self __attribute__((tls_model("initial-exec")));

@@ -63,7 +63,8 @@ typedef struct shim_block {
     uint32_t alloc_kind : 2;  ///< SHIM_KIND_*
     uint32_t new_align : 6;   ///< SHIM_NEW_ALIGN_*: the alignment `new` was given; 0: size and alignment unknown
     uint32_t free_tid;     ///< thread that freed it (0 while live)
-    uint64_t size;         ///< size the program asked for
+    uint64_t size : 48;    ///< size the program asked for (user space is 47 bits)
+    uint64_t check : 16;   ///< shim_block_checksum of the fields a corrupt header would turn against the shim
     uint32_t alloc_stack;  ///< stack depot id, 0 when not recorded
     uint32_t free_stack;   ///< stack depot id, 0 while live or not recorded
     uint32_t align_off;    ///< bytes from the real allocation to this header (live link included)
@@ -94,6 +95,26 @@ static inline uint32_t shim_magic(const void *b, uint32_t state) {
 /// The state encoded in `magic` for a header at `b` (any value when the
 /// word is not one of ours: compare against the SHIM_* constants).
 static inline uint32_t shim_state_of(const void *b, uint32_t magic) { return magic ^ shim_magic(b, 0); }
+
+/// A 16-bit checksum (Scudo's way) of a header copy `b` as if at `at`: of the address and of every
+/// field but the free-time ones and `magic`: size, align_off, the thread
+/// word and the allocation stack. A write in front of a block (an
+/// underflow) changes it, so a corrupt size or offset is never followed.
+static inline uint32_t shim_block_checksum_at(const shim_block *b, const void *at) {
+    uint32_t w0;
+    __builtin_memcpy(&w0, b, sizeof w0);
+    uint64_t x = ((uintptr_t)at >> 4) * 0x9E3779B97F4A7C15ull;
+    x ^= ((uint64_t)w0 << 32 | b->alloc_stack) * 0xC2B2AE3D27D4EB4Full;
+    x ^= ((uint64_t)b->size << 16 | (b->align_off & 0xffffu)) * 0x165667B19E3779F9ull;
+    x ^= (uint64_t)(b->align_off >> 16) * 0x27D4EB2F165667C5ull;
+    return (uint32_t)((x >> 48) ^ (x >> 32) ^ (x >> 16)) & 0xffffu;
+}
+/// The checksum of header `b` where it lies.
+static inline uint32_t shim_block_checksum(const shim_block *b) { return shim_block_checksum_at(b, b); }
+/// Seals the header after its fields were set (or changed).
+static inline void shim_block_seal(shim_block *b) { b->check = shim_block_checksum(b) & 0xffffu; }
+/// 1 when the header's checksum holds.
+static inline int shim_block_sealed(const shim_block *b) { return b->check == shim_block_checksum(b); }
 
 static inline shim_block *shim_block_from_user(const void *p) { return (shim_block *)((uintptr_t)p - SHIM_HEADER_SIZE); }
 static inline void *shim_block_user(const shim_block *b) { return (void *)((uintptr_t)b + SHIM_HEADER_SIZE); }

@@ -3,7 +3,13 @@
 
 #define CHUNK 4096u
 
-int shim_find_block(uintptr_t addr, size_t window, shim_found *out) {
+static int find(uintptr_t addr, size_t window, shim_found *out, int nearest);
+
+int shim_find_block(uintptr_t addr, size_t window, shim_found *out) { return find(addr, window, out, 0); }
+
+int shim_find_nearest(uintptr_t addr, size_t window, shim_found *out) { return find(addr, window, out, 1); }
+
+static int find(uintptr_t addr, size_t window, shim_found *out, int nearest) {
     out->state = 0;
     if (addr < 4096 + SHIM_HEADER_SIZE || addr >= SHIM_USER_ADDR_END) return 0;
     unsigned char buf[CHUNK];
@@ -42,7 +48,7 @@ int shim_find_block(uintptr_t addr, size_t window, shim_found *out) {
         }
         shim_block copy;
         if (shim_safe_read(h, &copy, sizeof copy) != 0) return 0;
-        if (copy.magic != magic || addr >= user + copy.size) return 0;
+        if (copy.magic != magic || (!nearest && addr >= user + copy.size)) return 0;
         out->header = h;
         out->copy = copy;
         out->state = st;

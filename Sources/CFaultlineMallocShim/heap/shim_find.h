@@ -28,4 +28,9 @@ typedef struct shim_found {
 /// by the allocator under the shim; its stacks are not).
 int shim_find_block(uintptr_t addr, size_t window, shim_found *out);
 
+/// The live or quarantined block whose header is the nearest one in front
+/// of `addr` (within `window`), whether or not `addr` lies inside it (an
+/// address past its end: in its red zone, or beyond). 1 and `out` filled.
+int shim_find_nearest(uintptr_t addr, size_t window, shim_found *out);
+
 #endif

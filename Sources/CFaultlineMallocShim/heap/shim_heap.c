@@ -1,12 +1,17 @@
 #include "shim_heap.h"
 #include "shim_stack.h"
 #include "shim_arena.h"
+#include "shim_arena_class.h"
 #include "shim_live.h"
 #include "shim_config.h"
+#include "shim_protect.h"
+#include "shim_redzone.h"
+#include "shim_released.h"
 #include "shim_deepbind.h"
 #include "shim_depot.h"
 #include "shim_find.h"
 #include "shim_glibc.h"
+#include "shim_guard.h"
 #include "shim_quarantine.h"
 #include "shim_real.h"
 #include "shim_report.h"
@@ -170,15 +175,24 @@ static void *alloc_block(size_t size, size_t align, int zero, unsigned kind, uin
     size_t pad = align > 16 ? align : 0;
     // Read once: the link must exist exactly when shim_live_insert links it.
     int linked = shim_live_on;
+    // FAULTLINE_GUARD=all: every block against a guard page (the sample's
+    // are chosen in shim_alloc).
+    if (__builtin_expect(shim_guard_lo != 0, 0) && shim_cfg.guard == SHIM_GUARD_ALL && shim_ready) {
+        void *g = shim_guard_alloc(size, align, zero, kind, stack, fill_from, linked);
+        if (g) return g;
+    }
     size_t link = linked ? SHIM_LINK_SIZE : 0;
-    if (size > SIZE_MAX - SHIM_HEADER_SIZE - SHIM_LINK_SIZE - pad || pad > (1ull << 31)) { errno = ENOMEM; return 0; }
-    size_t total = size + SHIM_HEADER_SIZE + link + pad;
+    if (size > SIZE_MAX - SHIM_HEADER_SIZE - SHIM_LINK_SIZE - 32 - pad || size >= (1ull << 47) || pad > (1ull << 31)) { errno = ENOMEM; return 0; }
+    size_t total = size + shim_redzone_span(size) + SHIM_HEADER_SIZE + link + pad;
     void *real = real_alloc(total, pad == 0, zero);
     if (!real) return 0;
     uintptr_t user = (uintptr_t)real + link + SHIM_HEADER_SIZE;
     if (pad) user = (user + align - 1) & ~(uintptr_t)(align - 1);
     // A block glibc unmapped or reused earlier may have had this address.
-    if (!shim_arena_owns(real) && (shim_glibc_chunk_is_mapped(real) || size >= SHIM_UNMAPPED_KEEP_FROM)) shim_unmapped_forget((void *)user);
+    if (!shim_arena_owns(real)) {
+        if (shim_glibc_chunk_is_mapped(real) || size >= SHIM_UNMAPPED_KEEP_FROM) shim_unmapped_forget((void *)user);
+        shim_released_forget((void *)user);
+    }
     shim_block *b = shim_block_from_user((void *)user);
     b->alloc_tid = shim_tid() & 0xffffffu;
     b->alloc_kind = kind & 3u;
@@ -188,6 +202,8 @@ static void *alloc_block(size_t size, size_t align, int zero, unsigned kind, uin
     b->alloc_stack = stack;
     b->free_stack = 0;
     b->align_off = (uint32_t)((uintptr_t)b - (uintptr_t)real);
+    shim_block_seal(b);
+    shim_redzone_fill(b);
     if (!zero) {
         size_t end = min_size(size, shim_cfg.fill_limit);
         if (end > fill_from) memset((char *)user + fill_from, SHIM_FILL_BYTE, end - fill_from);
@@ -202,11 +218,24 @@ static void *alloc_block(size_t size, size_t align, int zero, unsigned kind, uin
 }
 
 void *shim_alloc(size_t size, size_t align, int zero, unsigned kind, uintptr_t fp) {
+    // FAULTLINE_GUARD=sample:N: the sampled block has stacks and guard
+    // pages; every other one takes the plain path, without stacks.
+    if (__builtin_expect(shim_guard_lo != 0, 0) && shim_cfg.guard == SHIM_GUARD_SAMPLE) {
+        if (shim_ready && shim_guard_wanted()) {
+            void *g = shim_guard_alloc(size, align, zero, kind, capture(fp), 0, shim_live_on);
+            if (g) return g;
+        }
+        return alloc_block(size, align, zero, kind, 0, 0);
+    }
     return alloc_block(size, align, zero, kind, capture(fp), 0);
 }
 
 uint32_t shim_classify(const void *p) {
     uintptr_t a = (uintptr_t)p;
+    // A guarded block's state is in the guard table: a freed one's pages
+    // cannot be read (and a small one may end exactly at its guard page,
+    // aligned only as its size needs).
+    if (__builtin_expect(shim_guard_owns(p), 0)) return shim_guard_state(p);
     if (a & 15) return 0;
     const shim_block *b = shim_block_from_user(p);
     uint32_t magic;
@@ -257,6 +286,19 @@ static void clear_tail(void *p, size_t from, size_t size) {
     __builtin_memset((void *)lo, 0, hi - lo);
 }
 
+// The leak list's links in front of `broken` were overwritten; found while
+// freeing `b` (itself, or its neighbour in the list).
+static __attribute__((noinline, cold)) void links_overwritten(const shim_block *b, const shim_block *broken) {
+    shim_block copy;
+    uint32_t st = broken == b ? SHIM_QUARANTINED : SHIM_LIVE;
+    if (broken != b && (shim_safe_read(broken, &copy, sizeof copy) != 0 || copy.check != shim_block_checksum_at(&copy, broken))) {
+        shim_report_heap_underflow(0, shim_block_user(broken), st, "live_link", 0, 0, 0, 0, "free");
+        return;
+    }
+    if (broken == b) copy = *b;
+    shim_report_heap_underflow(&copy, shim_block_user(broken), st, "live_link", 0, 0, 0, 0, "free");
+}
+
 // Marks a live block freed and quarantines it. Returns 0, or the state that
 // made it fail. The state changes with a plain store, not a compare-and-swap
 // (which cost more than the rest of free): two threads freeing the same
@@ -267,20 +309,99 @@ static uint32_t quarantine(void *p, uint32_t stack) {
     uint32_t magic = __atomic_load_n(&b->magic, __ATOMIC_RELAXED);
     if (magic != shim_magic(b, SHIM_LIVE)) return shim_state_of(b, magic);
     __atomic_store_n(&b->magic, shim_magic(b, SHIM_QUARANTINED), __ATOMIC_RELAXED);
-    shim_live_remove(b);
+    const shim_block *broken = shim_live_remove(b);
     b->free_stack = stack;
     b->free_tid = shim_tid();
-    size_t n = min_size(b->size, shim_cfg.scribble_limit);
-    if (n) memset(p, SHIM_SCRIBBLE_BYTE, n);
-    if (shim_cfg.leak_tracking && b->size > n) clear_tail(p, n, b->size);
+    if (__builtin_expect(shim_guard_owns(p), 0)) {
+        if (__builtin_expect(broken != 0, 0)) links_overwritten(b, broken);
+        shim_guard_free(b);  // its pages PROT_NONE: not scribbled, not quarantined
+        return 0;
+    }
+    // A block with whole pages inside: those are protected, the partial
+    // pages at both ends scribbled whole (shim_scribble_changed checks them).
+    if (__builtin_expect(b->size >= SHIM_PROTECT_FROM, 0) && shim_cfg.scribble_limit && shim_protect_freed(b)) {
+        uintptr_t lo, hi, user = (uintptr_t)p;
+        shim_protect_range(b, &lo, &hi);
+        memset(p, SHIM_SCRIBBLE_BYTE, lo - user);
+        memset((void *)hi, SHIM_SCRIBBLE_BYTE, user + b->size - hi);
+    } else {
+        size_t n = min_size(b->size, shim_cfg.scribble_limit);
+        if (n) memset(p, SHIM_SCRIBBLE_BYTE, n);
+        if (shim_cfg.leak_tracking && b->size > n) clear_tail(p, n, b->size);
+    }
+    if (__builtin_expect(broken != 0, 0)) links_overwritten(b, broken);
     shim_quarantine_put(b);
     return 0;
 }
 
+// A header in front of `p` whose checksum fails, or whose state tag was
+// overwritten while the rest is whole, or (in the arena, where a block's
+// place is exact) a pointer at a block's start whose header is gone: an
+// underflow wrote over it. Reported, and the block is never followed nor
+// given back. 1 when so.
+static __attribute__((noinline, cold)) int corrupt_header(const void *p, const char *operation) {
+    uintptr_t a = (uintptr_t)p;
+    if (a & 15) return 0;
+    shim_block copy;
+    if (shim_safe_read(shim_block_from_user(p), &copy, sizeof copy) != 0) return 0;
+    uint32_t st = shim_state_of(shim_block_from_user(p), copy.magic);
+    int tagged = st == SHIM_LIVE || st == SHIM_QUARANTINED || st == SHIM_RELEASED;
+    int sealed = copy.check == shim_block_checksum_at(&copy, shim_block_from_user(p));
+    if (tagged && sealed) return 0;  // a whole header: not a corruption
+    if (!tagged && sealed && copy.size && copy.size < (1ull << 40)) {
+        shim_report_heap_underflow(&copy, p, SHIM_LIVE, "header", 0, 0, 0, 0, operation);
+        return 1;
+    }
+    if (tagged && !sealed) {
+        shim_report_heap_underflow(0, p, st, "header", 0, 0, 0, 0, operation);
+        return 1;
+    }
+    if (shim_arena_owns(p) && shim_arena_readable_before(p, SHIM_HEADER_SIZE)) {
+        uintptr_t start = shim_arena_classes[shim_arena_class_at(p)].start;
+        uintptr_t at = (a - start) % shim_arena_block_size(p);
+        shim_found f;
+        // Where a block's user bytes start in its slot, and not inside a
+        // live block's bytes (an interior pointer of a bigger block).
+        if (at == SHIM_HEADER_SIZE + (shim_live_on ? SHIM_LINK_SIZE : 0) &&
+            !(shim_find_block(a, SHIM_FIND_WINDOW, &f) && f.state == SHIM_LIVE)) {
+            shim_report_heap_underflow(0, p, 0, "header", 0, 0, 0, 0, operation);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// A glibc block released from the quarantine whose header glibc has
+// overwritten since, with nothing allocated at its address again and no
+// live block holding it (a bigger block glibc made of its memory).
+static int released_recently(const void *p) {
+    uint32_t as, fs;
+    if (!shim_released_find(p, &as, &fs)) return 0;
+    shim_found f;
+    return !(shim_find_block((uintptr_t)p, SHIM_FIND_WINDOW, &f) && f.state == SHIM_LIVE);
+}
+
 static void bad_free(const void *p, uint32_t state, const char *operation) {
     if (state == SHIM_QUARANTINED || state == SHIM_RELEASED) shim_report_double_free(p, state, operation);
+    else if (corrupt_header(p, operation)) return;
+    else if (released_recently(p)) shim_report_double_free(p, SHIM_RELEASED, operation);
     else shim_report_invalid_free(p, operation);
 }
+
+// A live block's header or red zone found changed as it is released
+// (`operation`): reported; 1 when the block must not be followed (its
+// header is not whole), 0 to go on releasing it.
+static __attribute__((noinline, cold)) int damaged(void *p, const char *operation) {
+    shim_block *b = shim_block_from_user(p);
+    if (!shim_block_sealed(b)) {
+        shim_report_heap_underflow(0, p, SHIM_LIVE, "header", 0, 0, 0, 0, operation);
+        return 1;
+    }
+    shim_redzone_report(b, SHIM_LIVE, operation);
+    return 0;
+}
+
+static inline int whole(const shim_block *b) { return shim_block_sealed(b) && shim_redzone_intact(b); }
 
 // The operation that releases blocks of `kind`, as reports name it.
 static const char *release_name(unsigned kind) {
@@ -320,6 +441,7 @@ static inline void release(void *p, unsigned kind, int typed, size_t size, size_
     uint32_t st = shim_classify(p);
     if (__builtin_expect(st == SHIM_LIVE, 1)) {
         const shim_block *b = shim_block_from_user(p);
+        if (__builtin_expect(!whole(b), 0) && damaged(p, release_name(kind))) return;
         if (__builtin_expect(b->alloc_kind != kind, 0)) mismatch(p, release_name(kind));
         else if (typed && __builtin_expect(wrong_type(b, size, align), 0)) type_mismatch(p, kind, size, align);
         st = quarantine(p, capture(fp));
@@ -356,6 +478,7 @@ void *shim_realloc(void *p, size_t size, uintptr_t fp) {
         errno = EINVAL;
         return 0;
     }
+    if (__builtin_expect(!whole(shim_block_from_user(p)), 0) && damaged(p, "realloc")) { errno = EINVAL; return 0; }
     // A block from new or new[] (AddressSanitizer reports it so too: its
     // realloc frees the old block as malloc's); then as asked.
     unsigned kind = shim_block_from_user(p)->alloc_kind;
@@ -386,6 +509,6 @@ size_t shim_usable_size(const void *p) {
     // A block of glibc's from a library loaded with RTLD_DEEPBIND: glibc's
     // own answer (the chunk's usable bytes), as it gives without the shim.
     if (st == 0 && shim_deepbind_glibc_block(p, &usable)) return usable;
-    if (st != SHIM_LIVE) return 0;
+    if (st != SHIM_LIVE || !shim_block_sealed(shim_block_from_user(p))) return 0;
     return shim_block_from_user(p)->size;
 }

@@ -2,6 +2,9 @@
 #include "shim_depot.h"
 
 #include "shim_spin.h"
+#include "shim_arena.h"
+#include "shim_saferead.h"
+#include "shim_guard.h"
 
 #include <stdatomic.h>
 
@@ -47,20 +50,90 @@ void shim_live_insert(shim_block *b) {
 
 void shim_live_leave_out(shim_block *b) { shim_block_link(b)->prev = LEFT_OUT; }
 
-void shim_live_remove(shim_block *b) {
-    if (!shim_live_on || shim_block_link(b)->prev == LEFT_OUT) return;
+// 1 when `q` is the header of a live, linked block whose link and header
+// can be read: in the arena's writable part (read directly), elsewhere
+// through the kernel (a link overwritten by the program may point anywhere).
+// `*link` receives its link.
+static int linked_block(const shim_block *q, shim_link *link) {
+    uintptr_t a = (uintptr_t)q;
+    // A guarded block may be aligned only as its size needs (shim_guard.c).
+    if (!q || ((a & 15) && !shim_guard_owns(q)) || a < 4096 + SHIM_LINK_SIZE) return 0;
+    uint32_t magic;
+    if (shim_arena_owns(q)) {
+        if (!shim_arena_readable_before(shim_block_user(q), SHIM_HEADER_SIZE + SHIM_LINK_SIZE)) return 0;
+        *link = *shim_block_link(q);
+        magic = __atomic_load_n(&q->magic, __ATOMIC_RELAXED);
+    } else {
+        unsigned char raw[SHIM_LINK_SIZE + SHIM_HEADER_SIZE];
+        if (shim_safe_read(shim_block_link(q), raw, sizeof raw) != 0) return 0;
+        __builtin_memcpy(link, raw, sizeof *link);
+        __builtin_memcpy(&magic, raw + sizeof raw - sizeof magic, sizeof magic);
+    }
+    return magic == shim_magic(q, SHIM_LIVE);
+}
+
+// The block after `b` in its list, 0 at the end or when the link is not
+// to be followed.
+static const shim_block *next_of(const shim_block *b) {
+    shim_link l;
+    const shim_block *n = shim_block_link(b)->next;
+    if (!n) return 0;
+    return linked_block(n, &l) && l.prev == b ? n : 0;
+}
+
+// Mends stripe `s` around `b`, whose links are not to be trusted: the
+// block whose `next` is `b` and the one whose `prev` is `b`, found by
+// walking from both ends, are linked to each other.
+static void mend(stripe *s, shim_block *b) {
+    shim_block *before = 0, *after = 0;
+    shim_block **heads[2] = {&s->first, &s->inherited};
+    for (int h = 0; h < 2 && !before; h++) {
+        if (*heads[h] == b) { before = b; break; }  // b heads the list: no block before
+        for (shim_block *q = *heads[h]; q; q = (shim_block *)next_of(q))
+            if (shim_block_link(q)->next == b) { before = q; break; }
+    }
+    shim_link l;
+    for (shim_block *q = s->last; q && linked_block(q, &l); q = l.prev)
+        if (l.prev == b) { after = q; break; }
+    if (before == b) {
+        if (s->first == b) s->first = after;
+        else s->inherited = after;
+    } else if (before) {
+        shim_block_link(before)->next = after;
+    }
+    if (after) shim_block_link(after)->prev = before == b ? 0 : before;
+    else if (s->last == b) s->last = before == b ? 0 : before;
+}
+
+const shim_block *shim_live_remove(shim_block *b) {
+    if (!shim_live_on || shim_block_link(b)->prev == LEFT_OUT) return 0;
     stripe *s = stripe_of(b);
     lock(s);
     shim_link *l = shim_block_link(b);
-    if (l->prev) shim_block_link(l->prev)->next = l->next;
-    else if (s->first == b) s->first = l->next;
-    else if (s->inherited == b) s->inherited = l->next;
-    if (l->next) shim_block_link(l->next)->prev = l->prev;
-    else if (s->last == b) s->last = l->prev;  // `last` is the own list's only
+    shim_link pl, nl;
+    const shim_block *damaged = 0;
+    int own = (l->prev ? linked_block(l->prev, &pl) : (s->first == b || s->inherited == b)) &&
+              (!l->next || linked_block(l->next, &nl));
+    if (__builtin_expect(!own, 0)) {
+        // Its own links are not to be followed: mended around it.
+        mend(s, b);
+        damaged = b;
+    } else {
+        // A neighbour whose link does not point back was overwritten: the
+        // unlink below rewrites that link with the right value.
+        if (__builtin_expect(l->prev && pl.next != b, 0)) damaged = l->prev;
+        else if (__builtin_expect(l->next && nl.prev != b, 0)) damaged = l->next;
+        if (l->prev) shim_block_link(l->prev)->next = l->next;
+        else if (s->first == b) s->first = l->next;
+        else if (s->inherited == b) s->inherited = l->next;
+        if (l->next) shim_block_link(l->next)->prev = l->prev;
+        else if (s->last == b) s->last = l->prev;  // `last` is the own list's only
+    }
     l->prev = l->next = 0;
     s->count--;
     unlock(s);
     shim_depot_account(b->alloc_stack, -(int64_t)b->size, -1);
+    return damaged;
 }
 
 void shim_live_lock_all(void) {
@@ -83,18 +156,32 @@ uint64_t shim_live_count(void) {
     return n;
 }
 
-void shim_live_each(void (*fn)(const shim_block *b, void *ctx), void *ctx) {
-    for (int i = 0; i < SHIM_LIVE_STRIPES; i++) {
-        for (const shim_block *b = g_stripes[i].first; b; b = shim_block_link(b)->next) fn(b, ctx);
-        for (const shim_block *b = g_stripes[i].inherited; b; b = shim_block_link(b)->next) fn(b, ctx);
-    }
+// A list head or tail the shim wrote itself, checked all the same (the
+// block's own header may have been overwritten since).
+static const shim_block *checked(const shim_block *b) {
+    shim_link l;
+    return b && linked_block(b, &l) ? b : 0;
 }
 
 void shim_live_each_origin(void (*fn)(const shim_block *b, int inherited, void *ctx), void *ctx) {
     for (int i = 0; i < SHIM_LIVE_STRIPES; i++) {
-        for (const shim_block *b = g_stripes[i].first; b; b = shim_block_link(b)->next) fn(b, 0, ctx);
-        for (const shim_block *b = g_stripes[i].inherited; b; b = shim_block_link(b)->next) fn(b, 1, ctx);
+        // A block whose header is not whole is not handed out (its size
+        // would be followed), but the walk goes on through its links.
+        for (const shim_block *b = checked(g_stripes[i].first); b; b = next_of(b)) if (shim_block_sealed(b)) fn(b, 0, ctx);
+        for (const shim_block *b = checked(g_stripes[i].inherited); b; b = next_of(b)) if (shim_block_sealed(b)) fn(b, 1, ctx);
     }
+}
+
+typedef struct each_ctx { void (*fn)(const shim_block *b, void *ctx); void *ctx; } each_ctx;
+static void each_one(const shim_block *b, int inherited, void *vctx) {
+    (void)inherited;
+    each_ctx *c = vctx;
+    c->fn(b, c->ctx);
+}
+
+void shim_live_each(void (*fn)(const shim_block *b, void *ctx), void *ctx) {
+    each_ctx c = {fn, ctx};
+    shim_live_each_origin(each_one, &c);
 }
 
 void shim_live_after_fork_child(void) {

@@ -22,8 +22,12 @@ void shim_live_insert(shim_block *b);
 /// allocated it (libunwind's thread-local storage on a thread's first
 /// unwind), so it is not the program's and no leak check may report it.
 void shim_live_leave_out(shim_block *b);
-/// Unlinks a block that is being freed and uncounts it.
-void shim_live_remove(shim_block *b);
+/// Unlinks a block that is being freed and uncounts it. Returns 0, or the
+/// block whose links were found overwritten (an underflow in front of its
+/// header): `b` itself (the list is then mended around it without
+/// following them) or a neighbour whose link no longer pointed back (it is
+/// rewritten with the right value).
+const shim_block *shim_live_remove(shim_block *b);
 
 /// Takes every stripe lock (leak scan, fork). No list changes until unlock.
 void shim_live_lock_all(void);
@@ -35,6 +39,8 @@ int shim_live_locked_here(void);
 /// Live blocks recorded (exact only under shim_live_lock_all).
 uint64_t shim_live_count(void);
 /// Calls `fn(header, ctx)` for every live block; requires shim_live_lock_all.
+/// Every link is checked before it is followed (a list whose links were
+/// overwritten is walked up to the damage only).
 void shim_live_each(void (*fn)(const shim_block *b, void *ctx), void *ctx);
 /// The same, with `inherited` 1 for blocks allocated before this process
 /// was forked (the leak scan leaves them to the parent).

@@ -1,3 +1,4 @@
+#include "tool_log.h"
 #include "shim_exit_check.h"
 #include "shim_config.h"
 #include "shim_quarantine.h"
@@ -70,7 +71,7 @@ static void say_left_out(uint64_t groups, uint64_t blocks) {
     n += fl_strlcpy(line + n, " blocks) found at exit were not reported: FAULTLINE_MAX_HEAP_REPORTS=", sizeof line - n);
     n += fl_fmt_u64(line + n, (uint64_t)shim_cfg.max_reports);
     n += fl_strlcpy(line + n, " reached\n", sizeof line - n);
-    fl_write_all(2, line, n);
+    fl_log_write(line, n);
 }
 
 int shim_exit_check(void) {
@@ -79,7 +80,7 @@ int shim_exit_check(void) {
     scratch s;
     if (scratch_map(&s, cap) != 0) {
         static const char msg[] = "faultline: malloc shim: no memory for the exit check; freed blocks are not checked at exit\n";
-        fl_write_all(2, msg, sizeof msg - 1);
+        fl_log_write(msg, sizeof msg - 1);
         return 0;
     }
     size_t n = shim_quarantine_take_changed(s.changed, cap);

@@ -12,4 +12,9 @@
 /// were written. Allocation-free: its scratch is mapped for the call.
 int shim_exit_check(void);
 
+/// Everything a normal exit checks (the quarantine, the leak check, the
+/// statistics), once per process: the shim's destructor, and _exit, _Exit
+/// and exit_group (shim_exit_hooks.c). Defined in shim_init.c.
+void shim_exit_checks(void);
+
 #endif

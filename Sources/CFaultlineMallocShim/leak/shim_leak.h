@@ -23,6 +23,7 @@ typedef struct leak_block {
     uint8_t scanned;  ///< contents read already
     uint8_t inherited;  ///< allocated before this process was forked (the parent's)
     uint8_t pad;
+    uint32_t owner;   ///< for a lost block: index of the definitely lost block it hangs from (itself when it is one)
 } leak_block;
 
 /// What a scan found; memory is mmap'd and released by shim_leak_scan_free.
@@ -56,6 +57,10 @@ typedef struct leak_thread {
 } leak_thread;
 /// Stops the other threads; returns how many parked, sets *missed.
 int shim_leak_world_stop(leak_thread **threads, uint32_t *missed);
+/// The threads of the last stop that were not signalled because they
+/// block the stop signal (or are Faultline's own), by thread id; their
+/// count. Valid until the next stop.
+int shim_leak_world_blocked(const uint32_t **tids);
 /// Lets them go.
 void shim_leak_world_resume(void);
 /// For a scan's world stop (shim_leak_growth.c): when `tid` is the leak

@@ -5,6 +5,7 @@
 // FAULTLINE_LEAK_GROWTH_SNAPSHOTS consecutive snapshots (by at least
 // FAULTLINE_LEAK_GROWTH_MIN_BYTES over the window) is reported once, while
 // the program runs, as a `leak_growth` report (after OOMDetector).
+#include "tool_log.h"
 #include "interpose_next.h"
 #include "shim_leak.h"
 #include "shim_config.h"
@@ -293,9 +294,9 @@ void shim_leak_init(void) {
         if (fl_streq(inh, "0") || fl_streq(inh, "1")) shim_leak_report_inherited = inh[0] == '1';
         else {
             static const char a[] = "faultline: FAULTLINE_LEAK_INHERITED=", b[] = " is not 0 or 1 (1 also reports, in a forked child, the blocks allocated before the fork); using 0\n";
-            fl_write_all(2, a, sizeof a - 1);
-            fl_write_all(2, inh, fl_strlen(inh));
-            fl_write_all(2, b, sizeof b - 1);
+            fl_log_write(a, sizeof a - 1);
+            fl_log_write(inh, fl_strlen(inh));
+            fl_log_write(b, sizeof b - 1);
         }
     }
     void (*get)(size_t *, size_t *) = (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");

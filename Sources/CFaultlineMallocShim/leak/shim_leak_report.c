@@ -4,7 +4,10 @@
 // groups counted per pattern. In a forked child, blocks allocated before
 // the fork are the parent's: counted apart (`inherited`) and left out of
 // the classes and groups unless FAULTLINE_LEAK_INHERITED=1.
+#include "tool_log.h"
 #include "shim_leak.h"
+#include "shim_leak_groups.h"
+#include "shim_suppress_gen.h"
 #include "shim_suppress.h"
 #include "cancel_off.h"
 #include "report_file.h"
@@ -20,14 +23,7 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
-typedef struct group {
-    uint32_t stack;
-    uint8_t cls;
-    int16_t suppressed;  // pattern index, -1 none
-    uint64_t count, bytes;
-} group;
-
-typedef struct totals { uint64_t blocks, bytes; } totals;
+typedef leak_totals totals;
 
 int shim_leak_report_inherited;
 
@@ -39,10 +35,6 @@ static const char *class_name(int c) {
     }
 }
 
-// Most bytes first.
-#define MORE_BYTES(x, y) ((x)->bytes > (y)->bytes)
-SHIM_DEFINE_HEAPSORT(sort_groups, group, MORE_BYTES)
-
 static pthread_mutex_t g_check_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void shim_leak_after_fork_child(void) {
@@ -50,12 +42,23 @@ void shim_leak_after_fork_child(void) {
     g_check_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 }
 
-// One element of "groups": class, count, bytes and the allocation stack.
-static void write_group(fl_json *w, const group *g) {
+// One element of "groups": class, count, bytes and the allocation stack; a
+// definitely lost group's blocks hanging from it (`indirect`, and
+// `total_bytes` with them), an indirectly lost group's holder (`held_by`,
+// its index in "groups").
+static void write_group(fl_json *w, const leak_group *g) {
     fl_json_begin_object(w, 0);
     fl_json_string(w, "class", class_name(g->cls));
     fl_json_uint(w, "count", g->count);
     fl_json_uint(w, "bytes", g->bytes);
+    if (g->cls == LEAK_DIRECT) {
+        fl_json_uint(w, "total_bytes", g->bytes + g->held.bytes);
+        fl_json_begin_object(w, "indirect");
+        fl_json_uint(w, "blocks", g->held.blocks);
+        fl_json_uint(w, "bytes", g->held.bytes);
+        fl_json_end_object(w);
+    }
+    if (g->cls == LEAK_INDIRECT && g->holder >= 0) fl_json_uint(w, "held_by", (uint64_t)g->holder);
     if (g->stack) shim_report_stack(w, "allocation_stack", g->stack);
     else fl_json_string(w, "allocation_stack_missing", "not recorded (FAULTLINE_MALLOC_STACKS=0, start-up, or the depot was full)");
     fl_json_end_object(w);
@@ -74,7 +77,7 @@ static size_t room_after_groups(const fl_image_list *images) {
 // by writing it into `scratch` first (a group is at most a few KiB: 64
 // frames). The report's buffer is fixed: with many groups (a large
 // FAULTLINE_LEAK_MAX_GROUPS) the whole report overflowed and was dropped.
-static uint64_t groups_that_fit(const group *table, uint64_t want, size_t room, char *scratch, size_t scratch_cap) {
+static uint64_t groups_that_fit(const leak_group *table, uint64_t want, size_t room, char *scratch, size_t scratch_cap) {
     size_t used = 0;
     for (uint64_t i = 0; i < want; i++) {
         fl_json m;
@@ -195,63 +198,22 @@ __attribute__((noinline)) static long check(const char *trigger) {
             const char *why = strerrordesc_np(s.maps_errno);  // a static table: no allocation
             n += fl_strlcpy(l + n, why ? why : "unknown error", sizeof l - n);
             if (n < sizeof l - 1) l[n++] = '\n';
-            fl_write_all(2, l, n);
+            fl_log_write(l, n);
         }
         return -1;
     }
     shim_self.depth++;
-    // Group by (class, stack) in an open-addressing table.
-    uint64_t slots = 64;
-    while (slots < 2 * s.count + 2) slots <<= 1;
-    group *table = mmap(0, slots * sizeof(group), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    totals tot[4] = {{0, 0}}, inherited = {0, 0};
-    for (uint64_t i = 0; i < s.count && table != MAP_FAILED; i++) {
-        const leak_block *b = &s.blocks[i];
-        if (b->inherited && !shim_leak_report_inherited) {
-            // The parent's allocation: the parent reports it (every forked
-            // child that exited reported it again).
-            inherited.blocks++;
-            inherited.bytes += b->size;
-            continue;
-        }
-        tot[b->cls].blocks++;
-        tot[b->cls].bytes += b->size;
-        if (b->cls == LEAK_REACHABLE && !shim_cfg.leak_show_reachable) continue;
-        uint64_t h = (((uint64_t)b->stack << 2) | b->cls) * 0x9E3779B97F4A7C15ull;
-        for (uint64_t k = h >> 20;; k++) {
-            group *g = &table[k & (slots - 1)];
-            if (g->count == 0) { g->stack = b->stack; g->cls = b->cls; g->suppressed = -1; }
-            else if (g->stack != b->stack || g->cls != b->cls) continue;
-            g->count++;
-            g->bytes += b->size;
-            break;
-        }
-    }
+    leak_groups gs;
+    int grouped = shim_leak_groups_build(&s, shim_cfg.leak_show_reachable, shim_leak_report_inherited, &gs);
     shim_leak_scan_free(&s);
-    // Compact, suppress, sort.
-    uint64_t n = 0;
-    for (uint64_t k = 0; k < slots && table != MAP_FAILED; k++) if (table[k].count) table[n++] = table[k];
-    totals suppressed = {0, 0}, shown_lost = {0, 0};
+    totals *tot = gs.cls, inherited = gs.inherited, suppressed = {0, 0}, shown_lost = {0, 0};
     uint64_t pattern_blocks[256] = {0}, pattern_bytes[256] = {0};
-    for (uint64_t i = 0; i < n; i++) {
-        if (table[i].cls == LEAK_REACHABLE) continue;
-        const uintptr_t *pcs;
-        int depth = shim_depot_get(table[i].stack, &pcs);
-        int m = depth > 0 ? shim_suppress_match(FL_SUPP_LEAK, pcs, depth) : -1;
-        if (m >= 0) {
-            table[i].suppressed = (int16_t)m;
-            suppressed.blocks += table[i].count;
-            suppressed.bytes += table[i].bytes;
-            pattern_blocks[m] += table[i].count;
-            pattern_bytes[m] += table[i].bytes;
-        } else {
-            shown_lost.blocks += table[i].count;
-            shown_lost.bytes += table[i].bytes;
-        }
+    if (grouped == 0) {
+        shim_leak_groups_suppress(&gs, pattern_blocks, pattern_bytes, &suppressed, &shown_lost);
+        shim_leak_groups_order(&gs);
     }
-    uint64_t kept = 0;
-    for (uint64_t i = 0; i < n; i++) if (table[i].suppressed < 0) table[kept++] = table[i];
-    sort_groups(table, kept);
+    const leak_group *table = gs.g;
+    uint64_t kept = gs.n;
     // At exit a report is written only when something unsuppressed is lost.
     int write = !fl_streq(trigger, "exit") || shown_lost.blocks > 0;
     const fl_image_list *images;
@@ -336,7 +298,8 @@ __attribute__((noinline)) static long check(const char *trigger) {
         }
         shim_report_close(w, line);
     }
-    if (table != MAP_FAILED) munmap(table, slots * sizeof(group));
+    if (grouped == 0 && shim_cfg.gen_suppressions) shim_suppress_gen_leaks(gs.g, gs.n);
+    shim_leak_groups_free(&gs);
     shim_self.depth--;
     pthread_mutex_unlock(&g_check_lock);
     return (long)shown_lost.blocks;

@@ -6,7 +6,9 @@
 // each parked thread's registers; the static TLS next to each thread
 // pointer. Then through the heap, conservatively: every aligned word that
 // points into a live block's bytes (interior pointers included) marks it.
+#include "tool_log.h"
 #include "shim_leak.h"
+#include "shim_leak_ended.h"
 #include "shim_arena.h"
 #include "shim_config.h"
 #include "shim_depot.h"
@@ -18,6 +20,7 @@
 #include "page_size.h"
 #include "proc_tid.h"
 #include "sigsafe.h"
+#include "solo_call.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +35,8 @@
 
 #define CHUNK (64u << 10)
 #define MAPS_CAP (8u << 20)
-#define MAX_EXCLUDE 16
+// The shim's own memory, and the stacks of ended threads (shim_leak_ended.h).
+#define MAX_EXCLUDE (16 + 4096)
 // Blocks at least this big are read through the kernel (a program may have
 // mprotect-ed part of one); smaller ones directly.
 #define DIRECT_READ_LIMIT 4096
@@ -52,11 +56,12 @@ typedef struct scanner {
     uint64_t top;
     uintptr_t lo, hi;    // envelope of the live blocks
     char *chunk;         // CHUNK bytes
-    range ex[MAX_EXCLUDE];
+    range *ex;           // MAX_EXCLUDE (g_exclude: one scan at a time, under the check's lock)
     int nex;
     uint64_t root_bytes;
     uint8_t mark_as;     // LEAK_REACHABLE, then LEAK_INDIRECT
     int64_t self;        // block being scanned in the lost phase (not marked by itself)
+    uint32_t leader;     // block whose flood runs in the lost phase: what it marks hangs from it
     pid_t pid;           // the scanning thread's id, for process_vm_readv (below)
     int maps_errno;      // set when the calling thread's maps could not be read: no scan
     int pagemap;         // the calling thread's pagemap, or -1: every page is read
@@ -85,6 +90,7 @@ static void fill(const shim_block *h, int inherited, void *vctx) {
     e->cls = LEAK_UNVISITED;
     e->scanned = 0;
     e->inherited = (uint8_t)inherited;
+    e->owner = 0;  // its own index once sorted
 }
 
 // By address (for the binary search in `find`).
@@ -113,6 +119,7 @@ static inline void consider(scanner *s, uintptr_t w) {
     leak_block *e = &s->b[i];
     if (e->cls == LEAK_REACHABLE || e->cls == s->mark_as) return;
     e->cls = s->mark_as;
+    if (s->mark_as == LEAK_INDIRECT) e->owner = s->leader;
     s->work[s->top++] = (uint32_t)i;
 }
 
@@ -161,7 +168,7 @@ static void read_range(scanner *s, uintptr_t lo, uintptr_t hi) {
         if (shim_leak_debug_roots) {
             char l[128]; size_t k = fl_strlcpy(l, "short ", sizeof l);
             k += fl_fmt_hex(l + k, lo); l[k++] = ' '; k += fl_fmt_i64(l + k, got); l[k++] = ' '; k += fl_fmt_i64(l + k, errno); l[k++] = '\n';
-            fl_write_all(2, l, k);
+            fl_log_write(l, k);
         }
         // Unreadable (or partly): skip to the next page.
         lo = (lo + 4096) & ~(uintptr_t)4095;
@@ -182,7 +189,7 @@ static void scan_safely(scanner *s, uintptr_t lo, uintptr_t hi) {
     if (shim_leak_debug_roots && hi - lo >= 4096) {
         char l[128]; size_t n = fl_strlcpy(l, "root ", sizeof l);
         n += fl_fmt_hex(l + n, lo); l[n++] = ' '; n += fl_fmt_hex(l + n, hi); l[n++] = '\n';
-        fl_write_all(2, l, n);
+        fl_log_write(l, n);
     }
     size_t page = fl_page_size();
     if (s->pagemap < 0 || s->file_backed || hi - lo < page) { read_range(s, lo, hi); return; }
@@ -253,6 +260,24 @@ static void drain(scanner *s) {
     while (s->top) scan_block(s, s->work[--s->top]);
 }
 
+// Each indirectly lost block's owner becomes the definitely lost block it
+// hangs from. A leader whose flood a later block's reached is indirectly
+// lost itself, owned by that later one, and what it held goes with it (as
+// valgrind merges cliques): owner links are followed to a definitely lost
+// block, and shortened on the way back.
+static void resolve_owners(scanner *s) {
+    for (uint64_t i = 0; i < s->n; i++) {
+        if (s->b[i].cls != LEAK_INDIRECT) continue;
+        uint32_t top = s->b[i].owner;
+        for (uint64_t hops = 0; s->b[top].cls == LEAK_INDIRECT && hops < s->n; hops++) top = s->b[top].owner;
+        for (uint32_t k = (uint32_t)i; s->b[k].cls == LEAK_INDIRECT && s->b[k].owner != top;) {
+            uint32_t next = s->b[k].owner;
+            s->b[k].owner = top;
+            k = next;
+        }
+    }
+}
+
 // --- roots -------------------------------------------------------------------
 
 // Static TLS size (glibc's _dl_get_tls_static_info), looked up at start-up.
@@ -260,6 +285,9 @@ size_t shim_leak_static_tls;
 
 static void scan_tls(scanner *s, uintptr_t tp) {
     if (!tp) return;
+    // A thread still ending, parked in a later key destructor: its TLS and
+    // descriptor lie in its stack block, excluded with it.
+    for (int i = 0; i < s->nex; i++) if (tp >= s->ex[i].lo && tp < s->ex[i].hi) return;
 #if defined(__x86_64__)
     size_t tls = shim_leak_static_tls;
     scan_safely(s, tp - (tls ? tls : 4096), tp + 2560);  // TLS blocks, then the TCB/struct pthread
@@ -324,20 +352,64 @@ static size_t read_maps(char *buf, size_t cap) {
     return n;
 }
 
+static range g_exclude[MAX_EXCLUDE];
+
 static void exclude(scanner *s, uintptr_t lo, uintptr_t hi) {
     if (s->nex < MAX_EXCLUDE && hi > lo) s->ex[s->nex++] = (range){lo, hi};
 }
 
-__attribute__((noinline)) static void scan_everything(scanner *s, leak_thread *threads, int nthreads, char *maps, size_t maps_cap) {
+// Excludes the stacks of ended threads that no running thread has taken
+// since: a stack pointer of another thread inside one means glibc gave the
+// block to a new thread, whose frames are roots. When a thread of the
+// program did not park (it blocks the stop signal, or timed out) and is not
+// one of the ended ones, its stack pointer is not known, so nothing is
+// excluded: it could be running on one of them.
+static void exclude_ended_stacks(scanner *s, const uintptr_t *sps, const uint32_t *sp_tids, int nsp, uint32_t missed) {
+    const leak_ended_stack *e;
+    int ne = shim_leak_ended_stacks(&e);
+    if (!ne) return;
+    const uint32_t *blocked;
+    int nb = shim_leak_world_blocked(&blocked);
+    if (missed > (uint32_t)nb) return;
+    for (int b = 0; b < nb; b++) {
+        int ended = 0;
+        for (int k = 0; k < ne && !ended; k++) ended = __atomic_load_n(&e[k].tid, __ATOMIC_ACQUIRE) == blocked[b];
+        if (!ended && !fl_solo_thread_is_faultlines((pid_t)blocked[b])) return;
+    }
+    for (int k = 0; k < ne; k++) {
+        uintptr_t lo = __atomic_load_n(&e[k].lo, __ATOMIC_RELAXED), hi = e[k].hi;
+        uint32_t tid = __atomic_load_n(&e[k].tid, __ATOMIC_ACQUIRE);
+        int taken = 0;
+        for (int i = 0; i < nsp && !taken; i++) taken = sp_tids[i] != tid && sps[i] >= lo && sps[i] < hi;
+        if (taken) continue;
+        exclude(s, lo, hi);
+        // glibc keeps the thread's TLS vector (a calloc'd block) for the
+        // block's next thread: its pointer in the descriptor's header
+        // stays a root.
+        uintptr_t tp = __atomic_load_n(&e[k].tp, __ATOMIC_RELAXED), dtv = 0;
+#if defined(__x86_64__)
+        uintptr_t at = tp + sizeof(void *);  // tcbhead_t: tcb, dtv, self…
+#else
+        uintptr_t at = tp;                   // tcbhead_t: dtv, private
+#endif
+        if (tp >= lo && tp < hi && shim_safe_read((const void *)at, &dtv, sizeof dtv) == 0) consider(s, dtv);
+    }
+}
+
+__attribute__((noinline)) static void scan_everything(scanner *s, leak_thread *threads, int nthreads, uint32_t missed, char *maps, size_t maps_cap) {
     // The caller's callee-saved registers are spilled into this frame's
     // jmp_buf, which the scan of our own stack (from here up) covers.
     jmp_buf regs;
     setjmp(regs);
     uintptr_t sps[2 + 8192];
+    uint32_t sp_tids[2 + 8192];
     int nsp = 0;
+    uint32_t self = shim_tid();
+    sp_tids[nsp] = self;
     sps[nsp++] = (uintptr_t)__builtin_frame_address(0);
-    if (shim_self.leak_caller_sp) sps[nsp++] = shim_self.leak_caller_sp;  // the check runs on a stack of its own
-    for (int i = 0; i < nthreads && nsp < 8194; i++) sps[nsp++] = threads[i].sp;
+    if (shim_self.leak_caller_sp) { sp_tids[nsp] = self; sps[nsp++] = shim_self.leak_caller_sp; }  // the check runs on a stack of its own
+    for (int i = 0; i < nthreads && nsp < 8194; i++) { sp_tids[nsp] = threads[i].tid; sps[nsp++] = threads[i].sp; }
+    exclude_ended_stacks(s, sps, sp_tids, nsp, missed);
     size_t len = read_maps(maps, maps_cap);
     // Without the maps there are no roots but the threads' registers and
     // TLS, and nearly every block would be called lost: a process that had
@@ -367,6 +439,7 @@ int shim_leak_scan_run(leak_scan *out) {
     // read and every block was called lost.
     s.pid = (pid_t)syscall(SYS_gettid);
     s.pagemap = -1;
+    s.ex = g_exclude;
     s.chunk = map(CHUNK);
     char *maps = map(MAPS_CAP);
     uint64_t t0 = fl_monotonic_ns();
@@ -384,6 +457,7 @@ int shim_leak_scan_run(leak_scan *out) {
         shim_live_each_origin(fill, &fc);
         s.n = fc.n;
         sort_blocks(s.b, s.n);
+        for (uint64_t i = 0; i < s.n; i++) s.b[i].owner = (uint32_t)i;
         if (s.n) { s.lo = s.b[0].user; s.hi = s.b[s.n - 1].user + s.b[s.n - 1].size + 1; }
         exclude(&s, (uintptr_t)s.b, (uintptr_t)s.b + cap * sizeof(leak_block));
         exclude(&s, (uintptr_t)s.work, (uintptr_t)s.work + cap * sizeof(uint32_t));
@@ -410,7 +484,7 @@ int shim_leak_scan_run(leak_scan *out) {
             exclude(&s, (uintptr_t)alt.ss_sp, (uintptr_t)alt.ss_sp + alt.ss_size);
         s.mark_as = LEAK_REACHABLE;
         s.self = -1;
-        scan_everything(&s, threads, parked, maps, MAPS_CAP);
+        scan_everything(&s, threads, parked, missed, maps, MAPS_CAP);
     }
     if (s.maps_errno) {
         shim_leak_world_resume();
@@ -442,6 +516,7 @@ int shim_leak_scan_run(leak_scan *out) {
         uint64_t i = oldest_first ? oldest_first[k] : k;
         if (s.b[i].cls == LEAK_REACHABLE || s.b[i].scanned) continue;
         s.self = (int64_t)i;
+        s.leader = (uint32_t)i;
         scan_block(&s, i);
         s.self = -1;
         drain(&s);
@@ -453,7 +528,8 @@ int shim_leak_scan_run(leak_scan *out) {
         if (s.b[i].cls == LEAK_INDIRECT) s.b[i].cls = LEAK_UNVISITED;
     }
     if (oldest_first) munmap(oldest_first, s.n * sizeof(uint32_t));
-    for (uint64_t i = 0; i < s.n; i++) if (s.b[i].cls == LEAK_UNVISITED) s.b[i].cls = LEAK_DIRECT;
+    for (uint64_t i = 0; i < s.n; i++) if (s.b[i].cls == LEAK_UNVISITED) { s.b[i].cls = LEAK_DIRECT; s.b[i].owner = (uint32_t)i; }
+    resolve_owners(&s);
     shim_leak_world_resume();
     shim_live_unlock_all();
     out->blocks = s.b;

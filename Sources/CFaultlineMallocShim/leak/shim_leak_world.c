@@ -29,6 +29,7 @@
 static leak_thread *g_slots;        // MAX_THREADS, mmap'd once, never unmapped
 static uint32_t *g_sent;            // threads signalled this round, by /proc's ids
 static uint32_t *g_listed;          // /proc/self/task's entries in one pass (signal_new)
+static uint32_t *g_blocked_tids;    // threads not signalled because they block it, by tgkill's ids
 static _Atomic int g_stopping, g_release, g_slot, g_arrived, g_departed;
 static struct sigaction g_old;
 static int g_installed;
@@ -68,11 +69,12 @@ static void park(int sig, siginfo_t *info, void *vuc) {
 
 static int install_once(void) {
     if (!g_slots) {
-        void *a = mmap(0, MAX_THREADS * (sizeof(leak_thread) + 2 * sizeof(uint32_t)), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void *a = mmap(0, MAX_THREADS * (sizeof(leak_thread) + 3 * sizeof(uint32_t)), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (a == MAP_FAILED) return -1;
         g_slots = a;
         g_sent = (uint32_t *)(g_slots + MAX_THREADS);
         g_listed = g_sent + MAX_THREADS;
+        g_blocked_tids = g_listed + MAX_THREADS;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -235,6 +237,7 @@ static int signal_new(int *sent, uint32_t self) {
         // nothing of the program's. (The helper at work parks as before.)
         if (state == THREAD_BLOCKS || (!shim_leak_is_helper(tid) && fl_solo_thread_is_faultlines((pid_t)tid))) {
             g_sent[(*sent)++] = proc_tid;  // remembered, not waited for
+            if (g_blocked < MAX_THREADS) g_blocked_tids[g_blocked] = tid;
             g_blocked++;
             added++;
             continue;
@@ -270,6 +273,11 @@ int shim_leak_world_stop(leak_thread **threads, uint32_t *missed) {
     *threads = g_slots;
     arrived += g_helper_held;  // its slot, filled here
     return arrived < MAX_THREADS ? arrived : MAX_THREADS;
+}
+
+int shim_leak_world_blocked(const uint32_t **tids) {
+    *tids = g_blocked_tids;
+    return g_blocked < MAX_THREADS ? (int)g_blocked : MAX_THREADS;
 }
 
 void shim_leak_world_resume(void) {

@@ -1,5 +1,7 @@
 #include "shim_quarantine.h"
 #include "shim_config.h"
+#include "shim_protect.h"
+#include "shim_redzone.h"
 #include "shim_real.h"
 #include "shim_report.h"
 #include "shim_thread.h"
@@ -104,11 +106,27 @@ void shim_quarantine_usage(shim_quarantine_stats *out) {
 static unsigned char g_pattern[4096];
 static int g_pattern_ready;
 
+// A protected block (shim_protect.h): its partial pages at both ends,
+// scribbled whole; the pages between are not readable.
+static int protected_changed(const shim_block *b, size_t *offset, size_t *length) {
+    uintptr_t lo, hi, user = (uintptr_t)shim_block_user(b);
+    shim_protect_range(b, &lo, &hi);
+    const unsigned char *p = (const unsigned char *)user;
+    size_t head = lo - user, tail = hi - user, first = SIZE_MAX, last = 0;
+    for (size_t i = 0; i < head; i++) if (p[i] != SHIM_SCRIBBLE_BYTE) { if (first == SIZE_MAX) first = i; last = i; }
+    for (size_t i = tail; i < b->size; i++) if (p[i] != SHIM_SCRIBBLE_BYTE) { if (first == SIZE_MAX) first = i; last = i; }
+    if (first == SIZE_MAX) return 0;
+    *offset = first;
+    *length = last - first + 1;
+    return 1;
+}
+
 int shim_scribble_changed(const shim_block *b, size_t limit, size_t *offset, size_t *length) {
     if (__builtin_expect(!g_pattern_ready, 0)) {
         memset(g_pattern, SHIM_SCRIBBLE_BYTE, sizeof g_pattern);
         __atomic_store_n(&g_pattern_ready, 1, __ATOMIC_RELEASE);
     }
+    if (__builtin_expect(b->free_tid & SHIM_FREE_PROTECTED, 0)) return protected_changed(b, offset, length);
     const unsigned char *p = shim_block_user(b);
     size_t n = b->size < limit ? b->size : limit;
     size_t first = n;
@@ -143,6 +161,14 @@ static void release_batch(const ring_entry *batch, int n) {
         shim_block *b = batch[i].block;
         // A block pushed twice by a racing double free is released once.
         if (__atomic_load_n(&b->magic, __ATOMIC_RELAXED) != shim_magic(b, SHIM_QUARANTINED)) continue;
+        // A header overwritten while held (a write in front of a freed
+        // block) is reported and never followed: the block is kept.
+        if (__builtin_expect(!shim_block_sealed(b), 0)) {
+            shim_report_heap_underflow(0, shim_block_user(b), SHIM_QUARANTINED, "header", 0, 0, 0, 0, "quarantine_release");
+            __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELEASE);
+            continue;
+        }
+        if (__builtin_expect(!shim_redzone_intact(b), 0)) shim_redzone_report(b, SHIM_QUARANTINED, "quarantine_release");
         size_t off, len;
         if (limit && !(batch[i].cost & INHERITED) && shim_scribble_changed(b, limit, &off, &len))
             shim_report_write_after_free(b, off, len, "quarantine_release", 0);

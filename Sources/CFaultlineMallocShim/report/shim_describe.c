@@ -12,6 +12,9 @@
 #include "shim_config.h"
 #include "shim_describe.h"
 #include "shim_find.h"
+#include "shim_guard.h"
+#include "shim_redzone.h"
+#include "shim_arena.h"
 #include "shim_heap.h"
 #include "shim_quarantine.h"
 #include "shim_report.h"
@@ -143,6 +146,89 @@ static void write_via(fl_json *w, const candidate *c) {
     fl_json_string(w, "found_via", text);
 }
 
+// The report of a fault at a guarded block: past its end or before its
+// start (a guard page) while it is live, or anywhere in it once freed.
+static unsigned long describe_guarded(const shim_found *f, char *buf, unsigned long cap) {
+    fl_json w;
+    fl_json_init(&w, buf, cap);
+    fl_json_begin_object(&w, 0);
+    int freed = f->state != SHIM_LIVE;
+    int before = !freed && (int64_t)f->offset < 0;
+    fl_json_string(&w, "kind", freed ? "use_after_free" : before ? "heap_buffer_underflow" : "heap_buffer_overflow");
+    fl_json_string(&w, "evidence", freed    ? "the fault address is in a freed block's pages (FAULTLINE_GUARD: inaccessible once freed)"
+                                   : before ? "the fault address is in the guard page in front of the block (FAULTLINE_GUARD)"
+                                            : "the fault address is past the end of the block, in its guard page (FAULTLINE_GUARD)");
+    if (!freed) fl_json_int(&w, before ? "bytes_before" : "bytes_past_end",
+                            before ? -(int64_t)f->offset : (int64_t)(f->offset - f->copy.size));
+    if (g_images) fl_images_load(g_images);
+    // A negative offset is shown as the distance in front, not as the block's.
+    shim_write_block(&w, &f->copy, shim_block_user(f->header), f->state, f->offset, !before, g_images);
+    fl_json_string(&w, "found_via", "fault address");
+    fl_json_end_object(&w);
+    return w.overflowed ? 0 : (unsigned long)w.len;
+}
+
+// --- an overflow behind the crash --------------------------------------------
+
+// The red zone of block `f` (read safely) changed: its first changed byte
+// past the end and how many to the last.
+static int zone_changed(const shim_found *f, size_t *first, size_t *len) {
+    static unsigned char zone[512];
+    uintptr_t user = (uintptr_t)shim_block_user(f->header), real = (uintptr_t)f->header - f->copy.align_off;
+    if (shim_guard_owns((void *)user)) return 0;
+    uintptr_t end = shim_arena_owns((void *)real) ? real + shim_arena_block_size((void *)real)
+                                                   : user + f->copy.size + shim_redzone_span(f->copy.size);
+    uintptr_t from = user + f->copy.size;
+    size_t n = end > from && end - from <= sizeof zone ? end - from : 0;
+    if (!n || shim_safe_read((void *)from, zone, n) != 0) return 0;
+    size_t i = 0, j = n;
+    while (i < n && zone[i] == SHIM_REDZONE_BYTE) i++;
+    if (i == n) return 0;
+    while (j > i && zone[j - 1] == SHIM_REDZONE_BYTE) j--;
+    *first = i;
+    *len = j - i;
+    return 1;
+}
+
+// The block in front of `addr` (the nearest whole header), or the one in
+// front of that (whose overflow ran over the first's header), with a
+// changed red zone.
+static int overflow_near(uintptr_t addr, shim_found *out, size_t *first, size_t *len) {
+    for (int hop = 0; hop < 2; hop++) {
+        if (!shim_find_nearest(addr, 64u << 10, out)) return 0;
+        if (out->copy.check == shim_block_checksum_at(&out->copy, out->header) && zone_changed(out, first, len)) return 1;
+        addr = (uintptr_t)out->header - 1;
+    }
+    return 0;
+}
+
+// Nothing else explains the crash: a block near the fault address or a
+// register whose red zone changed is an overflow that may have led to it
+// (a neighbour's pointer field overwritten, then followed).
+static unsigned long describe_overflow(uint64_t fault, const reg *regs, int nregs, char *buf, unsigned long cap) {
+    uintptr_t lo, hi;
+    shim_heap_range(&lo, &hi);
+    shim_found f;
+    size_t first = 0, len = 0;
+    const char *via = 0;
+    if (fault >= lo && fault < hi && overflow_near(fault, &f, &first, &len)) via = "fault address";
+    for (int i = 0; i < nregs && !via; i++)
+        if (regs[i].value >= lo && regs[i].value < hi && overflow_near(regs[i].value, &f, &first, &len)) via = regs[i].name;
+    if (!via) return 0;
+    fl_json w;
+    fl_json_init(&w, buf, cap);
+    fl_json_begin_object(&w, 0);
+    fl_json_string(&w, "kind", "heap_buffer_overflow");
+    fl_json_string(&w, "evidence", "the red zone after a block near the fault was overwritten (an overflow the crash may come from)");
+    fl_json_uint(&w, "red_zone_offset", first);
+    fl_json_uint(&w, "red_zone_length", len);
+    if (g_images) fl_images_load(g_images);
+    shim_write_block(&w, &f.copy, shim_block_user(f.header), f.state, 0, 0, g_images);
+    fl_json_string(&w, "found_via", via);
+    fl_json_end_object(&w);
+    return w.overflowed ? 0 : (unsigned long)w.len;
+}
+
 __attribute__((visibility("default")))
 unsigned long faultline_shim_describe_fault(const void *siginfo, const void *ucontext, char *buf, unsigned long cap) {
     if (shim_mode != SHIM_MODE_DETECT || !shim_ready || !siginfo || !ucontext || !buf || cap < 64) return 0;
@@ -164,6 +250,9 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     // holding 0x5555… then is a coincidence (a popcount mask, a hash
     // constant), not a use after free.
     if (precise && fault < NULL_REGION) return 0;
+    // FAULTLINE_GUARD: a fault in a guard page or in a freed guarded block.
+    shim_found gf;
+    if (precise && shim_guard_find(fault, &gf)) return describe_guarded(&gf, buf, cap);
 
     // Evidence: which value carries a pattern.
     const char *evidence_name = 0;
@@ -184,7 +273,7 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     uintptr_t lo, hi;
     shim_heap_range(&lo, &hi);
     if (fault >= lo && fault < hi) cands[nc++] = (candidate){fault, "fault address", -1};
-    if (!evidence_name && nc == 0) return 0;
+    if (!evidence_name && nc == 0) return describe_overflow(fault, regs, nregs, buf, cap);
     for (int i = 0; i < nregs && nc < MAX_CANDIDATES && evidence_name; i++)
         if (regs[i].value >= lo && regs[i].value < hi) cands[nc++] = (candidate){regs[i].value, regs[i].name, -1};
     static uint64_t words[STACK_WORDS];
@@ -227,12 +316,12 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     // A fault inside a freed block is evidence on its own; a register that
     // merely points into one is not (stale registers are common).
     int fault_in_block = which >= 0 && fl_streq(cands[which].via, "fault address") && want == SHIM_QUARANTINED;
-    if (!evidence_name && !fault_in_block) return 0;
+    if (!evidence_name && !fault_in_block) return describe_overflow(fault, regs, nregs, buf, cap);
     // A pattern in a register alone explains a fault only when no address
     // contradicts it: at a precise fault whose address holds no pattern, or
     // at another signal (an abort, a trap), it needs a block to show for it.
     int register_only = evidence_name && !fl_streq(evidence_name, "fault_address") && !fault_in_block;
-    if (register_only && (precise || !memory_fault) && which < 0) return 0;
+    if (register_only && (precise || !memory_fault) && which < 0) return describe_overflow(fault, regs, nregs, buf, cap);
 
     fl_json w;
     fl_json_init(&w, buf, cap);

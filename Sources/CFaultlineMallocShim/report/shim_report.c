@@ -1,6 +1,9 @@
+#include "tool_log.h"
 #include "shim_report.h"
 #include "shim_saferead.h"
 #include "shim_unmapped.h"
+#include "shim_released.h"
+#include "shim_guard.h"
 #include "report_dir_open.h"
 #include "cancel_off.h"
 #include "environ_pin.h"
@@ -54,7 +57,7 @@ static void add_hex(line *l, uint64_t v) { char b[24]; b[fl_fmt_hex(b, v)] = 0; 
 static void emit(line *l) {
     if (l->len > sizeof l->text - 2) l->len = sizeof l->text - 2;  // the newline always fits
     l->text[l->len++] = '\n';
-    fl_write_all(2, l->text, l->len);
+    fl_log_write(l->text, l->len);
 }
 
 void shim_report_init(void) {
@@ -77,6 +80,13 @@ void shim_report_init(void) {
 
 __attribute__((visibility("default"))) int faultline_shim_share_report_dir(int (*report_dir)(void)) {
     return fl_report_share_dir(report_dir);
+}
+
+/// The agent's annotation writer (annotate.h), so the shim's reports carry
+/// the program's annotations and phase too. Called by the agent at install.
+__attribute__((visibility("default"))) int faultline_shim_share_annotations(void (*write)(fl_json *w)) {
+    fl_report_set_annotations(write);
+    return 1;
 }
 
 __attribute__((visibility("default"))) int faultline_shim_share_fds(int (*openat_high)(int, const char *, int, mode_t),
@@ -111,7 +121,8 @@ void shim_write_block(fl_json *w, const shim_block *copy, const void *user, uint
     if (with_offset) fl_json_uint(w, "offset", offset);
     fl_json_string(w, "state", shim_state_name(state));
     if (state != SHIM_RELEASED && copy->alloc_tid) fl_json_int(w, "allocated_by_tid", copy->alloc_tid);
-    if (state == SHIM_QUARANTINED && copy->free_tid) fl_json_int(w, "freed_by_tid", copy->free_tid);
+    // The top bit says the pages are protected (shim_protect.h), not whose.
+    if (state == SHIM_QUARANTINED && copy->free_tid) fl_json_int(w, "freed_by_tid", copy->free_tid & 0x7fffffffu);
     fl_json_end_object(w);
     write_stack(w, "allocation_stack", copy->alloc_stack, images);
     if (state != SHIM_LIVE) write_stack(w, "free_stack", copy->free_stack, images);
@@ -366,8 +377,20 @@ void shim_report_double_free(const void *p, uint32_t state, const char *operatio
     // A released block's header may be gone with memory glibc unmapped (and
     // the address mapped again since, even for this report's buffer).
     shim_block copy;
-    if (!(state == SHIM_RELEASED && shim_unmapped_find(p, &copy)) && shim_safe_read(shim_block_from_user(p), &copy, sizeof copy) != 0)
+    uint32_t as, fs;
+    if (shim_guard_copy(p, &copy)) {
+        // A guarded block: its pages are PROT_NONE, the copy is the guard table's.
+    } else if (state == SHIM_RELEASED && shim_unmapped_find(p, &copy)) {
+    } else if (shim_safe_read(shim_block_from_user(p), &copy, sizeof copy) == 0 &&
+               copy.check == shim_block_checksum_at(&copy, shim_block_from_user(p))) {
+    } else if (state == SHIM_RELEASED && shim_released_find(p, &as, &fs)) {
+        // glibc overwrote the header: the stacks kept at release.
         __builtin_memset(&copy, 0, sizeof copy);
+        copy.alloc_stack = as;
+        copy.free_stack = fs;
+    } else if (shim_safe_read(shim_block_from_user(p), &copy, sizeof copy) != 0) {
+        __builtin_memset(&copy, 0, sizeof copy);
+    }
     fl_json *w = begin_release_error("double_free", "double free", p, FL_SUPP_DOUBLE_FREE, copy.alloc_stack, copy.free_stack);
     if (!w) return;
     int n = write_thread(w);
@@ -594,4 +617,22 @@ int shim_report_write_after_free(const shim_block *b, size_t offset, size_t leng
     }
     finish(w, &l, fl_streq(detection, "exit_check"));
     return 1;
+}
+
+// --- for the reports of other files (shim_report_overflow.c) ----------------
+
+fl_json *shim_report_begin_error(const char *kind, const void *p) {
+    if (!shim_ready) { early(kind, p); return 0; }
+    if (shim_self.depth > 0 || !shim_report_slot(0)) return 0;
+    return begin(kind);
+}
+
+int shim_report_thread(fl_json *w) { return write_thread(w); }
+
+const fl_image_list *shim_report_images(void) { return g_images; }
+
+void shim_report_end_error(fl_json *w, const char *summary, int at_exit) {
+    line l = {.len = 0};
+    add(&l, summary);
+    finish(w, &l, at_exit);
 }

@@ -82,4 +82,30 @@ void shim_report_close(fl_json *w, const char *summary);
 /// Writes the frames of depot stack `id` under `key` (nothing for id 0).
 void shim_report_stack(fl_json *w, const char *key, uint32_t id);
 
+/// For report kinds written in other files: begins an error report of
+/// `kind` about pointer `p` (NULL inside the shim, before start-up, or past
+/// FAULTLINE_MAX_HEAP_REPORTS), writes the calling thread as
+/// `crashed_thread` (returns its frame count), the image list the frames
+/// refer to, and ends it with its one-line `summary` (then halts as
+/// FAULTLINE_HALT_ON_ERROR says; `at_exit` flushes stdio first).
+fl_json *shim_report_begin_error(const char *kind, const void *p);
+int shim_report_thread(fl_json *w);
+const fl_image_list *shim_report_images(void);
+void shim_report_end_error(fl_json *w, const char *summary, int at_exit);
+
+/// A heap_buffer_overflow of block `b` (a copy of its header at `user`, in
+/// `state`): bytes `first` to `last` past its end changed in its `zone`-byte
+/// red zone (`now`: the zone's bytes as they are), found at `detected`.
+void shim_report_heap_overflow(const shim_block *b, const void *user, uint32_t state, size_t first, size_t last,
+                               size_t zone, const unsigned char *now, const char *detected);
+/// A heap_buffer_underflow: bytes in front of the block at `user` changed.
+/// `region` says where: "header" (its checksum fails: `b` is NULL, nothing
+/// of it is trusted), "live_link" (the leak list's links; `b` is whole) or
+/// "red_zone" (the end of the block before's red zone: `before` is a copy of
+/// that block's header, `before_user` the block, `distance` how far in front of `user` the first changed byte is,
+/// `length` how many). `b`, when whole, gives the block's size and stacks.
+void shim_report_heap_underflow(const shim_block *b, const void *user, uint32_t state, const char *region,
+                                size_t distance, size_t length, const shim_block *before, const void *before_user,
+                                const char *detected);
+
 #endif

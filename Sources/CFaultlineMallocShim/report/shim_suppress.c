@@ -5,6 +5,7 @@
 // symbol table, or demangled) or of the image path of any frame of its
 // stacks. A malformed line is reported once on stderr (file:line, in the
 // words exec uses) and ignored; the program runs on.
+#include "tool_log.h"
 #include "shim_suppress.h"
 #include "sigsafe.h"
 
@@ -27,7 +28,7 @@ static void complain(const char *path, fl_supp_verdict verdict, const fl_supp_li
     n += fl_strlcpy(l + n, "; the line is ignored; ", sizeof l - 1 - n);
     n += fl_strlcpy(l + n, fl_supp_advice(verdict), sizeof l - 1 - n);
     l[n++] = '\n';
-    fl_write_all(2, l, n);
+    fl_log_write(l, n);
 }
 
 void shim_suppress_load(const char *path) {
@@ -42,7 +43,7 @@ void shim_suppress_load(const char *path) {
         n += fl_strlcpy(l + n, why, sizeof l - 1 - n);
         n += fl_strlcpy(l + n, "; nothing is suppressed (check the path)", sizeof l - 1 - n);
         l[n++] = '\n';
-        fl_write_all(2, l, n);
+        fl_log_write(l, n);
         return;
     }
     if ((size_t)len > FL_SUPP_FILE_MAX) {
@@ -53,7 +54,7 @@ void shim_suppress_load(const char *path) {
         n += fl_strlcpy_cut(l + n, path, sizeof l - 1 - n, 160);
         n += fl_strlcpy(l + n, " is larger than 256 KiB; only the lines in its first 256 KiB are used (split it, or drop what is not needed)", sizeof l - 1 - n);
         l[n++] = '\n';
-        fl_write_all(2, l, n);
+        fl_log_write(l, n);
         len = FL_SUPP_FILE_MAX;
         while (len > 0 && g_text[len - 1] != '\n') len--;
     }
@@ -77,7 +78,7 @@ void shim_suppress_load(const char *path) {
         size_t n = fl_strlcpy(l, "faultline: ", sizeof l);
         n += fl_fmt_u64(l + n, over - 1);
         n += fl_strlcpy(l + n, " more suppression(s) after that line are ignored too\n", sizeof l - n);
-        fl_write_all(2, l, n);
+        fl_log_write(l, n);
     }
 }
 
@@ -85,6 +86,23 @@ int shim_suppress_count(void) { return g_count; }
 fl_supp_kind shim_suppress_kind_of(int i) { return (fl_supp_kind)g_kinds[i]; }
 const char *shim_suppress_pattern(int i) { return g_patterns[i]; }
 int shim_suppress_wanted(fl_supp_kind kind) { return g_wanted[kind] > 0; }
+
+// TEXT as a pattern has it: `^` anchors it at the start of the name or
+// path, a last `$` at its end (LeakSanitizer's anchors); otherwise it is
+// a substring. A generated suppression names a whole function so.
+static int matches(const char *text, const char *pattern) {
+    int start = pattern[0] == '^';
+    const char *core = pattern + start;
+    size_t len = strlen(core), tlen;
+    int end = len > 0 && core[len - 1] == '$';
+    if (end) len--;
+    if (!start && !end) return strstr(text, core) != 0;
+    tlen = strlen(text);
+    if (start && end) return tlen == len && memcmp(text, core, len) == 0;
+    if (start) return strncmp(text, core, len) == 0;
+    if (tlen >= len && memcmp(text + tlen - len, core, len) == 0) return 1;
+    return 0;
+}
 
 int shim_suppress_match(fl_supp_kind kind, const uintptr_t *pcs, int n) {
     if (!g_wanted[kind]) return -1;
@@ -94,8 +112,8 @@ int shim_suppress_match(fl_supp_kind kind, const uintptr_t *pcs, int n) {
         shim_symbolize(pcs[f], &fn, &image, 0);
         const char *demangled = *fn ? shim_demangle(fn, readable, sizeof readable) : 0;
         for (int i = 0; i < g_count; i++)
-            if (g_kinds[i] == kind && ((*fn && strstr(fn, g_patterns[i])) || (demangled && strstr(demangled, g_patterns[i])) ||
-                                       (*image && strstr(image, g_patterns[i]))))
+            if (g_kinds[i] == kind && ((*fn && matches(fn, g_patterns[i])) || (demangled && matches(demangled, g_patterns[i])) ||
+                                       (*image && matches(image, g_patterns[i]))))
                 return i;
     }
     return -1;

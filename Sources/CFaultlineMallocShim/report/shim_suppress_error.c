@@ -6,6 +6,7 @@
 // only once the error is known to be reported, and the symbol table's only
 // inside shim_symbolize (see there for the loader's lock).
 #include "shim_suppress.h"
+#include "shim_suppress_gen.h"
 #include "cancel_off.h"
 #include "shim_config.h"
 #include "shim_depot.h"
@@ -38,19 +39,28 @@ static int match_stack(fl_supp_kind kind, uint32_t id) {
 }
 
 int shim_suppress_error(fl_supp_kind kind, int current, uint32_t alloc_stack, uint32_t free_stack) {
-    if (__builtin_expect(!shim_suppress_wanted(kind), 1)) return 0;
+    if (__builtin_expect(!shim_suppress_wanted(kind) && !shim_cfg.gen_suppressions, 1)) return 0;
     int saved = errno, cancel = fl_cancel_off();  // open(2) is a cancellation point
     // The demanglers' blocks get no stacks, and an error they would make
     // is neither matched nor reported (shim_demangle.c).
     shim_self.depth++;
     int m = -1;
+    uintptr_t pcs[SHIM_MAX_REPORT_FRAMES];
+    int n = 0;
     if (current) {
-        uintptr_t pcs[SHIM_MAX_REPORT_FRAMES];
-        int n = current_stack(pcs, shim_cfg.max_frames < SHIM_MAX_REPORT_FRAMES ? shim_cfg.max_frames : SHIM_MAX_REPORT_FRAMES);
+        n = current_stack(pcs, shim_cfg.max_frames < SHIM_MAX_REPORT_FRAMES ? shim_cfg.max_frames : SHIM_MAX_REPORT_FRAMES);
         m = shim_suppress_match(kind, pcs, n);
     }
     if (m < 0) m = match_stack(kind, alloc_stack);
     if (m < 0) m = match_stack(kind, free_stack);
+    if (m < 0 && shim_cfg.gen_suppressions) {
+        // Named by the erring call, else (write_after_free, found later) by
+        // where the block was freed, else allocated.
+        const uintptr_t *stored = 0;
+        uint32_t id = free_stack ? free_stack : alloc_stack;
+        int k = n ? n : id ? shim_depot_get(id, &stored) : 0;
+        shim_suppress_gen_error(kind, n ? pcs : stored, k);
+    }
     shim_self.depth--;
     fl_cancel_restore(cancel);
     errno = saved;

@@ -37,12 +37,17 @@ enum {
 #define FL_OPTION_ROWS(NUM, TEXT) \
     /* where reports go, what runs */ \
     TEXT(REPORT_DIR, FL_OPT_PATH, "faultline-reports", "agent, shim", FL_OPT_OUTPUT, "folder reports are written into (created 0700); the shim alone prints them on stderr when unset") \
-    TEXT(DETECTORS, FL_OPT_LIST, "all", "agent, shim", 0, "detectors on: crash, cxx_exception, hang, memory, use_after_free, leaks, shim; all or none") \
+    TEXT(DETECTORS, FL_OPT_LIST, "all", "agent, shim", 0, "detectors on: crash, cxx_exception, hang, memory, cpu, fds, threads, launch, use_after_free, leaks, shim; all or none (unset: all but fds)") \
     NUM(MAX_FRAMES, FL_OPT_INT, 128, 1, 256, "agent, shim", 0, "frames kept per thread in a report") \
     /* crash */ \
     NUM(THREAD_TIMEOUT_MS, FL_OPT_INT, 50, 1, 10000, "agent", 0, "how long a crash waits for each other thread's stack") \
     NUM(MAX_THREADS, FL_OPT_INT, 256, 1, 1024, "agent", 0, "most threads listed in a report") \
-    NUM(CAPTURE_STDERR, FL_OPT_BOOL, 0, 0, 1, "agent", 0, "keep the last 4 KiB the program wrote to fd 2 for its reports") \
+    NUM(CAPTURE_STDERR, FL_OPT_BOOL, 0, 0, 1, "agent", 0, "keep the last 4 KiB the program wrote to fd 2 for its reports (fd 2 is left alone)") \
+    TEXT(ANNOTATIONS, FL_OPT_TEXT, "", "agent", 0, "KEY=VALUE lines attached to every report, as faultline_annotate") \
+    TEXT(PHASE, FL_OPT_TEXT, "", "agent", 0, "the phase at install, as faultline_set_phase") \
+    TEXT(LOG, FL_OPT_TEXT, "", "agent, shim", FL_OPT_OUTPUT, "where Faultline's own lines go: fd:N or an absolute path (file or FIFO); unset: fd 2") \
+    TEXT(TRACE_CHILDREN, FL_OPT_WORD, "yes", "agent", 0, "no: Faultline's libraries leave LD_PRELOAD at install, so the programs this one starts are not watched") \
+    TEXT(TRACE_CHILDREN_SKIP, FL_OPT_LIST, "", "agent, shim", 0, "patterns (* and ?) of executable paths that run without the agent, the shim passing through") \
     NUM(SAMPLE_SIGNAL, FL_OPT_SIGNAL, 8, 0, 30, "agent", 0, "real-time signal that asks a thread for its stack") \
     NUM(CRASH_DEADLINE_MS, FL_OPT_INT, 10000, 0, 3600000, "agent", 0, "longest one stage of the crash handler may make no progress (0: no deadline)") \
     /* C++ exceptions */ \
@@ -63,6 +68,15 @@ enum {
     TEXT(MEMORY_PSI, FL_OPT_TEXT, "some 150000 2000000", "agent", 0, "cgroup v2 PSI trigger 'some|full STALL_US WINDOW_US', or off") \
     NUM(MEMORY_WARNINGS, FL_OPT_INT, 3, 0, 100, "agent", 0, "most memory_warning reports per process") \
     NUM(MEMORY_FOLLOW_FORK, FL_OPT_BOOL, 1, 0, 1, "agent", 0, "restart the memory monitor in forked children") \
+    /* resources (docs/resources.md) */ \
+    NUM(CPU_THRESHOLD, FL_OPT_INT, 80, 1, 100, "agent", 0, "percent of one core a thread must use over the window to be a cpu_hog") \
+    NUM(CPU_WINDOW_MS, FL_OPT_INT, 3000, 250, 3600000, "agent", 0, "how long a thread's share must hold for a cpu_hog report") \
+    NUM(CPU_INTERVAL_MS, FL_OPT_INT, 250, 10, 10000, "agent", 0, "how often every thread's CPU time is read") \
+    NUM(CPU_SAMPLE_MS, FL_OPT_INT, 50, 10, 1000, "agent", 0, "stack sampling interval of a thread in a CPU episode") \
+    NUM(CPU_DEBUG, FL_OPT_BOOL, 0, 0, 1, "agent", 0, "1: one line per check for each thread above half the CPU threshold") \
+    NUM(FD_WARN_PERCENT, FL_OPT_INT, 90, 1, 100, "agent", 0, "recorded descriptors, in percent of the soft RLIMIT_NOFILE, that make an fd_pressure report") \
+    NUM(THREAD_GROWTH, FL_OPT_INT, 256, 0, 8192, "agent", 0, "live threads at the first thread_growth report, again at each doubling (0: off)") \
+    NUM(LAUNCH_THRESHOLD, FL_OPT_INT, 5000, 0, 3600000, "agent", 0, "a launch longer than this many ms is a launch report (0: never)") \
     /* the malloc shim */ \
     NUM(QUARANTINE_BYTES, FL_OPT_SIZE, 16ll << 20, 0, 1ll << 40, "shim", 0, "memory the quarantine of freed blocks may hold") \
     NUM(QUARANTINE_COUNT, FL_OPT_SIZE, 65536, 0, 1ll << 28, "shim", 0, "blocks the quarantine may hold (K and M multiply)") \
@@ -79,12 +93,16 @@ enum {
     NUM(NEW_DELETE_TYPE_MISMATCH, FL_OPT_BOOL, 1, 0, 1, "shim", 0, "report a sized or aligned delete that does not fit its new") \
     NUM(MAX_HEAP_REPORTS, FL_OPT_INT, 100, 1, 1000000, "shim", 0, "heap error reports per process") \
     NUM(SHIM_STATS, FL_OPT_BOOL, 0, 0, 1, "shim", 0, "one line of quarantine and depot figures on stderr at exit") \
-    TEXT(SUPPRESSIONS, FL_OPT_PATH, "", "shim", 0, "a file of KIND:PATTERN lines naming errors and leaks not to report") \
-    TEXT(LEAK_SUPPRESSIONS, FL_OPT_PATH, "", "shim", 0, "no longer read: FAULTLINE_SUPPRESSIONS takes the same file") \
+    TEXT(SUPPRESSIONS, FL_OPT_PATH, "", "shim", FL_OPT_OUTPUT, "a file of KIND:PATTERN lines naming errors and leaks not to report") \
+    TEXT(LEAK_SUPPRESSIONS, FL_OPT_PATH, "", "shim", FL_OPT_OUTPUT, "no longer read: FAULTLINE_SUPPRESSIONS takes the same file") \
+    TEXT(GUARD, FL_OPT_TEXT, "off", "shim", 0, "guard pages: off, all (every block), sample:N (one block in N)") \
+    TEXT(GUARD_SIDE, FL_OPT_WORD, "right", "shim", 0, "where a guarded block's guard page is: right, left") \
+    NUM(GUARD_SLOTS, FL_OPT_SIZE, 256, 1, 65536, "shim", 0, "slots of the pool of FAULTLINE_GUARD=sample:N") \
     /* leaks */ \
     NUM(LEAK_TRACKING, FL_OPT_BOOL, 1, 0, 1, "shim", 0, "keep live-block records (default: when the detectors include leaks or memory)") \
     NUM(LEAK_CHECK_AT_EXIT, FL_OPT_BOOL, 1, 0, 1, "shim", 0, "scan for leaks when the process exits (default: when the detectors include leaks)") \
     NUM(LEAK_SHOW_REACHABLE, FL_OPT_BOOL, 0, 0, 1, "shim", 0, "list still-reachable groups too") \
+    NUM(GEN_SUPPRESSIONS, FL_OPT_BOOL, 0, 0, 1, "shim", 0, "print the suppression line that silences each leak group and heap error") \
     NUM(LEAK_SIGNAL, FL_OPT_SIGNAL, 11, 0, 30, "shim", 0, "a signal that runs a leak check while the program runs") \
     NUM(LEAK_STOP_SIGNAL, FL_OPT_SIGNAL, 10, 0, 30, "shim", 0, "the directed signal that parks the other threads during a scan") \
     NUM(LEAK_STOP_TIMEOUT_MS, FL_OPT_INT, 500, 1, 60000, "shim", 0, "how long a scan waits for the other threads to park") \
@@ -94,10 +112,10 @@ enum {
     NUM(LEAK_GROWTH_MIN_BYTES, FL_OPT_SIZE, 1024, 0, 1ll << 40, "shim", 0, "growth over the window that makes a growth report") \
     TEXT(LEAK_DEBUG_ROOTS, FL_OPT_FLAG, "", "shim", 0, "set: every root range of 4 KiB or more and every short read on stderr") \
     NUM(LEAK_INHERITED, FL_OPT_BOOL, 0, 0, 1, "shim", 0, "a forked child reports the blocks allocated before the fork too") \
+    TEXT(LEAK_CHECK_SKIP, FL_OPT_LIST, "", "shim", 0, "patterns (* and ?) of executable paths with no leak tracking or exit leak check (faultline exec: the system's tool folders)") \
     /* set by Faultline for the processes it starts */ \
     TEXT(AGENT_IMAGE, FL_OPT_PATH, "", "agent", FL_OPT_INTERNAL, "the agent library already in the process (a linked agent and a preloaded one)") \
-    TEXT(STDERR_PIPE, FL_OPT_TEXT, "", "agent", FL_OPT_INTERNAL | FL_OPT_OUTPUT, "the stderr capture's pipe, inherited by children") \
-    TEXT(STDERR_FD, FL_OPT_TEXT, "", "agent", FL_OPT_INTERNAL | FL_OPT_OUTPUT, "the descriptor of the real stderr behind the capture") \
+    TEXT(LAUNCH_EXEC_NS, FL_OPT_TEXT, "", "agent", FL_OPT_INTERNAL, "when faultline exec started the program (CLOCK_MONOTONIC ns), for the launch detector") \
     TEXT(FD_LIMIT_NOTED, FL_OPT_FLAG, "", "agent", FL_OPT_INTERNAL, "the line about a lowered fd limit was printed in this process tree") \
     TEXT(REPORT_DIR_REFUSED, FL_OPT_FLAG, "", "agent, shim", FL_OPT_INTERNAL, "the line about an unwritable report folder was printed in this process tree") \
     /* the runner (faultline run) */ \
@@ -145,8 +163,18 @@ int fl_option_count(void);
 const fl_option_info *fl_option_at(int id);
 
 /// The variable's value, or NULL when unset. Every read of a FAULTLINE_*
-/// variable by the agent and the shim goes through here. No allocation.
+/// variable by the agent and the shim goes through here. Under secure
+/// execution (fl_option_secure) an FL_OPT_OUTPUT variable reads as unset,
+/// and the first such read that finds one set says in one line on stderr
+/// which are ignored. No allocation.
 const char *fl_option_value(fl_option_id id);
+
+/// 1 under secure execution (the kernel's AT_SECURE: a set-user-ID or
+/// set-group-ID program, or one that gained file capabilities, started by
+/// a user it does not run as), unless the real uid is root. The caller's
+/// environment is then not trusted to say where files go or output is
+/// written. No allocation.
+int fl_option_secure(void);
 
 /// Parses option `id`'s number (its type's syntax) into `*out`: 1 when
 /// set and valid, 0 when unset or empty (`*out` is then its default), -1

@@ -29,7 +29,7 @@ public enum ReportFileWriter {
         let stamp = isoTime(unixMs: report.timeUnixMs).filter { $0.isNumber || $0 == "T" }.prefix(15)
         let name = "\(report.kind)-\(stamp)-\(report.process.pid)-\(report.id).json"
         let final = directory + "/" + name, temp = directory + "/." + name + ".tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw ReportWriteError(path: temp, errno: errno) }
         let ok = data.withUnsafeBytes { raw -> Bool in
             var done = 0

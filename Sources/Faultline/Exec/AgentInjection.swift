@@ -23,6 +23,19 @@ public struct AgentInjection: Sendable {
     /// The malloc shim's suppressions file (`FAULTLINE_SUPPRESSIONS`), an
     /// absolute path; nil leaves the variable as it is.
     public var suppressions: String?
+    /// Have the malloc shim print a suppression for each leak group and heap
+    /// error it reports (`FAULTLINE_GEN_SUPPRESSIONS=1`).
+    public var genSuppressions = false
+
+    /// `FAULTLINE_LOG`: where the agent's and the shim's lines go
+    /// (ToolLogChannel); nil leaves the variable as it is.
+    public var logChannel: String?
+    /// False: only the program itself gets the agent (`FAULTLINE_TRACE_CHILDREN=no`).
+    public var traceChildren = true
+    /// `FAULTLINE_TRACE_CHILDREN_SKIP`: executables that run without Faultline.
+    public var traceChildrenSkip: String?
+    /// `FAULTLINE_LEAK_CHECK_SKIP`: executables whose exit leak check is skipped.
+    public var leakCheckSkip: String?
 
     /// Creates an injection description.
     public init(libraryDirectory: String, detectors: DetectorSelection?, useShim: Bool, captureStderr: Bool, reportDirectory: String) {
@@ -73,6 +86,11 @@ public struct AgentInjection: Sendable {
         env["FAULTLINE_REPORT_DIR"] = reportDirectory
         if let detectors { env["FAULTLINE_DETECTORS"] = detectors.environmentValue }
         if let suppressions { env["FAULTLINE_SUPPRESSIONS"] = suppressions }
+        if genSuppressions { env["FAULTLINE_GEN_SUPPRESSIONS"] = "1" }
+        if let logChannel { env["FAULTLINE_LOG"] = logChannel }
+        if !traceChildren { env["FAULTLINE_TRACE_CHILDREN"] = "no" }
+        if let traceChildrenSkip { env["FAULTLINE_TRACE_CHILDREN_SKIP"] = traceChildrenSkip }
+        if let leakCheckSkip { env["FAULTLINE_LEAK_CHECK_SKIP"] = leakCheckSkip }
         if captureStderr { env["FAULTLINE_CAPTURE_STDERR"] = "1" } else { env.removeValue(forKey: "FAULTLINE_CAPTURE_STDERR") }
         // The Swift runtime's own backtracer would print a second crash
         // report and park a thread that never answers the agent's stack

@@ -4,7 +4,7 @@ import Foundation
 /// to the agent and the malloc shim as `FAULTLINE_DETECTORS`).
 public struct DetectorSelection: Sendable, Equatable {
     /// Every detector name the agent and the malloc shim know.
-    public static let known = ["crash", "cxx_exception", "hang", "memory", "use_after_free", "leaks"]
+    public static let known = ["crash", "cxx_exception", "hang", "memory", "cpu", "fds", "threads", "launch", "use_after_free", "leaks"]
     /// The detectors that live in the malloc shim, not in the agent.
     public static let shimDetectors: Set<String> = ["use_after_free", "leaks"]
 

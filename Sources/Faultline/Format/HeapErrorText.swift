@@ -16,6 +16,7 @@ enum HeapErrorText {
     /// The report kinds the malloc shim writes about one block.
     static let shimKinds: Set<String> = [
         "double_free", "invalid_free", "alloc_dealloc_mismatch", "new_delete_type_mismatch", "write_after_free",
+        "heap_buffer_overflow", "heap_buffer_underflow",
     ]
 
     /// The block fields `MemoryErrorHeadline` shows.
@@ -29,6 +30,8 @@ enum HeapErrorText {
         "new_delete_type_mismatch": ["allocation", "deallocation", "pointer", "deallocated_size", "allocated_alignment",
                                      "deallocated_alignment", "allocated_size"],
         "write_after_free": ["offset", "length", "detected", "bytes", "changed_blocks"],
+        "heap_buffer_overflow": ["offset", "length", "detected", "bytes"],
+        "heap_buffer_underflow": ["region", "distance", "length", "detected"],
     ]
 
     /// The fields of a crash's `memory_error` the headline shows (its block
@@ -43,7 +46,7 @@ enum HeapErrorText {
         case "double_free": return "second free"
         case "invalid_free": return "invalid free"
         case "alloc_dealloc_mismatch", "new_delete_type_mismatch": return "released"
-        case "write_after_free": return "found"
+        case "write_after_free", "heap_buffer_overflow", "heap_buffer_underflow": return "found"
         default: return nil
         }
     }

@@ -16,7 +16,7 @@ struct JSONTreeFormatter {
         case .object(let o):
             if o.isEmpty { return ["\(indent)\(key): {}"] }
             var out = ["\(indent)\(key):"]
-            for k in o.keys.sorted() { out += lines(key: k, o[k]!, indent: indent + "  ") }
+            for (k, v) in o.sorted(by: { $0.key < $1.key }) { out += lines(key: k, v, indent: indent + "  ") }
             return out
         case .array(let items):
             if items.isEmpty { return ["\(indent)\(key): []"] }

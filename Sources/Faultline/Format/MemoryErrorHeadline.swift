@@ -40,6 +40,29 @@ enum MemoryErrorHeadline {
                 text += "; \(n - 1) more block\(n == 2 ? "" : "s") allocated and freed at the same stacks changed too (\(n) in all)"
             }
             return [text]
+        case "heap_buffer_overflow":
+            guard let o = report.sections["heap_buffer_overflow"] else { return [] }
+            var text = "heap buffer overflow:"
+            if let n = o["length"]?.integerValue { text += " \(n) byte\(n == 1 ? "" : "s") written" }
+            if let at = o["offset"]?.integerValue { text += " \(at) past the end" }
+            if let bytes = o["bytes"]?.stringValue { text += " (now \(bytes))" }
+            if let when = o["detected"]?.stringValue { text += ", found at \(when.replacingOccurrences(of: "_", with: " "))" }
+            return [text + describe(block, offset: false)]
+        case "heap_buffer_underflow":
+            guard let u = report.sections["heap_buffer_underflow"] else { return [] }
+            var text = "heap buffer underflow: "
+            switch u["region"]?.stringValue {
+            case "header": text += "the shim's header in front of the block was overwritten"
+            case "live_link": text += "the leak list's links in front of the block were overwritten"
+            default:
+                let n = u["length"]?.integerValue ?? 0
+                text += "\(n) byte\(n == 1 ? "" : "s") written \(u["distance"]?.integerValue ?? 0) in front of the block"
+            }
+            if let before = u["block_before"], let size = before["size"]?.integerValue {
+                text += " (the block before it: \(size) bytes at \(before["address"]?.stringValue ?? "?"))"
+            }
+            if let when = u["detected"]?.stringValue { text += ", found at \(when.replacingOccurrences(of: "_", with: " "))" }
+            return [text + describe(block, offset: false)]
         default:
             guard let m = report.sections["memory_error"], let kind = m["kind"]?.stringValue else { return [] }
             var text = kind.replacingOccurrences(of: "_", with: " ")

@@ -53,12 +53,13 @@ public struct ReportFormatter: Sendable {
             baseDirectory: options.baseDirectory)
         let tree = JSONTreeFormatter(stacks: stacks)
         var out: [String] = [header(report)] + WaitHeadline.lines(report) + ExceptionHeadline.lines(report)
-            + MemoryLimitHeadline.lines(report) + LeakReportText.headline(report)
+            + MemoryLimitHeadline.lines(report) + LeakReportText.headline(report) + ResourceReportText.headline(report)
         if let s = report.signal { out.append("signal: " + describe(s)) }
         out += MemoryErrorHeadline.lines(report)
         if let m = report.swiftFatalError?.trimmingCharacters(in: .whitespacesAndNewlines), !m.isEmpty {
             out.append("Swift fatal error: " + m)
         }
+        if let sig = report.signature { out.append("signature: \(sig.id)  \(OneLine.escaped(sig.text))") }
         if let r = report.recrash { out += recrash(r, stacks: stacks) }
         out += HandlerStallHeadline.lines(report)
         for w in warnings { out.append("warning: \(w)") }
@@ -91,9 +92,10 @@ public struct ReportFormatter: Sendable {
         out += HeapErrorText.body(report, stacks: stacks)
         out += TopStacksText.body(report, stacks: stacks)
         out += LeakReportText.body(report, stacks: stacks)
+        out += ResourceReportText.body(report, stacks: stacks)
         let shown = LeakReportText.handledSections(report)
         let overrides = [ExceptionText.sectionOverrides(report), HeapErrorText.sectionOverrides(report), TopStacksText.sectionOverrides(report),
-                         RepeatedStacks.sectionOverrides(report)]
+                         RepeatedStacks.sectionOverrides(report), ResourceReportText.sectionOverrides(report)]
             .reduce(into: [String: JSONValue?]()) { all, one in all.merge(one) { a, _ in a } }
         var sections: [(String, JSONValue)] = report.sections.filter { !shown.contains($0.key) }
             .sorted { $0.key < $1.key }.compactMap { key, value in
@@ -182,6 +184,10 @@ public struct ReportFormatter: Sendable {
         let meaning = SignalCodeDescriptions.meaning(of: s.codeName, signal: s.name)
         if let meaning { text += ": \(meaning)" }
         if let a = SignalCodeDescriptions.shownAddress(s.faultAddress, codeName: s.codeName) { text += ", at address \(a)" }
+        if let a = s.access, let type = a.type {
+            // AddressSanitizer's words: `WRITE of size 4`.
+            text += ", \(type.uppercased())" + (a.size.map { " of size \($0)" } ?? "")
+        }
         if s.stackOverflow == true { text += ": stack overflow" }
         if let p = s.senderPid { text += ", sent by pid \(p)" }
         if let f = s.reraisedFault {
@@ -248,7 +254,9 @@ public struct ReportFormatter: Sendable {
         let known = RegisterOrder.x86_64 + RegisterOrder.aarch64
         let names = known.filter { regs[$0] != nil } + regs.keys.filter { !known.contains($0) }.sorted()
         let width = names.map(\.count).max() ?? 3
-        let cells = names.map { $0.padding(toLength: width, withPad: " ", startingAt: 0) + " " + Self.hex16(regs[$0]!.value) }
+        let cells = names.compactMap { name in
+            regs[name].map { name.padding(toLength: width, withPad: " ", startingAt: 0) + " " + Self.hex16($0.value) }
+        }
         return stride(from: 0, to: cells.count, by: 4).map { "  " + cells[$0..<min($0 + 4, cells.count)].joined(separator: "  ") }
     }
 

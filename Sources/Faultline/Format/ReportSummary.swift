@@ -61,7 +61,7 @@ public enum ReportSummary {
         let keys = preferred.filter { o[$0] != nil } + o.keys.filter { !preferred.contains($0) }.sorted()
         var fields: [String] = []
         for k in keys where fields.count < 3 {
-            switch o[k]! {
+            switch o[k] ?? .null {
             case .string(let v): fields.append("\(k)=\(v.count > 60 ? String(v.prefix(60)) + "…" : v)")
             case .number(let n): fields.append(n.rounded() == n && abs(n) < 1e15 ? "\(k)=\(Int64(n))" : "\(k)=\(n)")
             default: continue

@@ -54,6 +54,7 @@ enum TopStacksText {
 
     /// `37.0 MiB`, or `100800 bytes` below a MiB.
     private static func size(_ bytes: Double) -> String {
-        bytes < 1048576 ? "\(Int64(bytes)) bytes" : String(format: "%.1f MiB", bytes / 1048576)
+        // A corrupt report's -1e300 must not trap in Int64().
+        bytes < 1048576 && bytes > -1048576 ? "\(Int64(bytes)) bytes" : String(format: "%.1f MiB", bytes / 1048576)
     }
 }

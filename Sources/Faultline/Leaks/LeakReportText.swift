@@ -71,12 +71,17 @@ enum LeakReportText {
             }.map(\.element)
             for g in sorted {
                 out.append("")
+                var title = LeakSummary.groupTitle(g)
+                if let holder = g["held_by"]?.integerValue, groups.indices.contains(Int(holder)) {
+                    let origin = LeakSummary().origin(groups[Int(holder)]["allocation_stack"], images: r.images)
+                    title += ", held by the definitely lost block(s) from \(origin)"
+                }
                 if let frames = SectionFrames.stack(g["allocation_stack"]) {
-                    out.append(LeakSummary.groupTitle(g) + ", allocated at:")
+                    out.append(title + ", allocated at:")
                     out += stacks.lines(frames, indent: "  ")
                 } else {
                     let why = g["allocation_stack_missing"].map { ": " + (JSONTreeFormatter(stacks: stacks).scalar($0)) } ?? ""
-                    out.append(LeakSummary.groupTitle(g) + ", allocation stack not recorded\(why)")
+                    out.append(title + ", allocation stack not recorded\(why)")
                 }
             }
             let leak = r.sections["leak"]

@@ -64,6 +64,8 @@ public enum JSONValue: Codable, Hashable, Sendable {
         guard case .number(let n) = self, n.isFinite, n > -9.2e18, n < 9.2e18 else { return nil }
         return Int64(n)
     }
+    /// The number as an `Int` when it is whole and fits, else nil.
+    public var intValue: Int? { integerValue.map { Int($0) } }
     /// The boolean, else nil.
     public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
     /// The elements, else nil.

@@ -46,6 +46,9 @@ public struct Report: Codable, Sendable {
     public var capture: Capture?
     /// Fields a crash callback added.
     public var user: [String: JSONValue]?
+    /// Which bug this is (`ReportSignature`): set by the symbolicator, and
+    /// kept in the file by `faultline exec` (schema version 2).
+    public var signature: ReportSignature?
     /// Every other top-level section, by JSON key.
     public var sections: [String: JSONValue] = [:]
 
@@ -74,6 +77,21 @@ public struct Report: Codable, Sendable {
         /// own (python3's faulthandler re-raising): the fault that handler
         /// caught, read from the kernel's frame on the stack.
         public var reraisedFault: ReraisedFault?
+        /// Whether the faulting access read, wrote or fetched an
+        /// instruction, and how many bytes it was (`signal.access`).
+        public var access: FaultAccess?
+    }
+
+    /// The access that faulted (`signal.access`): from the page-fault
+    /// error code, the size (and for a general-protection fault the type)
+    /// from the faulting instruction.
+    public struct FaultAccess: Codable, Sendable, Hashable {
+        /// `read`, `write` or `execute`.
+        public var type: String?
+        /// Bytes accessed, when the instruction tells it.
+        public var size: Int?
+        /// `error_code` or `instruction`: where `type` came from.
+        public var typeFrom: String?
     }
 
     /// The fault behind a re-raised signal (`signal.reraised_fault`).
@@ -217,12 +235,12 @@ extension Report {
     static let modeledKeys: Set<String> = [
         "schema", "schema_version", "id", "kind", "detector", "time", "time_unix_ms", "time_unix_ns", "process",
         "signal", "crashed_thread", "threads", "images", "stderr_tail", "swift_fatal_error",
-        "recrash", "capture", "user", "sections",
+        "recrash", "capture", "user", "signature", "sections",
     ]
 
     private enum Keys: String, CodingKey {
         case schema, schemaVersion, id, kind, detector, time, timeUnixMs, timeUnixNs, process, signal
-        case crashedThread, threads, images, stderrTail, swiftFatalError, recrash, capture, user
+        case crashedThread, threads, images, stderrTail, swiftFatalError, recrash, capture, user, signature
     }
 
     public init(from decoder: Decoder) throws {
@@ -245,6 +263,7 @@ extension Report {
         recrash = try c.decodeIfPresent(Recrash.self, forKey: .recrash)
         capture = try c.decodeIfPresent(Capture.self, forKey: .capture)
         user = try c.decodeIfPresent([String: JSONValue].self, forKey: .user)
+        signature = try c.decodeIfPresent(ReportSignature.self, forKey: .signature)
         // The decoder converts keys from snake_case; AnyKey sees converted
         // names, so compare against the converted forms of modeled keys.
         let raw = try decoder.container(keyedBy: AnyKey.self)
@@ -254,6 +273,10 @@ extension Report {
             rest[Report.snakeCase(key.stringValue)] = try raw.decode(JSONValue.self, forKey: key)
         }
         sections = rest
+        if let (path, why) = SectionIntegers.firstProblem(in: rest) {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: [AnyKey(stringValue: path)], debugDescription: "field \(path): \(why)"))
+        }
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -276,6 +299,7 @@ extension Report {
         try c.encodeIfPresent(recrash, forKey: .recrash)
         try c.encodeIfPresent(capture, forKey: .capture)
         try c.encodeIfPresent(user, forKey: .user)
+        try c.encodeIfPresent(signature, forKey: .signature)
         var raw = encoder.container(keyedBy: AnyKey.self)
         for (k, v) in sections {
             // The encoder converts to snake_case; pass the camel form so the

@@ -31,8 +31,8 @@ enum JSONShape {
     static func firstOversizedNumber(in value: Any, at path: String = "") -> (String, String)? {
         switch value {
         case let dict as [String: Any]:
-            for key in dict.keys.sorted() {
-                if let found = firstOversizedNumber(in: dict[key]!, at: path.isEmpty ? key : path + "." + key) { return found }
+            for (key, item) in dict.sorted(by: { $0.key < $1.key }) {
+                if let found = firstOversizedNumber(in: item, at: path.isEmpty ? key : path + "." + key) { return found }
             }
         case let array as [Any]:
             for (i, item) in array.enumerated() {

@@ -45,7 +45,9 @@ public enum OutputLocation {
     /// Writes all of `data` to `path` or nothing (a temporary file in the
     /// same folder, flushed, renamed into place). Nil when written; else one
     /// line naming the path and why (strerror text, also for a full disk).
-    public static func write(_ data: Data, to path: String) -> String? {
+    /// `mode` (less the umask) is the file's: 0644 for what a user asked
+    /// for, 0600 for artifacts that hold a program's output.
+    public static func write(_ data: Data, to path: String, mode: mode_t = 0o644) -> String? {
         if path.isEmpty { return emptyPath }
         var st = stat()
         if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { return "cannot write \(path): it is a folder" }
@@ -63,7 +65,7 @@ public enum OutputLocation {
                 done += n
             }
         }
-        if failure == 0 && fchmod(fd, 0o644 & ~currentUmask()) != 0 { failure = errno }
+        if failure == 0 && fchmod(fd, mode & ~currentUmask()) != 0 { failure = errno }
         if failure == 0 && fsync(fd) != 0 { failure = errno }
         if close(fd) != 0 && failure == 0 { failure = errno }
         if failure == 0 && rename(temporary, path) != 0 { failure = errno }
@@ -80,7 +82,7 @@ public enum OutputLocation {
     private static func createTemporary(in folder: String) -> (Int32, String)? {
         for _ in 0..<100 {
             let path = folder + "/.faultline-write-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if fd >= 0 { return (fd, path) }
             if errno != EEXIST { return nil }
         }
@@ -105,7 +107,7 @@ public enum OutputLocation {
     /// the first byte gets ENOSPC.
     static func probe(_ folder: String) -> String? {
         let probe = "\(folder)/.faultline-probe-\(getpid())"
-        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
         var byte: UInt8 = 0x0a
         var written = -1

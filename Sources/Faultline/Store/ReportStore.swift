@@ -8,7 +8,7 @@ import Glibc
 /// each and skipped, never a crash.
 public enum ReportStore {
     /// The newest schema version this build reads.
-    public static let supportedSchemaVersion = 1
+    public static let supportedSchemaVersion = 2
 
     /// Largest file read as a report. The agent's buffer is 8 MiB; anything
     /// far bigger is not one of ours and is refused before it is read.
@@ -57,8 +57,12 @@ public enum ReportStore {
         guard let dict = object as? [String: Any], dict["schema"] as? String == "faultline.report" else {
             throw ReportLoadError(path: path, reason: .foreign)
         }
-        if let v = dict["schema_version"] as? Int, v > supportedSchemaVersion {
-            throw ReportLoadError(path: path, reason: .unsupportedVersion(v))
+        // A positive whole number: -1, 0, 1.5 or "1" name no version.
+        let version = dict["schema_version"]
+        if let n = version as? NSNumber, let v = Int(exactly: n.doubleValue), v >= 1 {
+            if v > supportedSchemaVersion { throw ReportLoadError(path: path, reason: .unsupportedVersion(v)) }
+        } else if let version {
+            throw ReportLoadError(path: path, reason: .invalid("schema_version \(version) is not a version (1 to \(supportedSchemaVersion))"))
         }
         do {
             return try JSONDecoderFactory.reports().decode(Report.self, from: data)

@@ -74,7 +74,8 @@ public enum ELFBuildID {
         if count == 0 {
             // More than 0xff00 sections: the real count is section 0's size.
             guard let s0 = readBytes(fd, h.shoff, h.shentsize) else { return nil }
-            count = Int(h.is64 ? r.u64(s0, 32) : UInt64(r.u32(s0, 20)))
+            // Checked: a u64 from the file above Int.max would trap.
+            count = Int(exactly: h.is64 ? r.u64(s0, 32) : UInt64(r.u32(s0, 20))) ?? 0
         }
         guard count > 0, count < 1 << 16, let table = readBytes(fd, h.shoff, count * h.shentsize) else { return nil }
         for i in 0..<count {

@@ -41,6 +41,9 @@ public struct Symbolicator: Sendable {
     public var earliestProcessStart: Date?
     /// Where perf map files are looked for (`/tmp`).
     public var perfMapDirectory = "/tmp"
+    /// The rules the report's signature is computed by; given (not nil),
+    /// a signature the report already holds is computed again.
+    public var signatureRules: SignatureRules?
 
     /// What `symbolicateWithWarnings` produced.
     public struct Result: Sendable {
@@ -195,7 +198,17 @@ public struct Symbolicator: Sendable {
         out.threads = report.threads?.map(fill)
         out.sections = report.sections.mapValues(fillSection)
         if let user = report.user, case .object(let filled) = fillSection(.object(user)) { out.user = filled }
+        out.signature = signature(of: out, keeping: report.signature)
         return Result(report: out, warnings: warnings.sorted { ($0.imageIndex ?? -1) < ($1.imageIndex ?? -1) }, tool: usedTool)
+    }
+
+    /// The signature of symbolicated `report`; `stored` (the file's, from
+    /// the machine that ran the program, where every image was there to
+    /// read) wins unless rules were given or it lacked symbols this one has.
+    private func signature(of report: Report, keeping stored: ReportSignature?) -> ReportSignature {
+        let fresh = SignatureBuilder(rules: signatureRules ?? .standard).signature(of: report)
+        guard let stored, signatureRules == nil else { return fresh }
+        return !stored.symbolicated && fresh.symbolicated ? fresh : stored
     }
 
     /// One symbol per query, remembered ones from the cache and the rest

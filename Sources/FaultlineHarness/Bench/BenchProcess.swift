@@ -86,8 +86,9 @@ public struct BenchProcess: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // New files in the shared /tmp: a name planted there is never followed.
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
         // As the scenario runner does: no other descriptor of ours reaches the
         // measured program (an inherited write descriptor of a script another
         // thread is writing makes that script's exec fail with ETXTBSY).

@@ -23,7 +23,7 @@ public struct BenchOptions: Sendable {
 /// Every section of `faultline bench`, with its sizes for quick and full runs.
 public struct BenchSuite {
     /// The sections, in run order.
-    public static let sections = ["crash", "cxx", "shim", "peers", "python", "hang", "memory", "leaks"]
+    public static let sections = ["crash", "cxx", "shim", "peers", "python", "hang", "memory", "leaks", "resources"]
 
     /// Options.
     public var options: BenchOptions
@@ -60,6 +60,7 @@ public struct BenchSuite {
             case "python": got = python()
             case "hang": got = hang()
             case "memory": got = memory()
+            case "resources": got = resources()
             default: got = leaks()
             }
             // A metric filter (`crash.capture`) keeps only matching metrics.
@@ -154,6 +155,9 @@ public struct BenchSuite {
             s.append(.init(id: "stacks_libunwind", label: "shim: + allocation stacks (libunwind)", arguments: argv,
                            environment: off.merging(["FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_MALLOC_UNWINDER": "libunwind"]) { $1 }))
         }
+        // GWP-ASan's design: one block in 100 guarded, the rest unchecked.
+        s.append(.init(id: "guard_sample", label: "shim: guard pages, sample:100 (the rest unchecked)", arguments: argv,
+                       environment: off.merging(["FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_GUARD": "sample:100"]) { $1 }))
         s.append(.init(id: "leaks", label: "shim: + leak tracking (+ check at exit)", arguments: argv,
                        environment: ["LD_PRELOAD": c.shim, "FAULTLINE_DETECTORS": "use_after_free,leaks", "FAULTLINE_LEAK_TRACKING": "1",
                                      "FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_REPORT_DIR": c.reports],
@@ -207,10 +211,14 @@ public struct BenchSuite {
         ).run()
     }
 
+    /// A new private folder in /tmp (mkdtemp: 0700, a fresh name). Its
+    /// name was faultline-bench-PID, made if missing: a folder or link
+    /// planted under it was written into.
     private func temporaryDirectory() -> String {
-        let dir = FileManager.default.temporaryDirectory.path + "/faultline-bench-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
+        var template = Array((FileManager.default.temporaryDirectory.path + "/faultline-bench-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkdtemp($0) != nil } ?? false }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return made ? path : path.replacingOccurrences(of: "XXXXXX", with: "\(getpid())-unmade")
     }
 
     private func peers() -> [BenchMetric] {

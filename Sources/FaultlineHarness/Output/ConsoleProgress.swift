@@ -1,3 +1,4 @@
+import Faultline
 import Foundation
 import Synchronization
 
@@ -54,7 +55,7 @@ public final class ConsoleProgress: RunProgress {
     }
 
     private func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        Console.err(text)
     }
 
     static func label(_ name: String, _ repeatIndex: Int?) -> String {

@@ -41,8 +41,11 @@ struct ChildProcess {
             _ = chdir(&actions, request.workingDirectory)
         }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, request.stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, request.stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // New files, private like reports (they hold the program's output):
+        // a name already there, a planted link included, fails the spawn.
+        let created = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
+        posix_spawn_file_actions_addopen(&actions, 1, request.stdoutPath, created, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, request.stderrPath, created, 0o600)
         // Other threads of the runner open files too; none may leak into a victim.
         if let closefrom = SpawnExtensions.addClosefrom { _ = closefrom(&actions, 3) }
 

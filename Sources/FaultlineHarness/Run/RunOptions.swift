@@ -1,3 +1,4 @@
+import Faultline
 import Foundation
 
 /// How `SuiteRunner` runs scenarios.
@@ -22,6 +23,10 @@ public struct RunOptions: Sendable {
     public var reruns = 0
     /// Whole-run budget in seconds (`--max-time`): nothing starts after it, and what is left is NOT RUN.
     public var maxTime: Double?
+    /// Told each run's report files once they are read, before a passing
+    /// run's folder is deleted (`faultline run --html`): the run's folder
+    /// name and the files.
+    public var reportsRead: (@Sendable (_ run: String, _ entries: [ReportStore.Entry]) -> Void)?
 
     /// Defaults: one job per core, one run each, artifacts in `./.faultline-artifacts`.
     public init(

@@ -41,19 +41,16 @@ struct ScenarioExecution {
             record.verdict = .skip
             record.skipReason = reason
             record.durationSeconds = seconds()
-            if (try? fm.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
-               let data = try? JSONEncoderFactory.pretty().encode(record) {
+            if ArtifactFiles.makeFolder(folder) == nil, let data = try? JSONEncoderFactory.pretty().encode(record) {
                 record.artifacts = folder
-                _ = fm.createFile(atPath: folder + "/result.json", contents: data)
+                _ = ArtifactFiles.write(data, to: folder + "/result.json")
             }
             return record
         }
-        record.artifacts = folder
-        do {
-            try fm.createDirectory(atPath: reportDirectory, withIntermediateDirectories: true)
-        } catch {
-            return finish(record, failure: CheckFailure("artifacts", expected: "a writable folder \(folder)", found: error.localizedDescription), seconds())
+        if let why = ArtifactFiles.makeFolder(folder) ?? ArtifactFiles.makeFolder(reportDirectory) {
+            return finish(record, failure: CheckFailure("artifacts", expected: "a new folder \(folder)", found: why), seconds())
         }
+        record.artifacts = folder
 
         let executable: String
         switch options.buildDirectory.resolveVictim(scenario.victim) {
@@ -91,7 +88,7 @@ struct ScenarioExecution {
         // The first file of the run: when it cannot be written (the disk
         // filled up after faultline run checked it), the victim's output and
         // reports could not be either, and the verdict would blame the victim.
-        if let why = OutputLocation.write(Data(commandText.utf8), to: folder + "/command") {
+        if let why = ArtifactFiles.write(Data(commandText.utf8), to: folder + "/command") {
             return finish(record, failure: CheckFailure("artifacts", expected: "room to write in \(folder)",
                 found: "\(why); free space or pass another --artifacts (the victim was not run)"), seconds())
         }
@@ -119,6 +116,7 @@ struct ScenarioExecution {
 
         let reports = (try? ReportStore.list(directory: reportDirectory)) ?? []
         record.reports = reports.map { ($0.path as NSString).lastPathComponent }
+        options.reportsRead?(folderName, reports)
         let observation = Observation(
             exit: exit, stdout: Self.read(folder + "/stdout"), stderr: Self.read(folder + "/stderr"), reports: reports,
             pid: record.pid)
@@ -138,7 +136,8 @@ struct ScenarioExecution {
     }
 
     /// Sets the verdict, writes `result.json`, and deletes the folder of a
-    /// passing run unless artifacts are kept.
+    /// passing run unless artifacts are kept (`artifacts` is set only once
+    /// this run has made the folder: nothing else is ever deleted).
     private func finish(_ record: RunRecord, failure: CheckFailure?, _ duration: Double) -> RunRecord {
         var r = record
         if let failure { r.failures.append(failure) }
@@ -149,7 +148,7 @@ struct ScenarioExecution {
             try? FileManager.default.removeItem(atPath: folder)
             r.artifacts = nil
         } else if let data = try? JSONEncoderFactory.pretty().encode(r) {
-            _ = FileManager.default.createFile(atPath: folder + "/result.json", contents: data)
+            _ = ArtifactFiles.write(data, to: folder + "/result.json")
         }
         return r
     }

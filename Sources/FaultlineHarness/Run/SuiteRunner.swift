@@ -82,7 +82,7 @@ public struct SuiteRunner: Sendable {
         while true {
             let path = (root as NSString).appendingPathComponent(n == 1 ? stamp : "\(stamp)-\(n)")
             // mkdir without intermediates fails when it exists: claims the name atomically.
-            if (try? fm.createDirectory(atPath: path, withIntermediateDirectories: false)) != nil { return path }
+            if mkdir(path, 0o700) == 0 { return path }
             if !fm.fileExists(atPath: path) { return path }
             n += 1
         }

@@ -79,6 +79,10 @@ public enum Detector: String, Sendable, CaseIterable, Codable {
     case cxxException = "cxx_exception"
     case hang
     case memory
+    case cpu
+    case fds
+    case threads
+    case launch
     case useAfterFree = "use_after_free"
     case leaks
     case shim

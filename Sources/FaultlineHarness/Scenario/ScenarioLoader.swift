@@ -23,8 +23,37 @@ public struct ScenarioLoader: Sendable {
     /// Largest scenario file read: a scenario is a few lines of YAML.
     public static let maxFileBytes = 1 << 20
 
-    /// Loads the file at `path`; errors name it as `displayPath` (default `path`).
-    public func load(path: String, displayPath: String? = nil) throws(ScenarioLoadError) -> Scenario {
+    /// Longest scenario name: it names a folder, with `-N` for repeats.
+    public static let maxNameLength = 128
+
+    /// The name a scenario file's path gives it: its path below the
+    /// scenarios folder, without `.yaml`/`.yml`, `/` written as `.`
+    /// (`crash/null-deref.yaml` is `crash.null-deref`).
+    public static func name(forRelativePath relative: String) -> String {
+        var base = relative
+        for ext in [".yaml", ".yml"] where base.hasSuffix(ext) { base.removeLast(ext.count) }
+        return base.split(separator: "/", omittingEmptySubsequences: true).joined(separator: ".")
+    }
+
+    /// Why `name` cannot name a scenario (it names its artifacts folder),
+    /// or nil: ASCII letters, digits, `.`, `_`, `-`; no empty, `.` or `..`
+    /// part between dots; at most `maxNameLength` characters.
+    public static func nameProblem(_ name: String) -> String? {
+        guard name.utf8.allSatisfy({ b in (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7a) || b == 0x2e || b == 0x5f || b == 0x2d }) else {
+            return "may only use letters, digits, '.', '_' and '-' (it names a folder)"
+        }
+        guard name.utf8.count <= maxNameLength else { return "is longer than \(maxNameLength) characters (it names a folder)" }
+        guard !name.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else {
+            return "may not start or end with '.' nor hold '..' (it names a folder inside the run's)"
+        }
+        return nil
+    }
+
+    /// Loads the file at `path`; errors name it as `displayPath` (default
+    /// `path`). `pathName` is the name its path gives it (see
+    /// `name(forRelativePath:)`): the name when the file has none, and a
+    /// `name:` that differs from it is an error.
+    public func load(path: String, displayPath: String? = nil, pathName: String? = nil) throws(ScenarioLoadError) -> Scenario {
         let shown = displayPath ?? path
         let data: Data
         do throws(RegularFile.ReadError) {
@@ -46,12 +75,12 @@ public struct ScenarioLoader: Sendable {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ScenarioLoadError(SourceLocation(file: shown, line: 1), "not UTF-8 text; save it as UTF-8")
         }
-        return try parse(yaml: text, file: shown, directory: (path as NSString).deletingLastPathComponent)
+        return try parse(yaml: text, file: shown, directory: (path as NSString).deletingLastPathComponent, pathName: pathName)
     }
 
     /// Parses scenario YAML. `file` is used in errors; `directory` resolves a
-    /// victim given as a relative path.
-    public func parse(yaml: String, file: String, directory: String = ".") throws(ScenarioLoadError) -> Scenario {
+    /// victim given as a relative path; `pathName` as in `load`.
+    public func parse(yaml: String, file: String, directory: String = ".", pathName: String? = nil) throws(ScenarioLoadError) -> Scenario {
         let r = YAMLNodeReader(file: file)
         let root: Node
         do {
@@ -73,8 +102,10 @@ public struct ScenarioLoader: Sendable {
             switch key {
             case "name":
                 let n = try r.nonEmptyString(value, "name")
-                guard n.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }), n.allSatisfy(\.isASCII) else {
-                    throw r.error(value, "name '\(n)' may only use letters, digits, '.', '_' and '-' (it names a folder); rename it")
+                if let problem = Self.nameProblem(n) { throw r.error(value, "name '\(n)' \(problem); rename it") }
+                if let pathName, n != pathName {
+                    throw r.error(value, "name '\(n)' differs from '\(pathName)', the name the file's path gives it; "
+                        + "drop the name line or rename one of them")
                 }
                 name = n
                 scenario.source = r.location(keyNode)
@@ -133,6 +164,12 @@ public struct ScenarioLoader: Sendable {
             default:
                 break
             }
+        }
+        if name == nil, let pathName {
+            if let problem = Self.nameProblem(pathName) {
+                throw ScenarioLoadError(r.location(root), "the name '\(pathName)' its path gives it \(problem); rename the file or folder")
+            }
+            name = pathName
         }
         guard let name else {
             throw ScenarioLoadError(r.location(root), "no name; add e.g. name: crash.null-deref (unique in the suite)")

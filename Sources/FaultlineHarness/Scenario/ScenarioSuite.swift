@@ -25,7 +25,7 @@ public struct ScenarioSuite: Sendable {
         for relative in files {
             let path = (directory as NSString).appendingPathComponent(relative)
             do {
-                scenarios.append(try loader.load(path: path))
+                scenarios.append(try loader.load(path: path, pathName: ScenarioLoader.name(forRelativePath: relative)))
             } catch {
                 errors.append(error)
             }

@@ -1,0 +1,21 @@
+#include "fds_detector.h"
+#include "fd_report.h"
+#include "fd_table.h"
+
+#include <pthread.h>
+
+const char *fl_fds_name(void) { return "fds"; }
+
+// A forked child holds its parent's descriptors by inheritance: only what
+// it opens itself is its own.
+static void after_fork_child(void) { fl_fd_table_forget_all(); }
+
+int fl_fds_install(void) {
+    if (fl_fd_table_on()) return 0;
+    if (fl_fd_report_init() != 0 || fl_fd_table_init() != 0) return -1;
+    fl_fd_report_at_exit();
+    pthread_atfork(0, 0, after_fork_child);
+    return 0;
+}
+
+void fl_fds_uninstall(void) { fl_fd_table_stop(); }

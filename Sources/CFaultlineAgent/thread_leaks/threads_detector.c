@@ -1,0 +1,21 @@
+#include "threads_detector.h"
+#include "thread_growth.h"
+#include "thread_records.h"
+#include "thread_report.h"
+
+#include <pthread.h>
+
+const char *fl_threads_detector_name(void) { return "threads"; }
+
+static void after_fork_child(void) { fl_thread_records_forget_all(); }
+
+int fl_threads_detector_install(void) {
+    if (fl_thread_leaks_on()) return 0;
+    fl_thread_growth_init();
+    if (fl_thread_report_init() != 0 || fl_thread_records_init() != 0) return -1;
+    fl_thread_report_at_exit();
+    pthread_atfork(0, 0, after_fork_child);
+    return 0;
+}
+
+void fl_threads_detector_uninstall(void) { fl_thread_records_stop(); }

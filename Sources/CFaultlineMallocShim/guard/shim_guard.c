@@ -1,0 +1,237 @@
+#include "shim_guard.h"
+#include "page_size.h"
+#include "shim_config.h"
+#include "shim_live.h"
+#include "shim_redzone.h"
+#include "shim_spin.h"
+#include "shim_thread.h"
+#include "sigsafe.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+
+uintptr_t shim_guard_lo, shim_guard_hi;
+
+/// Address space for FAULTLINE_GUARD=all (never reused: freed blocks stay
+/// PROT_NONE); when it is used up, blocks take the plain path.
+#define ALL_RANGE (16ull << 30)
+/// Data pages of a sample slot (blocks up to 16 KiB less the header).
+#define SLOT_DATA_PAGES 4u
+/// Pages the describer looks back for the run holding an address.
+#define FIND_PAGES_ALL 65536u
+
+/// What the table keeps per block, at the index of its user pointer's page.
+/// `user` is stored as an offset into the range plus one, so the table
+/// holds no pointer the leak scan would take for a reference.
+typedef struct entry {
+    _Atomic uint64_t user_off;  ///< user - lo + 1; 0: none
+    _Atomic uint32_t state;     ///< SHIM_LIVE, SHIM_QUARANTINED
+    uint32_t pages;             ///< data pages of its run
+    uint64_t data_off;          ///< first data page - lo
+    shim_block copy;            ///< the header, as at allocation and at free
+} entry;
+
+static int g_mode, g_left;
+static size_t g_page;
+static entry *g_table;
+static size_t g_table_len;
+static _Atomic uintptr_t g_bump;  // mode all: next run
+// Mode sample: free slots, oldest freed first.
+static uint32_t *g_free_slots;
+static uint32_t g_slots, g_free_head, g_free_count;
+static _Atomic int g_slot_lock;
+static uint32_t g_sample_every;
+
+static void *reserve(size_t n, int prot) {
+    void *p = mmap(0, n, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? 0 : p;
+}
+
+int shim_guard_init(int mode, size_t slots, int left) {
+    if (mode == SHIM_GUARD_OFF) return 0;
+    g_page = fl_page_size();
+    size_t range = mode == SHIM_GUARD_ALL ? ALL_RANGE : slots * (SLOT_DATA_PAGES + 1) * g_page;
+    void *r = reserve(range, PROT_NONE);
+    if (!r) return -1;
+    g_table_len = range / g_page;
+    g_table = reserve(g_table_len * sizeof(entry), PROT_READ | PROT_WRITE);
+    if (mode == SHIM_GUARD_SAMPLE) g_free_slots = reserve(slots * sizeof(uint32_t), PROT_READ | PROT_WRITE);
+    if (!g_table || (mode == SHIM_GUARD_SAMPLE && !g_free_slots)) { munmap(r, range); return -1; }
+    for (uint32_t i = 0; mode == SHIM_GUARD_SAMPLE && i < slots; i++) g_free_slots[i] = i;
+    g_slots = g_free_count = (uint32_t)slots;
+    g_mode = mode;
+    g_left = left;
+    g_sample_every = shim_cfg.guard_sample ? (uint32_t)shim_cfg.guard_sample : 1;
+    atomic_store(&g_bump, (uintptr_t)r);
+    shim_guard_hi = (uintptr_t)r + range;
+    __atomic_store_n(&shim_guard_lo, (uintptr_t)r, __ATOMIC_RELEASE);
+    return 0;
+}
+
+// xorshift32, per thread, seeded from its id and the clock.
+static uint32_t next_random(void) {
+    uint32_t x = shim_self.guard_rng;
+    if (!x) x = (shim_tid() * 2654435761u) ^ (uint32_t)fl_monotonic_ns() ^ 1u;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    shim_self.guard_rng = x;
+    return x;
+}
+
+int shim_guard_wanted(void) {
+    if (g_mode == SHIM_GUARD_ALL) return 1;
+    if (g_mode != SHIM_GUARD_SAMPLE) return 0;
+    if (__builtin_expect(shim_self.guard_countdown > 1, 1)) { shim_self.guard_countdown--; return 0; }
+    int first = shim_self.guard_countdown == 0;
+    // Uniform in [1, 2N - 1]: one allocation in N on average, at no fixed step.
+    shim_self.guard_countdown = 1 + next_random() % (2 * g_sample_every - 1);
+    return !first;
+}
+
+static inline entry *entry_at(uintptr_t a) { return &g_table[(a - shim_guard_lo) / g_page]; }
+
+uintptr_t shim_guard_data_end(const shim_block *b) {
+    uintptr_t end = (uintptr_t)shim_block_user(b) + b->size;
+    if (g_left) return end + shim_redzone_span(b->size);
+    return (end + g_page - 1) & ~(uintptr_t)(g_page - 1);
+}
+
+// A run of `pages` data pages and its guard page; 0 when none is left.
+static uintptr_t take_run(size_t pages, uint32_t *slot) {
+    if (g_mode == SHIM_GUARD_ALL) {
+        uintptr_t run = atomic_fetch_add(&g_bump, (pages + 1) * g_page);
+        return run + (pages + 1) * g_page <= shim_guard_hi ? run : 0;
+    }
+    if (pages > SLOT_DATA_PAGES) return 0;
+    shim_spin_lock(&g_slot_lock);
+    if (!g_free_count) { shim_spin_unlock(&g_slot_lock); return 0; }
+    *slot = g_free_slots[g_free_head];
+    g_free_head = (g_free_head + 1) % g_slots;
+    g_free_count--;
+    shim_spin_unlock(&g_slot_lock);
+    return shim_guard_lo + (uintptr_t)*slot * (SLOT_DATA_PAGES + 1) * g_page;
+}
+
+static void give_slot(uintptr_t run) {
+    if (g_mode != SHIM_GUARD_SAMPLE) return;
+    uint32_t slot = (uint32_t)((run - shim_guard_lo) / ((SLOT_DATA_PAGES + 1) * g_page));
+    shim_spin_lock(&g_slot_lock);
+    g_free_slots[(g_free_head + g_free_count) % g_slots] = slot;
+    g_free_count++;
+    shim_spin_unlock(&g_slot_lock);
+}
+
+void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint32_t stack, size_t fill_from, int linked) {
+    if (!g_mode) return 0;
+    size_t front = SHIM_HEADER_SIZE + (linked ? SHIM_LINK_SIZE : 0);
+    if (align < 16) align = 16;
+    // malloc's alignment (16) is kept even for small sizes: aligned only
+    // as their size needed (GWP-ASan's exact right alignment), python3's
+    // objects with a variable-length tail lost their 8-byte alignment
+    // ("co_code is malformed").
+    if (size > ALL_RANGE / 2 || align > g_page) return 0;
+    size_t need = front + size + align - 1 + (g_left ? shim_redzone_span(size) : 0);
+    size_t pages = (need + g_page - 1) / g_page;
+    uint32_t slot = 0;
+    uintptr_t run = take_run(pages, &slot);
+    if (!run) return 0;
+    // Right: [data][guard], the block ending at the guard (as its alignment
+    // allows); left: [guard][data], the header first, then the block.
+    uintptr_t data = g_left ? run + g_page : run;
+    if (g_mode == SHIM_GUARD_SAMPLE) data = g_left ? run + g_page : run + (SLOT_DATA_PAGES - pages) * g_page;
+    int saved = errno;
+    if (mprotect((void *)data, pages * g_page, PROT_READ | PROT_WRITE) != 0) {
+        errno = saved;
+        give_slot(run);
+        return 0;
+    }
+    errno = saved;
+    uintptr_t user = g_left ? (data + front + align - 1) & ~(uintptr_t)(align - 1)
+                            : (data + pages * g_page - size) & ~(uintptr_t)(align - 1);
+    shim_block *b = shim_block_from_user((void *)user);
+    b->alloc_tid = shim_tid() & 0xffffffu;
+    b->alloc_kind = kind & 3u;
+    b->new_align = 0;
+    b->free_tid = 0;
+    b->size = size;
+    b->alloc_stack = stack;
+    b->free_stack = 0;
+    b->align_off = (uint32_t)((uintptr_t)b - data);
+    shim_block_seal(b);
+    shim_redzone_fill(b);
+    // Fresh or given-back pages read as zeros: calloc needs nothing more.
+    if (!zero) {
+        size_t end = size < shim_cfg.fill_limit ? size : shim_cfg.fill_limit;
+        if (end > fill_from) __builtin_memset((char *)user + fill_from, SHIM_FILL_BYTE, end - fill_from);
+    }
+    if (linked && shim_self.depth > 0) shim_live_leave_out(b);
+    else if (linked) shim_live_insert(b);
+    entry *e = entry_at(user);
+    atomic_store_explicit(&e->user_off, 0, memory_order_release);
+    e->pages = (uint32_t)pages;
+    e->data_off = data - shim_guard_lo;
+    e->copy = *b;
+    atomic_store_explicit(&e->state, SHIM_LIVE, memory_order_relaxed);
+    atomic_store_explicit(&e->user_off, user - shim_guard_lo + 1, memory_order_release);
+    __atomic_store_n(&b->magic, shim_magic(b, SHIM_LIVE), __ATOMIC_RELEASE);
+    return (void *)user;
+}
+
+uint32_t shim_guard_state(const void *p) {
+    uintptr_t a = (uintptr_t)p;
+    if (!g_table) return 0;
+    entry *e = entry_at(a);
+    if (atomic_load_explicit(&e->user_off, memory_order_acquire) != a - shim_guard_lo + 1) return 0;
+    return atomic_load_explicit(&e->state, memory_order_relaxed);
+}
+
+void shim_guard_free(shim_block *b) {
+    uintptr_t user = (uintptr_t)shim_block_user(b);
+    entry *e = entry_at(user);
+    e->copy = *b;
+    atomic_store_explicit(&e->state, SHIM_QUARANTINED, memory_order_release);
+    uintptr_t data = shim_guard_lo + e->data_off;
+    size_t len = (size_t)e->pages * g_page;
+    int saved = errno;
+    // Inaccessible, and its memory given back: a dangling access faults.
+    mprotect((void *)data, len, PROT_NONE);
+    madvise((void *)data, len, MADV_DONTNEED);
+    errno = saved;
+    if (g_mode == SHIM_GUARD_SAMPLE) give_slot(g_left ? data - g_page : data - (SLOT_DATA_PAGES - e->pages) * g_page);
+}
+
+int shim_guard_copy(const void *p, shim_block *out) {
+    uintptr_t a = (uintptr_t)p;
+    if (!shim_guard_owns(p) || !g_table) return 0;
+    entry *e = entry_at(a);
+    if (atomic_load_explicit(&e->user_off, memory_order_acquire) != a - shim_guard_lo + 1) return 0;
+    *out = e->copy;
+    return 1;
+}
+
+int shim_guard_find(uintptr_t addr, shim_found *out) {
+    if (!shim_guard_owns((void *)addr) || !g_table) return 0;
+    size_t idx = (addr - shim_guard_lo) / g_page;
+    size_t limit = g_mode == SHIM_GUARD_ALL ? FIND_PAGES_ALL : SLOT_DATA_PAGES + 2;
+    // The block's user page is at most one page above its run's first data
+    // page; the address may be in its guard page, or before it in its run.
+    for (size_t k = 0; k <= limit + 1 && k <= idx + 1; k++) {
+        size_t i = idx + 1 - k;
+        if (i >= g_table_len) continue;
+        entry *e = &g_table[i];
+        uint64_t off = atomic_load_explicit(&e->user_off, memory_order_acquire);
+        if (!off) continue;
+        uintptr_t data = shim_guard_lo + e->data_off, end = data + (size_t)e->pages * g_page;
+        uintptr_t lo = g_left ? data - g_page : data, hi = g_left ? end : end + g_page;
+        if (addr < lo || addr >= hi) continue;
+        uintptr_t user = shim_guard_lo + off - 1;
+        out->header = shim_block_from_user((void *)user);
+        out->copy = e->copy;
+        out->state = atomic_load_explicit(&e->state, memory_order_relaxed);
+        out->offset = addr - user;
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,85 @@
+#include "shim_redzone.h"
+#include "shim_config.h"
+#include "shim_heap.h"
+#include "shim_live.h"
+#include "shim_quarantine.h"
+#include "shim_report.h"
+
+#include <string.h>
+
+int shim_redzone_changed(const shim_block *b, size_t *first, size_t *last, size_t *zone) {
+    const unsigned char *p = (const unsigned char *)shim_block_user(b) + b->size;
+    size_t n = shim_redzone_end(b) - (uintptr_t)p;
+    size_t i = 0, j = n;
+    while (i < n && p[i] == SHIM_REDZONE_BYTE) i++;
+    if (i == n) return 0;
+    while (j > i && p[j - 1] == SHIM_REDZONE_BYTE) j--;
+    *first = i;
+    *last = j - 1;
+    *zone = n;
+    return 1;
+}
+
+// The block whose header follows arena block `b`'s slot, when there is
+// one (with or without a live link in front of it).
+static const shim_block *next_in_arena(const shim_block *b) {
+    if (!shim_arena_owns(shim_block_real(b))) return 0;
+    uintptr_t end = shim_redzone_end(b);
+    for (unsigned link = 0; link <= SHIM_LINK_SIZE; link += SHIM_LINK_SIZE) {
+        const void *user = (const void *)(end + link + SHIM_HEADER_SIZE);
+        uint32_t st = shim_classify(user);
+        if ((st == SHIM_LIVE || st == SHIM_QUARANTINED) && shim_block_sealed(shim_block_from_user(user)))
+            return shim_block_from_user(user);
+    }
+    return 0;
+}
+
+void shim_redzone_report(const shim_block *b, uint32_t state, const char *detected) {
+    size_t first, last, zone;
+    if (!shim_redzone_changed(b, &first, &last, &zone)) return;
+    unsigned char now[256];
+    size_t keep = zone < sizeof now ? zone : sizeof now;
+    memcpy(now, (const unsigned char *)shim_block_user(b) + b->size, keep);
+    if (last >= keep) last = keep - 1;
+    shim_block copy = *b;
+    shim_redzone_fill(b);  // reported once
+    // Untouched right after the block, changed up to the next one's
+    // header: a write in front of that block (an underflow), not past this one.
+    const shim_block *next = first > 0 && last == zone - 1 ? next_in_arena(b) : 0;
+    if (next) {
+        uintptr_t at = (uintptr_t)shim_block_user(b) + copy.size + first;
+        shim_block ncopy = *next;
+        shim_report_heap_underflow(&ncopy, shim_block_user(next), shim_state_of(next, next->magic), "red_zone",
+                                   (uintptr_t)shim_block_user(next) - at, last - first + 1, &copy, shim_block_user(b), detected);
+        return;
+    }
+    shim_report_heap_overflow(&copy, shim_block_user(b), state, first, last, zone, now, detected);
+}
+
+// --- at exit -------------------------------------------------------------------
+
+#define EXIT_MAX 16
+
+typedef struct found { const shim_block *b[EXIT_MAX]; uint32_t state[EXIT_MAX]; int n; } found;
+
+static void visit_live(const shim_block *b, void *ctx) {
+    found *f = ctx;
+    if (f->n < EXIT_MAX && shim_block_sealed(b) && !shim_redzone_intact(b)) { f->state[f->n] = SHIM_LIVE; f->b[f->n++] = b; }
+}
+
+static int visit_held(shim_block *b, void *ctx) {
+    found *f = ctx;
+    if (f->n < EXIT_MAX && shim_block_sealed(b) && !shim_redzone_intact(b)) { f->state[f->n] = SHIM_QUARANTINED; f->b[f->n++] = b; }
+    return f->n >= EXIT_MAX;
+}
+
+void shim_redzone_exit_check(void) {
+    found f = {.n = 0};
+    if (shim_live_on) {
+        shim_live_lock_all();
+        shim_live_each(visit_live, &f);
+        shim_live_unlock_all();
+    }
+    shim_quarantine_scan(visit_held, &f, 50000000ull);
+    for (int i = 0; i < f.n; i++) shim_redzone_report(f.b[i], f.state[i], "exit_check");
+}

@@ -1,0 +1,70 @@
+// Red zones: every block's bytes from its end to the end of its real
+// allocation (the rest of its arena slot; for a glibc block, to the next
+// 16-byte boundary and 16 bytes more) hold SHIM_REDZONE_BYTE. They are
+// verified when the block is freed or reallocated, when it leaves the
+// quarantine, at exit, and near a crash's fault address: a change is a
+// heap_buffer_overflow (or, when it reaches only the far end of the zone,
+// the next block's heap_buffer_underflow).
+#ifndef SHIM_REDZONE_H
+#define SHIM_REDZONE_H
+
+#include "shim_arena.h"
+#include "shim_block.h"
+#include "shim_guard.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// The red zone's pattern: neither the fill nor the scribble, and as a
+/// pointer (0xfbfb…) an address no program maps.
+#define SHIM_REDZONE_BYTE 0xFB
+#define SHIM_REDZONE_WORD 0xFBFBFBFBFBFBFBFBull
+
+/// Bytes a block of `size` needs past its end for its red zone (16 to 31).
+static inline size_t shim_redzone_span(size_t size) { return ((size + 15) & ~(size_t)15) + 16 - size; }
+
+/// One past the red zone's last byte.
+static inline uintptr_t shim_redzone_end(const shim_block *b) {
+    const void *real = shim_block_real(b);
+    if (shim_arena_owns(real)) return (uintptr_t)real + shim_arena_block_size(real);
+    if (__builtin_expect(shim_guard_owns(b), 0)) return shim_guard_data_end(b);
+    return (uintptr_t)shim_block_user(b) + b->size + shim_redzone_span(b->size);
+}
+
+/// Writes the pattern over the block's red zone.
+static inline void shim_redzone_fill(const shim_block *b) {
+    unsigned char *p = (unsigned char *)shim_block_user(b) + b->size;
+    __builtin_memset(p, SHIM_REDZONE_BYTE, shim_redzone_end(b) - (uintptr_t)p);
+}
+
+/// 1 when the red zone still holds its pattern (the per-free check: a few
+/// word compares).
+static inline int shim_redzone_intact(const shim_block *b) {
+    const unsigned char *p = (const unsigned char *)shim_block_user(b) + b->size;
+    const unsigned char *end = (const unsigned char *)shim_redzone_end(b);
+    while (p < end && ((uintptr_t)p & 7)) if (*p++ != SHIM_REDZONE_BYTE) return 0;
+    for (; p + 8 <= end; p += 8) {
+        uint64_t w;
+        __builtin_memcpy(&w, p, 8);
+        if (w != SHIM_REDZONE_WORD) return 0;
+    }
+    while (p < end) if (*p++ != SHIM_REDZONE_BYTE) return 0;
+    return 1;
+}
+
+/// The changed part of a red zone: `first` and `last` changed bytes as
+/// offsets past the block's end, and the zone's length. 0 when intact.
+int shim_redzone_changed(const shim_block *b, size_t *first, size_t *last, size_t *zone);
+
+/// A red zone found changed in block `b` (its header whole, state `state`),
+/// `detected` at "free", "realloc", "quarantine_release" or "exit_check":
+/// reports a heap_buffer_overflow of `b`, or a heap_buffer_underflow of
+/// the block after it when only the zone's far end changed. The pattern
+/// is written back (a report is made once). Returns when it does not halt.
+void shim_redzone_report(const shim_block *b, uint32_t state, const char *detected);
+
+/// At exit: the red zones of every live block (with leak tracking on) and
+/// of every quarantined one; reports the changed ones (at most 16).
+void shim_redzone_exit_check(void);
+
+#endif

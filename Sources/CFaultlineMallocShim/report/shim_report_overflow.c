@@ -1,0 +1,109 @@
+// heap_buffer_overflow and heap_buffer_underflow reports: a block's red
+// zone changed (shim_redzone.h), or the bytes in front of it (its header,
+// its live-list links, the end of the previous block's red zone).
+#include "shim_report.h"
+#include "shim_find.h"
+#include "shim_heap.h"
+#include "sigsafe.h"
+
+#include <string.h>
+
+typedef struct text { char s[512]; size_t n; } text;
+static void put(text *t, const char *s) { t->n += fl_strlcpy(t->s + t->n, s, sizeof t->s - t->n); }
+static void put_u(text *t, uint64_t v) { char b[24]; b[fl_fmt_u64(b, v)] = 0; put(t, b); }
+static void put_hex(text *t, uint64_t v) { char b[24]; b[fl_fmt_hex(b, v)] = 0; put(t, b); }
+
+static void write_bytes(fl_json *w, const char *key, const unsigned char *p, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    char out[65];
+    if (n > 32) n = 32;
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = hex[p[i] >> 4];
+        out[2 * i + 1] = hex[p[i] & 15];
+    }
+    out[2 * n] = 0;
+    fl_json_string(w, key, out);
+}
+
+void shim_report_heap_overflow(const shim_block *b, const void *user, uint32_t state, size_t first, size_t last,
+                               size_t zone, const unsigned char *now, const char *detected) {
+    fl_json *w = shim_report_begin_error("heap_buffer_overflow", user);
+    if (!w) return;
+    shim_report_thread(w);
+    fl_json_begin_object(w, "heap_buffer_overflow");
+    fl_json_uint(w, "offset", first);
+    fl_json_uint(w, "length", last - first + 1);
+    write_bytes(w, "bytes", now + first, last - first + 1);
+    fl_json_uint(w, "red_zone", zone);
+    fl_json_string(w, "detected", detected);
+    fl_json_end_object(w);
+    shim_write_block(w, b, user, state, 0, 0, shim_report_images());
+    text t = {.n = 0};
+    put(&t, "faultline: heap_buffer_overflow: ");
+    put_u(&t, last - first + 1);
+    put(&t, " byte(s) written ");
+    put_u(&t, first);
+    put(&t, " past the end of the ");
+    put_u(&t, b->size);
+    put(&t, "-byte block at ");
+    put_hex(&t, (uintptr_t)user);
+    put(&t, ", found at ");
+    put(&t, detected);
+    shim_report_end_error(w, t.s, fl_streq(detected, "exit_check"));
+}
+
+void shim_report_heap_underflow(const shim_block *b, const void *user, uint32_t state, const char *region,
+                                size_t distance, size_t length, const shim_block *before, const void *before_user,
+                                const char *detected) {
+    fl_json *w = shim_report_begin_error("heap_buffer_underflow", user);
+    if (!w) return;
+    shim_report_thread(w);
+    fl_json_begin_object(w, "heap_buffer_underflow");
+    fl_json_string(w, "region", region);
+    if (distance) {
+        fl_json_uint(w, "distance", distance);
+        fl_json_uint(w, "length", length);
+    }
+    fl_json_string(w, "detected", detected);
+    // The block in front: whose overflow, or whose pointer arithmetic, it may be.
+    shim_found f;
+    const shim_block *prev = before;
+    const void *prev_user = before_user;
+    uint32_t prev_state = SHIM_LIVE;
+    if (!prev) {
+        uintptr_t h = (uintptr_t)user - SHIM_HEADER_SIZE - SHIM_LINK_SIZE;
+        if (shim_find_block(h - 1, 1u << 16, &f) || f.state == SHIM_RELEASED) {
+            prev = &f.copy;
+            prev_user = shim_block_user(f.header);
+            prev_state = f.state;
+        }
+    }
+    if (prev) {
+        fl_json_begin_object(w, "block_before");
+        fl_json_hex(w, "address", (uintptr_t)prev_user);
+        if (prev_state != SHIM_RELEASED) fl_json_uint(w, "size", prev->size);
+        fl_json_string(w, "state", shim_state_name(prev_state));
+        fl_json_end_object(w);
+    }
+    fl_json_end_object(w);
+    if (b) {
+        shim_write_block(w, b, user, state, 0, 0, shim_report_images());
+    } else {
+        // Nothing of the header is trusted: the address alone.
+        fl_json_begin_object(w, "block");
+        fl_json_hex(w, "address", (uintptr_t)user);
+        fl_json_string(w, "state", "corrupt");
+        fl_json_end_object(w);
+    }
+    text t = {.n = 0};
+    put(&t, "faultline: heap_buffer_underflow: ");
+    if (fl_streq(region, "header")) put(&t, "the shim's header in front of block ");
+    else if (fl_streq(region, "live_link")) put(&t, "the leak list's links in front of block ");
+    else { put_u(&t, length); put(&t, " byte(s) "); put_u(&t, distance); put(&t, " in front of block "); }
+    put_hex(&t, (uintptr_t)user);
+    if (b) { put(&t, " ("); put_u(&t, b->size); put(&t, " bytes)"); }
+    put(&t, fl_streq(region, "red_zone") ? " were written" : " was overwritten");
+    put(&t, ", found at ");
+    put(&t, detected);
+    shim_report_end_error(w, t.s, fl_streq(detected, "exit_check"));
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Faultline
+import Foundation
+
+extension ReportCommand {
+    /// `faultline report export`.
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write reports as Sentry envelopes or OTLP/HTTP JSON logs.",
+            discussion: """
+                One file per report in --output: <id>.envelope (--format sentry: the native event and \
+                the report as an attachment) or <id>.otlp.json (--format otlp-json: LogsData). \
+                docs/export.md maps the fields.
+                """)
+
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case sentry
+            case otlpJSON = "otlp-json"
+        }
+
+        @Option(help: "sentry or otlp-json.")
+        var format: Format
+
+        @Option(name: .shortAndLong, help: "Folder the files are written into (created if missing).")
+        var output: String = "faultline-export"
+
+        @Option(help: "A file of signature rules to add to the built-in ones (docs/export.md).")
+        var signatureRules: String?
+
+        @Flag(help: "Do not run the symbolizer.")
+        var noSymbolicate = false
+
+        @Argument(help: "Report files or folders (default ./faultline-reports).")
+        var inputs: [String] = []
+
+        func run() async throws {
+            let reports = try ReportInputs.load(inputs, symbolicate: !noSymbolicate, rules: try ReportInputs.rules(signatureRules))
+            do { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) }
+            catch { ReportCommand.stderr("faultline: cannot create \(output): \((error as NSError).localizedDescription)"); throw ExitCode(73) }
+            for (_, report) in reports {
+                let data: Data
+                let name: String
+                switch format {
+                case .sentry:
+                    data = try SentryEnvelope.make(report)
+                    name = "\(report.id).envelope"
+                case .otlpJSON:
+                    data = try JSONSerialization.data(withJSONObject: OTLPLogs.logsData([report]), options: [.sortedKeys, .withoutEscapingSlashes])
+                    name = "\(report.id).otlp.json"
+                }
+                let path = (output as NSString).appendingPathComponent(name)
+                do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) }
+                catch { ReportCommand.stderr("faultline: cannot write \(path): \((error as NSError).localizedDescription)"); throw ExitCode(73) }
+            }
+            print("\(reports.count) report(s) exported as \(format.rawValue) into \(OneLine.escaped(output))")
+        }
+    }
+}

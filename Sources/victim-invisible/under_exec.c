@@ -1,0 +1,52 @@
+#include "invisible_cases.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+int invisible_exec_self(int argc, char **argv) {
+    char self[PATH_MAX], dir[PATH_MAX], faultline[PATH_MAX + 16];
+    if (argc < 3 || invisible_self(self, sizeof self) != 0) return 64;
+    strcpy(dir, self);
+    snprintf(faultline, sizeof faultline, "%s/faultline", dirname(dir));
+    const char *reports = getenv("FAULTLINE_REPORT_DIR");
+    char *args[64];
+    int n = 0;
+    args[n++] = faultline;
+    args[n++] = "exec";
+    args[n++] = "--detectors";
+    args[n++] = getenv("INVISIBLE_DETECTORS") ? getenv("INVISIBLE_DETECTORS") : "all";
+    if (reports) { args[n++] = "--report-dir"; args[n++] = (char *)reports; }
+    args[n++] = "--";
+    args[n++] = self;
+    for (int i = 2; i < argc && n < 63; i++) args[n++] = argv[i];
+    args[n] = 0;
+    // INVISIBLE_NOFILE=N: run with a soft fd limit of N (the usual 1024,
+    // below a higher hard limit, whatever the machine's default).
+    if (getenv("INVISIBLE_NOFILE")) {
+        struct rlimit rl;
+        getrlimit(RLIMIT_NOFILE, &rl);
+        rl.rlim_cur = (rlim_t)atol(getenv("INVISIBLE_NOFILE"));
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    // The runner's own settings are not the program's: exec sets its own.
+    unsetenv("FAULTLINE_DETECTORS");
+    unsetenv("FAULTLINE_CAPTURE_STDERR");
+    execv(faultline, args);
+    perror("victim-invisible: exec faultline");
+    return 127;
+}
+
+int invisible_script_self(int argc, char **argv) {
+    char self[PATH_MAX], command[4096];
+    if (argc < 3 || invisible_self(self, sizeof self) != 0) return 64;
+    size_t n = (size_t)snprintf(command, sizeof command, "%s exec-self", self);
+    for (int i = 2; i < argc && n < sizeof command; i++) n += (size_t)snprintf(command + n, sizeof command - n, " %s", argv[i]);
+    execlp("script", "script", "-qec", command, "/dev/null", (char *)0);
+    perror("victim-invisible: exec script");
+    return 127;
+}
