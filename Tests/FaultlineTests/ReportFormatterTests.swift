@@ -17,38 +17,36 @@ import Testing
     /// (a title change, a screen clear, a carriage return overwriting the
     /// line). Tabs and line breaks stay.
     @Test func capturedStderrCannotDriveTheTerminal() throws {
-        // Known regression since the stderr tee and event-loop rules of
-        // issue 37 landed (2026-12-01): recorded, not hidden; it fails
-        // loudly once fixed, and then this wrapper goes.
-        withKnownIssue("a shell under faultline exec gets an empty stderr_tail since the stderr tee (issue 37)") {
-            let dir = try makeTemporaryDirectory()
-            defer { try? FileManager.default.removeItem(atPath: dir) }
-            let faultline = try BuildProducts.path("faultline")
-            let script = #"printf '\033]0;pwned\007\033[2Jcleared\r\tover\n\302\233Cnext\n' >&2; kill -SEGV $$"#
-            let exec = try runProgram(faultline, ["exec", "--report-dir", dir, "--no-symbolicate", "--", "/bin/sh", "-c", script])
-            #expect(exec.status == 128 + 11, "\(exec.stderr)")
-            let shown = try runProgram(faultline, ["report", "show", "--no-symbolicate", try Victims.onlyReport(in: dir)])
-            #expect(shown.status == 0)
-            // The program's own output passes through exec as it wrote it; only
-            // the report's quote of it is looked at.
-            let quoted = try #require(exec.stderr.range(of: "faultline: report 1 of 1: ")).upperBound
-            for (name, text) in [("exec", String(exec.stderr[quoted...])), ("report show", shown.stdout)] {
-                let lines = text.split(separator: "\n").map(String.init)
-                #expect(lines.contains("  | \\u{1B}]0;pwned\\u{7}\\u{1B}[2Jcleared\\r\tover"), "\(name): \(lines.prefix(6))")
-                #expect(lines.contains("  | \\u{9B}Cnext"), "\(name): \(lines.prefix(6))")
-                #expect(!text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) },
-                        "\(name) printed a control character")
-            }
-            // The JSON form escapes them too, C1 included (Foundation's encoder
-            // leaves those raw), and still decodes to the same text.
-            let json = try runProgram(faultline, ["report", "show", "--json", "--no-symbolicate", try Victims.onlyReport(in: dir)])
-            #expect(json.status == 0)
-            #expect(json.stdout.contains(#"\u009bCnext"#), "\(json.stdout.prefix(400))")
-            #expect(!json.stdout.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) },
-                    "report show --json printed a control character")
-            let decoded = try JSONDecoderFactory.reports().decode(Report.self, from: Data(json.stdout.utf8))
-            #expect(try JSONEncoderFactory.plain().encode(decoded).range(of: Data("\u{9B}Cnext".utf8)) != nil)
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let faultline = try BuildProducts.path("faultline")
+        // The shell writes `>&2` to fd 1 made a copy of fd 2 (dup2), then
+        // puts fd 1 back: only the copy's bytes are stderr.
+        let script = #"echo out-before; printf '\033]0;pwned\007\033[2Jcleared\r\tover\n\302\233Cnext\n' >&2; echo out-after; kill -SEGV $$"#
+        let exec = try runProgram(faultline, ["exec", "--report-dir", dir, "--no-symbolicate", "--", "/bin/sh", "-c", script])
+        #expect(exec.status == 128 + 11, "\(exec.stderr)")
+        let shown = try runProgram(faultline, ["report", "show", "--no-symbolicate", try Victims.onlyReport(in: dir)])
+        #expect(shown.status == 0)
+        // The program's own output passes through exec as it wrote it; only
+        // the report's quote of it is looked at.
+        let quoted = try #require(exec.stderr.range(of: "faultline: report 1 of 1: ")).upperBound
+        for (name, text) in [("exec", String(exec.stderr[quoted...])), ("report show", shown.stdout)] {
+            let lines = text.split(separator: "\n").map(String.init)
+            #expect(lines.contains("  | \\u{1B}]0;pwned\\u{7}\\u{1B}[2Jcleared\\r\tover"), "\(name): \(lines.prefix(6))")
+            #expect(lines.contains("  | \\u{9B}Cnext"), "\(name): \(lines.prefix(6))")
+            #expect(!text.contains("out-before") && !text.contains("out-after"), "\(name) quoted stdout as stderr")
+            #expect(!text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) },
+                    "\(name) printed a control character")
         }
+        // The JSON form escapes them too, C1 included (Foundation's encoder
+        // leaves those raw), and still decodes to the same text.
+        let json = try runProgram(faultline, ["report", "show", "--json", "--no-symbolicate", try Victims.onlyReport(in: dir)])
+        #expect(json.status == 0)
+        #expect(json.stdout.contains(#"\u009bCnext"#), "\(json.stdout.prefix(400))")
+        #expect(!json.stdout.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) },
+                "report show --json printed a control character")
+        let decoded = try JSONDecoderFactory.reports().decode(Report.self, from: Data(json.stdout.utf8))
+        #expect(try JSONEncoderFactory.plain().encode(decoded).range(of: Data("\u{9B}Cnext".utf8)) != nil)
     }
 
     @Test func crashWithThreads() throws {

@@ -16,6 +16,7 @@
 #include "fd_high.h"
 #include "fd_transient.h"
 #include "report_file.h"
+#include "stderr_capture.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -151,6 +152,7 @@ typedef int (*close_range_fn)(unsigned, unsigned, int);
 FL_EXPORT int close(int fd) {
     if (fd >= 0 && guarded((unsigned)fd)) { errno = EBADF; return -1; }
     fl_fds_closing(fd);
+    if (fd >= 0) fl_stderr_closed((unsigned)fd, (unsigned)fd);
     int reserve = let_go(fd);
     int r = __close(fd);
     retake_reserve(reserve);
@@ -182,13 +184,17 @@ static int close_range_around(unsigned lo, unsigned hi, int flags) {
 
 FL_EXPORT int close_range(unsigned first, unsigned last, int flags) {
     if (first > last) return real_close_range(first, last, flags);  // EINVAL, as the kernel says
-    if (!(flags & CLOSE_RANGE_CLOEXEC)) fl_fds_closing_range(first, last);
+    if (!(flags & CLOSE_RANGE_CLOEXEC)) {
+        fl_fds_closing_range(first, last);
+        fl_stderr_closed(first, last);
+    }
     return close_range_around(first, last, flags);
 }
 
 FL_EXPORT void closefrom(int lowfd) {
     unsigned lo = lowfd < 0 ? 0 : (unsigned)lowfd;
     fl_fds_closing_range(lo, UINT_MAX);
+    fl_stderr_closed(lo, UINT_MAX);
     if (close_range_around(lo, UINT_MAX, 0) == 0) return;
     // No close_range (a kernel before 5.9): close one by one up to the limit.
     long max = sysconf(_SC_OPEN_MAX);
@@ -223,12 +229,14 @@ static int dup_onto(int oldfd, int newfd, int is_dup3, int flags) {
 
 FL_EXPORT int dup2(int oldfd, int newfd) {
     int r = dup_onto(oldfd, newfd, 0, 0);
+    if (r >= 0) fl_stderr_copied(oldfd, r);
     if (r != oldfd) fl_fds_opened(r, FL_FD_DUP, __builtin_return_address(0));
     return r;
 }
 
 FL_EXPORT int dup3(int oldfd, int newfd, int flags) {
     int r = dup_onto(oldfd, newfd, 1, flags);
+    if (r >= 0) fl_stderr_copied(oldfd, r);
     fl_fds_opened(r, FL_FD_DUP, __builtin_return_address(0));
     return r;
 }

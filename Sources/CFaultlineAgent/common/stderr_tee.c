@@ -9,12 +9,17 @@
 //   own stream back first, so a redirect moves fd 2 as it would have;
 //   fwrite, fputc and putc on glibc's own stream, which C++'s std::cerr
 //   holds from before the agent started, go to the new one.
+// - write and writev on a copy of fd 2 (dup, dup2, dup3): a shell's
+//   `cmd >&2` saves fd 1, dups 2 onto it and writes to 1.
 // Not seen: glibc's own messages written with its internal writev (malloc
-// checks, stack smashing) and raw system calls (Go).
+// checks, stack smashing), raw system calls (Go), and copies made by
+// fcntl(F_DUPFD).
 #include "fd_hooks.h"
 #include "stderr_capture.h"
 #include "interpose_next.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -41,6 +46,32 @@ FL_NEXT_VAR(putc)
 static FILE *g_glibc_stderr;  // glibc's stream, which `stderr` named before
 static FILE *g_stream;        // ours, while `stderr` is it
 
+// The fds below FL_STDERR_ALIASES that are copies of fd 2, one bit each.
+#define FL_STDERR_ALIASES 1024
+static _Atomic uint64_t g_alias[FL_STDERR_ALIASES / 64];
+
+static int is_alias(int fd) {
+    return fd >= 0 && fd < FL_STDERR_ALIASES && (atomic_load_explicit(&g_alias[fd / 64], memory_order_relaxed) >> (fd % 64) & 1);
+}
+
+static void set_alias(int fd, int on) {
+    if (fd < 0 || fd >= FL_STDERR_ALIASES || fd == 2) return;
+    uint64_t bit = (uint64_t)1 << (fd % 64);
+    if (on) atomic_fetch_or_explicit(&g_alias[fd / 64], bit, memory_order_relaxed);
+    else atomic_fetch_and_explicit(&g_alias[fd / 64], ~bit, memory_order_relaxed);
+}
+
+void fl_stderr_copied(int oldfd, int newfd) {
+    if (newfd >= 0 && newfd != oldfd) set_alias(newfd, oldfd == 2 || is_alias(oldfd));
+}
+
+void fl_stderr_closed(unsigned lo, unsigned hi) {
+    for (unsigned fd = lo; fd <= hi && fd < FL_STDERR_ALIASES; fd++)
+        if (is_alias((int)fd)) set_alias((int)fd, 0);
+}
+
+static int is_stderr(int fd) { return fd == 2 || is_alias(fd); }
+
 static ssize_t raw_write(int fd, const void *buf, size_t n) {
     write_fn w = (write_fn)real(write);
     return w ? w(fd, buf, n) : syscall(SYS_write, fd, buf, n);
@@ -48,14 +79,14 @@ static ssize_t raw_write(int fd, const void *buf, size_t n) {
 
 FL_EXPORT ssize_t write(int fd, const void *buf, size_t n) {
     ssize_t r = raw_write(fd, buf, n);
-    if (fd == 2 && r > 0) fl_stderr_keep(buf, (size_t)r);
+    if (r > 0 && is_stderr(fd)) fl_stderr_keep(buf, (size_t)r);
     return r;
 }
 
 FL_EXPORT ssize_t writev(int fd, const struct iovec *iov, int count) {
     writev_fn w = (writev_fn)real(writev);
     ssize_t r = w ? w(fd, iov, count) : syscall(SYS_writev, fd, iov, count);
-    if (fd != 2 || r <= 0) return r;
+    if (r <= 0 || !is_stderr(fd)) return r;
     size_t left = (size_t)r;
     for (int i = 0; i < count && left; i++) {
         size_t n = iov[i].iov_len < left ? iov[i].iov_len : left;

@@ -6,6 +6,7 @@
 // which calls fd_hooks.h. While the detector is off each is one load and
 // a test on top of the call.
 #include "fd_hooks.h"
+#include "stderr_capture.h"
 #include "interpose_next.h"
 
 #include <dirent.h>
@@ -97,7 +98,6 @@ ONE_FD(creat64, FL_FD_CREAT, (const char *path, mode_t mode), (path, mode))
 ONE_FD(socket, FL_FD_SOCKET, (int domain, int type, int protocol), (domain, type, protocol))
 ONE_FD(accept, FL_FD_ACCEPT, (int s, struct sockaddr *a, socklen_t *l), (s, a, l))
 ONE_FD(accept4, FL_FD_ACCEPT, (int s, struct sockaddr *a, socklen_t *l, int f), (s, a, l, f))
-ONE_FD(dup, FL_FD_DUP, (int oldfd), (oldfd))
 ONE_FD(eventfd, FL_FD_EVENTFD, (unsigned int initval, int flags), (initval, flags))
 ONE_FD(timerfd_create, FL_FD_TIMERFD, (int clock, int flags), (clock, flags))
 ONE_FD(epoll_create, FL_FD_EPOLL, (int size), (size))
@@ -109,6 +109,15 @@ ONE_FD(mkstemp, FL_FD_MKSTEMP, (char *t), (t))
 ONE_FD(mkstemp64, FL_FD_MKSTEMP, (char *t), (t))
 ONE_FD(mkostemp, FL_FD_MKSTEMP, (char *t, int flags), (t, flags))
 ONE_FD(mkostemp64, FL_FD_MKSTEMP, (char *t, int flags), (t, flags))
+
+// A copy of fd 2 is stderr too (stderr_tee.c keeps what is written to it).
+FL_EXPORT int dup(int oldfd) {
+    NEXT_OR("dup", -1, int (*)(int))
+    int fd = next(oldfd);
+    if (fd >= 0) fl_stderr_copied(oldfd, fd);
+    fl_fds_opened(fd, FL_FD_DUP, CALLER);
+    return fd;
+}
 
 // A new fd only when asked for one (-1); else the mask of an existing one.
 FL_EXPORT int signalfd(int fd, const sigset_t *mask, int flags) {
