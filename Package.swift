@@ -46,11 +46,12 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
-        // Async-signal-safe building blocks shared by the agent and the shim:
-        // JSON writer, report files, images and build-ids, unwinding.
         // The one table of FAULTLINE_* variables: read by the agent and the
         // shim, printed by `faultline doctor --options`. No interposers.
         .target(name: "CFaultlineOptions", cSettings: agentCSettings),
+        // Async-signal-safe building blocks shared by the agent and the shim,
+        // a folder per concern (signals/, report/, images/, process/; see
+        // docs/agent.md); every public header in include/.
         .target(
             name: "CFaultlineCore",
             dependencies: ["CFaultlineOptions"],

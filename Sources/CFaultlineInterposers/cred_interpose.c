@@ -12,6 +12,8 @@
 #include "cred_mirror.h"
 #include "interpose_next.h"
 #include "report_dir_drop.h"
+#include "report_file.h"
+#include "undumpable_hook.h"
 
 #include <grp.h>
 #include <linux/capability.h>
@@ -19,13 +21,16 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-// A set*id interposer: own threads take the caller's capabilities and
-// securebits, then the call goes on; a report directory the new ids can no
+// A set*id interposer: what must be opened while the process is still
+// dumpable is opened (undumpable_hook.h); own threads take the caller's
+// capabilities and securebits, then the call goes on; a report directory the new ids can no
 // longer reach is said there, once (report_dir_drop.h).
 #define FL_SETXID(name, params, args)                                 \
     typedef int (*name##_fn) params;                                  \
     FL_EXPORT int name params {                                       \
         FL_NEXT(name##_fn, #name)                                     \
+        fl_undumpable_coming();                                       \
+        fl_report_dir_hold();                                         \
         fl_cred_turn turn;                                            \
         fl_cred_mirror_before_setxid(&turn);                          \
         int rc = fl_cred_mirror_after_setxid(&turn, next args);       \
@@ -59,7 +64,8 @@ FL_EXPORT int capset(cap_user_header_t header, const cap_user_data_t data) {
 }
 
 /// prctl: PR_SET_KEEPCAPS and PR_SET_SECUREBITS are followed at once like
-/// capset; every other option passes straight on. The bounding set
+/// capset; PR_SET_DUMPABLE 0 first runs the undumpable hook
+/// (undumpable_hook.h); every other option passes straight on. The bounding set
 /// (PR_CAPBSET_DROP) and the ambient set (PR_CAP_AMBIENT) are not
 /// followed: they act only at execve, which own threads never call.
 FL_EXPORT int prctl(int option, ...) {
@@ -72,6 +78,7 @@ FL_EXPORT int prctl(int option, ...) {
     va_end(ap);
     typedef int (*prctl_fn)(int, ...);
     FL_NEXT(prctl_fn, "prctl")
+    if (option == PR_SET_DUMPABLE && a2 == 0) fl_undumpable_coming();
     if (option != PR_SET_KEEPCAPS && option != PR_SET_SECUREBITS) return next(option, a2, a3, a4, a5);
     fl_cred_turn turn;
     fl_cred_mirror_before_change(&turn);

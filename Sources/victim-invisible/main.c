@@ -22,6 +22,8 @@ static const struct { const char *name; int (*run)(int, char **); const char *do
     {"child-write-after-free", invisible_child_write_after_free, "write into a freed block, write lines"},
     {"isatty", invisible_isatty, "say whether fds 0-2 and fileno(stderr) are terminals, write to stderr, then crash"},
     {"close-all", invisible_close_all, "loop|closefrom|close_range: close every fd above 2, list /proc/self/fd, then crash"},
+    {"list-fds", invisible_list_fds, "[LABEL]: list the kinds of the fds above 2 (pipe, /dev/null, /proc, /sys, ...)"},
+    {"child-after-close-all", invisible_child_after_close_all, "close every fd above 2, then list-fds in a child"},
     {"exit-leak", invisible_exit_leak, "_exit|exit_group: lose a block, then leave by _exit or a raw exit_group"},
 };
 

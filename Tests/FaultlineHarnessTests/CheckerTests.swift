@@ -16,7 +16,7 @@ struct VictimRun {
         let dir = try TemporaryDirectory()
         let reports = dir.path + "/reports"
         try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: true)
-        // Spawned the way the runner does (ChildProcess: signal mask and
+        // Spawned the way the runner does (VictimProcess: signal mask and
         // dispositions reset), not with Foundation.Process, whose children
         // inherit the test process's blocked signals.
         var env = ProcessInfo.processInfo.environment
@@ -25,7 +25,7 @@ struct VictimRun {
         env["FAULTLINE_DETECTORS"] = "crash"
         env["FAULTLINE_CAPTURE_STDERR"] = "1"
         env["SWIFT_BACKTRACE"] = "enable=no"
-        let child = try ChildProcess.spawn(ChildProcess.Request(
+        let child = try VictimProcess.spawn(VictimProcess.Request(
             executable: victim, arguments: [victim] + args, environment: env, workingDirectory: dir.path,
             stdoutPath: dir.path + "/stdout", stderrPath: dir.path + "/stderr"))
         let exit = child.wait(timeout: 60)

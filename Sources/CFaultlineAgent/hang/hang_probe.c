@@ -5,8 +5,10 @@
 #include "proc_tid.h"
 #include "sched_wait.h"
 #include "sigsafe.h"
+#include "undumpable_hook.h"
 
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -68,43 +70,57 @@ static uint64_t thread_cpu_ns(pid_t tid) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-// The watched thread's syscall file, kept open. A process that makes itself
-// non-dumpable (prctl(PR_SET_DUMPABLE, 0), a change of uid: agents holding
-// keys, setuid programs) gets root-owned /proc/self files, and the mode 0400
-// ones can no longer be opened by it; reading one opened before still works
-// (the kernel lets a process read its own).
-static int g_kept_fd = -1;
-static pid_t g_kept_tid;
+// The watched thread's syscall file, opened just before the process may
+// become non-dumpable (undumpable_hook.h) and then kept. A process that
+// makes itself non-dumpable (prctl(PR_SET_DUMPABLE, 0), a change of uid:
+// agents holding keys, setuid programs) gets root-owned /proc/self files,
+// and the mode 0400 ones can no longer be opened by it; reading one opened
+// before still works (the kernel lets a process read its own). Every other
+// process reads it by path at each tick and holds no fd for it (issue 37).
+// The hook runs on a program thread, the watchdog reads on its own: atomics.
+static atomic_int g_kept_fd = -1;
+static atomic_int g_kept_tid;   // the thread g_kept_fd is for
+static atomic_int g_want_tid;   // the thread the watchdog watches
 
-void fl_probe_keep(pid_t tid) {
-    // A program that closed every fd took it (fd_guard.h): opened again.
-    if (g_kept_fd >= 0 && !fl_fd_hidden(g_kept_fd)) { g_kept_fd = -1; g_kept_tid = 0; }
-    if (tid == g_kept_tid && g_kept_fd >= 0) return;
-    // Under a low fd limit the fd would be one of the program's few: read
-    // by path each tick instead (a non-dumpable process then gets no
-    // syscall line, and its hangs are classified without it).
-    if (fl_fd_low_limit()) return;
+// The undumpable hook: opens the watched thread's file while it still can.
+static void keep_before_undumpable(void) {
+    pid_t tid = atomic_load(&g_want_tid);
+    // Under a low fd limit the fd would be one of the program's few: a
+    // non-dumpable process then gets no syscall line, and its hangs are
+    // classified without it.
+    if (!tid || fl_fd_low_limit()) return;
+    int cur = atomic_load(&g_kept_fd);
+    if (cur >= 0 && fl_fd_hidden(cur) && atomic_load(&g_kept_tid) == tid) return;
     char path[64];
     task_path(path, tid, "syscall");
     int fd = fl_open_high(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
-    fl_probe_forget();
-    g_kept_fd = fl_fd_hide(fd);  // a program closing every fd closes it, and we open it again
-    g_kept_tid = tid;
+    fd = fl_fd_hide(fd);  // a program closing every fd closes it; the next hook opens it again
+    atomic_store(&g_kept_tid, tid);
+    int old = atomic_exchange(&g_kept_fd, fd);
+    if (old >= 0 && fl_fd_hidden(old)) fl_fd_close(old);
+}
+
+void fl_probe_keep(pid_t tid) {
+    fl_undumpable_hook_set(keep_before_undumpable);
+    atomic_store(&g_want_tid, tid);
+    int fd = atomic_load(&g_kept_fd);
+    // Closed by the program (fd_guard.h), or kept for another thread.
+    if (fd >= 0 && (!fl_fd_hidden(fd) || atomic_load(&g_kept_tid) != tid)) fl_probe_forget();
 }
 
 void fl_probe_forget(void) {
-    if (g_kept_fd < 0) return;
-    if (fl_fd_hidden(g_kept_fd)) fl_fd_close(g_kept_fd);
-    g_kept_fd = -1;
-    g_kept_tid = 0;
+    int fd = atomic_exchange(&g_kept_fd, -1);
+    if (fd >= 0 && fl_fd_hidden(fd)) fl_fd_close(fd);
+    atomic_store(&g_kept_tid, 0);
 }
 
 // Reads `tid`'s syscall file into buf: through the kept fd when it is that
 // thread's, else by path.
 static ssize_t read_syscall_file(pid_t tid, char *buf, size_t cap) {
-    if (tid == g_kept_tid && g_kept_fd >= 0 && fl_fd_hidden(g_kept_fd)) {
-        ssize_t n = pread(g_kept_fd, buf, cap - 1, 0);
+    int kept = atomic_load(&g_kept_fd);
+    if (kept >= 0 && tid == atomic_load(&g_kept_tid) && fl_fd_hidden(kept)) {
+        ssize_t n = pread(kept, buf, cap - 1, 0);
         if (n > 0) { buf[n] = 0; return n; }
         // That thread is gone (a new one may have its tid): by path.
     }

@@ -38,9 +38,11 @@ typedef enum fl_wait_kind {
 /// (the process is not dumpable). Allocation-free.
 int fl_probe_thread(pid_t tid, fl_thread_probe *p);
 
-/// Keeps `tid`'s syscall file open, so it can still be read after the
-/// process makes itself non-dumpable (its /proc files become root's). One
-/// thread at a time: the watched one. Not async-signal-safe.
+/// Makes `tid` the watched thread: its syscall file is opened and kept
+/// just before the process may become non-dumpable (a set*id call,
+/// prctl(PR_SET_DUMPABLE, 0): undumpable_hook.h), so it can still be read
+/// then; until then it is read by path and no fd is held. One thread at a
+/// time. Not async-signal-safe.
 void fl_probe_keep(pid_t tid);
 /// Closes the kept file (in a forked child, which has no watchdog).
 void fl_probe_forget(void);

@@ -134,6 +134,14 @@ static int open_ro(const char *dir, const char *file) {
     return fl_fd_guard(fl_open_high(p, O_RDONLY | O_CLOEXEC));
 }
 
+void fl_memcg_close(fl_memcg *m) {
+    if (m->usage_fd >= 0) fl_fd_close(m->usage_fd);
+    if (m->peak_fd >= 0) fl_fd_close(m->peak_fd);
+    for (int i = 0; i < m->limit_count; i++) fl_fd_close(m->limit_fds[i]);
+    m->usage_fd = m->peak_fd = -1;
+    m->limit_count = 0;
+}
+
 int fl_memcg_open(fl_memcg *m, char *why, int why_cap) {
     memset(m, 0, sizeof *m);
     m->usage_fd = m->peak_fd = -1;

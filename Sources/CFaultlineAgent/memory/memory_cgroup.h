@@ -29,6 +29,9 @@ typedef struct fl_memcg {
 /// one-line reason in `why`. Not async-signal-safe (install time).
 int fl_memcg_open(fl_memcg *m, char *why, int why_cap);
 
+/// Closes every fd `m` holds (a monitor with nothing to watch). Install time.
+void fl_memcg_close(fl_memcg *m);
+
 /// Reads a number from an open cgroup file; "max" and v1's "unlimited"
 /// (>= 2^62) read as UINT64_MAX; -1 on failure.
 int fl_memcg_read(int fd, uint64_t *out);

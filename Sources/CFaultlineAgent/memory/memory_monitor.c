@@ -331,6 +331,15 @@ int fl_memory_monitor_install(void) {
     if (g_installed) return 0;
     fl_memory_options_load(&g_opt);
     if (fl_memcg_open(&g_cg, g_status, sizeof g_status) != 0) return 1;
+    // No limit on the cgroup or above it: no threshold, breadcrumb or OOM
+    // kill of the cgroup's to watch for, so no thread and no fd (the
+    // default set held 8 for it in every process: issue 37). A limit set
+    // later (systemd-run -p MemoryMax on a running unit) is not seen.
+    if (fl_memcg_limit(&g_cg) == UINT64_MAX) {
+        snprintf(g_status, sizeof g_status, "idle: cgroup %s has no memory limit (nor its parents)", g_cg.path);
+        fl_memcg_close(&g_cg);
+        return 1;
+    }
     fl_memory_stacks_init();
     char why[256];
     fl_pressure_open(&g_pressure, &g_cg, g_opt.pressure_level, g_opt.psi_trigger, g_opt.psi_given ? DEFAULT_PSI : 0, why, sizeof why);

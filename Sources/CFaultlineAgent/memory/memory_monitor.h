@@ -30,8 +30,9 @@ typedef struct fl_memory_options {
 void fl_memory_options_load(fl_memory_options *o);
 
 /// Finds the process's memory cgroup and starts the monitor thread. A
-/// process outside any memory cgroup gets no monitor (not an error:
-/// returns 1 and `fl_memory_monitor_status` says why). Returns 0 when
+/// process outside any memory cgroup, or in one with no limit on it or
+/// above it, gets no monitor and holds no fd (not an error: returns 1 and
+/// `fl_memory_monitor_status` says why). Returns 0 when
 /// running, -1 on a real failure. Not async-signal-safe (install time).
 int fl_memory_monitor_install(void);
 

@@ -28,4 +28,16 @@ int fl_fd_move_high(int fd);
 /// memory monitor) stays off. Async-signal-safe.
 int fl_fd_low_limit(void);
 
+/// 1 when the soft RLIMIT_NOFILE can be raised by 64 (the hard limit is at
+/// least 64 above it): an open of ours that fails with EMFILE can then be
+/// made again with the limit raised for the call (fl_fd_openat_raised),
+/// and no fd needs to be held in reserve for it. Async-signal-safe.
+int fl_fd_limit_raisable(void);
+
+/// openat with the soft RLIMIT_NOFILE raised by 64 for the one call and put
+/// back at once (raw prlimit64), for an open of ours once the program has
+/// used every number below its limit. -1 with EMFILE when the limit
+/// cannot be raised. Async-signal-safe.
+int fl_fd_openat_raised(int dir, const char *name, int flags, unsigned mode);
+
 #endif

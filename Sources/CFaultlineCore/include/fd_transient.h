@@ -11,7 +11,10 @@
 // Such opens also draw on a reserve: a program that has used every fd it may
 // have (an fd leak until EMFILE, often followed by a crash on the error
 // path) would otherwise lose the report of that crash, of a hang or a heap
-// error, and its leak check. At a normal fd limit one fd is held in the high
+// error, and its leak check. When the soft limit can be raised (the hard
+// limit leaves room: fl_fd_limit_raisable), an open that fails with EMFILE is
+// made again with the soft limit raised for that one call, and nothing is
+// held. Else (a soft limit equal to the hard one) one fd is held in the high
 // range for this (an O_PATH open of /dev/null: no device is opened); an open
 // that fails with EMFILE or ENFILE closes it and tries once more, which then
 // gets its number, and fl_close_high takes it back while the number is free.
@@ -37,7 +40,8 @@ int fl_openat_high(int dir, const char *name, int flags, mode_t mode);
 void fl_close_high(int fd);
 
 /// Opens the reserve, when the fd limit leaves room for a high range
-/// (fl_fd_low_limit is 0) and opens are not forwarded to another copy
+/// (fl_fd_low_limit is 0) but the soft limit cannot be raised
+/// (fl_fd_limit_raisable is 0), and opens are not forwarded to another copy
 /// (fl_fd_transient_share): from then on it is held, and taken back after
 /// each use. Returns its number, or -1 when none is held. Install time.
 int fl_fd_reserve_take(void);

@@ -32,14 +32,20 @@ int fl_mkdir_p(const char *path);
 /// for messages.
 void fl_report_set_dir(int dirfd, const char *path);
 /// The report directory fd, or -1; pass it to fl_report_dir_done when
-/// finished. Under a low fd limit (fl_fd_low_limit) it is opened for each
-/// call. Async-signal-safe.
+/// finished. It is opened for each call by the directory's absolute path
+/// (no fd is held; held only when /proc cannot name it). Async-signal-safe.
 int fl_report_dir(void);
 /// The directory fd this copy holds for the process's life, or -1 (none,
-/// opened per report under a low fd limit, or another copy's shared): the
+/// opened per report, or another copy's shared): the
 /// agent's close and dup2 interposers refuse it like its other fds.
 /// Async-signal-safe.
 int fl_report_dir_held(void);
+/// Opens the report directory and holds it from now on, when it was opened
+/// per report: called before a set*id call (cred_interpose.c), after which
+/// the path may be out of the process's reach (a parent it can no longer
+/// search) while the directory itself is still writable for it. Allocation-
+/// free; async-signal-safe.
+void fl_report_dir_hold(void);
 /// The program is closing `fd`, the report directory's (a close-all): it
 /// is forgotten, and the next report opens the directory again by its
 /// absolute path. The caller's close does the closing. Async-signal-safe.

@@ -93,12 +93,12 @@ struct ScenarioExecution {
                 found: "\(why); free space or pass another --artifacts (the victim was not run)"), seconds())
         }
 
-        let request = ChildProcess.Request(
+        let request = VictimProcess.Request(
             executable: argv[0], arguments: argv, environment: environment, workingDirectory: folder,
             stdoutPath: folder + "/stdout", stderrPath: folder + "/stderr")
         let exit: VictimExit
         do {
-            let child = try ChildProcess.spawn(request)
+            let child = try VictimProcess.spawn(request)
             record.pid = child.pid
             var attachFailure: CheckFailure?
             if let session {

@@ -1,7 +1,7 @@
 // victim-leak check-while-cancelled: an on-demand leak check on a thread
 // with a pthread_cancel pending.
-#ifndef VICTIM_REVIEW_CANCEL_H
-#define VICTIM_REVIEW_CANCEL_H
+#ifndef VICTIM_CHECK_WHILE_CANCELLED_H
+#define VICTIM_CHECK_WHILE_CANCELLED_H
 
 /// A worker with a pthread_cancel pending (deferred; it reached no
 /// cancellation point) calls faultline_leak_check(); main then joins it,

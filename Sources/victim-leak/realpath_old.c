@@ -2,7 +2,7 @@
 // (realpath@GLIBC_2.2.5 on x86_64), which refuses a NULL buffer with EINVAL
 // instead of allocating one. Under the shim it must keep doing so, and the
 // current realpath must still allocate, with its caller's stack.
-#include "review2_realpath_old.h"
+#include "realpath_old.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 #include "fd_high.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
@@ -58,6 +59,25 @@ static int dup_at(int fd, int cmd, int base) {
     int moved = fcntl(fd, cmd, base);
     syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &old, 0);
     return moved;
+}
+
+int fl_fd_limit_raisable(void) {
+    struct rlimit rl;
+    return syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
+           rl.rlim_cur + FL_FD_HIGH_ROOM <= rl.rlim_max;
+}
+
+int fl_fd_openat_raised(int dir, const char *name, int flags, unsigned mode) {
+    struct rlimit old, raised;
+    if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, &old) != 0) { errno = EMFILE; return -1; }
+    raised = old;
+    raised.rlim_cur = old.rlim_cur + FL_FD_HIGH_ROOM;
+    if (raised.rlim_cur > raised.rlim_max || syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &raised, 0) != 0) { errno = EMFILE; return -1; }
+    int fd = openat(dir, name, flags, (mode_t)mode);
+    int err = errno;
+    syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &old, 0);
+    errno = err;
+    return fd;
 }
 
 int fl_fd_move_high(int fd) {

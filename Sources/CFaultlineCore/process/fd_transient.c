@@ -124,6 +124,16 @@ int fl_openat_high(int dir, const char *name, int flags, mode_t mode) {
     // The program has used every fd it may have (EMFILE), or the system
     // every file (ENFILE; any process may then take the one we free): this
     // open gets the reserve's number.
+    if (fd < 0 && errno == EMFILE && fl_fd_limit_raisable()) {
+        // The limit raised for this one open gives it a number, with no fd
+        // held in reserve.
+        fl_fd_open_begin();
+        fd = fl_fd_move_high(fl_fd_openat_raised(dir, name, flags, mode));
+        int err = errno;
+        fl_fd_open_end();
+        errno = err;
+        return fd;
+    }
     if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
         int err = errno;
         if (!release_reserve()) {
@@ -152,7 +162,9 @@ void fl_close_high(int fd) {
 }
 
 int fl_fd_reserve_take(void) {
-    if (atomic_load(&g_openat_fwd) || fl_fd_low_limit()) return -1;
+    // Where the soft limit can be raised an open at EMFILE raises it
+    // instead (fl_fd_openat_raised): nothing to hold.
+    if (atomic_load(&g_openat_fwd) || fl_fd_low_limit() || fl_fd_limit_raisable()) return -1;
     atomic_store(&g_reserve_kept, 1);
     take_reserve();
     return atomic_load(&g_reserve);

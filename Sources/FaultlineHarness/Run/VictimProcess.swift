@@ -6,7 +6,7 @@ import Glibc
 
 /// A victim process: spawned with `posix_spawn` as the leader of a new
 /// process group, stdin from /dev/null, stdout and stderr into files.
-struct ChildProcess {
+struct VictimProcess {
     /// What to spawn.
     struct Request {
         /// Absolute path of the program.
@@ -33,7 +33,7 @@ struct ChildProcess {
 
     /// Spawns `request`. Signal dispositions and the mask are reset in the
     /// child (the runner ignores SIGINT, and ignored signals survive exec).
-    static func spawn(_ request: Request) throws(SpawnError) -> ChildProcess {
+    static func spawn(_ request: Request) throws(SpawnError) -> VictimProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -74,7 +74,7 @@ struct ChildProcess {
             throw SpawnError(description: "cannot start \(request.executable): \(String(cString: strerror(rc)))")
         }
         ProcessGroups.shared.insert(pid)
-        return ChildProcess(pid: pid)
+        return VictimProcess(pid: pid)
     }
 
     /// Waits for the child to end. At `timeout` seconds the whole process

@@ -1,6 +1,6 @@
-// The realpath-old command of victim-leak (review2_realpath_old.c).
-#ifndef VICTIM_LEAK_REVIEW2_REALPATH_OLD_H
-#define VICTIM_LEAK_REVIEW2_REALPATH_OLD_H
+// The realpath-old command of victim-leak (realpath_old.c).
+#ifndef VICTIM_LEAK_REALPATH_OLD_H
+#define VICTIM_LEAK_REALPATH_OLD_H
 
 /// Calls realpath(path, NULL) through glibc's old version (GLIBC_2.2.5 on
 /// x86_64: EINVAL, nothing allocated), then through the current one (a

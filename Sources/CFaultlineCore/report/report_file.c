@@ -32,8 +32,13 @@ static int g_dir_named_empty;      // FAULTLINE_REPORT_DIR= (set, empty): say so
 static dev_t g_dir_dev;
 static ino_t g_dir_ino;
 static char g_dir_abs[PATH_MAX];
-// 1 when no fd is held at all (fl_fd_low_limit): fl_report_dir opens the
-// directory by its absolute path for each report.
+// 1 when no fd is held at all: fl_report_dir opens the directory by its
+// absolute path for each report. So once the path is known (issue 37: a
+// process holds no fd for a directory it may never write to, so a program
+// listing /proc/self/fd, or a child's after a close-all, sees none), unless
+// the soft fd limit equals the hard one: out of fds, a report then has one
+// reserved number (fd_transient.h) and needs the directory and its file at
+// once. Held from a set*id call on (fl_report_dir_hold).
 static int g_on_demand;
 // Set when another copy of this file (the agent's, in the malloc shim)
 // holds an fd on the same directory: reports go through it, and ours is
@@ -86,9 +91,9 @@ void fl_report_set_dir(int dirfd, const char *path) {
         ssize_t n = readlink(link, g_dir_abs, sizeof g_dir_abs - 1);
         g_dir_abs[n > 0 && g_dir_abs[0] == '/' ? n : 0] = 0;
     }
-    // Under a low fd limit the program needs every fd it has; a report
-    // (rare) can afford an open. Without /proc to name it, the fd is kept.
-    g_on_demand = dirfd >= 0 && g_dir_abs[0] && fl_fd_low_limit();
+    // A report (rare) can afford an open; the program may need every fd
+    // it has, and lists them. Without /proc to name it, the fd is kept.
+    g_on_demand = dirfd >= 0 && g_dir_abs[0] && (fl_fd_low_limit() || fl_fd_limit_raisable());
     // The ids the kernel checked the directory's permissions against: the
     // opening thread's (fl_report_dir_open ran on it just before), or the
     // real ones it switched to for the open (fl_report_dir_opened_at).
@@ -118,6 +123,15 @@ int fl_report_share_dir(int (*dir)(void)) {
 
 int fl_report_dir_held(void) { return atomic_load(&g_dirfd); }
 
+void fl_report_dir_hold(void) {
+    if (!g_on_demand || g_shared || fl_fd_low_limit()) return;
+    int fd = fl_report_dir();
+    if (fd < 0) return;
+    int none = -1;
+    if (!atomic_compare_exchange_strong(&g_dirfd, &none, fd)) { fl_close_high(fd); return; }
+    g_on_demand = 0;
+}
+
 void fl_report_dir_forget(int fd) {
     int expected = fd;
     atomic_compare_exchange_strong(&g_dirfd, &expected, -1);
@@ -132,7 +146,14 @@ void fl_report_dir_done(int fd) {
 // the program's now. Async-signal-safe (fstat, open).
 int fl_report_dir(void) {
     if (g_shared) return g_shared();
-    if (g_on_demand) return fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (g_on_demand) {
+        int fd = fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        // faultline exec renamed the run's hidden directory when the program
+        // ended and left its old name as a link to it: a process still
+        // running follows it (reports.md, "Processes left running").
+        if (fd < 0 && errno == ELOOP) fd = fl_open_high(g_dir_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return fd;
+    }
     int fd = atomic_load(&g_dirfd);
     // Never opened (refused), or let go to a close-all (fl_report_dir_forget).
     if (fd < 0 && !g_dir_abs[0]) return -1;

@@ -1,4 +1,4 @@
-#include "review_cancel.h"
+#include "check_while_cancelled.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
