@@ -1,8 +1,6 @@
 #include "shim_redzone.h"
 #include "shim_config.h"
 #include "shim_heap.h"
-#include "shim_live.h"
-#include "shim_quarantine.h"
 #include "shim_report.h"
 
 #include <string.h>
@@ -54,32 +52,4 @@ void shim_redzone_report(const shim_block *b, uint32_t state, const char *detect
         return;
     }
     shim_report_heap_overflow(&copy, shim_block_user(b), state, first, last, zone, now, detected);
-}
-
-// --- at exit -------------------------------------------------------------------
-
-#define EXIT_MAX 16
-
-typedef struct found { const shim_block *b[EXIT_MAX]; uint32_t state[EXIT_MAX]; int n; } found;
-
-static void visit_live(const shim_block *b, void *ctx) {
-    found *f = ctx;
-    if (f->n < EXIT_MAX && shim_block_sealed(b) && !shim_redzone_intact(b)) { f->state[f->n] = SHIM_LIVE; f->b[f->n++] = b; }
-}
-
-static int visit_held(shim_block *b, void *ctx) {
-    found *f = ctx;
-    if (f->n < EXIT_MAX && shim_block_sealed(b) && !shim_redzone_intact(b)) { f->state[f->n] = SHIM_QUARANTINED; f->b[f->n++] = b; }
-    return f->n >= EXIT_MAX;
-}
-
-void shim_redzone_exit_check(void) {
-    found f = {.n = 0};
-    if (shim_live_on) {
-        shim_live_lock_all();
-        shim_live_each(visit_live, &f);
-        shim_live_unlock_all();
-    }
-    shim_quarantine_scan(visit_held, &f, 50000000ull);
-    for (int i = 0; i < f.n; i++) shim_redzone_report(f.b[i], f.state[i], "exit_check");
 }

@@ -63,8 +63,9 @@ int shim_redzone_changed(const shim_block *b, size_t *first, size_t *last, size_
 /// is written back (a report is made once). Returns when it does not halt.
 void shim_redzone_report(const shim_block *b, uint32_t state, const char *detected);
 
-/// At exit: the red zones of every live block (with leak tracking on) and
-/// of every quarantined one; reports the changed ones (at most 16).
+/// At exit: the red zones of every live block (through the live list, or
+/// without leak tracking the arena's blocks) and of every quarantined one;
+/// reports the changed ones (at most 16). shim_redzone_exit.c.
 void shim_redzone_exit_check(void);
 
 #endif

@@ -56,6 +56,19 @@ void shim_saferead_init(void) {
 
 void shim_saferead_after_fork(void) { g_pid = (pid_t)syscall(SYS_getpid); }
 
+// Empties the pipe of a short write's bytes. A small buffer, looped: this
+// runs on whatever stack the caller has, and a page-sized one here
+// overflowed a 16 KiB thread stack whose exit ran the red-zone check
+// (leaks.small-stack-libunwind).
+__attribute__((noinline)) static void drain_pipe(size_t n) {
+    char sink[256];
+    while (n > 0) {
+        ssize_t r = read(g_pipe[0], sink, n < sizeof sink ? n : sizeof sink);
+        if (r <= 0) return;
+        n -= (size_t)r;
+    }
+}
+
 // write() from unreadable memory fails with EFAULT; the bytes that went into
 // the pipe are read straight back. Serialised by a flag (try only).
 static int read_via_pipe(const void *addr, void *out, size_t n) {
@@ -65,7 +78,7 @@ static int read_via_pipe(const void *addr, void *out, size_t n) {
     int ok = -1;
     ssize_t w = write(g_pipe[1], addr, n);
     if (w == (ssize_t)n && read(g_pipe[0], out, n) == (ssize_t)n) ok = 0;
-    else if (w > 0) { char sink[4096]; (void)!read(g_pipe[0], sink, (size_t)w); }
+    else if (w > 0) drain_pipe((size_t)w);
     atomic_flag_clear(&g_pipe_busy);
     return ok;
 }

@@ -1,6 +1,7 @@
 #include "tool_log.h"
 #include "shim_exit_check.h"
 #include "shim_config.h"
+#include "shim_own_stack.h"
 #include "shim_quarantine.h"
 #include "shim_report.h"
 #include "sigsafe.h"
@@ -74,8 +75,8 @@ static void say_left_out(uint64_t groups, uint64_t blocks) {
     fl_log_write(line, n);
 }
 
-int shim_exit_check(void) {
-    if (!shim_cfg.scribble_limit) return 0;
+static long check_quarantine(void *unused) {
+    (void)unused;
     size_t cap = shim_quarantine_capacity();
     scratch s;
     if (scratch_map(&s, cap) != 0) {
@@ -104,4 +105,11 @@ int shim_exit_check(void) {
     if (left_groups) say_left_out(left_groups, left_blocks);
     munmap(s.map, s.map_bytes);
     return reported;
+}
+
+int shim_exit_check(void) {
+    if (!shim_cfg.scribble_limit) return 0;
+    long r;
+    if (!shim_own_stack_run(check_quarantine, 0, &r)) r = check_quarantine(0);  // reports need stack
+    return (int)r;
 }

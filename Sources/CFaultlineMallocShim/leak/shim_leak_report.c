@@ -14,6 +14,7 @@
 #include "shim_config.h"
 #include "shim_depot.h"
 #include "shim_heapsort.h"
+#include "shim_own_stack.h"
 #include "shim_report.h"
 #include "shim_thread.h"
 #include "sigsafe.h"
@@ -21,7 +22,6 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 
 typedef leak_totals totals;
 
@@ -113,63 +113,13 @@ __attribute__((noinline)) static void scrub_stack_below(void) {
 }
 
 // The check needs about 100 KiB of stack (the scrub above, the scan's
-// stack-pointer list, the report writer). A program that exits from a
-// thread made with a small stack (pthread_attr_setstacksize 16 or 32 KiB),
-// or from a coroutine or fiber stack, crashed in the exit check (SIGSEGV in
-// scrub_stack_below). There (and where the thread's stack bounds are not
-// known yet, below) the check runs on a fresh stack of its own;
-// the caller's stack is then read from the caller's stack pointer up
-// (shim_self.leak_caller_sp) and its callee-saved registers are in `back`,
-// which lies above the new stack, inside the part the scan reads.
-#define CHECK_STACK_NEED (256u << 10)
-#define CHECK_STACK_SIZE (1u << 20)
-
-typedef struct {
-    ucontext_t back, run;
-    const char *trigger;
-    long result;
-} check_switch;
-
-static __thread check_switch *g_switch __attribute__((tls_model("initial-exec")));
-
-static void check_on_own_stack(void) { g_switch->result = check(g_switch->trigger); }
-
-// Bounds not known yet are not asked for: the main thread's come from
-// pthread_getattr_np, which reads and parses /proc/self/maps, and the scan
-// reads it again; a stack of the check's own (a mapping and the pages the
-// check touches) costs less and needs no bounds.
-__attribute__((noinline)) static int stack_is_short(void) {
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-    if (shim_self.bounds_state != 2) return 1;
-    return sp < shim_self.stack_lo + CHECK_STACK_NEED || sp >= shim_self.stack_hi;
-}
+// stack-pointer list, the report writer): on a short stack it runs on one
+// of its own (shim_own_stack.h; leaks.small-stack-exit).
+static long check_fn(void *trigger) { return check(trigger); }
 
 static long check_on_a_stack(const char *trigger) {
-    if (stack_is_short()) {
-        size_t guard = 4096, len = guard + CHECK_STACK_SIZE + sizeof(check_switch);
-        char *m = mmap(0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (m != MAP_FAILED) {
-            mprotect(m, guard, PROT_NONE);
-            check_switch *sw = (check_switch *)(m + len - sizeof(check_switch));
-            sw->trigger = trigger;
-            sw->result = -1;
-            if (getcontext(&sw->run) == 0) {
-                sw->run.uc_stack.ss_sp = m + guard;
-                sw->run.uc_stack.ss_size = CHECK_STACK_SIZE;
-                sw->run.uc_link = &sw->back;
-                makecontext(&sw->run, check_on_own_stack, 0);
-                g_switch = sw;
-                shim_self.leak_caller_sp = (uintptr_t)__builtin_frame_address(0);
-                swapcontext(&sw->back, &sw->run);
-                shim_self.leak_caller_sp = 0;
-                g_switch = 0;
-                long r = sw->result;
-                munmap(m, len);
-                return r;
-            }
-            munmap(m, len);
-        }
-    }
+    long r;
+    if (shim_own_stack_run(check_fn, (void *)trigger, &r)) return r;
     scrub_stack_below();
     return check(trigger);
 }
