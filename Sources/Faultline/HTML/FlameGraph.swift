@@ -7,8 +7,10 @@ struct FlameGraph {
     static let width = 1100.0, rowHeight = 18.0
     /// Average advance of a character of the label font (11 px monospace).
     static let charWidth = 6.7
-    /// Boxes narrower than this are not drawn (their callees are narrower).
-    static let minimumWidth = 0.5
+    /// Boxes narrower than this are not drawn (their callees are narrower):
+    /// a box under a pixel cannot be seen or pointed at, and each costs
+    /// the browser four elements.
+    static let minimumWidth = 1.0
 
     let tree: FlameTree
     let text: FrameText

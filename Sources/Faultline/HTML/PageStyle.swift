@@ -4,7 +4,9 @@ enum PageStyle {
         body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em 2em; color: #1d1d1f; background: #fafafa; }
         h1 { font-size: 1.5em; margin: 0 0 .4em; }
         section.report { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: .6em 1em 1em; margin: 1.2em 0; }
-        section.report.compact { padding-bottom: .4em; }
+        section.group { margin: 1.6em 0; } p.group-head { margin: 0 0 -.6em; font-size: .95em; }
+        p.group-head .n { font-weight: bold; } p.group-head .sig { font-family: ui-monospace, monospace; color: #444; }
+        details.repeats, details.rest { margin: .4em 0; }
         section.report h2 { font-size: 1.1em; margin: .2em 0; }
         h2 .num { color: #888; font-weight: normal; } h2 .pid, h2 .time, p.file { color: #666; font-weight: normal; font-size: .9em; }
         h2 .kind { color: #a11; }
@@ -18,12 +20,8 @@ enum PageStyle {
         table.groups td.n { text-align: right; font-weight: bold; }
         td.fn, span.fn { font-family: ui-monospace, monospace; }
         .count { white-space: nowrap; }
-        ol.frames { list-style: none; padding-left: .5em; margin: .2em 0; font: 12px/1.5 ui-monospace, monospace; }
-        ol.frames li { white-space: pre-wrap; word-break: break-all; }
-        li.frame .n { color: #888; display: inline-block; min-width: 2.5em; }
-        li.frame.lib { color: #666; } li.frame.app .fn { font-weight: bold; color: #8a2b00; }
-        li.gap { color: #888; font-style: italic; }
-        .at { color: #245; } .img, .inl { color: #888; }
+        pre.frames, pre.repeats, pre.rest { background: none; padding: 0 0 0 .5em; margin: .2em 0; font: 12px/1.5 ui-monospace, monospace; word-break: break-all; }
+        pre.frames { color: #555; } pre.frames .fn { font-weight: bold; color: #8a2b00; }
         details > summary { cursor: pointer; color: #245; }
         details.all { margin-left: .5em; font-size: .9em; }
         pre { background: #f3f3f3; padding: .5em; overflow-x: auto; white-space: pre-wrap; }

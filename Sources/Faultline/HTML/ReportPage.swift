@@ -1,10 +1,10 @@
 /// One self-contained HTML page for a set of reports (a directory, a run
 /// of `faultline exec`, a scenario suite): inline CSS and SVG, no script,
 /// nothing fetched. It opens on a summary of the reports' groups with
-/// their counts (`PageGroup`), then has one section per report, the
-/// reports of a group together (`ReportSection`); past the first few of a
-/// group, a section has its header and headline only, so 10 000 reports
-/// of a few sites still make a page a browser opens quickly.
+/// their counts (`PageGroup`), then has one section per group: its first
+/// report drawn in full (`ReportSection`) and one row for each other
+/// report of the group (`RepeatRows`), so 10 000 reports of a few sites
+/// are a few drawings and a few closed lists, which a browser opens quickly.
 public struct ReportPage: Sendable {
     /// A report on the page.
     public struct Item: Sendable {
@@ -25,8 +25,6 @@ public struct ReportPage: Sendable {
 
     /// The page's title and heading.
     public var title: String
-    /// Reports of one group drawn in full; later ones get a compact section.
-    public var fullReportsPerGroup = 3
 
     /// A page titled `title`.
     public init(title: String) { self.title = title }
@@ -41,19 +39,14 @@ public struct ReportPage: Sendable {
             body += "<section class=\"skipped\"><h2>\(skipped.count) file(s) that are not readable reports</h2><ul>\n"
             body += skipped.map { "<li>\(HTMLText.escaped($0))</li>\n" }.joined() + "</ul></section>\n"
         }
-        var number = 0
-        for (_, members) in groups {
-            var first: (anchor: String, number: Int)?
-            for (k, item) in members.enumerated() {
-                number += 1
-                let section = ReportSection(report: item.report, warnings: item.warnings, path: item.path, index: number)
-                if k < fullReportsPerGroup {
-                    body += section.render()
-                    if first == nil { first = (ReportSection.anchor(item.report, index: number), number) }
-                } else {
-                    body += section.renderCompact(sameAs: first!)
-                }
-            }
+        for (k, (group, members)) in groups.enumerated() {
+            body += "<section class=\"group\" id=\"\(Self.anchor(k))\">\n"
+            body += "<p class=\"group-head\"><span class=\"n\">\(members.count) report\(members.count == 1 ? "" : "s")</span> "
+                + "<span class=\"sig\">\(HTMLText.escaped(group.text))</span></p>\n"
+            let first = members[0]
+            body += ReportSection(report: first.report, warnings: first.warnings, path: first.path, index: k + 1).render()
+            if members.count > 1 { body += RepeatRows(members.dropFirst()).render() }
+            body += "</section>\n"
         }
         return """
             <!DOCTYPE html>
@@ -74,7 +67,10 @@ public struct ReportPage: Sendable {
             .sorted { a, b in a.1.count != b.1.count ? a.1.count > b.1.count : a.0 < b.0 }
     }
 
-    /// Counts by kind, then the table of groups, each linked to its first report.
+    /// The anchor of the `k`th group's section.
+    static func anchor(_ k: Int) -> String { "g\(k + 1)" }
+
+    /// Counts by kind, then the table of groups, each linked to its section.
     private func summary(_ groups: [(PageGroup, [Item])], total: Int) -> String {
         var kinds: [String: Int] = [:]
         for (g, members) in groups { kinds[g.kind, default: 0] += members.count }
@@ -84,16 +80,13 @@ public struct ReportPage: Sendable {
             .map { "<span class=\"count kind-\(HTMLText.escaped($0.key))\">\($0.value) \(HTMLText.escaped($0.key))</span>" }.joined(separator: ", ")
         out += "</p>\n"
         guard !groups.isEmpty else { return out + "<p>No reports.</p></section>\n" }
-        out += "<table class=\"groups\"><thead><tr><th>reports</th><th>kind</th><th>top program frame</th><th>processes</th><th>first</th></tr></thead><tbody>\n"
-        var number = 0
-        for (g, members) in groups {
-            let first = members[0].report
+        out += "<table class=\"groups\"><thead><tr><th>reports</th><th>kind</th><th>signature</th><th>processes</th><th>first</th></tr></thead><tbody>\n"
+        for (k, (g, members)) in groups.enumerated() {
             var names: [String] = []
             for m in members { let n = m.report.process.name ?? "?"; if !names.contains(n) { names.append(n) } }
             let processes = names.prefix(3).joined(separator: ", ") + (names.count > 3 ? ", …" : "")
-            out += "<tr><td class=\"n\">\(members.count)</td><td>\(HTMLText.escaped(g.kind))</td><td class=\"fn\">\(HTMLText.escaped(g.frame))</td>"
-            out += "<td>\(HTMLText.escaped(processes))</td><td><a href=\"#\(ReportSection.anchor(first, index: number + 1))\">\(HTMLText.escaped(ReportSummary.shortTime(first)))</a></td></tr>\n"
-            number += members.count
+            out += "<tr><td class=\"n\">\(members.count)</td><td>\(HTMLText.escaped(g.kind))</td><td class=\"fn\">\(HTMLText.escaped(g.text))</td>"
+            out += "<td>\(HTMLText.escaped(processes))</td><td><a href=\"#\(Self.anchor(k))\">\(HTMLText.escaped(ReportSummary.shortTime(members[0].report)))</a></td></tr>\n"
         }
         return out + "</tbody></table>\n</section>\n"
     }

@@ -17,19 +17,11 @@ struct ReportSection {
     /// The report's anchor on the page.
     static func anchor(_ r: Report, index: Int) -> String { "r\(index)-\(HTMLText.escaped(r.id))" }
 
-    /// The header and the headline only, for a report whose group already
-    /// has its stacks on the page (`first`: that report's anchor).
-    func renderCompact(sameAs first: (anchor: String, number: Int)) -> String {
-        var out = open(compact: true)
-        out += "<p class=\"note\">Same group as <a href=\"#\(first.anchor)\">report \(first.number)</a>; its stacks are not repeated here.</p>\n"
-        return out + "</section>\n"
-    }
-
     /// The whole section.
     func render() -> String {
         let text = FrameText(report)
         let stacks = StackHTML(text: text)
-        var out = open(compact: false)
+        var out = open()
         if let tree = callTree() {
             let culprit = report.crashedThread?.stack == "culprit" ? report.crashedThread?.frames ?? [] : []
             out += "<h3>Samples</h3>\n<p class=\"caption\">\(samplesCaption(tree, culprit: culprit))</p>\n"
@@ -67,10 +59,10 @@ struct ReportSection {
     }
 
     /// The section's opening: anchor, header, headline lines.
-    private func open(compact: Bool) -> String {
+    private func open() -> String {
         let r = report
         let name = r.process.name ?? r.process.executable.map { ($0 as NSString).lastPathComponent } ?? "process"
-        var out = "<section class=\"report kind-\(HTMLText.escaped(r.kind))\(compact ? " compact" : "")\" id=\"\(Self.anchor(r, index: index))\">\n"
+        var out = "<section class=\"report kind-\(HTMLText.escaped(r.kind))\" id=\"\(Self.anchor(r, index: index))\">\n"
         out += "<h2><span class=\"num\">\(index)</span> <span class=\"kind\">\(HTMLText.escaped(r.kind))</span> in \(HTMLText.escaped(name)) "
             + "<span class=\"pid\">(pid \(r.process.pid))</span> <span class=\"time\">\(HTMLText.escaped(r.time))</span></h2>\n"
         out += "<p class=\"file\">report \(HTMLText.escaped(r.id))\(path.map { " · " + HTMLText.escaped($0) } ?? "")</p>\n"

@@ -52,37 +52,69 @@ struct SizedStacks {
 
     /// The strip and the rows.
     func render(stacks: StackHTML) -> String {
-        let total = items.reduce(0) { $0 + $1.bytes }, largest = items.map(\.bytes).max() ?? 0
-        var out = "<div class=\"sized\">\n"
-        if total > 0 {
-            out += "<svg class=\"strip\" xmlns=\"http://www.w3.org/2000/svg\" width=\"1100\" height=\"22\" role=\"img\">"
-            var x = 0.0
-            for item in items where item.bytes / total * 1100 >= 0.5 {
-                let w = item.bytes / total * 1100
-                out += "<rect class=\"\(item.kind)\" x=\"\(HTMLText.number(x))\" y=\"0\" width=\"\(HTMLText.number(max(w - 1, 0.5)))\" height=\"22\"><title>\(HTMLText.escaped(item.title))</title></rect>"
-                x += w
-            }
-            out += "</svg>\n"
-        }
+        let largest = items.map(\.bytes).max() ?? 0
+        var out = "<div class=\"sized\">\n" + strip()
         out += "<ol class=\"groups\">\n"
-        for (k, item) in items.enumerated() {
+        for (k, item) in items.prefix(Self.stacksShown).enumerated() {
             let share = largest > 0 ? item.bytes / largest * 100 : 0
             let bar = "<span class=\"bar \(item.kind)\" style=\"width:\(HTMLText.number(max(share, 0.3)))%\"></span>"
-            let site = item.frames.flatMap { self.origin($0, stacks.text) }.map { " at " + HTMLText.escaped($0) } ?? ""
-            let title = "<span class=\"gt\">\(HTMLText.escaped(item.title))\(site)</span>"
-            if k < Self.stacksShown {
-                let body = item.frames.map { stacks.render($0) } ?? "<p class=\"none\">(allocation stack not recorded)</p>\n"
-                out += "<li class=\"group \(item.kind)\"><details\(k == 0 ? " open" : "")><summary><span class=\"track\">\(bar)</span>\(title)</summary>\n\(body)</details></li>\n"
-            } else {
-                out += "<li class=\"group \(item.kind)\"><span class=\"track\">\(bar)</span>\(title)</li>\n"
-            }
+            let title = "<span class=\"gt\">\(HTMLText.escaped(title(item, stacks.text)))</span>"
+            let body = item.frames.map { stacks.render($0) } ?? "<p class=\"none\">(allocation stack not recorded)</p>\n"
+            out += "<li class=\"group \(item.kind)\"><details\(k == 0 ? " open" : "")><summary><span class=\"track\">\(bar)</span>\(title)</summary>\n\(body)</details></li>\n"
         }
         out += "</ol>\n"
         if items.count > Self.stacksShown {
-            out += "<p class=\"note\">The stacks of the \(items.count - Self.stacksShown) smallest groups are left out of the page; `faultline report show` prints them.</p>\n"
+            // One line of text each: thousands of rows with a bar each were
+            // most of a big leak page's elements, and at this size a bar is
+            // a pixel wide.
+            let rest = items.dropFirst(Self.stacksShown)
+            out += "<details class=\"rest\"><summary>\(rest.count) smaller group\(rest.count == 1 ? "" : "s"), without their stacks "
+                + "(`faultline report show` prints them)</summary><pre class=\"rest\">"
+            for item in rest { out += HTMLText.escaped(title(item, stacks.text)) + "\n" }
+            out += "</pre></details>\n"
         }
         if notInReport > 0 { out += "<p class=\"note\">… \(notInReport) more group(s) not in the report.</p>\n" }
         return out + "</div>\n"
+    }
+
+    /// Width of the strip, and of its narrowest box: narrower items are
+    /// drawn as one box for each class.
+    static let stripWidth = 1100.0, narrowest = 2.0
+
+    /// Every item's share of the bytes as a box in one strip; the items
+    /// too narrow to see, one box for each run of them in a class.
+    private func strip() -> String {
+        let total = items.reduce(0) { $0 + $1.bytes }
+        guard total > 0 else { return "" }
+        var out = "<svg class=\"strip\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(Self.stripWidth))\" height=\"22\" role=\"img\">"
+        var x = 0.0
+        func box(_ kind: String, _ bytes: Double, _ title: String) {
+            let w = bytes / total * Self.stripWidth
+            guard w >= 0.5 else { return }
+            out += "<rect class=\"\(kind)\" x=\"\(HTMLText.number(x))\" y=\"0\" width=\"\(HTMLText.number(max(w - 1, 0.5)))\" height=\"22\"><title>\(HTMLText.escaped(title))</title></rect>"
+            x += w
+        }
+        var narrow: (kind: String, count: Int, bytes: Double)?
+        func flush() {
+            guard let n = narrow else { return }
+            box(n.kind, n.bytes, "\(n.count) smaller: \(HTMLText.bytes(n.bytes)) \(n.kind.replacingOccurrences(of: "_", with: " "))")
+            narrow = nil
+        }
+        for item in items {
+            if narrow != nil && narrow?.kind != item.kind { flush() }
+            if item.bytes / total * Self.stripWidth >= Self.narrowest {
+                box(item.kind, item.bytes, item.title)
+            } else {
+                narrow = (item.kind, (narrow?.count ?? 0) + 1, (narrow?.bytes ?? 0) + item.bytes)
+            }
+        }
+        flush()
+        return out + "</svg>\n"
+    }
+
+    /// `48 bytes in 1 block(s) definitely lost at make_list main.c:152`.
+    private func title(_ item: Item, _ text: FrameText) -> String {
+        item.title + (item.frames.flatMap { origin($0, text) }.map { " at " + $0 } ?? "")
     }
 
     /// The first program frame that is not an allocator.

@@ -2,6 +2,9 @@
 /// with their numbers, each run of library frames between them as one
 /// line naming the libraries, and every frame behind a `<details>` that
 /// expands without a script. A stack with no program frame is shown whole.
+/// Frames are lines of text in a `<pre>`, the program's function names
+/// the only elements in them: a leak page holds hundreds of stacks, and
+/// the browser's time follows the number of elements.
 struct StackHTML {
     /// Names frames and tells the program's from the libraries'.
     let text: FrameText
@@ -10,34 +13,32 @@ struct StackHTML {
     /// `firstNumber`.
     func render(_ frames: [Report.Frame], firstNumber: Int = 0, omitted: (count: Int, at: Int)? = nil) -> String {
         guard !frames.isEmpty else { return "<p class=\"none\">(no frames)</p>\n" }
-        let numbered = frames.enumerated().map { i, f in (number(i, firstNumber, omitted), f) }
-        let program = numbered.filter { text.isProgram($0.1) }
-        var out = "<div class=\"stack\">\n"
-        if program.isEmpty || program.count == frames.count {
-            out += list(numbered, className: "frames")
-            return out + "</div>\n"
+        let numbered = frames.enumerated().map { i, f in (number(i, firstNumber, omitted), f, text.isProgram(f)) }
+        let programCount = numbered.filter(\.2).count
+        if programCount == 0 || programCount == frames.count {
+            return "<div class=\"stack\">\n<pre class=\"frames\">" + numbered.map { line($0.0, $0.1, marked: $0.2) }.joined() + "</pre>\n</div>\n"
         }
-        var collapsed = "<ol class=\"frames program\">\n"
+        var collapsed = "<pre class=\"frames program\">"
         var gap: [String] = []
         func flushGap() {
             guard !gap.isEmpty else { return }
             var names: [String] = []
             for g in gap where !names.contains(g) { names.append(g) }
-            collapsed += "<li class=\"gap\">… \(gap.count) frame\(gap.count == 1 ? "" : "s") in \(HTMLText.escaped(names.joined(separator: ", ")))</li>\n"
+            collapsed += "     … \(gap.count) frame\(gap.count == 1 ? "" : "s") in \(HTMLText.escaped(names.joined(separator: ", ")))\n"
             gap = []
         }
-        for (n, f) in numbered {
-            if text.isProgram(f) {
+        for (n, f, program) in numbered {
+            if program {
                 flushGap()
-                collapsed += item(n, f)
+                collapsed += line(n, f, marked: true)
             } else {
                 gap.append(text.imageName(f) ?? "unknown code")
             }
         }
         flushGap()
-        out += collapsed + "</ol>\n"
-        out += "<details class=\"all\"><summary>all \(frames.count) frames</summary>\n" + list(numbered, className: "frames") + "</details>\n"
-        return out + "</div>\n"
+        return "<div class=\"stack\">\n" + collapsed + "</pre>\n"
+            + "<details class=\"all\"><summary>all \(frames.count) frames</summary><pre class=\"frames\">"
+            + numbered.map { line($0.0, $0.1, marked: false) }.joined() + "</pre></details>\n</div>\n"
     }
 
     /// A thread's stack, with the agent's gap in a very deep stack counted
@@ -57,24 +58,20 @@ struct StackHTML {
         return first + i + omitted.count
     }
 
-    private func list(_ numbered: [(Int, Report.Frame)], className: String) -> String {
-        var out = "<ol class=\"\(className)\">\n"
-        for (n, f) in numbered { out += item(n, f) }
-        return out + "</ol>\n"
-    }
-
-    private func item(_ n: Int, _ f: Report.Frame) -> String {
-        let cls = text.isProgram(f) ? "frame app" : "frame lib"
-        var line = "<li class=\"\(cls)\"><span class=\"n\">#\(n)</span> <span class=\"fn\">\(HTMLText.escaped(text.function(f)))</span>"
+    /// `#3   make_list  /src/main.c:152  (victim-leak)`, the function in a
+    /// `<span class="fn">` when `marked`.
+    private func line(_ n: Int, _ f: Report.Frame, marked: Bool) -> String {
+        let number = "#\(n)"
+        let function = HTMLText.escaped(text.function(f))
+        var line = number + String(repeating: " ", count: max(1, 5 - number.count))
+            + (marked ? "<span class=\"fn\">\(function)</span>" : function)
         if let s = f.symbol, let file = s.file {
-            var at = file
-            if let l = s.line { at += ":\(l)" }
-            line += " <span class=\"at\">\(HTMLText.escaped(at))</span>"
+            line += "  " + HTMLText.escaped(file) + (s.line.map { ":\($0)" } ?? "")
         }
-        if let image = text.imageName(f) { line += " <span class=\"img\">(\(HTMLText.escaped(image)))</span>" }
+        if let image = text.imageName(f) { line += "  (\(HTMLText.escaped(image)))" }
         if let inlined = f.symbol?.inlined, !inlined.isEmpty {
-            line += " <span class=\"inl\">inlined: \(HTMLText.escaped(inlined.map { RustSymbolName.display($0.function) }.joined(separator: " ← ")))</span>"
+            line += "  inlined: " + HTMLText.escaped(inlined.map { RustSymbolName.display($0.function) }.joined(separator: " ← "))
         }
-        return line + "</li>\n"
+        return line + "\n"
     }
 }

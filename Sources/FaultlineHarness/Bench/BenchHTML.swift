@@ -8,8 +8,8 @@ public enum BenchHTML {
     /// Width of the configuration labels, the bar area and the value column.
     static let labelWidth = 300.0, barWidth = 380.0, valueWidth = 200.0, rowHeight = 24.0
 
-    /// The whole page.
-    public static func render(_ report: BenchReport) -> String {
+    /// The whole page; with `detect`, the detection matrix first.
+    public static func render(_ report: BenchReport, detect: DetectMatrix? = nil) -> String {
         let m = report.machine
         var body = """
             <h1>faultline bench</h1>
@@ -20,6 +20,7 @@ public enum BenchHTML {
             <p>Bars are medians; the error marks span p10 to p90. Ratios are against the baseline measured in the same run.</p>
 
             """
+        if let detect { body += DetectHTML.section(detect) }
         var group = ""
         for metric in report.metrics {
             if metric.group != group {

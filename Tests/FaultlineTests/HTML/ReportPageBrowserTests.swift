@@ -54,7 +54,7 @@ struct ReportPageBrowserTests {
         #expect(first.contains("in 1 block(s) definitely lost at make_list"), "\(first.prefix(800))")
         #expect(groups.last?.contains("432 bytes in 9 block(s) indirectly lost") == true)
         // The stack, collapsed to the program's frames, names the allocation site.
-        let stack = try #require(HTMLPageRuns.elements("ol", classes: ["frames", "program"], in: first).first)
+        let stack = try #require(HTMLPageRuns.elements("pre", classes: ["frames", "program"], in: first).first)
         #expect(stack.contains("<span class=\"fn\">make_list</span>"), "\(stack)")
         // The bars are drawn to scale: 432 bytes is the largest, 48 a ninth of it.
         #expect(groups.last?.contains("style=\"width:100%\"") == true)
@@ -68,7 +68,7 @@ struct ReportPageBrowserTests {
         #expect(section.contains("signal: SIGSEGV (11), SEGV_MAPERR"))
         let stacks = HTMLPageRuns.elements("div", classes: ["stack"], in: section)
         let crashed = try #require(stacks.first)
-        let program = try #require(HTMLPageRuns.elements("ol", classes: ["frames", "program"], in: crashed).first)
+        let program = try #require(HTMLPageRuns.elements("pre", classes: ["frames", "program"], in: crashed).first)
         #expect(program.contains("<span class=\"fn\">victim_null_deref</span>"))
         #expect(!program.contains("__libc_start_call_main"), "the collapsed stack has only the program's frames")
         #expect(program.contains("frames in libc.so.6"))
@@ -90,5 +90,33 @@ struct ReportPageBrowserTests {
         #expect(locks.allSatisfy { $0.contains(">mutex</text>") })
         #expect(HTMLPageRuns.elements("g", classes: ["edge", "waits"], in: graph).count == 2)
         #expect(HTMLPageRuns.elements("g", classes: ["edge", "holds"], in: graph).count == 2)
+    }
+
+    @Test func repeatedReportsAreOneDrawnSectionAndOneRowForEachOther() throws {
+        let page = try HTMLPageRuns.load("repeats", victim: "victim-heap", ["double-free-repeated"],
+                                         environment: ["FAULTLINE_HALT_ON_ERROR": "0", "FAULTLINE_MAX_HEAP_REPORTS": "20"])
+        #expect(page.reports.count == 20, "\(page.run.stderr.suffix(1500))")
+        let groups = HTMLPageRuns.elements("section", classes: ["group"], in: page.dom)
+        #expect(groups.count == 1, "one signature, one group")
+        let group = try #require(groups.first)
+        #expect(group.contains("<span class=\"n\">20 reports</span>"))
+        // The first report is drawn, with its stacks; the 19 others are rows.
+        let drawn = HTMLPageRuns.elements("section", classes: ["report"], in: group)
+        #expect(drawn.count == 1)
+        #expect(drawn.first?.contains("<span class=\"fn\">victim_free_twice</span>") == true, "\(drawn.first?.prefix(3000) ?? "")")
+        let rows = try #require(HTMLPageRuns.elements("pre", classes: ["repeats"], in: group).first)
+        let lines = rows.split(separator: "\n").filter { $0.contains(".json") }
+        #expect(lines.count == 19, "\(rows.prefix(2000))")
+        // Every file is on the page once: the drawn one in its header, the others in a row each.
+        for file in page.reports {
+            let inRows = lines.filter { $0.contains(file) }.count
+            let inHeader = drawn.first?.contains(file) == true ? 1 : 0
+            #expect(inRows + inHeader == 1, "\(file): \(inRows) row(s), \(inHeader) header")
+        }
+        // Numbered on from the drawn one, in time order.
+        let numbers = lines.map { String($0.replacingOccurrences(of: "<pre class=\"repeats\">", with: "").prefix { $0 != "." }) }
+        #expect(numbers == (2...20).map(String.init), "\(numbers)")
+        let summary = try #require(HTMLPageRuns.elements("table", classes: ["groups"], in: page.dom).first)
+        #expect(summary.contains("<td class=\"n\">20</td><td>double_free</td>"), "\(summary)")
     }
 }
