@@ -14,7 +14,9 @@ struct BenchCommand: ParsableCommand {
             Sections: \(BenchSuite.sections.joined(separator: ", ")). A FILTER names a section (or a prefix of one), or a metric-name prefix such as crash.capture. \
             Configurations alternate run by run (A B, B A, …) after warm-up runs that are discarded; figures are medians with p10/p90, \
             and ratios are against the baseline measured in the same run. See docs/benchmarks.md.
-            """
+            `faultline bench detect` is the other half: what each tool catches.
+            """,
+        subcommands: [BenchDetectCommand.self]
     )
 
     @Flag(help: "The short run (about 1 minute on 2 cores) instead of the full one (about 5).")
@@ -39,6 +41,7 @@ struct BenchCommand: ParsableCommand {
     var filters: [String] = []
 
     func validate() throws {
+        if filters.first == BenchDetectCommand.configuration.commandName { return }
         if let buildDirectory, let problem = SuiteLocation.problem(buildDirectory: buildDirectory) { throw ValidationError(problem) }
         let unknown = BenchSuite.unknownFilters(filters)
         if !unknown.isEmpty {
@@ -53,6 +56,14 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
+        // ArgumentParser gives a command with positional arguments its
+        // subcommand's name as the first of them: hand the words after it over.
+        if filters.first == BenchDetectCommand.configuration.commandName {
+            let argv = CommandLine.arguments
+            let rest = argv.firstIndex(of: filters[0]).map { Array(argv[($0 + 1)...]) } ?? []
+            var detect = try BenchDetectCommand.parse(rest)
+            return try detect.run()
+        }
         // Read the old results first: a bad file should fail before a 15-minute run.
         let old = comparePath.map { path in
             do { return try BenchReport.load(path: path) } catch {
@@ -105,5 +116,67 @@ struct BenchCommand: ParsableCommand {
         }
         Console.out(String(format: "\nbench finished in %.1f s (%@ run, %@ build, load %@ at the end)", elapsed, quick ? "quick" : "full", report.build,
                      machine.loadAtEnd.map { String($0) }.joined(separator: " ")) + "\n")
+    }
+}
+
+/// `faultline bench detect`: every heap, leak, crash and hang victim case
+/// that states its bug, under Faultline and each peer tool; the matrix of
+/// bug class × tool with the peers bench's cost beside it (docs/benchmarks.md).
+struct BenchDetectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "detect",
+        abstract: "What each tool catches: the victims under Faultline, valgrind, ASan/LSan, Electric Fence, DUMA and glibc's checks.",
+        discussion: "A FILTER is a substring of a scenario name (as for faultline run). The quick peers bench runs first for the cost row. See docs/benchmarks.md."
+    )
+
+    @Option(name: .customLong("json"), help: ArgumentHelp("Write the matrix and every result here.", valueName: "file"))
+    var jsonPath: String?
+
+    @Option(name: .customLong("html"), help: ArgumentHelp("Write the HTML page (the matrix, then the peers bench) here.", valueName: "file"))
+    var htmlPath: String?
+
+    @Argument(help: "Only the cases whose scenario name contains one of these.")
+    var filters: [String] = []
+
+    func run() throws {
+        exitUnlessWritable([("--json", jsonPath), ("--html", htmlPath)])
+        let build = BuildDirectory.ofRunningExecutable()
+        guard let root = build.packageRoot(), let directory = SuiteLocation.scenariosDirectory(nil, build: build) else {
+            Console.err("faultline: bench detect needs the package checkout around \(build.path) (the Scenarios folder and the victims' sources)\n")
+            throw ExitCode(66)
+        }
+        let suite = ScenarioSuite.load(directory: directory)
+        if let e = suite.errors.first {
+            Console.err("\(e)\nfaultline: \(suite.errors.count) bad scenario file(s); nothing was run\n")
+            throw ExitCode(2)
+        }
+        let cases = DetectCase.select(suite.filtered(filters))
+        if cases.isEmpty {
+            Console.err("faultline: no heap, leak, crash or hang case that states its bug matches \(filters.joined(separator: " or ")); `faultline list` shows the names\n")
+            throw ExitCode(64)
+        }
+        let progress: @Sendable (String) -> Void = { Console.err("bench detect: \($0)\n") }
+        let started = Date()
+        var machine = BenchMachine.current()
+        progress("the quick peers bench, for the cost row")
+        let costs = BenchSuite(options: BenchOptions(quick: true, filters: ["peers"], build: build, packageRoot: root), progress: progress).run()
+        let tools = DetectTool.withCosts(DetectTool.all(build: build), from: costs)
+        progress("\(cases.count) cases x \(tools.count) tools")
+        let matrix = DetectMatrixRunner(build: build, packageRoot: root, progress: progress).run(cases, tools: tools, filters: filters)
+        machine.loadAtEnd = BenchMachine.currentLoad()
+        Console.out(DetectConsole.render(matrix))
+        if let jsonPath {
+            if let why = OutputLocation.write(try matrix.jsonData(), to: jsonPath) { exitCannotWrite("--json: \(why); the table above is complete") }
+            Console.out("results: \(jsonPath)\n")
+        }
+        if let htmlPath {
+            let report = BenchReport(startedAt: ISO8601DateFormatter().string(from: started), elapsedSeconds: Date().timeIntervalSince(started),
+                                     quick: true, filters: ["peers"], build: build.path, machine: machine, metrics: costs)
+            if let why = OutputLocation.write(Data(BenchHTML.render(report, detect: matrix).utf8), to: htmlPath) {
+                exitCannotWrite("--html: \(why); the table above is complete")
+            }
+            Console.out("HTML report: \(htmlPath)\n")
+        }
+        Console.out(String(format: "\nbench detect finished in %.0f s\n", Date().timeIntervalSince(started)))
     }
 }

@@ -4,59 +4,79 @@ import FoundationXML
 #endif
 
 /// Reads valgrind memcheck's `--xml=yes` output (protocol 4) with XMLParser:
-/// the first `<error>`'s kind, mapped onto Faultline's class names, and the
-/// functions of its first `<stack>`.
+/// each `<error>`'s kind, mapped onto Faultline's class names, with the
+/// functions of its first `<stack>`, and the `<fatal_signal>` that ended the
+/// program (a crash) with its stack.
 public enum DetectValgrindXML {
-    /// Parses the XML; nil className when it holds no error.
+    /// The first error; nil className when the XML holds none.
     public static func parse(_ data: Data) -> DetectVerdict {
+        parseAll(data).first ?? DetectVerdict(className: nil)
+    }
+
+    /// Every error in order, then the fatal signal, if any.
+    public static func parseAll(_ data: Data) -> [DetectVerdict] {
         let reader = Reader()
         let parser = XMLParser(data: data)
         parser.delegate = reader
         _ = parser.parse()
-        guard let kind = reader.kind else { return DetectVerdict(className: nil) }
-        return DetectVerdict(className: className(kind: kind, auxwhat: reader.auxwhat), frames: reader.frames)
+        return reader.errors.map { DetectVerdict(className: className(kind: $0.kind, auxwhat: $0.auxwhat), frames: $0.frames) }
+            + (reader.fatal.map { [DetectVerdict(className: "crash", frames: $0)] } ?? [])
     }
 
-    /// valgrind kind -> Faultline class. InvalidFree covers double and wild
-    /// frees; the "free'd" auxwhat (the block's free stack) tells them apart.
-    /// InvalidRead/Write are a use after free when the block was freed, else an overflow.
+    /// valgrind kind -> Faultline class. The first auxwhat says where the
+    /// address is: "N bytes inside a block of size S free'd" (a use after
+    /// free, or a double free for InvalidFree), "N bytes after/before a block
+    /// … alloc'd" (an overflow/underflow), "not stack'd, malloc'd or
+    /// (recently) free'd" (a wild access: what a crash is).
     static func className(kind: String, auxwhat: String) -> String {
-        let freed = auxwhat.contains("free'd")
+        let first = auxwhat.split(separator: "\n").first.map(String.init) ?? ""
+        let wild = first.contains("not stack'd")
+        let freed = !wild && first.contains("free'd")
         switch kind {
         case "InvalidFree": return freed ? "double_free" : "invalid_free"
         case "MismatchedFree": return "alloc_dealloc_mismatch"
-        case "InvalidRead", "InvalidWrite": return freed ? "use_after_free" : "heap_buffer_overflow"
+        case "InvalidRead", "InvalidWrite":
+            if freed { return "use_after_free" }
+            if first.contains("bytes before a block") { return "heap_buffer_underflow" }
+            return first.contains("bytes after a block") || first.contains("bytes inside a block") ? "heap_buffer_overflow" : "invalid_access"
+        case "UninitCondition", "UninitValue": return "uninitialized_read"
         case _ where kind.hasPrefix("Leak_"): return "leak"
         default: return "valgrind:" + kind
         }
     }
 
     private final class Reader: NSObject, XMLParserDelegate {
-        var kind: String?
-        var auxwhat = ""
-        var frames: [String] = []
+        struct Error { var kind = "", auxwhat = "", frames: [String] = [] }
+        var errors: [Error] = []
+        var fatal: [String]?
         private var path: [String] = []
         private var text = ""
-        private var errors = 0
         private var stacks = 0
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
             path.append(name)
             text = ""
-            if name == "error" { errors += 1 }
-            if name == "stack" && errors == 1 { stacks += 1 }
+            switch name {
+            case "error": errors.append(Error()); stacks = 0
+            case "fatal_signal": fatal = []; stacks = 0
+            case "stack": stacks += 1
+            default: break
+            }
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-            if errors == 1 && path.contains("error") {
+            let parent = path.count >= 2 ? path[path.count - 2] : ""
+            if path.contains("error"), !errors.isEmpty {
                 switch name {
-                case "kind" where path.count >= 2 && path[path.count - 2] == "error": kind = text
-                case "auxwhat": auxwhat += text + "\n"
-                case "fn" where stacks == 1 && path.contains("stack"): frames.append(text)
+                case "kind" where parent == "error": errors[errors.count - 1].kind = text
+                case "auxwhat": errors[errors.count - 1].auxwhat += text + "\n"
+                case "fn" where stacks == 1 && path.contains("stack"): errors[errors.count - 1].frames.append(text)
                 default: break
                 }
+            } else if path.contains("fatal_signal"), name == "fn", stacks == 1 {
+                fatal?.append(text)
             }
             path.removeLast()
             text = ""
