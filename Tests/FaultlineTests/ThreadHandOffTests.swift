@@ -34,7 +34,10 @@ import Testing
             let trace = "\(dir)/trace\(round)"
             let run = try runProgram(ProcTaskPathTests.strace!, [
                 "-f", "-qq", "-e", "trace=futex,nanosleep,clock_nanosleep,tgkill,clone,clone3,exit_group", "-o", trace, "/bin/true",
-            ], environment: ["LD_PRELOAD": preload, "FAULTLINE_REPORT_DIR": "\(dir)/reports", "FAULTLINE_CAPTURE_STDERR": "1"])
+            ], environment: ["LD_PRELOAD": preload, "FAULTLINE_REPORT_DIR": "\(dir)/reports", "FAULTLINE_CAPTURE_STDERR": "1",
+                              // Pressure asked for by name: the memory monitor runs even
+                              // in a cgroup with no limit, where it would stay idle.
+                              "FAULTLINE_MEMORY_PRESSURE": "medium"])
             guard run.status == 0 else { throw StraceFailed(stderr: run.stderr) }
             let (waits, clones) = Self.mainThreadWaits(try String(contentsOfFile: trace, encoding: .utf8))
             // The threads this is about were started: the leak helper, and

@@ -335,7 +335,11 @@ int fl_memory_monitor_install(void) {
     // kill of the cgroup's to watch for, so no thread and no fd (the
     // default set held 8 for it in every process: issue 37). A limit set
     // later (systemd-run -p MemoryMax on a running unit) is not seen.
-    if (fl_memcg_limit(&g_cg) == UINT64_MAX) {
+    // Pressure asked for by name is watched all the same: the kernel
+    // signals it from global reclaim too.
+    const char *asked = fl_option_value(FL_OPT_MEMORY_PRESSURE);
+    int pressure_asked = asked && *asked && strcmp(g_opt.pressure_level, "off") != 0;
+    if (fl_memcg_limit(&g_cg) == UINT64_MAX && !g_opt.psi_given && !pressure_asked) {
         snprintf(g_status, sizeof g_status, "idle: cgroup %s has no memory limit (nor its parents)", g_cg.path);
         fl_memcg_close(&g_cg);
         return 1;
