@@ -9,6 +9,7 @@
 // glibc's internal setgroups, which no interposer sees, so initgroups is
 // interposed itself. setfsuid and setfsgid are per thread in glibc too and
 // need nothing.
+#include "cancel_off.h"
 #include "cred_mirror.h"
 #include "interpose_next.h"
 #include "report_dir_drop.h"
@@ -21,6 +22,16 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+// What must be opened while the process is still dumpable, with a pending
+// pthread_cancel kept from acting in our opens (openat is a cancellation
+// point: crash.calls-while-cancelled ended inside setresuid).
+static void before_undumpable(void) {
+    int cancel = fl_cancel_off();
+    fl_undumpable_coming();
+    fl_report_dir_hold();
+    fl_cancel_restore(cancel);
+}
+
 // A set*id interposer: what must be opened while the process is still
 // dumpable is opened (undumpable_hook.h); own threads take the caller's
 // capabilities and securebits, then the call goes on; a report directory the new ids can no
@@ -29,8 +40,7 @@
     typedef int (*name##_fn) params;                                  \
     FL_EXPORT int name params {                                       \
         FL_NEXT(name##_fn, #name)                                     \
-        fl_undumpable_coming();                                       \
-        fl_report_dir_hold();                                         \
+        before_undumpable();                                       \
         fl_cred_turn turn;                                            \
         fl_cred_mirror_before_setxid(&turn);                          \
         int rc = fl_cred_mirror_after_setxid(&turn, next args);       \
@@ -78,7 +88,7 @@ FL_EXPORT int prctl(int option, ...) {
     va_end(ap);
     typedef int (*prctl_fn)(int, ...);
     FL_NEXT(prctl_fn, "prctl")
-    if (option == PR_SET_DUMPABLE && a2 == 0) fl_undumpable_coming();
+    if (option == PR_SET_DUMPABLE && a2 == 0) before_undumpable();
     if (option != PR_SET_KEEPCAPS && option != PR_SET_SECUREBITS) return next(option, a2, a3, a4, a5);
     fl_cred_turn turn;
     fl_cred_mirror_before_change(&turn);
