@@ -71,6 +71,12 @@ final class DetectSignalParserTests: XCTestCase {
         XCTAssertTrue(v.names(culprit: "fixture_free_again"))
     }
 
+    func testDUMAFreeMismatchIsAnAllocDeallocMismatch() throws {
+        // Real output of a new[] released by free() under libduma.so.0 here.
+        let out = try text("duma-free-mismatch.txt")
+        XCTAssertEqual(DetectSignalReport.parse(stderr: out, gdb: "", signaled: true).className, "alloc_dealloc_mismatch")
+    }
+
     func testGlibcCheckNamesHeapCorruption() throws {
         let out = try text("glibc-double-free-gdb.txt")
         let v = DetectSignalReport.parse(stderr: out, gdb: out, signaled: true)

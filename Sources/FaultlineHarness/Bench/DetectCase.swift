@@ -23,12 +23,13 @@ public struct DetectCase: Sendable {
 
     /// The cases among `scenarios`: those in `folders` whose victim is a
     /// program of the package, that need nothing the machine may lack
-    /// (`requires`, `memory_limit`), and whose expectations name a report
+    /// (`requires`, `memory_limit`), that do not link the agent in (`mode:
+    /// linked`: no other tool could run such a victim), and whose expectations name a report
     /// kind and a culprit function.
     public static func select(_ scenarios: [Scenario]) -> [DetectCase] {
         scenarios.compactMap { s in
             guard folders.contains(where: s.name.hasPrefix), s.victim.hasPrefix("victim-"), !s.victim.contains("/"),
-                  s.requires.isEmpty, s.memoryLimit == nil else { return nil }
+                  s.requires.isEmpty, s.memoryLimit == nil, s.mode != .linked else { return nil }
             for e in s.expect.reports ?? [] {
                 guard let kind = e.kind, let culprit = culprit(of: e) else { continue }
                 let stated = kind == "crash" ? (memoryErrorKind(e) ?? kind) : kind

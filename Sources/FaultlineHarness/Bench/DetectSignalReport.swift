@@ -16,7 +16,8 @@ public enum DetectSignalReport {
     /// - Electric Fence: `ElectricFence Aborting: free(…): address not from malloc().`
     ///   (a double free and a wild free alike) -> invalid_free.
     /// - DUMA: `DUMA Aborting: free(…): memory already freed.` -> double_free;
-    ///   `… not from DUMA …` -> invalid_free; a damaged no-man's-land -> heap_buffer_overflow.
+    ///   `… not from DUMA …` -> invalid_free; `Free mismatch: allocator 'vector new[]' used but
+    ///   deallocator 'free()' called!` -> alloc_dealloc_mismatch; a damaged no-man's-land -> heap_buffer_overflow.
     /// - glibc: `free(): double free detected in tcache 2` -> double_free; any
     ///   other check (`free(): invalid pointer`, `malloc(): corrupted top size`,
     ///   `double free or corruption (out)`) names the check, not the bug -> heap_corruption.
@@ -26,6 +27,7 @@ public enum DetectSignalReport {
             return m.contains("not from malloc") ? "invalid_free" : "efence:" + String(m.prefix(60))
         }
         if let m = after(text, "DUMA Aborting: ") {
+            if m.hasPrefix("Free mismatch") { return "alloc_dealloc_mismatch" }
             if m.contains("already freed") && !m.contains("not from") { return "double_free" }
             if m.contains("not from DUMA") || m.contains("already freed") { return "invalid_free" }
             if m.contains("no man") || m.contains("overwrit") || m.contains("corrupt") { return "heap_buffer_overflow" }
