@@ -28,6 +28,7 @@
 #include "sigsafe.h"
 #include "stderr_capture.h"
 #include "thread_capture.h"
+#include "under_valgrind.h"
 #include "unwinder.h"
 
 #include <dlfcn.h>
@@ -297,6 +298,12 @@ __attribute__((constructor)) static void faultline_auto_install(void) {
     }
     // A program the user keeps Faultline out of (--trace-children-skip).
     if (fl_exe_matches_env("FAULTLINE_TRACE_CHILDREN_SKIP", 0)) return;
+    // valgrind is this process's checker (under_valgrind.h); the shim's
+    // stepping-aside line says so when it is loaded.
+    if (fl_under_valgrind()) {
+        if (!malloc_shim_loaded()) fl_log_printf("faultline: agent not installed: valgrind runs this process\n");
+        return;
+    }
     if (install(0, 1) != 0)
         fl_log_printf("faultline: agent not installed: %s\n", g_error);
 }
