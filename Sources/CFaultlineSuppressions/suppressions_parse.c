@@ -8,6 +8,7 @@
 // The one list of kinds: the shim's, exec's, and the one the messages show.
 static const char *const k_kind_names[FL_SUPP_KINDS] = {
     "leak", "double_free", "invalid_free", "alloc_dealloc_mismatch", "new_delete_type_mismatch", "write_after_free",
+    "heap_buffer_overflow", "heap_buffer_underflow",
 };
 
 const char *fl_supp_kind_name(fl_supp_kind kind) { return k_kind_names[kind]; }

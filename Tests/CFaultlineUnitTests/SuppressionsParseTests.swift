@@ -28,11 +28,13 @@ import Testing
     }
 
     @Test func entriesCommentsAndBlanks() {
-        let got = lines("# comment\n\n  leak:make_tree  \r\ndouble_free:*free_twice*\n\twrite_after_free:libfoo.so\n")
+        let got = lines("# comment\n\n  leak:make_tree  \r\ndouble_free:*free_twice*\n\twrite_after_free:libfoo.so\nheap_buffer_overflow:^fill$\nheap_buffer_underflow:libbar\n")
         #expect(got == [
             Line(verdict: FL_SUPP_ENTRY, number: 3, kind: FL_SUPP_LEAK, pattern: "make_tree"),
             Line(verdict: FL_SUPP_ENTRY, number: 4, kind: FL_SUPP_DOUBLE_FREE, pattern: "*free_twice*"),
             Line(verdict: FL_SUPP_ENTRY, number: 5, kind: FL_SUPP_WRITE_AFTER_FREE, pattern: "libfoo.so"),
+            Line(verdict: FL_SUPP_ENTRY, number: 6, kind: FL_SUPP_HEAP_BUFFER_OVERFLOW, pattern: "^fill$"),
+            Line(verdict: FL_SUPP_ENTRY, number: 7, kind: FL_SUPP_HEAP_BUFFER_UNDERFLOW, pattern: "libbar"),
         ])
     }
 

@@ -52,6 +52,27 @@ import Testing
         #expect(leak.sections["leak"]?["totals"]?["suppressed"]?["bytes"]?.integerValue == 460, "\(third.stderr)")
     }
 
+    /// A heap_buffer_overflow found at free gets its generated line (the
+    /// freeing function, anchored), and that line given back through
+    /// `--suppressions` hides the overflow: no report, no halt, the
+    /// victim's own status.
+    @Test func generatedOverflowSuppressionSilencesIt() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let victim = try BuildProducts.path("victim-heap")
+        let first = try faultline(["exec", "--report-dir", "\(dir)/first", "--gen-suppressions", "--", victim, "heap-overflow-one"], in: dir)
+        #expect(first.status == 23, "\(first.stderr)")
+        let lines = first.stderr.split(separator: "\n").map(String.init)
+        let generated = lines.indices.filter { $0 > 0 && lines[$0 - 1].hasPrefix("# faultline --gen-suppressions") }.map { lines[$0] }
+        #expect(generated == ["heap_buffer_overflow:^victim_release$"], "\(first.stderr)")
+        try generated.joined(separator: "\n").write(toFile: "\(dir)/s.supp", atomically: true, encoding: .utf8)
+        let second = try faultline(["exec", "--report-dir", "\(dir)/second", "--suppressions", "s.supp", "--", victim, "heap-overflow-one"], in: dir)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(!second.stderr.contains("faultline: heap_buffer_overflow"), "\(second.stderr)")
+        let reports = (try? FileManager.default.contentsOfDirectory(atPath: "\(dir)/second"))?.filter { $0.hasSuffix(".json") } ?? []
+        #expect(reports.isEmpty, "\(reports)")
+    }
+
     @Test func missingFileIsOneLineAndStatus64() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -79,7 +100,7 @@ import Testing
         let run = try faultline(["exec", "--suppressions", "s.supp", "--", "/bin/echo", "ran"], in: dir)
         #expect(run.status == 64)
         #expect(run.stdout.isEmpty)
-        #expect(ownLines(run) == ["faultline: s.supp:5: not a suppression (expected KIND:FUNCTION_OR_LIBRARY, KIND one of leak, double_free, invalid_free, alloc_dealloc_mismatch, new_delete_type_mismatch, write_after_free): \"use_after_free:x\"; fix or delete the line"])
+        #expect(ownLines(run) == ["faultline: s.supp:5: not a suppression (expected KIND:FUNCTION_OR_LIBRARY, KIND one of leak, double_free, invalid_free, alloc_dealloc_mismatch, new_delete_type_mismatch, write_after_free, heap_buffer_overflow, heap_buffer_underflow): \"use_after_free:x\"; fix or delete the line"])
     }
 
     /// A good relative path reaches the program as an absolute one, and the

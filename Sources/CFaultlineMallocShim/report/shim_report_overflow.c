@@ -4,6 +4,8 @@
 #include "shim_report.h"
 #include "shim_find.h"
 #include "shim_heap.h"
+#include "shim_suppress.h"
+#include "shim_thread.h"
 #include "sigsafe.h"
 
 #include <string.h>
@@ -25,8 +27,21 @@ static void write_bytes(fl_json *w, const char *key, const unsigned char *p, siz
     fl_json_string(w, key, out);
 }
 
+// Whether a suppression of `kind` hides this error (shim_suppress.h):
+// matched against block `b`'s allocation stack (and its free stack when it
+// is quarantined), and against the calling thread only when the error is
+// found by a free or realloc of the block itself. At the quarantine's
+// release or the exit check the calling thread is whichever free pushed the
+// block out, or exit: a pattern matching it would hide unrelated errors.
+static int suppressed(fl_supp_kind kind, const shim_block *b, uint32_t state, const char *detected) {
+    if (!shim_ready || shim_self.depth > 0) return 0;
+    int current = !fl_streq(detected, "exit_check") && !fl_streq(detected, "quarantine_release");
+    return shim_suppress_error(kind, current, b ? b->alloc_stack : 0, b && state == SHIM_QUARANTINED ? b->free_stack : 0);
+}
+
 void shim_report_heap_overflow(const shim_block *b, const void *user, uint32_t state, size_t first, size_t last,
                                size_t zone, const unsigned char *now, const char *detected) {
+    if (suppressed(FL_SUPP_HEAP_BUFFER_OVERFLOW, b, state, detected)) return;
     fl_json *w = shim_report_begin_error("heap_buffer_overflow", user);
     if (!w) return;
     shim_report_thread(w);
@@ -55,6 +70,8 @@ void shim_report_heap_overflow(const shim_block *b, const void *user, uint32_t s
 void shim_report_heap_underflow(const shim_block *b, const void *user, uint32_t state, const char *region,
                                 size_t distance, size_t length, const shim_block *before, const void *before_user,
                                 const char *detected) {
+    // A header that fails its checksum gives no stacks: only the freeing thread can match.
+    if (suppressed(FL_SUPP_HEAP_BUFFER_UNDERFLOW, b, state, detected)) return;
     fl_json *w = shim_report_begin_error("heap_buffer_underflow", user);
     if (!w) return;
     shim_report_thread(w);

@@ -31,6 +31,12 @@ typedef enum fl_supp_kind {
     FL_SUPP_ALLOC_DEALLOC_MISMATCH,
     FL_SUPP_NEW_DELETE_TYPE_MISMATCH,
     FL_SUPP_WRITE_AFTER_FREE,
+    /// A changed red zone past a block's end (matched by the block's
+    /// allocation stack, and the freeing thread's when found at free).
+    FL_SUPP_HEAP_BUFFER_OVERFLOW,
+    /// Bytes in front of a block changed: its header, its links, the end
+    /// of the previous block's red zone.
+    FL_SUPP_HEAP_BUFFER_UNDERFLOW,
     FL_SUPP_KINDS
 } fl_supp_kind;
 
