@@ -191,6 +191,8 @@ static int install(const faultline_options *options, int dir_optional) {
         errno = ENAMETOOLONG;
         return -1;
     }
+    // Under valgrind only what starts no thread (under_valgrind.h).
+    if (fl_under_valgrind()) c->detectors &= FL_DETECTOR_CRASH | FL_DETECTOR_CXX_EXCEPTION;
     // Quiet when the malloc shim, started first, said it already: it sets
     // FL_REPORT_DIR_REFUSED_ENV, as this does below for the shim and children.
     int no_dir = !c->report_dir[0];  // secure execution: reports on stderr, said by fl_option_value
@@ -214,7 +216,9 @@ static int install(const faultline_options *options, int dir_optional) {
     if (share_fds) share_fds(fl_openat_high, fl_close_high);
     fl_annotate_install();
     fl_unwinder_init();
-    fl_unwinder_warm_thread();
+    // Warming libunwind probes pages with write(2), which valgrind calls
+    // an error (docs/valgrind.supp): under valgrind it waits for a crash.
+    if (!fl_under_valgrind()) fl_unwinder_warm_thread();
     if (fl_threads_init(c->sample_signal) != 0) {
         snprintf(g_error, sizeof g_error, "cannot install the sampling signal %d: %s", c->sample_signal, strerror(errno));
         return -1;
@@ -298,12 +302,6 @@ __attribute__((constructor)) static void faultline_auto_install(void) {
     }
     // A program the user keeps Faultline out of (--trace-children-skip).
     if (fl_exe_matches_env("FAULTLINE_TRACE_CHILDREN_SKIP", 0)) return;
-    // valgrind is this process's checker (under_valgrind.h); the shim's
-    // stepping-aside line says so when it is loaded.
-    if (fl_under_valgrind()) {
-        if (!malloc_shim_loaded()) fl_log_printf("faultline: agent not installed: valgrind runs this process\n");
-        return;
-    }
     if (install(0, 1) != 0)
         fl_log_printf("faultline: agent not installed: %s\n", g_error);
 }
