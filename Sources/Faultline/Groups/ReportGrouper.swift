@@ -36,31 +36,44 @@ public struct ReportGrouper {
     /// folder cannot be read at all.
     public func group(_ directories: [String]) throws -> Outcome {
         var outcome = Outcome(groups: [], read: 0, indexed: 0, skipped: [], indexWarnings: [])
-        var all: [(path: String, record: GroupRecord)] = []
+        var all: [(path: Located, record: GroupRecord)] = []
+        // A folder or file changed within the last second may change again
+        // in the same clock tick unseen: it is listed/read again next time.
+        let recentNs = Int64((Date().timeIntervalSince1970 - 1) * 1e9)
         for dir in directories {
-            let files = try ReportTree.files(under: dir)
             var index = GroupIndex.load(directory: dir)
-            var fresh: [String: GroupIndex.Entry] = [:]
-            fresh.reserveCapacity(files.count)
-            var changed = files.count != index.entries.count
-            for file in files {
-                if let e = index.entries[file.relative], e.size == file.size, e.mtimeNs == file.mtimeNs {
-                    fresh[file.relative] = e
-                    outcome.indexed += 1
-                } else {
-                    outcome.read += 1
-                    changed = true
-                    do throws(ReportLoadError) {
-                        fresh[file.relative] = GroupIndex.Entry(size: file.size, mtimeNs: file.mtimeNs, records: try records(at: file.path))
-                    } catch {
-                        outcome.skipped.append("\(error)")
-                        continue
-                    }
+            var scan = FolderScan(old: index.folders, recentNs: recentNs)
+            try scan.run(root: dir)
+            outcome.indexed += scan.indexed
+            outcome.read += scan.pending.count
+            let results = read(scan.pending.map(\.path))
+            var failed: [String: Set<Int>] = [:]
+            for (k, p) in scan.pending.enumerated() {
+                switch results[k] {
+                case .success(let records): scan.new[p.folder]!.files[p.file].records = records
+                case .failure(let error):
+                    outcome.skipped.append("\(error)")
+                    failed[p.folder, default: []].insert(p.file)
                 }
-                for r in fresh[file.relative]!.records { all.append((file.path, r)) }
             }
+            // Files that are not reports stay out of the index, and their
+            // folder is listed again next time, so each run names them.
+            for (folder, files) in failed {
+                var f = scan.new[folder]!
+                f.files = f.files.enumerated().filter { !files.contains($0.offset) }.map(\.element)
+                f.key = .unverified
+                scan.new[folder] = f
+            }
+            for rel in scan.new.keys.sorted() {
+                let f = scan.new[rel]!
+                for file in f.files {
+                    for r in file.records { all.append((Located(root: dir, folder: rel, name: file.name), r)) }
+                }
+            }
+            let changed = !scan.pending.isEmpty || scan.new.count != index.folders.count
+                || scan.listed.contains { scan.new[$0] != index.folders[$0] }
             if changed {
-                index.entries = fresh
+                index.folders = scan.new
                 if let w = index.save() { outcome.indexWarnings.append(w) }
             }
         }
@@ -69,29 +82,54 @@ public struct ReportGrouper {
         return outcome
     }
 
-    /// The records of the report at `path`: from its top-level fields
-    /// when it carries a signature (one JSON parse, no typed decode), else
-    /// from the typed report, signed now.
-    private func records(at path: String) throws(ReportLoadError) -> [GroupRecord] {
-        let data = try ReportStore.readFile(path)
-        if let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any], o["schema"] as? String == "faultline.report",
-           let v = o["schema_version"] as? Int, v <= ReportStore.supportedSchemaVersion,
-           let kind = o["kind"] as? String, let time = (o["time_unix_ms"] as? NSNumber)?.uint64Value,
-           let process = o["process"] as? [String: Any], process["pid"] is NSNumber, o["id"] is String,
-           let sig = o["signature"] as? [String: Any], let id = sig["id"] as? String, let text = sig["text"] as? String {
-            let base = GroupRecord(kind: kind, timeUnixMs: time, process: process["name"] as? String ?? "?",
-                                   machine: o["host"] as? String ?? "?", phase: o["phase"] as? String, signatureID: id, signatureText: text)
-            guard let groups = sig["leak_groups"] as? [[String: Any]], !groups.isEmpty else { return [base] }
-            return groups.compactMap { g in
-                guard let id = g["id"] as? String, let text = g["text"] as? String else { return nil }
-                var r = base
-                r.signatureID = id
-                r.signatureText = text
-                return r
+    /// Where a record came from; the path is only built for examples.
+    struct Located {
+        var root: String, folder: String, name: String
+        var path: String { FolderScan.join(folder.isEmpty ? root : FolderScan.join(root, folder), name) }
+    }
+
+    /// What reading one file gave before the slow path.
+    private enum FastRead {
+        case records([GroupRecord])
+        case slow(Data)
+        case failed(ReportLoadError)
+    }
+
+    /// Each file at `paths` sharded over the cores: read, and its top-level
+    /// fields taken by `ReportFieldReader`; the files it cannot answer for
+    /// (no stored signature, odd JSON) are then decoded and signed in full,
+    /// one at a time (the symbolicator is not shared across threads).
+    private func read(_ paths: [String]) -> [Result<[GroupRecord], ReportLoadError>] {
+        let out = UnsafeMutableBufferPointer<FastRead>.allocate(capacity: paths.count)
+        defer { out.deinitialize(); out.deallocate() }
+        let slots = SendableSlots(base: out.baseAddress)
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, paths.count / 64 + 1))
+        DispatchQueue.concurrentPerform(iterations: workers) { w in
+            var k = w
+            while k < paths.count {
+                let value: FastRead
+                do throws(ReportLoadError) {
+                    let data = try ReportStore.readFile(paths[k])
+                    let fast = data.withUnsafeBytes { ReportFieldReader.records($0, supportedSchemaVersion: ReportStore.supportedSchemaVersion) }
+                    value = fast.map(FastRead.records) ?? .slow(data)
+                } catch {
+                    value = .failed(error)
+                }
+                (slots.base! + k).initialize(to: value)
+                k += workers
             }
         }
-        let report = try ReportStore.decode(data, path: path)
-        return GroupRecord.records(of: report, signature: sign(report))
+        return paths.indices.map { k -> Result<[GroupRecord], ReportLoadError> in
+            switch out[k] {
+            case .records(let r): return .success(r)
+            case .failed(let e): return .failure(e)
+            case .slow(let data):
+                do throws(ReportLoadError) {
+                    let report = try ReportStore.decode(data, path: paths[k])
+                    return .success(GroupRecord.records(of: report, signature: sign(report)))
+                } catch { return .failure(error) }
+            }
+        }
     }
 
     /// The report's stored signature, or one computed now.
@@ -102,12 +140,12 @@ public struct ReportGrouper {
     }
 
     /// Records grouped by signature id (and phase).
-    static func groups(_ records: [(path: String, record: GroupRecord)], byPhase: Bool) -> [ReportGroup] {
+    static func groups(_ records: [(path: Located, record: GroupRecord)], byPhase: Bool) -> [ReportGroup] {
         struct Key: Hashable { var id: String; var phase: String? }
         struct Acc {
-            var first: GroupRecord, count = 0, firstMs = UInt64.max, lastMs: UInt64 = 0, example = ""
+            var first: GroupRecord, count = 0, firstMs = UInt64.max, lastMs: UInt64 = 0, example: Located?
             var processes: Set<String> = [], machines: Set<String> = []
-            mutating func add(_ r: GroupRecord, path: String) {
+            mutating func add(_ r: GroupRecord, path: Located) {
                 count += 1
                 firstMs = min(firstMs, r.timeUnixMs)
                 if r.timeUnixMs >= lastMs { lastMs = r.timeUnixMs; example = path }
@@ -119,12 +157,12 @@ public struct ReportGrouper {
         for (path, r) in records {
             let key = Key(id: r.signatureID, phase: byPhase ? r.phase : nil)
             // In place: a copy out and back would copy the sets each time.
-            acc[key, default: Acc(first: r)].add(r, path: path)
+            acc[key, default: Acc(first: r, example: nil)].add(r, path: path)
         }
         return acc.map { key, a in
             ReportGroup(signature: key.id, text: a.first.signatureText, kind: a.first.kind, phase: key.phase, count: a.count,
                         firstSeen: Self.iso(a.firstMs), lastSeen: Self.iso(a.lastMs),
-                        processes: a.processes.sorted(), machines: a.machines.sorted(), example: a.example)
+                        processes: a.processes.sorted(), machines: a.machines.sorted(), example: a.example?.path ?? "")
         }.sorted { $0.count != $1.count ? $0.count > $1.count : ($0.lastSeen != $1.lastSeen ? $0.lastSeen > $1.lastSeen : $0.signature < $1.signature) }
     }
 
@@ -135,4 +173,9 @@ public struct ReportGrouper {
         f.timeZone = TimeZone(identifier: "UTC")
         return f.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
     }
+}
+
+/// The result slots the reading threads fill, one each, never the same.
+private struct SendableSlots<T>: @unchecked Sendable {
+    let base: UnsafeMutablePointer<T>?
 }
