@@ -103,7 +103,7 @@ import Testing
 
     @Test func unknownKeyNamesFileLineAndSuggestion() {
         let e = error("name: a\nvictim: v\nexpcet:\n  exit: {code: 0}\n", file: "Scenarios/x.yaml")
-        #expect(e?.description == "Scenarios/x.yaml:3: unknown key 'expcet' in the scenario; did you mean 'expect'? (known keys: name, description, victim, args, inject, mode, env, timeout, memory_limit, requires, expect, xfail)")
+        #expect(e?.description == "Scenarios/x.yaml:3: unknown key 'expcet' in the scenario; did you mean 'expect'? (known keys: name, description, victim, args, inject, mode, env, timeout, memory_limit, requires, expect, xfail, variants)")
     }
 
     @Test func unknownKeyInsideAReport() {

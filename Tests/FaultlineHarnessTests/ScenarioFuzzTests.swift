@@ -55,7 +55,7 @@ private struct Mix: RandomNumberGenerator {
             }
             let yaml = String(decoding: bytes, as: UTF8.self)
             do {
-                _ = try loader.parse(yaml: yaml, file: relative, pathName: ScenarioLoader.name(forRelativePath: relative))
+                _ = try loader.parseAll(yaml: yaml, file: relative, pathName: ScenarioLoader.name(forRelativePath: relative))
                 loaded += 1
             } catch {
                 refused += 1

@@ -14,7 +14,7 @@ public struct ScenarioLoader: Sendable {
     }
 
     static let scenarioKeys = [
-        "name", "description", "victim", "args", "inject", "mode", "env", "timeout", "memory_limit", "requires", "expect", "xfail",
+        "name", "description", "victim", "args", "inject", "mode", "env", "timeout", "memory_limit", "requires", "expect", "xfail", "variants",
     ]
     static let expectKeys = ["exit", "reports", "no_reports", "stderr_contains", "stdout_contains", "stderr_lacks"]
     static let exitKeys = ["code", "signal"]
@@ -49,12 +49,60 @@ public struct ScenarioLoader: Sendable {
         return nil
     }
 
-    /// Loads the file at `path`; errors name it as `displayPath` (default
-    /// `path`). `pathName` is the name its path gives it (see
+    /// Loads the file at `path`, which must hold one scenario (no
+    /// `variants:`); see `loadAll` for the general case.
+    public func load(path: String, displayPath: String? = nil, pathName: String? = nil) throws(ScenarioLoadError) -> Scenario {
+        try Self.single(try loadAll(path: path, displayPath: displayPath, pathName: pathName), file: displayPath ?? path)
+    }
+
+    /// Loads the file at `path`: one scenario, or one per entry of its
+    /// `variants:` list. Errors name it as `displayPath` (default `path`).
+    /// `pathName` is the name its path gives it (see
     /// `name(forRelativePath:)`): the name when the file has none, and a
     /// `name:` that differs from it is an error.
-    public func load(path: String, displayPath: String? = nil, pathName: String? = nil) throws(ScenarioLoadError) -> Scenario {
+    public func loadAll(path: String, displayPath: String? = nil, pathName: String? = nil) throws(ScenarioLoadError) -> [Scenario] {
         let shown = displayPath ?? path
+        let text = try Self.readText(path, shown: shown)
+        return try parseAll(yaml: text, file: shown, directory: (path as NSString).deletingLastPathComponent, pathName: pathName)
+    }
+
+    /// Parses scenario YAML holding one scenario (no `variants:`). `file` is
+    /// used in errors; `directory` resolves a victim given as a relative
+    /// path; `pathName` as in `loadAll`.
+    public func parse(yaml: String, file: String, directory: String = ".", pathName: String? = nil) throws(ScenarioLoadError) -> Scenario {
+        try Self.single(try parseAll(yaml: yaml, file: file, directory: directory, pathName: pathName), file: file)
+    }
+
+    /// Parses scenario YAML into its scenarios: one, or one per variant
+    /// (`BASE[VARIANT]`, in the order listed), arguments as in `parse`.
+    public func parseAll(yaml: String, file: String, directory: String = ".", pathName: String? = nil) throws(ScenarioLoadError) -> [Scenario] {
+        let r = YAMLNodeReader(file: file)
+        let (body, variants) = try Self.splitVariants(try Self.compose(yaml, r), r)
+        guard let variants else {
+            return [try scenario(from: body, r, directory: directory, pathName: pathName, variant: nil)]
+        }
+        var out: [Scenario] = []
+        for v in variants {
+            do throws(ScenarioLoadError) {
+                out.append(try scenario(from: try v.substitute(body, r), r, directory: directory, pathName: pathName, variant: v))
+            } catch {
+                // The same line serves every variant: say which one failed.
+                throw ScenarioLoadError(error.location, error.message + " (in variant '\(v.name)', line \(v.source.line))")
+            }
+        }
+        return out
+    }
+
+    private static func single(_ scenarios: [Scenario], file: String) throws(ScenarioLoadError) -> Scenario {
+        guard scenarios.count == 1, let only = scenarios.first else {
+            throw ScenarioLoadError(SourceLocation(file: file, line: scenarios.first?.source.line ?? 1),
+                "holds \(scenarios.count) variants where one scenario was expected; load it with loadAll/parseAll")
+        }
+        return only
+    }
+
+    /// The file's text, or a one-line error saying why it is not a scenario file.
+    private static func readText(_ path: String, shown: String) throws(ScenarioLoadError) -> String {
         let data: Data
         do throws(RegularFile.ReadError) {
             data = try RegularFile.read(path, limit: Self.maxFileBytes)
@@ -75,123 +123,174 @@ public struct ScenarioLoader: Sendable {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ScenarioLoadError(SourceLocation(file: shown, line: 1), "not UTF-8 text; save it as UTF-8")
         }
-        return try parse(yaml: text, file: shown, directory: (path as NSString).deletingLastPathComponent, pathName: pathName)
+        return text
     }
 
-    /// Parses scenario YAML. `file` is used in errors; `directory` resolves a
-    /// victim given as a relative path; `pathName` as in `load`.
-    public func parse(yaml: String, file: String, directory: String = ".", pathName: String? = nil) throws(ScenarioLoadError) -> Scenario {
-        let r = YAMLNodeReader(file: file)
-        let root: Node
+    /// The YAML document's root node; syntax errors as one line.
+    private static func compose(_ yaml: String, _ r: YAMLNodeReader) throws(ScenarioLoadError) -> Node {
         do {
             guard let node = try Yams.compose(yaml: yaml) else {
-                throw ScenarioLoadError(SourceLocation(file: file, line: 1), "empty scenario file; it needs at least name, victim and expect")
+                throw ScenarioLoadError(SourceLocation(file: r.file, line: 1), "empty scenario file; it needs at least name, victim and expect")
             }
-            root = node
+            return node
         } catch let e as ScenarioLoadError {
             throw e
         } catch let e as YamlError {
-            throw Self.describe(e, file: file)
+            throw Self.describe(e, file: r.file)
         } catch {
-            throw ScenarioLoadError(SourceLocation(file: file, line: 1), "not valid YAML (\(error)); fix the syntax")
+            throw ScenarioLoadError(SourceLocation(file: r.file, line: 1), "not valid YAML (\(error)); fix the syntax")
         }
+    }
 
-        var name: String?, victim: String?, expectNode: Node?
-        var scenario = Scenario(name: "", source: r.location(root), victim: "")
+    /// The root without its `variants:` entry, and that entry's variants
+    /// (nil when the file has none).
+    private static func splitVariants(_ root: Node, _ r: YAMLNodeReader) throws(ScenarioLoadError) -> (Node, [ScenarioVariant]?) {
+        guard case .mapping(let m) = root else { return (root, nil) }
+        var rest: [(Node, Node)] = []
+        var variants: [ScenarioVariant]?
+        for (k, v) in m {
+            if case .scalar(let key) = k, key.string == "variants" {
+                variants = try ScenarioVariant.parseList(v, r)
+            } else {
+                rest.append((k, v))
+            }
+        }
+        return (.mapping(Node.Mapping(rest, m.tag, m.style, m.mark)), variants)
+    }
+
+    /// What the scenario's keys say before the required ones are checked.
+    private struct Draft {
+        var scenario: Scenario
+        var name: String?
+        var victim: String?
+        var expectNode: Node?
+    }
+
+    /// One scenario from a (substituted) root mapping.
+    private func scenario(from root: Node, _ r: YAMLNodeReader, directory: String, pathName: String?,
+                          variant: ScenarioVariant?) throws(ScenarioLoadError) -> Scenario {
+        var d = Draft(scenario: Scenario(name: "", source: r.location(root), victim: ""))
         for (key, keyNode, value) in try r.mapping(root, "the scenario", allowed: Self.scenarioKeys) {
-            switch key {
-            case "name":
-                let n = try r.nonEmptyString(value, "name")
-                if let problem = Self.nameProblem(n) { throw r.error(value, "name '\(n)' \(problem); rename it") }
-                if let pathName, n != pathName {
-                    throw r.error(value, "name '\(n)' differs from '\(pathName)', the name the file's path gives it; "
-                        + "drop the name line or rename one of them")
-                }
-                name = n
-                scenario.source = r.location(keyNode)
-            case "description":
-                scenario.description = try r.string(value, "description")
-            case "victim":
-                victim = try r.nonEmptyString(value, "victim")
-            case "args":
-                scenario.args = try r.stringList(value, "args", example: "[null-deref]").map(\.0)
-            case "inject":
-                scenario.inject = try r.stringList(value, "inject", example: "[crash]").map { (text, node) throws(ScenarioLoadError) in
-                    guard let d = Detector(rawValue: text) else {
-                        throw r.error(node, "unknown detector '\(text)' in inject; use one of: \(Detector.allCases.map(\.rawValue).joined(separator: ", "))")
-                    }
-                    return d
-                }
-            case "mode":
-                let m = try r.string(value, "mode")
-                guard let mode = InjectionMode(rawValue: m) else {
-                    throw r.error(value, "mode must be preload or linked, found '\(m)'")
-                }
-                scenario.mode = mode
-            case "env":
-                for (k, kNode, v) in try r.freeMapping(value, "env") {
-                    guard !k.isEmpty, !k.contains("=") else {
-                        throw r.error(kNode, "environment variable name '\(k)' is not valid; use NAME: value")
-                    }
-                    scenario.env[k] = try r.string(v, "env.\(k)")
-                }
-            case "timeout":
-                let t = try r.string(value, "timeout")
-                guard let s = Units.seconds(t), s > 0 else {
-                    throw r.error(value, "timeout '\(t)' is not a duration; write e.g. 250ms, 2s, 1.5s or a number of seconds")
-                }
-                // Below a millisecond the victim was killed at once and the
-                // verdict read "expected to end within 0ms".
-                guard s >= 0.001 else {
-                    throw r.error(value, "timeout '\(t)' is shorter than 1ms, too short for any victim; write e.g. 250ms or 2s")
-                }
-                scenario.timeout = s
-            case "memory_limit":
-                let t = try r.string(value, "memory_limit")
-                guard let b = Units.bytes(t), b > 0 else {
-                    throw r.error(value, "memory_limit '\(t)' is not a size; write e.g. 64M, 1G, 512K or a number of bytes")
-                }
-                scenario.memoryLimit = b
-            case "requires":
-                scenario.requires = try r.stringList(value, "requires", example: "[root]").map { (text, node) throws(ScenarioLoadError) in
-                    if let problem = requirements.validate(text) { throw r.error(node, problem) }
-                    return text
-                }
-            case "expect":
-                expectNode = value
-            case "xfail":
-                scenario.xfail = try r.nonEmptyString(value, "xfail")
-            default:
-                break
-            }
+            try apply(key, keyNode, value, to: &d, r, pathName: pathName)
         }
-        if name == nil, let pathName {
-            if let problem = Self.nameProblem(pathName) {
-                throw ScenarioLoadError(r.location(root), "the name '\(pathName)' its path gives it \(problem); rename the file or folder")
-            }
-            name = pathName
+        var scenario = d.scenario
+        scenario.name = try Self.finalName(d.name, pathName: pathName, variant: variant, r, root)
+        if let variant { scenario.source = variant.source }
+        guard let victim = d.victim else {
+            throw ScenarioLoadError(r.location(root), "scenario '\(scenario.name)' has no victim; add victim: PROGRAM (a built product, an absolute path or a program on PATH)")
         }
-        guard let name else {
-            throw ScenarioLoadError(r.location(root), "no name; add e.g. name: crash.null-deref (unique in the suite)")
+        guard let expectNode = d.expectNode else {
+            throw ScenarioLoadError(r.location(root), "scenario '\(scenario.name)' has no expect; say what must happen (exit, reports, no_reports, stderr_contains…)")
         }
-        guard let victim else {
-            throw ScenarioLoadError(r.location(root), "scenario '\(name)' has no victim; add victim: PROGRAM (a built product, an absolute path or a program on PATH)")
-        }
-        guard let expectNode else {
-            throw ScenarioLoadError(r.location(root), "scenario '\(name)' has no expect; say what must happen (exit, reports, no_reports, stderr_contains…)")
-        }
-        scenario.name = name
-        scenario.victim = victim
+        scenario.victim = Self.resolveVictim(victim, directory: directory)
         scenario.requires = impliedRequirements(scenario)
-        if victim.contains("/") && !victim.hasPrefix("/") {
-            // Absolute: the victim starts in its artifacts folder, where a
-            // path relative to `--scenarios Scenarios` names nothing.
-            let base = directory.hasPrefix("/")
-                ? directory : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(directory)
-            scenario.victim = ((base as NSString).appendingPathComponent(victim) as NSString).standardizingPath
-        }
         scenario.expect = try parseExpect(expectNode, r)
         return scenario
+    }
+
+    /// The `name:` given, else the path's; `BASE[VARIANT]` for a variant.
+    private static func finalName(_ given: String?, pathName: String?, variant: ScenarioVariant?,
+                                  _ r: YAMLNodeReader, _ root: Node) throws(ScenarioLoadError) -> String {
+        var base = given
+        if base == nil, let pathName {
+            if let problem = nameProblem(pathName) {
+                throw ScenarioLoadError(r.location(root), "the name '\(pathName)' its path gives it \(problem); rename the file or folder")
+            }
+            base = pathName
+        }
+        guard let base else {
+            throw ScenarioLoadError(r.location(root), "no name; add e.g. name: crash.null-deref (unique in the suite)")
+        }
+        guard let variant else { return base }
+        let full = ScenarioVariant.scenarioName(base: base, variant: variant.name)
+        guard full.utf8.count <= maxNameLength else {
+            throw ScenarioLoadError(variant.source, "scenario name '\(full)' is longer than \(maxNameLength) characters (it names a folder); shorten the variant's name")
+        }
+        return full
+    }
+
+    /// A victim path relative to the scenario file, made absolute: the
+    /// victim starts in its artifacts folder, where a path relative to
+    /// `--scenarios Scenarios` names nothing.
+    private static func resolveVictim(_ victim: String, directory: String) -> String {
+        guard victim.contains("/") && !victim.hasPrefix("/") else { return victim }
+        let base = directory.hasPrefix("/")
+            ? directory : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(directory)
+        return ((base as NSString).appendingPathComponent(victim) as NSString).standardizingPath
+    }
+
+    /// Reads one top-level key into the draft.
+    private func apply(_ key: String, _ keyNode: Node, _ value: Node, to d: inout Draft, _ r: YAMLNodeReader,
+                       pathName: String?) throws(ScenarioLoadError) {
+        switch key {
+        case "name":
+            let n = try r.nonEmptyString(value, "name")
+            if let problem = Self.nameProblem(n) { throw r.error(value, "name '\(n)' \(problem); rename it") }
+            if let pathName, n != pathName {
+                throw r.error(value, "name '\(n)' differs from '\(pathName)', the name the file's path gives it; "
+                    + "drop the name line or rename one of them")
+            }
+            d.name = n
+            d.scenario.source = r.location(keyNode)
+        case "description":
+            d.scenario.description = try r.string(value, "description")
+        case "victim":
+            d.victim = try r.nonEmptyString(value, "victim")
+        case "args":
+            d.scenario.args = try r.stringList(value, "args", example: "[null-deref]").map(\.0)
+        case "inject":
+            d.scenario.inject = try r.stringList(value, "inject", example: "[crash]").map { (text, node) throws(ScenarioLoadError) in
+                guard let det = Detector(rawValue: text) else {
+                    throw r.error(node, "unknown detector '\(text)' in inject; use one of: \(Detector.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return det
+            }
+        case "mode":
+            let m = try r.string(value, "mode")
+            guard let mode = InjectionMode(rawValue: m) else {
+                throw r.error(value, "mode must be preload or linked, found '\(m)'")
+            }
+            d.scenario.mode = mode
+        case "env":
+            for (k, kNode, v) in try r.freeMapping(value, "env") {
+                guard !k.isEmpty, !k.contains("=") else {
+                    throw r.error(kNode, "environment variable name '\(k)' is not valid; use NAME: value")
+                }
+                d.scenario.env[k] = try r.string(v, "env.\(k)")
+            }
+        case "timeout":
+            d.scenario.timeout = try Self.parseTimeout(value, r)
+        case "memory_limit":
+            let t = try r.string(value, "memory_limit")
+            guard let b = Units.bytes(t), b > 0 else {
+                throw r.error(value, "memory_limit '\(t)' is not a size; write e.g. 64M, 1G, 512K or a number of bytes")
+            }
+            d.scenario.memoryLimit = b
+        case "requires":
+            d.scenario.requires = try r.stringList(value, "requires", example: "[root]").map { (text, node) throws(ScenarioLoadError) in
+                if let problem = requirements.validate(text) { throw r.error(node, problem) }
+                return text
+            }
+        case "expect":
+            d.expectNode = value
+        case "xfail":
+            d.scenario.xfail = try r.nonEmptyString(value, "xfail")
+        default:
+            break
+        }
+    }
+
+    private static func parseTimeout(_ value: Node, _ r: YAMLNodeReader) throws(ScenarioLoadError) -> Double {
+        let t = try r.string(value, "timeout")
+        guard let s = Units.seconds(t), s > 0 else {
+            throw r.error(value, "timeout '\(t)' is not a duration; write e.g. 250ms, 2s, 1.5s or a number of seconds")
+        }
+        // Below a millisecond the victim was killed at once and the
+        // verdict read "expected to end within 0ms".
+        guard s >= 0.001 else {
+            throw r.error(value, "timeout '\(t)' is shorter than 1ms, too short for any victim; write e.g. 250ms or 2s")
+        }
+        return s
     }
 
     /// `requires` plus what the scenario's own keys need: a `memory_limit`

@@ -3,7 +3,7 @@ import Foundation
 /// Every scenario file under a directory (any depth, `*.yaml` / `*.yml`),
 /// loaded and checked for unique names.
 public struct ScenarioSuite: Sendable {
-    /// Scenarios in path order.
+    /// Scenarios in path order, a file's variants in the order it lists them.
     public var scenarios: [Scenario]
     /// One error per bad file (and per duplicate name).
     public var errors: [ScenarioLoadError]
@@ -25,7 +25,7 @@ public struct ScenarioSuite: Sendable {
         for relative in files {
             let path = (directory as NSString).appendingPathComponent(relative)
             do {
-                scenarios.append(try loader.load(path: path, pathName: ScenarioLoader.name(forRelativePath: relative)))
+                scenarios += try loader.loadAll(path: path, pathName: ScenarioLoader.name(forRelativePath: relative))
             } catch {
                 errors.append(error)
             }
