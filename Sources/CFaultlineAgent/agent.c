@@ -192,7 +192,8 @@ static int install(const faultline_options *options, int dir_optional) {
         return -1;
     }
     // Under valgrind only what starts no thread (under_valgrind.h).
-    if (fl_under_valgrind()) c->detectors &= FL_DETECTOR_CRASH | FL_DETECTOR_CXX_EXCEPTION;
+    int valgrind = fl_under_valgrind();
+    if (valgrind) c->detectors &= FL_DETECTOR_CRASH | FL_DETECTOR_CXX_EXCEPTION;
     // Quiet when the malloc shim, started first, said it already: it sets
     // FL_REPORT_DIR_REFUSED_ENV, as this does below for the shim and children.
     int no_dir = !c->report_dir[0];  // secure execution: reports on stderr, said by fl_option_value
@@ -218,7 +219,7 @@ static int install(const faultline_options *options, int dir_optional) {
     fl_unwinder_init();
     // Warming libunwind probes pages with write(2), which valgrind calls
     // an error (docs/valgrind.supp): under valgrind it waits for a crash.
-    if (!fl_under_valgrind()) fl_unwinder_warm_thread();
+    if (!valgrind) fl_unwinder_warm_thread();
     if (fl_threads_init(c->sample_signal) != 0) {
         snprintf(g_error, sizeof g_error, "cannot install the sampling signal %d: %s", c->sample_signal, strerror(errno));
         return -1;

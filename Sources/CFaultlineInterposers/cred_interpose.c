@@ -34,13 +34,13 @@ static void before_undumpable(void) {
 
 // A set*id interposer: what must be opened while the process is still
 // dumpable is opened (undumpable_hook.h); own threads take the caller's
-// capabilities and securebits, then the call goes on; a report directory the new ids can no
-// longer reach is said there, once (report_dir_drop.h).
+// capabilities and securebits, then the call goes on; a report directory
+// the new ids can no longer reach is said there, once (report_dir_drop.h).
 #define FL_SETXID(name, params, args)                                 \
     typedef int (*name##_fn) params;                                  \
     FL_EXPORT int name params {                                       \
         FL_NEXT(name##_fn, #name)                                     \
-        before_undumpable();                                       \
+        before_undumpable();                                          \
         fl_cred_turn turn;                                            \
         fl_cred_mirror_before_setxid(&turn);                          \
         int rc = fl_cred_mirror_after_setxid(&turn, next args);       \
