@@ -56,8 +56,8 @@ struct FolderScan {
 
     private static func key(_ st: stat) -> GroupIndex.FolderKey {
         GroupIndex.FolderKey(inode: UInt64(st.st_ino),
-                             mtimeNs: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
-                             ctimeNs: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec),
+                             mtimeNs: ReportTree.nanoseconds(st.st_mtim),
+                             ctimeNs: ReportTree.nanoseconds(st.st_ctim),
                              size: Int64(st.st_size))
     }
 
@@ -76,18 +76,11 @@ struct FolderScan {
         var subfolders: [String] = []
         var files: [GroupIndex.FileEntry] = []
         let firstPending = pending.count
-        let fd = dirfd(dir)
-        while let ent = readdir(dir) {
-            let name = withUnsafePointer(to: &ent.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name.hasPrefix(".") { continue }
-            var cst = stat()
-            guard fstatat(fd, name, &cst, 0) == 0 else { continue }
+        ReportTree.eachEntry(dir) { name, cst in
             if (cst.st_mode & S_IFMT) == S_IFDIR {
                 subfolders.append(name)
             } else if (cst.st_mode & S_IFMT) == S_IFREG, name.hasSuffix(".json") {
-                let mtime = Int64(cst.st_mtim.tv_sec) * 1_000_000_000 + Int64(cst.st_mtim.tv_nsec)
+                let mtime = ReportTree.nanoseconds(cst.st_mtim)
                 // A file changed in the last tick may change again unseen: not kept as known.
                 let known = mtime < recentNs ? mtime : -1
                 if let e = before[name], e.size == Int64(cst.st_size), e.mtimeNs == mtime, mtime >= 0 {

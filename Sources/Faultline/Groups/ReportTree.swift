@@ -41,6 +41,21 @@ public enum ReportTree {
 
     private static func walk(_ dir: OpaquePointer, path: String, relative: String, into out: inout [File]) {
         defer { closedir(dir) }
+        eachEntry(dir) { name, st in
+            let childPath = path.hasSuffix("/") ? path + name : path + "/" + name
+            let childRelative = relative.isEmpty ? name : relative + "/" + name
+            if (st.st_mode & S_IFMT) == S_IFDIR {
+                if let sub = opendir(childPath) { walk(sub, path: childPath, relative: childRelative, into: &out) }
+            } else if (st.st_mode & S_IFMT) == S_IFREG, name.hasSuffix(".json") {
+                out.append(File(path: childPath, relative: childRelative, size: Int64(st.st_size), mtimeNs: nanoseconds(st.st_mtim)))
+            }
+        }
+    }
+
+    /// Calls `body` with each entry of `dir` whose name does not start with
+    /// "." and its `fstatat`, in readdir order; entries that cannot be
+    /// stat'ed are left out.
+    static func eachEntry(_ dir: OpaquePointer, _ body: (String, stat) -> Void) {
         let fd = dirfd(dir)
         while let ent = readdir(dir) {
             let name = withUnsafePointer(to: &ent.pointee.d_name) {
@@ -49,14 +64,10 @@ public enum ReportTree {
             if name.hasPrefix(".") { continue }
             var st = stat()
             guard fstatat(fd, name, &st, 0) == 0 else { continue }
-            let childPath = path.hasSuffix("/") ? path + name : path + "/" + name
-            let childRelative = relative.isEmpty ? name : relative + "/" + name
-            if (st.st_mode & S_IFMT) == S_IFDIR {
-                if let sub = opendir(childPath) { walk(sub, path: childPath, relative: childRelative, into: &out) }
-            } else if (st.st_mode & S_IFMT) == S_IFREG, name.hasSuffix(".json") {
-                out.append(File(path: childPath, relative: childRelative, size: Int64(st.st_size),
-                                mtimeNs: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)))
-            }
+            body(name, st)
         }
     }
+
+    /// A file time as nanoseconds since the epoch.
+    static func nanoseconds(_ t: timespec) -> Int64 { Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec) }
 }
