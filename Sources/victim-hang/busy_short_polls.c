@@ -37,7 +37,7 @@ static void poll_for_timer(int tfd, long us) {
     if (read(tfd, &expirations, sizeof expirations) < 0) {}
 }
 
-int victim_cmd_busy_short_polls(int argc, char **argv) {
+int victim_cmd_busy_short_polls(int argc, char **argv, char **envp) {
     int ms = argc > 2 ? atoi(argv[2]) : 4000;
     int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
     if (tfd < 0) { perror("victim: timerfd_create"); return 3; }

@@ -75,7 +75,7 @@ __attribute__((noinline)) static void cut_stacks_spin(int ms) {
 #endif
 }
 
-int victim_cmd_cut_stacks(int argc, char **argv) {
+int victim_cmd_cut_stacks(int argc, char **argv, char **envp) {
 #if !defined(__x86_64__)
     fprintf(stderr, "victim: cut-stacks needs x86_64\n");
     return 2;

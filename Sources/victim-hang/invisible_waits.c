@@ -34,7 +34,7 @@ static int arg_ms(int argc, char **argv, int def) { return argc > 2 ? atoi(argv[
 
 /// One select on a socket pair (as CPython's test_signal does), 1 s of
 /// computing, then a 1.2 s sleep: a test, not a loop.
-int victim_cmd_select_once_then_sleep(int argc, char **argv) {
+int victim_cmd_select_once_then_sleep(int argc, char **argv, char **envp) {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return 2;
     if (write(sv[1], "x", 1) != 1) return 2;
@@ -54,7 +54,7 @@ int victim_cmd_select_once_then_sleep(int argc, char **argv) {
 
 /// A fuzz-like test: waits for events twice at start (a main context
 /// iterated while setting up), then computes MS (4600) ms on main.
-int victim_cmd_fuzz_compute(int argc, char **argv) {
+int victim_cmd_fuzz_compute(int argc, char **argv, char **envp) {
     int e = eventfd(0, EFD_CLOEXEC);
     struct pollfd p = {.fd = e, .events = POLLIN};
     poll(&p, 1, 150);
@@ -66,7 +66,7 @@ int victim_cmd_fuzz_compute(int argc, char **argv) {
 
 /// A loop of 20 ms selects on a socket pair for 1 s, then a handler that
 /// spins MS (3000) ms: a real event-loop hang.
-int victim_cmd_select_loop_spin(int argc, char **argv) {
+int victim_cmd_select_loop_spin(int argc, char **argv, char **envp) {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return 2;
     for (uint64_t end = mono_ms() + 1000; mono_ms() < end;) {

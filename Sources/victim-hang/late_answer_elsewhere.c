@@ -95,7 +95,7 @@ __attribute__((noinline)) static void spin_while_late_answers(int ms) {
         for (int i = 0; i < 10000; i++) x = x * 6364136223846793005ull + 1442695040888963407ull;
 }
 
-int victim_cmd_late_answer_elsewhere(int argc, char **argv) {
+int victim_cmd_late_answer_elsewhere(int argc, char **argv, char **envp) {
     int ms = argc > 2 ? atoi(argv[2]) : 3000;
     if (pipe(g_late_pipe) != 0 || pipe(g_slow_pipe) != 0) return 3;
     pthread_t late, slow, releaser;

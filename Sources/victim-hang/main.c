@@ -2,22 +2,23 @@
 // hang detector's scenarios. Runs under the preloaded agent; the commands
 // that drive their own loop call faultline_heartbeat when the agent provides
 // it (a weak reference: the program runs without the agent too).
+#include "victim_cases.h"
 #include "victim_event_loop.h"
 #include "victim_euid.h"
 #include "victim_fds.h"
 #include "victim_namespaces.h"
 #include "victim_threads.h"
 
-int victim_cmd_late_answer_elsewhere(int argc, char **argv);  // late_answer_elsewhere.c
-int victim_cmd_cut_stacks(int argc, char **argv);  // cut_stacks.c
-int victim_cmd_busy_short_polls(int argc, char **argv);  // busy_short_polls.c
-int victim_cmd_select_once_then_sleep(int argc, char **argv);  // invisible_waits.c
-int victim_cmd_fuzz_compute(int argc, char **argv);
-int victim_cmd_select_loop_spin(int argc, char **argv);
-int victim_cmd_timed_cycle(int argc, char **argv);  // timed_cycle.c
-int victim_cmd_write_slow_pipe(int argc, char **argv);  // pipe_backpressure.c
-int victim_cmd_spin_in_startup_masks(int argc, char **argv);  // startup_masks.c
-int victim_cmd_spin_beside_stalled_starts(int argc, char **argv);  // startup_masks.c
+int victim_cmd_late_answer_elsewhere(int argc, char **argv, char **envp);  // late_answer_elsewhere.c
+int victim_cmd_cut_stacks(int argc, char **argv, char **envp);  // cut_stacks.c
+int victim_cmd_busy_short_polls(int argc, char **argv, char **envp);  // busy_short_polls.c
+int victim_cmd_select_once_then_sleep(int argc, char **argv, char **envp);  // invisible_waits.c
+int victim_cmd_fuzz_compute(int argc, char **argv, char **envp);
+int victim_cmd_select_loop_spin(int argc, char **argv, char **envp);
+int victim_cmd_timed_cycle(int argc, char **argv, char **envp);  // timed_cycle.c
+int victim_cmd_write_slow_pipe(int argc, char **argv, char **envp);  // pipe_backpressure.c
+int victim_cmd_spin_in_startup_masks(int argc, char **argv, char **envp);  // startup_masks.c
+int victim_cmd_spin_beside_stalled_starts(int argc, char **argv, char **envp);  // startup_masks.c
 
 #include <errno.h>
 #include <poll.h>
@@ -102,7 +103,7 @@ __attribute__((noinline)) static void victim_recalculate_totals(int ms) {
     victim_spin(now_ms() + (uint64_t)ms);
 }
 
-static int cmd_spin_recover(int argc, char **argv) {
+static int cmd_spin_recover(int argc, char **argv, char **envp) {
     int ms = arg_ms(argc, argv, 3000);
     idle_ms(LOOP_IDLE_MS);
     say("spinning on the main thread for %d ms (started at %llu unix ms)", ms, (unsigned long long)wall_ms());
@@ -126,7 +127,7 @@ static void *interruptible_reader(void *arg) {
     return arg;
 }
 
-static int cmd_spin_beside_interruptible_reader(int argc, char **argv) {
+static int cmd_spin_beside_interruptible_reader(int argc, char **argv, char **envp) {
     // The program asks for EINTR from its own SIGRTMIN+8 (siginterrupt):
     // glibc's siginterrupt took SA_RESTART off the agent's handler on that
     // signal, so the hang report's stack request to 'reader' broke its read.
@@ -141,7 +142,7 @@ static int cmd_spin_beside_interruptible_reader(int argc, char **argv) {
     if (pipe(g_reader_pipe) != 0) return 2;
     pthread_t t;
     pthread_create(&t, 0, interruptible_reader, 0);
-    int rc = cmd_spin_recover(argc, argv);
+    int rc = cmd_spin_recover(argc, argv, envp);
     if (write(g_reader_pipe[1], "x", 1) != 1) return 2;
     pthread_join(t, 0);
     if (g_reader_result == 1) say("the reader's read returned 1 byte");
@@ -149,28 +150,28 @@ static int cmd_spin_beside_interruptible_reader(int argc, char **argv) {
     return g_reader_result == 1 ? rc : 3;
 }
 
-static int cmd_spin_out_of_fds(int argc, char **argv) {
+static int cmd_spin_out_of_fds(int argc, char **argv, char **envp) {
     // A program that leaks fds until open() fails, and then hangs: the
     // watchdog's /proc reads and both reports need an fd each. Its event
     // loop's eventfd was made before (idle_ms(0)), as a loop's is.
     idle_ms(0);
     int n = victim_use_up_fds();
     say("opened %d fds until %s", n, errno == EMFILE ? "EMFILE" : "another error");
-    int rc = cmd_spin_recover(argc, argv);
+    int rc = cmd_spin_recover(argc, argv, envp);
     victim_release_fds();
     return rc;
 }
 
-static int cmd_spin_after_namespaces(int argc, char **argv) {
+static int cmd_spin_after_namespaces(int argc, char **argv, char **envp) {
     // unshare -r and nsenter's calls (victim_namespaces.h): Faultline stops
     // its watchdog around them and starts it again, which must then still
     // see the hang.
     int failed = victim_enter_namespaces(0);
     say("%d namespace step(s) failed", failed);
-    return cmd_spin_recover(argc, argv);
+    return cmd_spin_recover(argc, argv, envp);
 }
 
-static int cmd_spin_small_altstack(int argc, char **argv) {
+static int cmd_spin_small_altstack(int argc, char **argv, char **envp) {
     // Many programs and libraries give a thread an alternate signal stack of
     // the old SIGSTKSZ (8 KiB) of their own, replacing the agent's: the
     // watchdog's sample signal is then answered on it. mmap'd with a guard
@@ -191,7 +192,7 @@ static int cmd_spin_small_altstack(int argc, char **argv) {
     return 0;
 }
 
-static int cmd_batch(int argc, char **argv) {
+static int cmd_batch(int argc, char **argv, char **envp) {
     // A batch program: main computes, then sleeps, and never waits for
     // events (no poll, no epoll). Inferred mode must not call that a hang.
     int ms = arg_ms(argc, argv, 2500);
@@ -203,7 +204,7 @@ static int cmd_batch(int argc, char **argv) {
     return 0;
 }
 
-static int cmd_epoll_spin(int argc, char **argv) {
+static int cmd_epoll_spin(int argc, char **argv, char **envp) {
     // An epoll event loop (libuv's, asyncio's): idle in epoll_wait on an
     // eventfd and a pipe, then a handler spins. Inferred mode reads the
     // descriptors an epoll watches from /proc/self/fdinfo.
@@ -230,7 +231,7 @@ static int cmd_epoll_spin(int argc, char **argv) {
     return 0;
 }
 
-static int cmd_child_pipes_then_spin(int argc, char **argv) {
+static int cmd_child_pipes_then_spin(int argc, char **argv, char **envp) {
     // A batch program that runs a command and reads its output the way
     // Python's subprocess.run(capture_output=True) does: poll on the
     // child's stdout and stderr pipes until both close, then computes on
@@ -264,7 +265,7 @@ static int cmd_child_pipes_then_spin(int argc, char **argv) {
     return 0;
 }
 
-static int cmd_select_sleep_then_spin(int argc, char **argv) {
+static int cmd_select_sleep_then_spin(int argc, char **argv, char **envp) {
     // Sleeping with select on no descriptor (old portable code does) and
     // with poll on none is a sleep, not an event loop's wait.
     int ms = arg_ms(argc, argv, 2500);
@@ -279,7 +280,7 @@ static int cmd_select_sleep_then_spin(int argc, char **argv) {
 
 // --- spinning while another thread holds the loader lock --------------------------
 
-static int cmd_spin_holding_loader_lock(int argc, char **argv) {
+static int cmd_spin_holding_loader_lock(int argc, char **argv, char **envp) {
     // A thread parked inside a dl_iterate_phdr callback holds the dynamic
     // linker's lock for good; libunwind would wait for it, so the sampled
     // main thread walks its frame pointers and the report must say so.
@@ -329,7 +330,7 @@ __attribute__((noinline)) static void steady_wait_b(void) { for (;;) pause(); }
 static void *steady_thread_a(void *unused) { name_thread("steady-a"); steady_wait_a(); return unused; }
 static void *steady_thread_b(void *unused) { name_thread("steady-b"); steady_wait_b(); return unused; }
 
-static int cmd_late_answers(int argc, char **argv) {
+static int cmd_late_answers(int argc, char **argv, char **envp) {
     int ms = arg_ms(argc, argv, 3000);
     pthread_t t;
     pthread_create(&t, 0, late_thread, (void *)"late-0");
@@ -363,7 +364,7 @@ static void *setxid_thread(void *unused) {
     return unused;
 }
 
-static int cmd_spin_while_setxid(int argc, char **argv) {
+static int cmd_spin_while_setxid(int argc, char **argv, char **envp) {
     int ms = arg_ms(argc, argv, 3000);
     idle_ms(LOOP_IDLE_MS);
     pthread_t t;
@@ -377,7 +378,7 @@ static int cmd_spin_while_setxid(int argc, char **argv) {
     return 0;
 }
 
-static int cmd_spin_not_dumpable(int argc, char **argv) {
+static int cmd_spin_not_dumpable(int argc, char **argv, char **envp) {
     // What a program holding secrets does (ssh-agent, gpg-agent, a setuid
     // program dropping root): its /proc/self files become root's, and the
     // mode 0400 ones (task/N/syscall) can no longer be opened by it. Run as
@@ -403,9 +404,9 @@ static int cmd_spin_not_dumpable(int argc, char **argv) {
 /// watchdog included, the new ids, and the report directory is root's.
 /// Then every thread must still have main's ids: the watchdog gave back
 /// the filesystem ids it wrote its reports at.
-static int cmd_spin_as_nobody(int argc, char **argv) {
+static int cmd_spin_as_nobody(int argc, char **argv, char **envp) {
     if (victim_become_nobody("temporary") != 0) return 3;
-    int rc = cmd_spin_recover(argc, argv);
+    int rc = cmd_spin_recover(argc, argv, envp);
     return rc ? rc : victim_threads_have_main_ids() != 0;
 }
 
@@ -415,7 +416,7 @@ __attribute__((noinline)) static void victim_sleep_on_main(int ms) {
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
-static int cmd_sleep_main(int argc, char **argv) {
+static int cmd_sleep_main(int argc, char **argv, char **envp) {
     int ms = arg_ms(argc, argv, 3000);
     idle_ms(LOOP_IDLE_MS);
     say("sleeping on the main thread for %d ms (started at %llu unix ms)", ms, (unsigned long long)wall_ms());
@@ -431,7 +432,7 @@ __attribute__((noinline)) static void victim_wait_until_ready(uint64_t ready_at_
     while (now_ms() < ready_at_ms) usleep(1000);
 }
 
-static int cmd_heartbeat_stall(int argc, char **argv) {
+static int cmd_heartbeat_stall(int argc, char **argv, char **envp) {
     int ms = arg_ms(argc, argv, 3000);
     uint64_t end = now_ms() + 500;
     while (now_ms() < end) {
@@ -476,7 +477,7 @@ static void *lock_worker(void *arg) {
 
 __attribute__((noinline)) static void victim_transfer_main(void) { victim_lock_second(&g_lock_a, &g_lock_b); }
 
-static int cmd_abba(int argc, char **argv) {
+static int cmd_abba(int argc, char **argv, char **envp) {
     pthread_barrier_init(&g_barrier, 0, 2);
     static struct lock_pair worker = {"abba-worker", &g_lock_b, &g_lock_a};
     pthread_t t;
@@ -487,7 +488,7 @@ static int cmd_abba(int argc, char **argv) {
     return 1;
 }
 
-static int cmd_cycle3(int argc, char **argv) {
+static int cmd_cycle3(int argc, char **argv, char **envp) {
     pthread_barrier_init(&g_barrier, 0, 3);
     static struct lock_pair w1 = {"cycle-worker-1", &g_lock_b, &g_lock_c};
     static struct lock_pair w2 = {"cycle-worker-2", &g_lock_c, &g_lock_a};
@@ -506,7 +507,7 @@ __attribute__((noinline)) static void victim_relock(pthread_mutex_t *m) {
     pthread_mutex_lock(m);  // a default mutex is not recursive: waits for itself
 }
 
-static int cmd_relock(int argc, char **argv) {
+static int cmd_relock(int argc, char **argv, char **envp) {
     static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
     idle_ms(200);
     say("locking the default (non-recursive) mutex %p twice on the main thread", (void *)&m);
@@ -523,7 +524,7 @@ static void *orphan_worker(void *arg) {
 
 __attribute__((noinline)) static void victim_wait_for_orphaned_lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }
 
-static int cmd_orphaned_lock(int argc, char **argv) {
+static int cmd_orphaned_lock(int argc, char **argv, char **envp) {
     static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
     pthread_t t;
     pthread_create(&t, 0, orphan_worker, &m);
@@ -549,7 +550,7 @@ __attribute__((noinline)) static void victim_join_while_locked(pthread_mutex_t *
     pthread_join(t, 0);
 }
 
-static int cmd_join_cycle(int argc, char **argv) {
+static int cmd_join_cycle(int argc, char **argv, char **envp) {
     static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
     idle_ms(200);
     say("main holds %p and joins join-worker, which waits for it", (void *)&m);
@@ -576,7 +577,7 @@ static void *main_gone_heartbeat_worker(void *arg) {
 
 /// Two workers deadlock on each other after main has called pthread_exit:
 /// the locks must be read through a live thread (the leader has no memory).
-static int cmd_main_gone_deadlock(int argc, char **argv) {
+static int cmd_main_gone_deadlock(int argc, char **argv, char **envp) {
     pthread_barrier_init(&g_barrier, 0, 2);
     static struct lock_pair worker = {"lock-worker", &g_lock_b, &g_lock_a};
     pthread_t t1, t2;
@@ -606,7 +607,7 @@ __attribute__((noinline)) static void victim_write_while_locked(pthread_mutex_t 
     pthread_rwlock_wrlock(&g_rwlock);  // never returns: rw-worker writes and waits for m
 }
 
-static int cmd_rwlock_cycle(int argc, char **argv) {
+static int cmd_rwlock_cycle(int argc, char **argv, char **envp) {
     static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
     pthread_barrier_init(&g_barrier, 0, 2);
     pthread_t t;
@@ -628,7 +629,7 @@ static void *rwlock_sleeper(void *arg) {
 
 __attribute__((noinline)) static void victim_wait_to_read(void) { pthread_rwlock_rdlock(&g_rwlock); }
 
-static int cmd_rwlock_held(int argc, char **argv) {
+static int cmd_rwlock_held(int argc, char **argv, char **envp) {
     pthread_barrier_init(&g_barrier, 0, 2);
     pthread_t t;
     pthread_create(&t, 0, rwlock_sleeper, 0);
@@ -644,7 +645,7 @@ static int cmd_rwlock_held(int argc, char **argv) {
 /// One unit of work: about `ms` of CPU.
 __attribute__((noinline)) static void victim_work_item(int ms) { victim_spin(now_ms() + (uint64_t)ms); }
 
-static int cmd_busy_responsive(int argc, char **argv) {
+static int cmd_busy_responsive(int argc, char **argv, char **envp) {
     int ms = arg_ms(argc, argv, 4000);
     say("event loop: 30 ms work items, back to poll between them, for %d ms", ms);
     uint64_t end = now_ms() + (uint64_t)ms;
@@ -656,7 +657,7 @@ static int cmd_busy_responsive(int argc, char **argv) {
     return 0;
 }
 
-static int cmd_busy_heartbeat(int argc, char **argv) {
+static int cmd_busy_heartbeat(int argc, char **argv, char **envp) {
     int ms = arg_ms(argc, argv, 4000);
     say("event loop at 100%% CPU: 40 ms work items with a heartbeat between them, for %d ms", ms);
     uint64_t end = now_ms() + (uint64_t)ms;
@@ -668,7 +669,7 @@ static int cmd_busy_heartbeat(int argc, char **argv) {
     return 0;
 }
 
-static int cmd_stop_cont(int argc, char **argv) {
+static int cmd_stop_cont(int argc, char **argv, char **envp) {
     int ms = arg_ms(argc, argv, 3000);
     pid_t parent = getpid();
     pid_t child = fork();
@@ -692,7 +693,7 @@ static int cmd_stop_cont(int argc, char **argv) {
     return 0;
 }
 
-static int cmd_under_tracer(int argc, char **argv) {
+static int cmd_under_tracer(int argc, char **argv, char **envp) {
     int ms = arg_ms(argc, argv, 3000);
     int ready[2];
     if (pipe(ready) != 0) return 2;
@@ -723,7 +724,7 @@ static int cmd_under_tracer(int argc, char **argv) {
     return 0;
 }
 
-static int cmd_under_gdb(int argc, char **argv) {
+static int cmd_under_gdb(int argc, char **argv, char **envp) {
     char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) return 2;
@@ -753,59 +754,88 @@ static int cmd_under_gdb(int argc, char **argv) {
 
 // --- dispatch -------------------------------------------------------------------------
 
-struct command { const char *name; int (*run)(int, char **); const char *help; };
-
-static const struct command k_commands[] = {
-    {"spin-recover", cmd_spin_recover, "[MS] main thread burns the CPU for MS (3000) ms, then recovers"},
-    {"spin-while-setxid", cmd_spin_while_setxid, "[MS] as spin-recover, while thread 'setxid-loop' calls setresuid(-1, -1, -1) in a loop (glibc's SIGSETXID to every thread at each call)"},
-    {"spin-not-dumpable", cmd_spin_not_dumpable, "[MS] as spin-recover, in a process that made itself non-dumpable (as nobody)"},
-    {"spin-as-nobody", cmd_spin_as_nobody, "[MS] as root: become uid and gid 65534 by setegid and seteuid (real and saved ids stay 0), then as spin-recover; exit 1 unless every thread then has main's ids"},
-    {"spin-out-of-fds", cmd_spin_out_of_fds, "[MS] as spin-recover, after opening /dev/null until no fd is left (EMFILE)"},
-    {"spin-after-namespaces", cmd_spin_after_namespaces, "[MS] as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then as spin-recover"},
-    {"spin-beside-interruptible-reader", cmd_spin_beside_interruptible_reader, "[MS] as spin-recover, with a handler on SIGRTMIN+8 that siginterrupt makes interrupt calls, while thread 'reader' blocks in read() on a pipe until main is responsive; exit 3 if that read failed"},
-    {"spin-small-altstack", cmd_spin_small_altstack, "[MS] as spin-recover, with an 8 KiB alternate signal stack installed by the program on main"},
-    {"batch", cmd_batch, "[MS] a batch program: main computes MS (2500) ms, then sleeps MS ms, never waiting for events (no hang expected)"},
-    {"epoll-spin", cmd_epoll_spin, "[MS] idles in epoll_wait on an eventfd and a pipe, then spins MS (3000) ms and recovers"},
-    {"child-pipes", cmd_child_pipes_then_spin, "[MS] polls a child's stdout/stderr pipes until they close (as subprocess.run does), then computes MS (2500) ms (no hang expected)"},
-    {"write-slow-pipe", victim_cmd_write_slow_pipe, "[MS] idles in poll on an eventfd, then writes 1 MiB into a pipe a child starts reading after MS (3000) ms (no hang expected)"},
-    {"select-once-then-sleep", victim_cmd_select_once_then_sleep, "[MS] one select and one poll on a socket pair, computes MS (1000) ms, sleeps 1.2 s (no hang expected)"},
-    {"fuzz-compute", victim_cmd_fuzz_compute, "[MS] two polls on an eventfd, then computes MS (4600) ms on main (no hang expected)"},
-    {"select-loop-spin", victim_cmd_select_loop_spin, "[MS] a loop of 20 ms selects on a socket pair for 1 s, then a handler spins MS (3000) ms"},
-    {"select-sleep", cmd_select_sleep_then_spin, "[MS] sleeps in select and poll on no descriptor, then computes MS (2500) ms (no hang expected)"},
-    {"spin-holding-loader-lock", cmd_spin_holding_loader_lock, "[MS] as spin-recover, while thread 'lock-holder' sits inside a dl_iterate_phdr callback for ever (holding the dynamic linker's lock)"},
-    {"late-answers", cmd_late_answers, "[MS] as spin-recover, while threads late-0 and late-1 sit in vfork 70 ms at a time (they answer sample requests after the requester gave up) and steady-a and steady-b wait in pause"},
-    {"late-answer-elsewhere", victim_cmd_late_answer_elsewhere, "[MS] as spin-recover, while late-0 answers each stack request 60 ms late (the next one open) and slow-1 never"},
-    {"spin-in-startup-masks", victim_cmd_spin_in_startup_masks, "[MS] main thread spins MS (3000) ms, until the stack request in glibc's start-up mask (every signal blocked), while start-asleep and start-running hold that mask until theirs"},
-    {"spin-beside-stalled-starts", victim_cmd_spin_beside_stalled_starts, "[MS] main thread spins MS (3000) ms while stall-0 to stall-3 hold glibc's start-up mask and run 1.5 s once their stack request is pending"},
-    {"cut-stacks", victim_cmd_cut_stacks, "[MS] main thread spins MS (3000) ms, two thirds of its CPU in a loop no unwinder can step out of"},
-    {"sleep-main", cmd_sleep_main, "[MS] main thread sleeps MS (3000) ms in nanosleep"},
-    {"heartbeat-stall", cmd_heartbeat_stall, "[MS] heartbeat loop stuck MS (3000) ms in a loop of 1 ms sleeps"},
-    {"abba", cmd_abba, "main and abba-worker lock A/B in opposite orders"},
-    {"cycle3", cmd_cycle3, "main, cycle-worker-1 and cycle-worker-2 in a three-lock cycle"},
-    {"timed-cycle", victim_cmd_timed_cycle, "main and timed-worker lock two mutexes in opposite orders with timed waits; main gives up after 1 s (no deadlock expected)"},
-    {"relock", cmd_relock, "main locks a default mutex twice"},
-    {"orphaned-lock", cmd_orphaned_lock, "main waits for a mutex whose owner exited"},
-    {"join-cycle", cmd_join_cycle, "main joins a worker that waits for main's lock"},
-    {"main-gone-deadlock", cmd_main_gone_deadlock, "main calls pthread_exit; hb-worker (heartbeats) and lock-worker lock A/B in opposite orders"},
-    {"rwlock-cycle", cmd_rwlock_cycle, "main waits to write an rwlock rw-worker writes; rw-worker waits for main's mutex"},
-    {"rwlock-held", cmd_rwlock_held, "main reads an rwlock that rw-writer holds for writing while it sleeps"},
-    {"busy-responsive", cmd_busy_responsive, "[MS] 30 ms work items with poll between them"},
-    {"busy-short-polls", victim_cmd_busy_short_polls, "[MS] 30 ms work items with 0.2 ms waits in poll between them (a timerfd)"},
-    {"busy-heartbeat", cmd_busy_heartbeat, "[MS] 100% CPU loop with a heartbeat every 40 ms"},
-    {"stop-cont", cmd_stop_cont, "[MS] heartbeat loop stopped (SIGSTOP) for MS ms, then continued"},
-    {"under-tracer", cmd_under_tracer, "[MS] spin MS ms while a ptrace tracer is attached"},
-    {"under-gdb", cmd_under_gdb, "[MS] spin-recover under gdb -batch"},
+static const victim_case k_cases[] = {
+    VICTIM_RUN("spin-recover", cmd_spin_recover,
+               "[MS] main thread burns the CPU for MS (3000) ms, then recovers"),
+    VICTIM_RUN("spin-while-setxid", cmd_spin_while_setxid,
+               "[MS] as spin-recover, while thread 'setxid-loop' calls setresuid(-1, -1, -1) in a loop (glibc's SIGSETXID to every thread at each call)"),
+    VICTIM_RUN("spin-not-dumpable", cmd_spin_not_dumpable,
+               "[MS] as spin-recover, in a process that made itself non-dumpable (as nobody)"),
+    VICTIM_RUN("spin-as-nobody", cmd_spin_as_nobody,
+               "[MS] as root: become uid and gid 65534 by setegid and seteuid (real and saved ids stay 0), then as spin-recover; exit 1 unless every thread then has main's ids"),
+    VICTIM_RUN("spin-out-of-fds", cmd_spin_out_of_fds,
+               "[MS] as spin-recover, after opening /dev/null until no fd is left (EMFILE)"),
+    VICTIM_RUN("spin-after-namespaces", cmd_spin_after_namespaces,
+               "[MS] as root: setns into a helper's mount and user namespaces, unshare(CLONE_NEWUSER), setns into a new time namespace, then as spin-recover"),
+    VICTIM_RUN("spin-beside-interruptible-reader", cmd_spin_beside_interruptible_reader,
+               "[MS] as spin-recover, with a handler on SIGRTMIN+8 that siginterrupt makes interrupt calls, while thread 'reader' blocks in read() on a pipe until main is responsive; exit 3 if that read failed"),
+    VICTIM_RUN("spin-small-altstack", cmd_spin_small_altstack,
+               "[MS] as spin-recover, with an 8 KiB alternate signal stack installed by the program on main"),
+    VICTIM_RUN("batch", cmd_batch,
+               "[MS] a batch program: main computes MS (2500) ms, then sleeps MS ms, never waiting for events (no hang expected)"),
+    VICTIM_RUN("epoll-spin", cmd_epoll_spin,
+               "[MS] idles in epoll_wait on an eventfd and a pipe, then spins MS (3000) ms and recovers"),
+    VICTIM_RUN("child-pipes", cmd_child_pipes_then_spin,
+               "[MS] polls a child's stdout/stderr pipes until they close (as subprocess.run does), then computes MS (2500) ms (no hang expected)"),
+    VICTIM_RUN("write-slow-pipe", victim_cmd_write_slow_pipe,
+               "[MS] idles in poll on an eventfd, then writes 1 MiB into a pipe a child starts reading after MS (3000) ms (no hang expected)"),
+    VICTIM_RUN("select-once-then-sleep", victim_cmd_select_once_then_sleep,
+               "[MS] one select and one poll on a socket pair, computes MS (1000) ms, sleeps 1.2 s (no hang expected)"),
+    VICTIM_RUN("fuzz-compute", victim_cmd_fuzz_compute,
+               "[MS] two polls on an eventfd, then computes MS (4600) ms on main (no hang expected)"),
+    VICTIM_RUN("select-loop-spin", victim_cmd_select_loop_spin,
+               "[MS] a loop of 20 ms selects on a socket pair for 1 s, then a handler spins MS (3000) ms"),
+    VICTIM_RUN("select-sleep", cmd_select_sleep_then_spin,
+               "[MS] sleeps in select and poll on no descriptor, then computes MS (2500) ms (no hang expected)"),
+    VICTIM_RUN("spin-holding-loader-lock", cmd_spin_holding_loader_lock,
+               "[MS] as spin-recover, while thread 'lock-holder' sits inside a dl_iterate_phdr callback for ever (holding the dynamic linker's lock)"),
+    VICTIM_RUN("late-answers", cmd_late_answers,
+               "[MS] as spin-recover, while threads late-0 and late-1 sit in vfork 70 ms at a time (they answer sample requests after the requester gave up) and steady-a and steady-b wait in pause"),
+    VICTIM_RUN("late-answer-elsewhere", victim_cmd_late_answer_elsewhere,
+               "[MS] as spin-recover, while late-0 answers each stack request 60 ms late (the next one open) and slow-1 never"),
+    VICTIM_RUN("spin-in-startup-masks", victim_cmd_spin_in_startup_masks,
+               "[MS] main thread spins MS (3000) ms, until the stack request in glibc's start-up mask (every signal blocked), while start-asleep and start-running hold that mask until theirs"),
+    VICTIM_RUN("spin-beside-stalled-starts", victim_cmd_spin_beside_stalled_starts,
+               "[MS] main thread spins MS (3000) ms while stall-0 to stall-3 hold glibc's start-up mask and run 1.5 s once their stack request is pending"),
+    VICTIM_RUN("cut-stacks", victim_cmd_cut_stacks,
+               "[MS] main thread spins MS (3000) ms, two thirds of its CPU in a loop no unwinder can step out of"),
+    VICTIM_RUN("sleep-main", cmd_sleep_main,
+               "[MS] main thread sleeps MS (3000) ms in nanosleep"),
+    VICTIM_RUN("heartbeat-stall", cmd_heartbeat_stall,
+               "[MS] heartbeat loop stuck MS (3000) ms in a loop of 1 ms sleeps"),
+    VICTIM_RUN("abba", cmd_abba,
+               "main and abba-worker lock A/B in opposite orders"),
+    VICTIM_RUN("cycle3", cmd_cycle3,
+               "main, cycle-worker-1 and cycle-worker-2 in a three-lock cycle"),
+    VICTIM_RUN("timed-cycle", victim_cmd_timed_cycle,
+               "main and timed-worker lock two mutexes in opposite orders with timed waits; main gives up after 1 s (no deadlock expected)"),
+    VICTIM_RUN("relock", cmd_relock,
+               "main locks a default mutex twice"),
+    VICTIM_RUN("orphaned-lock", cmd_orphaned_lock,
+               "main waits for a mutex whose owner exited"),
+    VICTIM_RUN("join-cycle", cmd_join_cycle,
+               "main joins a worker that waits for main's lock"),
+    VICTIM_RUN("main-gone-deadlock", cmd_main_gone_deadlock,
+               "main calls pthread_exit; hb-worker (heartbeats) and lock-worker lock A/B in opposite orders"),
+    VICTIM_RUN("rwlock-cycle", cmd_rwlock_cycle,
+               "main waits to write an rwlock rw-worker writes; rw-worker waits for main's mutex"),
+    VICTIM_RUN("rwlock-held", cmd_rwlock_held,
+               "main reads an rwlock that rw-writer holds for writing while it sleeps"),
+    VICTIM_RUN("busy-responsive", cmd_busy_responsive,
+               "[MS] 30 ms work items with poll between them"),
+    VICTIM_RUN("busy-short-polls", victim_cmd_busy_short_polls,
+               "[MS] 30 ms work items with 0.2 ms waits in poll between them (a timerfd)"),
+    VICTIM_RUN("busy-heartbeat", cmd_busy_heartbeat,
+               "[MS] 100% CPU loop with a heartbeat every 40 ms"),
+    VICTIM_RUN("stop-cont", cmd_stop_cont,
+               "[MS] heartbeat loop stopped (SIGSTOP) for MS ms, then continued"),
+    VICTIM_RUN("under-tracer", cmd_under_tracer,
+               "[MS] spin MS ms while a ptrace tracer is attached"),
+    VICTIM_RUN("under-gdb", cmd_under_gdb,
+               "[MS] spin-recover under gdb -batch"),
 };
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv, char **envp) {
     setvbuf(stderr, 0, _IONBF, 0);
-    if (argc >= 2) {
-        for (unsigned i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
-            if (strcmp(argv[1], k_commands[i].name) == 0) return k_commands[i].run(argc, argv);
-        fprintf(stderr, "victim-hang: unknown command '%s'\n", argv[1]);
-    }
-    fprintf(stderr, "usage: victim-hang COMMAND [ARGS]\ncommands:\n");
-    for (unsigned i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
-        fprintf(stderr, "  %-16s %s\n", k_commands[i].name, k_commands[i].help);
-    return 2;
+    return VICTIM_MAIN("victim-hang", k_cases, argc, argv, envp);
 }

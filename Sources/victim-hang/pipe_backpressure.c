@@ -34,7 +34,7 @@ __attribute__((noinline)) static int write_to_slow_reader(int fd, const char *p,
     return 0;
 }
 
-int victim_cmd_write_slow_pipe(int argc, char **argv) {
+int victim_cmd_write_slow_pipe(int argc, char **argv, char **envp) {
     int ms = argc > 2 ? atoi(argv[2]) : 3000;
     victim_idle_like_event_loop(800);
     int fds[2];

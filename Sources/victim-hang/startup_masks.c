@@ -40,7 +40,7 @@ __attribute__((noinline)) static void spin_after_the_request(uint64_t until_ms) 
     }
 }
 
-int victim_cmd_spin_in_startup_masks(int argc, char **argv) {
+int victim_cmd_spin_in_startup_masks(int argc, char **argv, char **envp) {
     int ms = argc > 2 ? atoi(argv[2]) : 3000;
     static victim_held_thread held[] = {{"start-asleep", 30, 0, 0}, {"start-running", 0, 300, 0}};
     victim_start_held_threads(held, (int)(sizeof held / sizeof held[0]), 20000);
@@ -55,7 +55,7 @@ int victim_cmd_spin_in_startup_masks(int argc, char **argv) {
     return 0;
 }
 
-int victim_cmd_spin_beside_stalled_starts(int argc, char **argv) {
+int victim_cmd_spin_beside_stalled_starts(int argc, char **argv, char **envp) {
     int ms = argc > 2 ? atoi(argv[2]) : 3000;
     static victim_held_thread held[] = {{"stall-0", 0, 1500, 0}, {"stall-1", 0, 1500, 0}, {"stall-2", 0, 1500, 0},
                                              {"stall-3", 0, 1500, 0}};

@@ -34,7 +34,7 @@ static void *timed_cycle_worker(void *unused) {
     return unused;
 }
 
-int victim_cmd_timed_cycle(int argc, char **argv) {
+int victim_cmd_timed_cycle(int argc, char **argv, char **envp) {
     (void)argc;
     (void)argv;
     pthread_barrier_init(&g_both_hold_one, 0, 2);
