@@ -10,6 +10,7 @@
 // may be called from a signal handler).
 #include "interpose_next.h"
 #include "memory_breadcrumb.h"
+#include "fd_report.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -45,13 +46,17 @@ static void image_ending(void) { fl_breadcrumb_remove(); }
 // An exec failed: this image goes on, with its breadcrumbs.
 static void image_continues(void) { fl_breadcrumb_restore(); }
 
+// _exit and _Exit run no destructor: the fds detector's exit check runs
+// here (fd_report.h), as the malloc shim's leak check does in its own.
 FL_EXPORT void _exit(int status) {
+    fl_fd_report_leaving();
     image_ending();
     ((exit_fn)real(_exit))(status);
     __builtin_unreachable();
 }
 
 FL_EXPORT void _Exit(int status) {
+    fl_fd_report_leaving();
     image_ending();
     ((exit_fn)real(_Exit))(status);
     __builtin_unreachable();

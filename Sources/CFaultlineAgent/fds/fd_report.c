@@ -162,9 +162,22 @@ int fl_fd_report_write(const char *kind, long soft_limit) {
 
 void fl_fd_report_at_exit(void) { g_installed_pid = getpid(); }
 
-// At exit: after the program's own atexit handlers and the destructors of
-// the images finalised before ours (the executable's first).
-__attribute__((destructor)) static void fd_check_at_exit(void) {
-    if (!g_installed_pid || !fl_fd_table_on()) return;
+void fl_fd_report_forked(void) { g_installed_pid = (pid_t)syscall(SYS_getpid); }
+
+// The exit check, once per process: at the destructor, or at _exit,
+// _Exit or exit_group, which run no destructor (a forked worker ending in
+// _exit, a daemon's child). A pid that is not the one recorded at install
+// or at the last fork is a vfork child, sharing its parent's memory and
+// descriptors table's record: nothing runs there.
+static void exit_check(void) {
+    static atomic_int done;
+    if (!g_installed_pid || !fl_fd_table_on() || (pid_t)syscall(SYS_getpid) != g_installed_pid) return;
+    if (atomic_exchange(&done, 1)) return;
     fl_fd_report_write("fd_leak", 0);
 }
+
+void fl_fd_report_leaving(void) { exit_check(); }
+
+// At exit: after the program's own atexit handlers and the destructors of
+// the images finalised before ours (the executable's first).
+__attribute__((destructor)) static void fd_check_at_exit(void) { exit_check(); }

@@ -15,5 +15,11 @@ int fl_fd_report_write(const char *kind, long soft_limit);
 /// Installs the exit check (a destructor runs it, after the program's
 /// atexit handlers and its libraries' destructors that ran before ours).
 void fl_fd_report_at_exit(void);
+/// The process is leaving by _exit, _Exit or exit_group (no destructor
+/// will run): the exit check, unless it ran or this is a vfork child.
+/// Async-signal-safe.
+void fl_fd_report_leaving(void);
+/// The child of a fork: its exit check is its own (fork handler).
+void fl_fd_report_forked(void);
 
 #endif

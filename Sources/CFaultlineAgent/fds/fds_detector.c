@@ -8,7 +8,10 @@ const char *fl_fds_name(void) { return "fds"; }
 
 // A forked child holds its parent's descriptors by inheritance: only what
 // it opens itself is its own.
-static void after_fork_child(void) { fl_fd_table_forget_all(); }
+static void after_fork_child(void) {
+    fl_fd_table_forget_all();
+    fl_fd_report_forked();
+}
 
 int fl_fds_install(void) {
     if (fl_fd_table_on()) return 0;
