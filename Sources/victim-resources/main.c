@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "victim_event_loop.h"
+#include "fd_entry_points.h"
 
 #define NOINLINE __attribute__((noinline))
 
@@ -292,6 +293,15 @@ static const struct command k_commands[] = {
     {"fd-fork-child", fd_fork_child, "fork a child (which exits) while an fd is open, then close it (no report)"},
     {"fd-pressure", fd_pressure, "under a limit of 256 fds, hold 200 at once, then close them"},
     {"fd-pressure-exec", fd_pressure_exec, "(fd-pressure after its exec)"},
+    {"fd-fcntl-dupfd", fd_fcntl_dupfd, "keep a fcntl(F_DUPFD) copy of a file it closes"},
+    {"fd-fcntl-dupfd-cloexec", fd_fcntl_dupfd_cloexec, "keep a fcntl(F_DUPFD_CLOEXEC) copy of a file it closes"},
+    {"fd-recvmsg", fd_recvmsg, "keep an fd received by recvmsg (SCM_RIGHTS)"},
+    {"fd-recvmmsg", fd_recvmmsg, "keep an fd received by recvmmsg (SCM_RIGHTS)"},
+    {"fd-syscall-openat", fd_syscall_openat, "keep an fd opened by syscall(SYS_openat)"},
+    {"fd-syscall-close", fd_syscall_close, "close by syscall(SYS_close), then a raw openat reuses the number (no report)"},
+    {"fd-leak-then-exit", fd_leak_then_exit, "keep an open fd and leave by _exit"},
+    {"fd-leak-then-exit-group", fd_leak_then_exit_group, "keep an open fd and leave by syscall(SYS_exit_group)"},
+    {"fd-vfork-child-exit", fd_vfork_child_exit, "keep an fd, vfork a child that calls _exit, keep another (one report, both fds)"},
     {"thread-leak", thread_leak, "10 joinable threads finish and are never joined"},
     {"thread-clean", thread_clean, "threads joined or detached every way (no report)"},
     {"thread-growth", thread_growth, "start 40 threads that never end"},
@@ -307,6 +317,6 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < n; i++)
             if (strcmp(argv[1], k_commands[i].name) == 0) return k_commands[i].run();
     fprintf(stderr, "usage: victim-resources COMMAND\n");
-    for (size_t i = 0; i < n; i++) fprintf(stderr, "  %-20s %s\n", k_commands[i].name, k_commands[i].help);
+    for (size_t i = 0; i < n; i++) fprintf(stderr, "  %-24s %s\n", k_commands[i].name, k_commands[i].help);
     return 64;
 }

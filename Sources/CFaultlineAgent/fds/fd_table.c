@@ -116,7 +116,7 @@ const char *fl_fd_opener_name(uint32_t opener) {
     static const char *const names[] = {
         "?", "open", "openat", "creat", "socket", "socketpair", "accept", "pipe", "dup", "eventfd", "timerfd_create",
         "signalfd", "epoll_create", "inotify_init", "memfd_create", "fopen", "opendir", "popen", "mkstemp", "tmpfile",
-        "fcntl", "recvmsg", "syscall",
+        "fcntl", "recvmsg", "syscall", "recvmmsg",
     };
     return opener < sizeof names / sizeof names[0] ? names[opener] : "?";
 }
