@@ -1,12 +1,8 @@
-#include "tool_log.h"
 #include "fd_report.h"
-#include "agent_config.h"
+#include "detector_report.h"
 #include "fd_table.h"
-#include "report_file.h"
 #include "sigsafe.h"
 #include "stack_store.h"
-#include "stderr_capture.h"
-#include "thread_capture.h"
 
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -24,21 +20,18 @@
 typedef struct { int fd; uint32_t stack, opener; mode_t mode; } leaked_fd;
 typedef struct { uint32_t stack; int count, first; } fd_group;
 
-static char *g_buf;
-static fl_image_list *g_images;
+static fl_detector_report g_out;
 static leaked_fd *g_fds;
 static fd_group g_groups[MAX_GROUPS];
 static atomic_int g_busy;
 static pid_t g_installed_pid;
 
 int fl_fd_report_init(void) {
-    if (g_buf) return 0;
+    if (g_out.buf) return 0;
     int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-    g_buf = mmap(0, REPORT_BUF, PROT_READ | PROT_WRITE, flags, -1, 0);
-    g_images = mmap(0, sizeof *g_images, PROT_READ | PROT_WRITE, flags, -1, 0);
     g_fds = mmap(0, sizeof(leaked_fd) * MAX_FDS, PROT_READ | PROT_WRITE, flags, -1, 0);
-    if (g_buf == MAP_FAILED || g_images == MAP_FAILED || g_fds == MAP_FAILED) { g_buf = 0; return -1; }
-    return 0;
+    if (g_fds == MAP_FAILED) return -1;
+    return fl_detector_report_map(&g_out, REPORT_BUF);
 }
 
 // The followed fds still open as the file they were opened as (a number
@@ -102,35 +95,20 @@ static void write_fd(fl_json *w, const leaked_fd *l) {
 static void write_frames(fl_json *w, const char *key, uint32_t stack) {
     const uintptr_t *pcs = 0;
     int n = fl_stack_store_get(stack, &pcs);
-    fl_report_frames(w, key, pcs, n, FL_FRAME0_RETURN_ADDRESS, g_images);
-}
-
-static void notify(const char *name) {
-    char line[256];
-    size_t n = fl_strlcpy(line, "faultline: report written: ", sizeof line);
-    n += fl_strlcpy(line + n, name, sizeof line - n);
-    if (n < sizeof line - 1) line[n++] = '\n';
-    fl_log_write(line, n);
+    fl_report_frames(w, key, pcs, n, FL_FRAME0_RETURN_ADDRESS, g_out.images);
 }
 
 int fl_fd_report_write(const char *kind, long soft_limit) {
-    if (!g_buf || atomic_exchange(&g_busy, 1)) return 0;
+    if (!g_out.buf || atomic_exchange(&g_busy, 1)) return 0;
     int n = collect();
     if (n == 0) { atomic_store(&g_busy, 0); return 0; }
     uint64_t t0 = fl_monotonic_ns();
     int g = group(n);
-    fl_images_load(g_images);
     fl_report r;
-    fl_report_begin(&r, g_buf, REPORT_BUF, kind);
+    fl_detector_report_begin(&g_out, &r, kind);
     fl_json *w = &r.json;
     // The thread the report is about: the stack that opened the most.
-    char name[64];
-    pid_t tid = fl_gettid();
-    fl_json_begin_object(w, "crashed_thread");
-    fl_json_int(w, "tid", tid);
-    if (fl_thread_name(tid, name, sizeof name) > 0) fl_json_string(w, "name", name);
-    fl_json_bool(w, "main", tid == getpid());
-    fl_json_string(w, "stack", "opening");
+    fl_detector_report_thread(w, fl_gettid(), "opening");
     write_frames(w, "frames", g_groups[0].stack);
     fl_json_end_object(w);
     fl_json_begin_object(w, kind);
@@ -152,10 +130,7 @@ int fl_fd_report_write(const char *kind, long soft_limit) {
     }
     fl_json_end_array(w);
     fl_json_end_object(w);
-    fl_report_images(w, g_images);
-    fl_report_capture(w, t0);
-    char file[128];
-    if (fl_report_commit(&r, file, sizeof file) == 0) notify(file);
+    fl_detector_report_end(&g_out, &r, t0);
     atomic_store(&g_busy, 0);
     return n;
 }

@@ -1,8 +1,6 @@
-#include "tool_log.h"
 #include "launch_report.h"
-#include "report_file.h"
+#include "detector_report.h"
 #include "sigsafe.h"
-#include "stderr_capture.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -60,21 +58,16 @@ static void write_record(const fl_launch_times *t) {
 
 static void write_report(const fl_launch_times *t, uint64_t total_ms) {
     static char buf[16384];
+    static fl_detector_report out = FL_DETECTOR_REPORT_OVER(buf);
     fl_report r;
-    fl_report_begin(&r, buf, sizeof buf, "launch");
+    fl_detector_report_begin(&out, &r, "launch");
     fl_json *w = &r.json;
     fl_json_begin_object(w, "launch");
     fl_json_uint(w, "threshold_ms", t->threshold_ms);
     fl_json_uint(w, "duration_ms", total_ms);
     write_fields(w, t);
     fl_json_end_object(w);
-    char file[128];
-    if (fl_report_commit(&r, file, sizeof file) != 0) return;
-    char line[256];
-    size_t n = fl_strlcpy(line, "faultline: report written: ", sizeof line);
-    n += fl_strlcpy(line + n, file, sizeof line - n);
-    if (n < sizeof line - 1) line[n++] = '\n';
-    fl_log_write(line, n);
+    fl_detector_report_end(&out, &r, 0);  // no images, no capture time: a launch has no stack
 }
 
 void fl_launch_write(const fl_launch_times *t) {

@@ -1,15 +1,11 @@
-#include "tool_log.h"
 #include "thread_report.h"
-#include "report_file.h"
+#include "detector_report.h"
 #include "sigsafe.h"
 #include "stack_store.h"
-#include "stderr_capture.h"
 #include "thread_capture.h"
 #include "thread_records.h"
 
 #include <stdatomic.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #define REPORT_BUF (4u << 20)
 #define MAX_GROUPS 256
@@ -18,19 +14,11 @@
 
 typedef struct { uint32_t stack; int count, first; } thread_group;
 
-static char *g_buf;
-static fl_image_list *g_images;
+static fl_detector_report g_out;
 static thread_group g_groups[MAX_GROUPS];
 static atomic_int g_busy, g_armed;
 
-int fl_thread_report_init(void) {
-    if (g_buf) return 0;
-    int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-    g_buf = mmap(0, REPORT_BUF, PROT_READ | PROT_WRITE, flags, -1, 0);
-    g_images = mmap(0, sizeof *g_images, PROT_READ | PROT_WRITE, flags, -1, 0);
-    if (g_buf == MAP_FAILED || g_images == MAP_FAILED) { g_buf = 0; return -1; }
-    return 0;
-}
+int fl_thread_report_init(void) { return fl_detector_report_map(&g_out, REPORT_BUF); }
 
 static int wanted(const fl_thread_record *r, int leak) {
     unsigned s = atomic_load(&r->state);
@@ -41,7 +29,7 @@ static int wanted(const fl_thread_record *r, int leak) {
 static void write_frames(fl_json *w, const char *key, uint32_t stack) {
     const uintptr_t *pcs = 0;
     int n = fl_stack_store_get(stack, &pcs);
-    fl_report_frames(w, key, pcs, n, FL_FRAME0_RETURN_ADDRESS, g_images);
+    fl_report_frames(w, key, pcs, n, FL_FRAME0_RETURN_ADDRESS, g_out.images);
 }
 
 static void write_thread(fl_json *w, const fl_thread_record *r, int leak, uint64_t now) {
@@ -57,7 +45,7 @@ static void write_thread(fl_json *w, const fl_thread_record *r, int leak, uint64
 }
 
 int fl_thread_report_write(const char *kind, int mark) {
-    if (!g_buf || atomic_exchange(&g_busy, 1)) return 0;
+    if (!g_out.buf || atomic_exchange(&g_busy, 1)) return 0;
     int leak = fl_streq(kind, "thread_leak"), lim = 0, n = 0, g = 0;
     fl_thread_record *recs = fl_thread_records(&lim);
     for (int i = 0; i < lim; i++) {
@@ -78,17 +66,10 @@ int fl_thread_report_write(const char *kind, int mark) {
             thread_group t = g_groups[j]; g_groups[j] = g_groups[j - 1]; g_groups[j - 1] = t;
         }
     uint64_t t0 = fl_monotonic_ns();
-    fl_images_load(g_images);
     fl_report r;
-    fl_report_begin(&r, g_buf, REPORT_BUF, kind);
+    fl_detector_report_begin(&g_out, &r, kind);
     fl_json *w = &r.json;
-    char name[64];
-    pid_t me = fl_gettid();
-    fl_json_begin_object(w, "crashed_thread");
-    fl_json_int(w, "tid", me);
-    if (fl_thread_name(me, name, sizeof name) > 0) fl_json_string(w, "name", name);
-    fl_json_bool(w, "main", me == getpid());
-    fl_json_string(w, "stack", "creating");
+    fl_detector_report_thread(w, fl_gettid(), "creating");
     write_frames(w, "frames", g_groups[0].stack);
     fl_json_end_object(w);
     fl_json_begin_object(w, kind);
@@ -112,16 +93,7 @@ int fl_thread_report_write(const char *kind, int mark) {
     }
     fl_json_end_array(w);
     fl_json_end_object(w);
-    fl_report_images(w, g_images);
-    fl_report_capture(w, t0);
-    char file[128];
-    if (fl_report_commit(&r, file, sizeof file) == 0) {
-        char line[256];
-        size_t len = fl_strlcpy(line, "faultline: report written: ", sizeof line);
-        len += fl_strlcpy(line + len, file, sizeof line - len);
-        if (len < sizeof line - 1) line[len++] = '\n';
-        fl_log_write(line, len);
-    }
+    fl_detector_report_end(&g_out, &r, t0);
     atomic_store(&g_busy, 0);
     return n;
 }
