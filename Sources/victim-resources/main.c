@@ -22,6 +22,7 @@
 
 #include "victim_event_loop.h"
 #include "fd_entry_points.h"
+#include "stderr_copies.h"
 
 #define NOINLINE __attribute__((noinline))
 
@@ -29,6 +30,8 @@
 extern void faultline_ready(void) __attribute__((weak));
 
 static char *g_self;
+static int g_argc;
+static char **g_argv;
 
 static uint64_t now_ms(void) {
     struct timespec ts;
@@ -280,6 +283,8 @@ static int ready_after_loop(void) {
     return 0;
 }
 
+static int stderr_fcntl_copy(void) { return stderr_fcntl_copy_then_crash(g_argc, g_argv); }
+
 struct command { const char *name; int (*run)(void); const char *help; };
 
 static const struct command k_commands[] = {
@@ -302,6 +307,7 @@ static const struct command k_commands[] = {
     {"fd-leak-then-exit", fd_leak_then_exit, "keep an open fd and leave by _exit"},
     {"fd-leak-then-exit-group", fd_leak_then_exit_group, "keep an open fd and leave by syscall(SYS_exit_group)"},
     {"fd-vfork-child-exit", fd_vfork_child_exit, "keep an fd, vfork a child that calls _exit, keep another (one report, both fds)"},
+    {"stderr-fcntl-copy", stderr_fcntl_copy, "copy fd 2 by fcntl (F_DUPFD_CLOEXEC, or F_DUPFD when named), write to the copies, crash"},
     {"thread-leak", thread_leak, "10 joinable threads finish and are never joined"},
     {"thread-clean", thread_clean, "threads joined or detached every way (no report)"},
     {"thread-growth", thread_growth, "start 40 threads that never end"},
@@ -312,6 +318,8 @@ static const struct command k_commands[] = {
 int main(int argc, char **argv) {
     const size_t n = sizeof k_commands / sizeof k_commands[0];
     g_self = argv[0];
+    g_argc = argc;
+    g_argv = argv;
     setvbuf(stdout, 0, _IOLBF, 0);
     if (argc >= 2)
         for (size_t i = 0; i < n; i++)

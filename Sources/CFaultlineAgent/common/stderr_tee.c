@@ -9,11 +9,15 @@
 //   own stream back first, so a redirect moves fd 2 as it would have;
 //   fwrite, fputc and putc on glibc's own stream, which C++'s std::cerr
 //   holds from before the agent started, go to the new one.
-// - write and writev on a copy of fd 2 (dup, dup2, dup3): a shell's
-//   `cmd >&2` saves fd 1, dups 2 onto it and writes to 1.
+// - write and writev on a copy of fd 2, or a copy of a copy: made by dup,
+//   dup2, dup3 (a shell's `cmd >&2` saves fd 1, dups 2 onto it and writes
+//   to 1), by fcntl F_DUPFD and F_DUPFD_CLOEXEC (Python's os.dup, Rust's
+//   std: fds/fd_fcntl.c) and by their syscall() forms (fds/fd_syscall.c),
+//   each of which calls fl_stderr_copied; close, close_range, closefrom,
+//   syscall(SYS_close) and a dup2 over one end it.
 // Not seen: glibc's own messages written with its internal writev (malloc
-// checks, stack smashing), raw system calls (Go), and copies made by
-// fcntl(F_DUPFD).
+// checks, stack smashing), raw system calls (Go), stdio streams opened on
+// a copy (fdopen: glibc writes them internally), and copies above fd 1023.
 #include "fd_hooks.h"
 #include "stderr_capture.h"
 #include "interpose_next.h"
