@@ -676,6 +676,7 @@ static const struct command k_commands[] = {
     {"heap-overflow-word", heap_overflow_word, "write 8 bytes past the end of a 24-byte block, then free it"},
     {"heap-overflow-memcpy", heap_overflow_memcpy, "memcpy 40 bytes into a 32-byte block, then free it"},
     {"heap-overflow-jump-4k", heap_overflow_jump_4k, "write 1 byte 32 bytes past the end of a 4096-byte block, then free it"},
+    {"heap-read-past-end-odd", heap_read_past_end_odd, "read 1 byte past the end of a 13-byte block, then free it"},
     {"heap-overflow-strcpy", heap_overflow_strcpy, "strcpy 11 bytes into a 10-byte block, kept live until exit"},
     {"heap-overflow-strndup", heap_overflow_strndup, "strcat one character onto a strndup copy, then free it"},
     {"heap-underflow-neighbour", heap_underflow_neighbour, "write 8 bytes 56 bytes in front of a block (into its neighbour's red zone), free the neighbour"},

@@ -157,6 +157,19 @@ int heap_read_past_end(void) {
     return 0;
 }
 
+/// A 1-byte read past the end of a 13-byte block: inside the 16-byte
+/// rounding a guarded block keeps by default, at the guard page with
+/// FAULTLINE_GUARD_ALIGN=1.
+int heap_read_past_end_odd(void) {
+    char *p = victim_alloc_small(13);
+    memset(p, 'r', 13);
+    fprintf(stderr, "victim: reading 1 byte past the end of a 13-byte block\n");
+    int v = victim_read_past(p, 13);
+    printf("victim: read %d\n", v);
+    victim_release(p);
+    return 0;
+}
+
 /// Reads an int field of a freed 32-byte block (guard mode: READ of size 4).
 int use_after_free_int(void) {
     int *fields = (int *)victim_alloc_small(32);
