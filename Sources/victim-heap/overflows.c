@@ -108,6 +108,30 @@ int heap_underflow_header(void) {
     return 0;
 }
 
+/// A 1-byte write 32 bytes past the end of a 4 KiB block (glibc serves it),
+/// then free: past a 16-byte red zone that write reached glibc's next chunk
+/// header and glibc aborted in free, where the program alone runs on.
+int heap_overflow_jump_4k(void) {
+    char *p = victim_alloc_small(4096);
+    fprintf(stderr, "victim: writing 1 byte 32 bytes past the end of a 4096-byte block\n");
+    victim_write_far(p, 4096 + 31);
+    victim_release(p);
+    printf("victim: free returned\n");
+    return 0;
+}
+
+/// A 1-byte write right in front of a 64-byte block (into the shim's
+/// header), then exit with the block live and never freed: the exit
+/// check must report it (no free ever looks at that header).
+int heap_underflow_header_live(void) {
+    char *p = victim_alloc_small(64);
+    fprintf(stderr, "victim: writing 1 byte in front of a live 64-byte block\n");
+    victim_write_before(p, -1, 1);
+    g_keep = p;
+    printf("victim: exiting with the block live\n");
+    return 0;
+}
+
 /// 16 bytes written 24 to 40 bytes in front of a live 48-byte block (its
 /// header and the leak list's links), then exit with the block live: the
 /// exit's leak scan must walk the list safely.
@@ -128,6 +152,19 @@ int heap_read_past_end(void) {
     memset(p, 'r', 32);
     fprintf(stderr, "victim: reading 1 byte past the end of a 32-byte block\n");
     int v = victim_read_past(p, 32);
+    printf("victim: read %d\n", v);
+    victim_release(p);
+    return 0;
+}
+
+/// A 1-byte read past the end of a 13-byte block: inside the 16-byte
+/// rounding a guarded block keeps by default, at the guard page with
+/// FAULTLINE_GUARD_ALIGN=1.
+int heap_read_past_end_odd(void) {
+    char *p = victim_alloc_small(13);
+    memset(p, 'r', 13);
+    fprintf(stderr, "victim: reading 1 byte past the end of a 13-byte block\n");
+    int v = victim_read_past(p, 13);
     printf("victim: read %d\n", v);
     victim_release(p);
     return 0;

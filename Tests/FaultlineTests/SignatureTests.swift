@@ -37,6 +37,41 @@ import Testing
         #expect(s.id.count == 16 && s.id.allSatisfy(\.isHexDigit))
     }
 
+    /// A heap error report found at `detected`, its block allocated in `allocator`.
+    static func heapReport(kind: String, detected: String, allocator: String, freer: String? = nil) throws -> Report {
+        func stack(_ fn: String, _ at: Int) -> [[String: Any]] {
+            [["pc": "0x55550000\(String(at, radix: 16))", "image": 0, "offset": "0x\(String(at, radix: 16))", "symbol": ["function": fn]],
+             ["pc": "0x55550000f000", "image": 0, "offset": "0xf000", "symbol": ["function": "main"]]]
+        }
+        let exitFrames: [[String: Any]] = ["_dl_fini", "__run_exit_handlers", "exit"].enumerated().map { i, fn in
+            ["pc": "0x7f000000\(String(0x100 * (i + 1), radix: 16))", "image": 1, "offset": "0x\(String(0x100 * (i + 1), radix: 16))", "symbol": ["function": fn]]
+        }
+        var json: [String: Any] = [
+            "schema": "faultline.report", "schema_version": 2, "id": "0123456789abcdef", "kind": kind, "time": "2026-11-21T23:22:21.130Z",
+            "time_unix_ms": 1_795_303_341_130, "process": ["pid": 7, "name": "victim"],
+            "crashed_thread": ["tid": 7, "frames": exitFrames], kind: ["detected": detected],
+            "allocation_stack": stack(allocator, 0x1000),
+            "images": [["path": "/opt/app/bin/victim", "base": "0x555500000000", "size": 65536, "load_bias": "0x555500000000"],
+                       ["path": "/lib/x86_64-linux-gnu/libc.so.6", "base": "0x7f0000000000", "size": 2_000_000, "load_bias": "0x7f0000000000"]],
+        ]
+        if let freer { json["deallocation_stack"] = stack(freer, 0x2000) }
+        return try ReportStore.decode(try JSONSerialization.data(withJSONObject: json), path: "test")
+    }
+
+    @Test func heapErrorsFoundAtExitAreSignedByTheirBlocksStacks() throws {
+        let b = SignatureBuilder()
+        let a = b.signature(of: try Self.heapReport(kind: "heap_buffer_overflow", detected: "exit_check", allocator: "make_name"))
+        let c = b.signature(of: try Self.heapReport(kind: "heap_buffer_overflow", detected: "exit_check", allocator: "make_path"))
+        #expect(a.text == "heap_buffer_overflow | make_name | main")
+        #expect(a.stack == "allocation_stack")
+        #expect(a.id != c.id, "two overflows found at exit are two bugs, not one")
+        let w = b.signature(of: try Self.heapReport(kind: "write_after_free", detected: "quarantine_release", allocator: "make_name", freer: "drop_name"))
+        #expect(w.text == "write_after_free | drop_name | main")
+        // Found at the block's own free: the freeing thread's stack is the bug's.
+        let f = b.signature(of: try Self.heapReport(kind: "heap_buffer_overflow", detected: "free", allocator: "make_name"))
+        #expect(f.stack == "crashed_thread")
+    }
+
     @Test func publicLibcFunctionsArePrefixFramesAndInternalsAreSkipped() throws {
         let r = try Self.report(frames: [(0x100, "__memmove_avx_unaligned_erms", 1), (0x150, "memcpy", 1), (0x1000, "copy_name", 0), (0x1100, "main", 0)])
         #expect(SignatureBuilder().signature(of: r).text == "crash SIGSEGV | memcpy | copy_name | main")

@@ -45,6 +45,7 @@ shim_config shim_cfg = {
     .leak_growth_snapshots = FL_OPT_DEFAULT_LEAK_GROWTH_SNAPSHOTS,
     .leak_growth_min_bytes = FL_OPT_DEFAULT_LEAK_GROWTH_MIN_BYTES,
     .guard_slots = FL_OPT_DEFAULT_GUARD_SLOTS,
+    .guard_align = FL_OPT_DEFAULT_GUARD_ALIGN,
 };
 
 // A value longer than this is shown cut, with "...": the line must keep
@@ -126,7 +127,7 @@ static const char *detectors_list(void) {
 }
 
 // FAULTLINE_GUARD=all or sample:N (N from 1 to 2^31), FAULTLINE_GUARD_SIDE,
-// FAULTLINE_GUARD_SLOTS. Sampling takes every other block off the checks
+// FAULTLINE_GUARD_ALIGN, FAULTLINE_GUARD_SLOTS. Sampling takes every other block off the checks
 // (GWP-ASan's design): no fill, scribble or quarantine for them.
 static void load_guard(shim_config *c) {
     const char *g = fl_option_value(FL_OPT_GUARD);
@@ -152,6 +153,11 @@ static void load_guard(shim_config *c) {
         else if (!fl_streq(side, "right")) shim_config_warn("FAULTLINE_GUARD_SIDE", side, "is not one of right, left; using right");
     }
     env_size(FL_OPT_GUARD_SLOTS, &c->guard_slots);
+    env_int(FL_OPT_GUARD_ALIGN, &c->guard_align);
+    if (c->guard_align & (c->guard_align - 1)) {
+        shim_config_warn("FAULTLINE_GUARD_ALIGN", fl_option_value(FL_OPT_GUARD_ALIGN), "is not one of 1, 2, 4, 8, 16; using 16");
+        c->guard_align = 16;
+    }
     if (c->guard == 2) {
         c->fill_limit = 0;
         c->scribble_limit = 0;

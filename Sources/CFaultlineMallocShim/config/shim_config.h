@@ -46,6 +46,7 @@ typedef struct shim_config {
     int guard;                  ///< FAULTLINE_GUARD: SHIM_GUARD_OFF, _ALL or _SAMPLE (guard/shim_guard.h)
     size_t guard_sample;        ///< FAULTLINE_GUARD=sample:N: N
     int guard_left;             ///< FAULTLINE_GUARD_SIDE=left
+    int guard_align;            ///< FAULTLINE_GUARD_ALIGN: 1, 2, 4, 8 or 16
     size_t guard_slots;         ///< FAULTLINE_GUARD_SLOTS: the sample's pool
     char suppressions[4096];    ///< FAULTLINE_SUPPRESSIONS: file of KIND:PATTERN lines ("" none)
 } shim_config;

@@ -67,7 +67,7 @@ static void *pass_realloc(const shim_next *to, void *p, size_t size) {
 /// malloc(3) with a header, 0xAA fill and the allocation stack.
 SHIM_EXPORT void *malloc(size_t size) {
     if (SHIM_PASSING()) return pass_to(SHIM_ENTRY_MALLOC)->malloc(size);
-    return shim_alloc(size, 16, 0, SHIM_KIND_MALLOC, SHIM_FRAME());
+    return shim_alloc(size, SHIM_ALIGN_MALLOC, 0, SHIM_KIND_MALLOC, SHIM_FRAME());
 }
 
 /// free(3): scribble with 0x55 and quarantine; reports double and invalid frees.
@@ -81,7 +81,7 @@ SHIM_EXPORT void *calloc(size_t n, size_t size) {
     if (SHIM_PASSING()) return pass_to(SHIM_ENTRY_CALLOC)->calloc(n, size);
     size_t total;
     if (__builtin_mul_overflow(n, size, &total)) { errno = ENOMEM; return 0; }
-    return shim_alloc(total, 16, 1, SHIM_KIND_MALLOC, SHIM_FRAME());
+    return shim_alloc(total, SHIM_ALIGN_MALLOC, 1, SHIM_KIND_MALLOC, SHIM_FRAME());
 }
 
 /// realloc(3): always moves the block; the old one is quarantined.

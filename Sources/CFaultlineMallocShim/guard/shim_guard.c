@@ -32,7 +32,7 @@ typedef struct entry {
     shim_block copy;            ///< the header, as at allocation and at free
 } entry;
 
-static int g_mode, g_left;
+static int g_mode, g_left, g_align;
 static size_t g_page;
 static entry *g_table;
 static size_t g_table_len;
@@ -62,6 +62,7 @@ int shim_guard_init(int mode, size_t slots, int left) {
     g_slots = g_free_count = (uint32_t)slots;
     g_mode = mode;
     g_left = left;
+    g_align = shim_cfg.guard_align;
     g_sample_every = shim_cfg.guard_sample ? (uint32_t)shim_cfg.guard_sample : 1;
     atomic_store(&g_bump, (uintptr_t)r);
     shim_guard_hi = (uintptr_t)r + range;
@@ -126,11 +127,14 @@ static void give_slot(uintptr_t run) {
 void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint32_t stack, size_t fill_from, int linked) {
     if (!g_mode) return 0;
     size_t front = SHIM_HEADER_SIZE + (linked ? SHIM_LINK_SIZE : 0);
-    if (align < 16) align = 16;
-    // malloc's alignment (16) is kept even for small sizes: aligned only
-    // as their size needed (GWP-ASan's exact right alignment), python3's
-    // objects with a variable-length tail lost their 8-byte alignment
-    // ("co_code is malformed").
+    // malloc's alignment (16) is kept by default even for small sizes:
+    // aligned only as their size needed (GWP-ASan's exact right alignment),
+    // python3's objects with a variable-length tail lost their 8-byte
+    // alignment ("co_code is malformed"). FAULTLINE_GUARD_ALIGN lowers it
+    // for programs that do not care (Electric Fence's EF_ALIGNMENT): then
+    // a read 1 byte past a 13-byte block faults too.
+    size_t min_align = g_align && !g_left ? (size_t)g_align : 16;
+    if (align < min_align) align = min_align;
     if (size > ALL_RANGE / 2 || align > g_page) return 0;
     size_t need = front + size + align - 1 + (g_left ? shim_redzone_span(size) : 0);
     size_t pages = (need + g_page - 1) / g_page;

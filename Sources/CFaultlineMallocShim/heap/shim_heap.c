@@ -461,7 +461,7 @@ void shim_delete(void *p, unsigned kind, size_t size, size_t align, uintptr_t fp
 // block of the shim's (its usable bytes kept, as glibc's realloc would).
 static void *realloc_glibc_block(void *p, size_t usable, size_t size, uintptr_t fp) {
     if (size == 0) { __libc_free(p); return 0; }
-    void *q = shim_alloc(size, 16, 0, SHIM_KIND_MALLOC, fp);
+    void *q = shim_alloc(size, SHIM_ALIGN_MALLOC, 0, SHIM_KIND_MALLOC, fp);
     if (!q) return 0;
     memcpy(q, p, min_size(usable, size));
     __libc_free(p);
@@ -469,7 +469,7 @@ static void *realloc_glibc_block(void *p, size_t usable, size_t size, uintptr_t 
 }
 
 void *shim_realloc(void *p, size_t size, uintptr_t fp) {
-    if (!p) return shim_alloc(size, 16, 0, SHIM_KIND_MALLOC, fp);
+    if (!p) return shim_alloc(size, SHIM_ALIGN_MALLOC, 0, SHIM_KIND_MALLOC, fp);
     uint32_t st = shim_classify(p);
     size_t usable;
     if (st == 0 && shim_deepbind_glibc_block(p, &usable)) return realloc_glibc_block(p, usable, size, fp);
@@ -494,7 +494,7 @@ void *shim_realloc(void *p, size_t size, uintptr_t fp) {
     size_t keep = min_size(old_size, size);
     // Growing a block glibc would map: from its heap instead (shim_glibc.c).
     if (size > old_size && size <= SIZE_MAX / 2) shim_glibc_realloc_grows(size + SHIM_HEADER_SIZE + SHIM_LINK_SIZE);
-    void *q = alloc_block(size, 16, 0, SHIM_KIND_MALLOC, stack, keep);
+    void *q = alloc_block(size, SHIM_ALIGN_MALLOC, 0, SHIM_KIND_MALLOC, stack, keep);
     if (!q) return 0;
     memcpy(q, p, keep);
     st = quarantine(p, stack);

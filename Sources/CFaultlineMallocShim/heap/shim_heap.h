@@ -18,7 +18,12 @@ extern int shim_mode;
 /// 1 once the constructor has run (stacks and reports available).
 extern int shim_ready;
 
-/// Allocates `size` bytes aligned to `align` (a power of two); `zero` for
+/// The `align` of malloc, calloc, realloc and new: malloc's 16, or for a
+/// guarded block FAULTLINE_GUARD_ALIGN (an explicit alignment is kept).
+#define SHIM_ALIGN_MALLOC 0
+
+/// Allocates `size` bytes aligned to `align` (a power of two, or
+/// SHIM_ALIGN_MALLOC); `zero` for
 /// calloc; `kind` (SHIM_KIND_*) is how it must be released. Sets errno and
 /// returns NULL on failure.
 void *shim_alloc(size_t size, size_t align, int zero, unsigned kind, uintptr_t fp);

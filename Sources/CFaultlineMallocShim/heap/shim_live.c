@@ -50,35 +50,57 @@ void shim_live_insert(shim_block *b) {
 
 void shim_live_leave_out(shim_block *b) { shim_block_link(b)->prev = LEFT_OUT; }
 
-// 1 when `q` is the header of a live, linked block whose link and header
-// can be read: in the arena's writable part (read directly), elsewhere
-// through the kernel (a link overwritten by the program may point anywhere).
-// `*link` receives its link.
-static int linked_block(const shim_block *q, shim_link *link) {
+// 1 when the link and header in front of `q` can be read: in the arena's
+// writable part (read directly), elsewhere through the kernel (a link
+// overwritten by the program may point anywhere). `*link` receives its
+// link and `*magic` its header's state tag.
+static int readable_block(const shim_block *q, shim_link *link, uint32_t *magic) {
     uintptr_t a = (uintptr_t)q;
     // A guarded block may be aligned only as its size needs (shim_guard.c).
     if (!q || ((a & 15) && !shim_guard_owns(q)) || a < 4096 + SHIM_LINK_SIZE) return 0;
-    uint32_t magic;
     if (shim_arena_owns(q)) {
         if (!shim_arena_readable_before(shim_block_user(q), SHIM_HEADER_SIZE + SHIM_LINK_SIZE)) return 0;
         *link = *shim_block_link(q);
-        magic = __atomic_load_n(&q->magic, __ATOMIC_RELAXED);
-    } else {
-        unsigned char raw[SHIM_LINK_SIZE + SHIM_HEADER_SIZE];
-        if (shim_safe_read(shim_block_link(q), raw, sizeof raw) != 0) return 0;
-        __builtin_memcpy(link, raw, sizeof *link);
-        __builtin_memcpy(&magic, raw + sizeof raw - sizeof magic, sizeof magic);
+        *magic = __atomic_load_n(&q->magic, __ATOMIC_RELAXED);
+        return 1;
     }
-    return magic == shim_magic(q, SHIM_LIVE);
+    unsigned char raw[SHIM_LINK_SIZE + SHIM_HEADER_SIZE];
+    if (shim_safe_read(shim_block_link(q), raw, sizeof raw) != 0) return 0;
+    __builtin_memcpy(link, raw, sizeof *link);
+    __builtin_memcpy(magic, raw + sizeof raw - sizeof *magic, sizeof *magic);
+    return 1;
+}
+
+// 1 when `q` is the header of a live, linked block whose link and header
+// can be read (readable_block) and whose state tag says live.
+static int linked_block(const shim_block *q, shim_link *link) {
+    uint32_t magic;
+    return readable_block(q, link, &magic) && magic == shim_magic(q, SHIM_LIVE);
 }
 
 // The block after `b` in its list, 0 at the end or when the link is not
-// to be followed.
+// to be followed. A block whose header was overwritten (an underflow from
+// the block before it) is still a member when its link points back at
+// `b`: the walk goes on through it, so one damaged header does not hide
+// every older block from the leak scan, and the exit check can report it.
 static const shim_block *next_of(const shim_block *b) {
     shim_link l;
+    uint32_t magic;
     const shim_block *n = shim_block_link(b)->next;
     if (!n) return 0;
-    return linked_block(n, &l) && l.prev == b ? n : 0;
+    return readable_block(n, &l, &magic) && l.prev == b ? n : 0;
+}
+
+// A list head the shim wrote itself, when its link and header can be read.
+static const shim_block *head(const shim_block *b) {
+    shim_link l;
+    uint32_t magic;
+    return b && readable_block(b, &l, &magic) ? b : 0;
+}
+
+// 1 when the header of list member `b` is whole: tagged live and sealed.
+static int whole(const shim_block *b) {
+    return __atomic_load_n(&b->magic, __ATOMIC_RELAXED) == shim_magic(b, SHIM_LIVE) && shim_block_sealed(b);
 }
 
 // Mends stripe `s` around `b`, whose links are not to be trusted: the
@@ -105,6 +127,15 @@ static void mend(stripe *s, shim_block *b) {
     else if (s->last == b) s->last = before == b ? 0 : before;
 }
 
+// 1 when `q`, named by a link of `b`, may be written: a live block, or one
+// whose header was overwritten but whose own link points back at `b` (its
+// `next` when it comes before, `prev` when after): a list member all the same.
+static int neighbour(const shim_block *q, shim_link *link, const shim_block *b, int after) {
+    uint32_t magic;
+    if (!readable_block(q, link, &magic)) return 0;
+    return magic == shim_magic(q, SHIM_LIVE) || (after ? link->prev : link->next) == b;
+}
+
 const shim_block *shim_live_remove(shim_block *b) {
     if (!shim_live_on || shim_block_link(b)->prev == LEFT_OUT) return 0;
     stripe *s = stripe_of(b);
@@ -112,8 +143,8 @@ const shim_block *shim_live_remove(shim_block *b) {
     shim_link *l = shim_block_link(b);
     shim_link pl, nl;
     const shim_block *damaged = 0;
-    int own = (l->prev ? linked_block(l->prev, &pl) : (s->first == b || s->inherited == b)) &&
-              (!l->next || linked_block(l->next, &nl));
+    int own = (l->prev ? neighbour(l->prev, &pl, b, 0) : (s->first == b || s->inherited == b)) &&
+              (!l->next || neighbour(l->next, &nl, b, 1));
     if (__builtin_expect(!own, 0)) {
         // Its own links are not to be followed: mended around it.
         mend(s, b);
@@ -156,19 +187,19 @@ uint64_t shim_live_count(void) {
     return n;
 }
 
-// A list head or tail the shim wrote itself, checked all the same (the
-// block's own header may have been overwritten since).
-static const shim_block *checked(const shim_block *b) {
-    shim_link l;
-    return b && linked_block(b, &l) ? b : 0;
-}
-
 void shim_live_each_origin(void (*fn)(const shim_block *b, int inherited, void *ctx), void *ctx) {
     for (int i = 0; i < SHIM_LIVE_STRIPES; i++) {
         // A block whose header is not whole is not handed out (its size
         // would be followed), but the walk goes on through its links.
-        for (const shim_block *b = checked(g_stripes[i].first); b; b = next_of(b)) if (shim_block_sealed(b)) fn(b, 0, ctx);
-        for (const shim_block *b = checked(g_stripes[i].inherited); b; b = next_of(b)) if (shim_block_sealed(b)) fn(b, 1, ctx);
+        for (const shim_block *b = head(g_stripes[i].first); b; b = next_of(b)) if (whole(b)) fn(b, 0, ctx);
+        for (const shim_block *b = head(g_stripes[i].inherited); b; b = next_of(b)) if (whole(b)) fn(b, 1, ctx);
+    }
+}
+
+void shim_live_each_damaged(void (*fn)(const shim_block *b, void *ctx), void *ctx) {
+    for (int i = 0; i < SHIM_LIVE_STRIPES; i++) {
+        for (const shim_block *b = head(g_stripes[i].first); b; b = next_of(b)) if (!whole(b)) fn(b, ctx);
+        for (const shim_block *b = head(g_stripes[i].inherited); b; b = next_of(b)) if (!whole(b)) fn(b, ctx);
     }
 }
 

@@ -45,6 +45,10 @@ void shim_live_each(void (*fn)(const shim_block *b, void *ctx), void *ctx);
 /// The same, with `inherited` 1 for blocks allocated before this process
 /// was forked (the leak scan leaves them to the parent).
 void shim_live_each_origin(void (*fn)(const shim_block *b, int inherited, void *ctx), void *ctx);
+/// Calls `fn(header, ctx)` for every block on the lists whose header is
+/// not whole (its state tag or checksum overwritten by an underflow; none
+/// of its fields is to be trusted); requires shim_live_lock_all.
+void shim_live_each_damaged(void (*fn)(const shim_block *b, void *ctx), void *ctx);
 /// fork, in the child (one thread, lists unlocked): every live block so far
 /// was the parent's allocation and becomes inherited. O(stripes).
 void shim_live_after_fork_child(void);

@@ -1,6 +1,6 @@
 // Red zones: every block's bytes from its end to the end of its real
 // allocation (the rest of its arena slot; for a glibc block, to the next
-// 16-byte boundary and 16 bytes more) hold SHIM_REDZONE_BYTE. They are
+// 16-byte boundary and 16 bytes to 2 KiB more, by its size) hold SHIM_REDZONE_BYTE. They are
 // verified when the block is freed or reallocated, when it leaves the
 // quarantine, at exit, and near a crash's fault address: a change is a
 // heap_buffer_overflow (or, when it reaches only the far end of the zone,
@@ -20,8 +20,21 @@
 #define SHIM_REDZONE_BYTE 0xFB
 #define SHIM_REDZONE_WORD 0xFBFBFBFBFBFBFBFBull
 
-/// Bytes a block of `size` needs past its end for its red zone (16 to 31).
-static inline size_t shim_redzone_span(size_t size) { return ((size + 15) & ~(size_t)15) + 16 - size; }
+/// The red zone past the 16-byte rounding of a block of `size` that glibc
+/// serves: 16 bytes up to 1 KiB, then a 32nd of the size's power of two, at
+/// most 2 KiB (AddressSanitizer's adaptive zones, about 3 % of the block). A
+/// write that jumps 32 bytes past a 4 KiB block lands in the zone, not in
+/// glibc's next chunk header, whose check would abort where the program
+/// without Faultline ran on (mimalloc-bench's 32_byte_overflow).
+static inline size_t shim_redzone_far(size_t size) {
+    if (size <= 1024) return 16;
+    size_t z = ((size_t)1 << (63 - __builtin_clzll((unsigned long long)size))) / 32;
+    return z > 2048 ? 2048 : z;
+}
+
+/// Bytes a block of `size` needs past its end for its red zone: to the next
+/// 16-byte boundary and shim_redzone_far more (16 to 2063).
+static inline size_t shim_redzone_span(size_t size) { return ((size + 15) & ~(size_t)15) + shim_redzone_far(size) - size; }
 
 /// One past the red zone's last byte.
 static inline uintptr_t shim_redzone_end(const shim_block *b) {

@@ -9,16 +9,28 @@
 #include "shim_own_stack.h"
 #include "shim_quarantine.h"
 #include "shim_redzone.h"
+#include "shim_report.h"
 
 #define EXIT_MAX 16
 
-typedef struct found { const shim_block *b[EXIT_MAX]; uint32_t state[EXIT_MAX]; int n; } found;
+typedef struct found {
+    const shim_block *b[EXIT_MAX];
+    uint32_t state[EXIT_MAX];
+    int n;
+    const shim_block *damaged[EXIT_MAX];  // live blocks whose header is not whole
+    int ndamaged;
+} found;
 
 static void add(found *f, const shim_block *b, uint32_t state) {
     if (f->n < EXIT_MAX && shim_block_sealed(b) && !shim_redzone_intact(b)) { f->state[f->n] = state; f->b[f->n++] = b; }
 }
 
 static void visit_live(const shim_block *b, void *ctx) { add(ctx, b, SHIM_LIVE); }
+
+static void visit_damaged(const shim_block *b, void *ctx) {
+    found *f = ctx;
+    if (f->ndamaged < EXIT_MAX) f->damaged[f->ndamaged++] = b;
+}
 
 static int visit_held(shim_block *b, void *ctx) {
     found *f = ctx;
@@ -38,7 +50,16 @@ static void walk_arena(found *f) {
         for (uintptr_t span = k->start; span < frontier && f->n < EXIT_MAX; span += SHIM_SPAN_SIZE)
             for (uint32_t i = 0; i < k->per_span && f->n < EXIT_MAX; i++) {
                 const void *user = (const void *)(span + (uintptr_t)i * k->size + SHIM_HEADER_SIZE);
-                if (shim_classify(user) == SHIM_LIVE) add(f, shim_block_from_user(user), SHIM_LIVE);
+                const shim_block *b = shim_block_from_user(user);
+                uint32_t st = shim_classify(user);
+                int tagged = st == SHIM_LIVE || st == SHIM_QUARANTINED || st == SHIM_RELEASED;
+                int sealed = shim_block_sealed(b);
+                if (st == SHIM_LIVE && sealed) add(f, b, SHIM_LIVE);
+                // An underflow wrote over the header: tagged live with a
+                // failing checksum, or a whole checksum of a block this class
+                // holds under a tag that is none of ours (as free's check says).
+                else if ((st == SHIM_LIVE && !sealed) || (!tagged && sealed && b->alloc_tid && b->size && b->size <= k->size))
+                    visit_damaged(b, f);
             }
     }
 }
@@ -49,11 +70,17 @@ static long exit_check(void *unused) {
     if (shim_live_on) {
         shim_live_lock_all();
         shim_live_each(visit_live, &f);
+        shim_live_each_damaged(visit_damaged, &f);
         shim_live_unlock_all();
     } else if (shim_arena_base) {
         walk_arena(&f);
     }
     shim_quarantine_scan(visit_held, &f, 50000000ull);
+    for (int i = 0; i < f.ndamaged; i++)
+        // Only the tag went when the checksum still holds: its size and
+        // stacks are the block's own and go in the report.
+        shim_report_heap_underflow(shim_block_sealed(f.damaged[i]) ? f.damaged[i] : 0, shim_block_user(f.damaged[i]),
+                                   SHIM_LIVE, "header", 0, 0, 0, 0, "exit_check");
     for (int i = 0; i < f.n; i++) shim_redzone_report(f.b[i], f.state[i], "exit_check");
     return 0;
 }

@@ -67,9 +67,26 @@ void shim_report_heap_overflow(const shim_block *b, const void *user, uint32_t s
     shim_report_end_error(w, t.s, fl_streq(detected, "exit_check"));
 }
 
+// Blocks whose underflow was reported: a damaged header stays in place
+// (never followed nor given back), so the exit check would find it again.
+#define UNDERFLOWED_MAX 64
+static uintptr_t g_underflowed[UNDERFLOWED_MAX];
+static unsigned g_underflowed_n;
+
+// 1 when `user`'s underflow was reported before; records it otherwise.
+static int reported_before(const void *user) {
+    unsigned n = __atomic_load_n(&g_underflowed_n, __ATOMIC_ACQUIRE);
+    for (unsigned i = 0; i < n && i < UNDERFLOWED_MAX; i++)
+        if (__atomic_load_n(&g_underflowed[i], __ATOMIC_RELAXED) == (uintptr_t)user) return 1;
+    unsigned at = __atomic_fetch_add(&g_underflowed_n, 1, __ATOMIC_ACQ_REL);
+    if (at < UNDERFLOWED_MAX) __atomic_store_n(&g_underflowed[at], (uintptr_t)user, __ATOMIC_RELEASE);
+    return 0;
+}
+
 void shim_report_heap_underflow(const shim_block *b, const void *user, uint32_t state, const char *region,
                                 size_t distance, size_t length, const shim_block *before, const void *before_user,
                                 const char *detected) {
+    if (reported_before(user)) return;
     // A header that fails its checksum gives no stacks: only the freeing thread can match.
     if (suppressed(FL_SUPP_HEAP_BUFFER_UNDERFLOW, b, state, detected)) return;
     fl_json *w = shim_report_begin_error("heap_buffer_underflow", user);

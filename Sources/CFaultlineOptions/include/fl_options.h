@@ -97,6 +97,7 @@ enum {
     TEXT(LEAK_SUPPRESSIONS, FL_OPT_PATH, "", "shim", FL_OPT_OUTPUT, "no longer read: FAULTLINE_SUPPRESSIONS takes the same file") \
     TEXT(GUARD, FL_OPT_TEXT, "off", "shim", 0, "guard pages: off, all (every block), sample:N (one block in N)") \
     TEXT(GUARD_SIDE, FL_OPT_WORD, "right", "shim", 0, "where a guarded block's guard page is: right, left") \
+    NUM(GUARD_ALIGN, FL_OPT_INT, 16, 1, 16, "shim", 0, "alignment of a guarded block against its guard page: 16 (malloc's), 8, 4, 2 or 1 (every byte past the end faults)") \
     NUM(GUARD_SLOTS, FL_OPT_SIZE, 256, 1, 65536, "shim", 0, "slots of the pool of FAULTLINE_GUARD=sample:N") \
     /* leaks */ \
     NUM(LEAK_TRACKING, FL_OPT_BOOL, 1, 0, 1, "shim", 0, "keep live-block records (default: when the detectors include leaks or memory)") \

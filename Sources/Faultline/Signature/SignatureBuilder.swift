@@ -7,8 +7,10 @@ import Foundation
 /// (where it was thrown; the crashed thread is the terminate handler's);
 /// a leak group's `allocation_stack` (a `leak` report has one signature per
 /// group, and its own is its largest group's); `leak_growth`'s
-/// `allocation_stack`; a memory warning's first `top_stacks` entry; every
-/// other kind's `crashed_thread`. A report with none of these (an OOM kill
+/// `allocation_stack`; a memory warning's first `top_stacks` entry; a heap
+/// error found at exit or at quarantine release, its block's
+/// `allocation_stack` (a `write_after_free`'s `deallocation_stack` first);
+/// every other kind's `crashed_thread`. A report with none of these (an OOM kill
 /// with no breadcrumb) is signed by its kind and process name.
 public struct SignatureBuilder: Sendable {
     /// The skip and prefix rules.
@@ -77,8 +79,21 @@ public struct SignatureBuilder: Sendable {
                let f = SectionFrames.stack(o["frames"]) { out.append(("top_stacks[0].frames", f)) }
         default: break
         }
+        if Self.foundAwayFromTheBug(report) {
+            // The finding thread is whoever exited or pushed the block out of
+            // the quarantine: every such report would share exit's frames.
+            if report.kind == "write_after_free" { section("deallocation_stack") }
+            section("allocation_stack")
+        }
         if let t = report.crashedThread { out.append(("crashed_thread", t.frames)) }
         return out
+    }
+
+    /// Whether a heap error was found by a check that ran away from the
+    /// bad access: at exit or as its block left the quarantine.
+    static func foundAwayFromTheBug(_ report: Report) -> Bool {
+        guard case .object(let o)? = report.sections[report.kind], case .string(let d)? = o["detected"] else { return false }
+        return d == "exit_check" || d == "quarantine_release"
     }
 
     /// The signature's frame names from `frames`: past the first signal
