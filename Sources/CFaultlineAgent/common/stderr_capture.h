@@ -24,7 +24,8 @@ int fl_stderr_capture_active(void);
 /// Keeps `n` bytes the program has just written to fd 2. Async-signal-safe,
 /// lock-free: any thread, any signal handler.
 void fl_stderr_keep(const void *p, size_t n);
-/// `newfd` was just made a copy of `oldfd` (dup, dup2, dup3): writes to it
+/// `newfd` was just made a copy of `oldfd` (dup, dup2, dup3, fcntl's
+/// F_DUPFD and F_DUPFD_CLOEXEC, or those through syscall()): writes to it
 /// are kept when `oldfd` is fd 2 or a copy of it. Async-signal-safe.
 void fl_stderr_copied(int oldfd, int newfd);
 /// The fds in [lo, hi] were closed or replaced: no longer copies of fd 2.

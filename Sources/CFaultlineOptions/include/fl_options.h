@@ -113,7 +113,7 @@ enum {
     NUM(LEAK_GROWTH_MIN_BYTES, FL_OPT_SIZE, 1024, 0, 1ll << 40, "shim", 0, "growth over the window that makes a growth report") \
     TEXT(LEAK_DEBUG_ROOTS, FL_OPT_FLAG, "", "shim", 0, "set: every root range of 4 KiB or more and every short read on stderr") \
     NUM(LEAK_INHERITED, FL_OPT_BOOL, 0, 0, 1, "shim", 0, "a forked child reports the blocks allocated before the fork too") \
-    TEXT(LEAK_CHECK_SKIP, FL_OPT_LIST, "", "shim", 0, "patterns (* and ?) of executable paths with no leak tracking or exit leak check (faultline exec: the system's tool folders)") \
+    TEXT(LEAK_CHECK_SKIP, FL_OPT_LIST, "", "shim", 0, "patterns (* and ?) of executable paths with no leak tracking, exit leak check, fd or thread leak check (faultline exec: the system's tool folders)") \
     /* set by Faultline for the processes it starts */ \
     TEXT(AGENT_IMAGE, FL_OPT_PATH, "", "agent", FL_OPT_INTERNAL, "the agent library already in the process (a linked agent and a preloaded one)") \
     TEXT(LAUNCH_EXEC_NS, FL_OPT_TEXT, "", "agent", FL_OPT_INTERNAL, "when faultline exec started the program (CLOCK_MONOTONIC ns), for the launch detector") \
