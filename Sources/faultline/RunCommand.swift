@@ -41,11 +41,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Parent folder of the per-run artifacts folders.", valueName: "dir"))
     var artifacts: String = ".faultline-artifacts"
 
-    @Option(help: ArgumentHelp("Also write JUnit XML results to this file.", valueName: "file"))
-    var junit: String?
-
-    @Option(help: ArgumentHelp("Also write machine-readable JSON results to this file.", valueName: "file"))
-    var json: String?
+    @OptionGroup var results: ResultsFileOptions
 
     @Option(help: ArgumentHelp("Run shard I of N (1-based), balanced by --timings; default: the gtest or Bazel shard variables.", valueName: "I/N"))
     var shard: String?
@@ -167,7 +163,7 @@ struct RunCommand: ParsableCommand {
 
         // Before anything runs: a path that cannot be written is one line now,
         // not a failure of every scenario or an error after the whole suite.
-        exitUnlessWritable([("--junit", junit), ("--json", json), ("--timings", timings), ("--html", html)])
+        exitUnlessWritable(results.files + [("--timings", timings), ("--html", html)])
         if let why = OutputLocation.problem(folder: artifacts) { exitCannotWrite("\(why); pass another --artifacts") }
         let shardStatus = ProcessInfo.processInfo.environment["TEST_SHARD_STATUS_FILE"]
         if let shardStatus, let why = Self.touch(shardStatus) { exitCannotWrite("\(why); Bazel's TEST_SHARD_STATUS_FILE must be writable") }
@@ -201,8 +197,7 @@ struct RunCommand: ParsableCommand {
         if case .shuffled(let s) = order { result.seed = s }
         let document = ResultsDocument(result)
         Console.out(ConsoleSummary.render(document, repeatCount: repeatCount))
-        if let junit { write(Data(JUnitWriter.render(document).utf8), to: junit) }
-        if let json { write(try document.encoded(), to: json) }
+        try results.write(document)
         if let why = PreviousRun.record(document, artifactsRoot: artifacts) {
             exitCannotWrite("\(why); --last-failed and --failed-first will not see this run")
         }
@@ -214,7 +209,7 @@ struct RunCommand: ParsableCommand {
         if let html, let collected {
             let (items, skipped) = ReportPage.items(collected.entries(), symbolicator: Symbolicator())
             let page = ReportPage(title: "faultline run " + filters.joined(separator: " ") + " (\(result.startedAt))")
-            write(Data(page.render(items, skipped: skipped).utf8), to: html)
+            ResultsFileOptions.write(Data(page.render(items, skipped: skipped).utf8), to: html)
         }
         if result.hasFailures(flakyOK: flakyOk) { throw ExitCode(1) }
     }
@@ -233,13 +228,6 @@ struct RunCommand: ParsableCommand {
     private func fail(_ message: String) -> Never {
         Console.err("faultline: \(OneLine.escaped(message))\n")
         Foundation.exit(2)
-    }
-
-    /// Writes all of `data` or nothing; exits 73 when it cannot.
-    private func write(_ data: Data, to path: String) {
-        if let why = OutputLocation.write(data, to: path) {
-            exitCannotWrite("\(why); the results above are complete, only this file is missing")
-        }
     }
 }
 
