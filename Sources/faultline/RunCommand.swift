@@ -145,6 +145,38 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let build = SuiteLocation.buildDirectory(buildDirectory)
+        let selected = try selectedScenarios(build: build)
+        exitUnlessOutputsWritable()
+        let timingsPath = timings ?? (artifacts as NSString).appendingPathComponent("timings.json")
+        let order: RunSelection.Order = shuffle ? .shuffled(seed: seed ?? UInt64.random(in: 0...UInt64(UInt32.max))) : failedFirst ? .failedFirst : .suite
+        let shard = try shardRequested()
+        let plan: RunSelection.Plan
+        do {
+            plan = try RunSelection(lastFailed: lastFailed, order: order, shard: shard, timingsPath: timingsPath,
+                                    previousRunPath: PreviousRun.path(artifactsRoot: artifacts)).plan(selected)
+        } catch {
+            fail("\(error)")
+        }
+        for note in plan.notes { Console.err("faultline: \(OneLine.escaped(note))\n") }
+
+        let collected = html.map { _ in CollectedReports() }
+        InterruptHandler.install()
+        let progress = ConsoleProgress(total: plan.scenarios.count * repeatCount)
+        var result = SuiteRunner(options: runOptions(build: build, collected: collected)).run(plan.scenarios, progress: progress)
+        InterruptHandler.parkIfInterrupted()
+        progress.done()
+        result.suite = plan.suite
+        result.shard = shard.flatMap { $0.total > 1 ? $0 : nil }
+        if case .shuffled(let s) = order { result.seed = s }
+        let document = ResultsDocument(result)
+        Console.out(ConsoleSummary.render(document, repeatCount: repeatCount))
+        try writeOutputs(document, of: result, timingsPath: timingsPath, collected: collected)
+        if result.hasFailures(flakyOK: flakyOk) { throw ExitCode(1) }
+    }
+
+    /// The suite's scenarios the filters select; exits 2 for bad scenario
+    /// files, a missing directory or a selection of none.
+    private func selectedScenarios(build: BuildDirectory) throws -> [Scenario] {
         guard let directory = SuiteLocation.scenariosDirectory(scenariosDirectory, build: build) else {
             fail("no Scenarios directory here or in the package above \(build.path); pass --scenarios DIR")
         }
@@ -160,43 +192,35 @@ struct RunCommand: ParsableCommand {
                 ? "no scenarios in \(directory); add *.yaml files (docs/scenarios.md) or pass --scenarios DIR"
                 : "no scenario name contains \(filters.joined(separator: " or ")); `faultline list` shows the names")
         }
+        return filtered
+    }
 
-        // Before anything runs: a path that cannot be written is one line now,
-        // not a failure of every scenario or an error after the whole suite.
+    /// Before anything runs: a path that cannot be written is one line now
+    /// (exit 73), not a failure of every scenario or an error after the
+    /// whole suite.
+    private func exitUnlessOutputsWritable() {
         exitUnlessWritable(results.files + [("--timings", timings), ("--html", html)])
         if let why = OutputLocation.problem(folder: artifacts) { exitCannotWrite("\(why); pass another --artifacts") }
         let shardStatus = ProcessInfo.processInfo.environment["TEST_SHARD_STATUS_FILE"]
         if let shardStatus, let why = Self.touch(shardStatus) { exitCannotWrite("\(why); Bazel's TEST_SHARD_STATUS_FILE must be writable") }
+    }
 
-        let timingsPath = timings ?? (artifacts as NSString).appendingPathComponent("timings.json")
-        let order: RunSelection.Order = shuffle ? .shuffled(seed: seed ?? UInt64.random(in: 0...UInt64(UInt32.max))) : failedFirst ? .failedFirst : .suite
-        let shard = try shardRequested()
-        let plan: RunSelection.Plan
-        do {
-            plan = try RunSelection(lastFailed: lastFailed, order: order, shard: shard, timingsPath: timingsPath,
-                                    previousRunPath: PreviousRun.path(artifactsRoot: artifacts)).plan(filtered)
-        } catch {
-            fail("\(error)")
-        }
-        for note in plan.notes { Console.err("faultline: \(OneLine.escaped(note))\n") }
-
+    /// The runner's options from the command line; `collected` gathers
+    /// every run's reports for --html.
+    private func runOptions(build: BuildDirectory, collected: CollectedReports?) -> RunOptions {
         var options = RunOptions(buildDirectory: build, artifactsRoot: artifacts, repeatCount: repeatCount, keepArtifacts: keepArtifacts)
         if let jobs { options.jobs = jobs }
         options.reruns = reruns
         options.maxTime = maxTime.flatMap(Self.duration)
         options.memoryLimitRunner = CGroupMemoryLimitRunner()
-        let collected = html.map { _ in CollectedReports() }
         if let collected { options.reportsRead = { run, entries in collected.add(run, entries) } }
-        InterruptHandler.install()
-        let progress = ConsoleProgress(total: plan.scenarios.count * repeatCount)
-        var result = SuiteRunner(options: options).run(plan.scenarios, progress: progress)
-        InterruptHandler.parkIfInterrupted()
-        progress.done()
-        result.suite = plan.suite
-        result.shard = shard.flatMap { $0.total > 1 ? $0 : nil }
-        if case .shuffled(let s) = order { result.seed = s }
-        let document = ResultsDocument(result)
-        Console.out(ConsoleSummary.render(document, repeatCount: repeatCount))
+        return options
+    }
+
+    /// After the table: --junit and --json, the previous-run record, the
+    /// timings (unsharded runs only) and the --html page.
+    private func writeOutputs(_ document: ResultsDocument, of result: SuiteResult, timingsPath: String,
+                              collected: CollectedReports?) throws {
         try results.write(document)
         if let why = PreviousRun.record(document, artifactsRoot: artifacts) {
             exitCannotWrite("\(why); --last-failed and --failed-first will not see this run")
@@ -211,7 +235,6 @@ struct RunCommand: ParsableCommand {
             let page = ReportPage(title: "faultline run " + filters.joined(separator: " ") + " (\(result.startedAt))")
             ResultsFileOptions.write(Data(page.render(items, skipped: skipped).utf8), to: html)
         }
-        if result.hasFailures(flakyOK: flakyOk) { throw ExitCode(1) }
     }
 
     /// Creates `path` or updates its time, as Bazel asks of a runner that
