@@ -3,6 +3,7 @@
 // The commands and their help are the table at the end (victim_cases.h):
 // adding one is a cmd_ function and a row.
 #include "check_under_setxid.h"
+#include "victim_leak_check.h"
 #include "check_under_signal_flood.h"
 #include "dead_frames.h"
 #include "fork_during_install.h"
@@ -24,7 +25,6 @@
 #include "victim_threads.h"
 
 #include <alloca.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -45,13 +45,6 @@
 #include <unistd.h>
 
 typedef struct node { struct node *next; char payload[40]; } node;
-
-// Overwrites dead stack below the caller so stale copies of pointers left
-// there by earlier calls are gone (a conservative scan would see them).
-__attribute__((noinline)) static void clear_stack(void) {
-    volatile char junk[16384];
-    memset((char *)junk, 0, sizeof junk);
-}
 
 __attribute__((noinline)) static node *make_list(int n) {
     node *head = 0;
@@ -122,7 +115,7 @@ __attribute__((noinline)) static void leak_33_in_child(void) {
 static int fork_children(int n) {
     fill_cache();  // reachable; each child frees the parent's blocks it inherited
     leak_77();
-    clear_stack();
+    victim_clear_stack();
     for (int i = 0; i < n; i++) {
         fflush(0);
         pid_t p = fork();
@@ -130,7 +123,7 @@ static int fork_children(int n) {
         if (p == 0) {
             for (int k = 0; k < 100; k += 1 + k % 3) { free(g_cache[k]); g_cache[k] = 0; }
             leak_33_in_child();
-            clear_stack();
+            victim_clear_stack();
             exit(0);
         }
         int status;
@@ -149,7 +142,7 @@ __attribute__((noinline)) static void lose_from_many_stacks(int n);
 
 static int fork_during_checks(int signo, int seconds) {
     lose_from_many_stacks(8192);
-    clear_stack();
+    victim_clear_stack();
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int children = 0;
@@ -192,8 +185,6 @@ static void forbid_process_vm_readv(void) {
     }
 }
 
-static long (*leak_check(void))(void) { return (long (*)(void))dlsym(RTLD_DEFAULT, "faultline_leak_check"); }
-
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
 static int g_held, g_checked;
@@ -211,7 +202,7 @@ __attribute__((noinline)) static void *thread_holder(void *unused) {
 
 // Loses the block on a thread of its own that has ended by the exit check:
 // a stale copy of the pointer left in a register spill slot of this
-// thread's stack (which clear_stack cannot reach above its own frame) would
+// thread's stack (which victim_clear_stack cannot reach above its own frame) would
 // otherwise make the scan call it reachable, depending on how the shim and
 // the victim were compiled.
 __attribute__((noinline)) static void *leaking_thread(void *unused) {
@@ -225,7 +216,7 @@ __attribute__((noinline)) static void *last_worker(void *unused) {
     pthread_t t;
     pthread_create(&t, 0, leaking_thread, 0);
     pthread_join(t, 0);
-    clear_stack();
+    victim_clear_stack();
     printf("victim: worker returns; it is the last thread\n");
     return 0;  // glibc calls exit(0) here: the program has no thread left
 }
@@ -341,18 +332,18 @@ static int cmd_thread_exits(int argc, char **argv, char **envp) {
     pthread_t t[4];
     for (int i = 0; i < 4; i++) pthread_create(&t[i], 0, leaking_thread, 0);
     for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
-    clear_stack();
+    victim_clear_stack();
     printf("victim: 4 threads each lost 77 bytes and ended\n");
     return 0;
 }
 
 /// The no-fds-left command (its row in the table at the end).
 static int cmd_no_fds_left(int argc, char **argv, char **envp) {
-    long (*check)(void) = leak_check();
-    if (!check) { printf("victim: faultline_leak_check not found (shim not preloaded)\n"); return 2; }
+    victim_leak_check_fn check = victim_leak_check_needed();
+    if (!check) return 2;
     fill_cache();
     leak_77();
-    clear_stack();
+    victim_clear_stack();
     victim_use_up_fds();
     int err = errno;
     long lost = check();
@@ -365,7 +356,7 @@ static int cmd_no_fds_left(int argc, char **argv, char **envp) {
 static int cmd_no_fds_at_exit(int argc, char **argv, char **envp) {
     fill_cache();
     leak_77();
-    clear_stack();
+    victim_clear_stack();
     int n = victim_use_up_fds();
     printf("victim: opened %d fds until %s; exiting with them open\n", n, errno == EMFILE ? "EMFILE" : "another error");
     return 0;
@@ -373,8 +364,8 @@ static int cmd_no_fds_at_exit(int argc, char **argv, char **envp) {
 
 /// The reserved-region command (its row in the table at the end).
 static int cmd_reserved_region(int argc, char **argv, char **envp) {
-    long (*check)(void) = leak_check();
-    if (!check) { printf("victim: faultline_leak_check not found (shim not preloaded)\n"); return 2; }
+    victim_leak_check_fn check = victim_leak_check_needed();
+    if (!check) return 2;
     size_t len = 64u << 20;
     long page = sysconf(_SC_PAGESIZE);
     char *r = mmap(0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -395,7 +386,7 @@ static int cmd_reserved_region(int argc, char **argv, char **envp) {
     if (f == MAP_FAILED) { perror("victim: mmap pointer-file"); return 2; }
     close(fd);
     leak_77();
-    clear_stack();
+    victim_clear_stack();
     long before = touched_pages(r, len);
     long lost = check();
     long after = touched_pages(r, len);
@@ -430,7 +421,7 @@ static int cmd_sampled_register(int argc, char **argv, char **envp) {
     // no sample was ever taken, and the scenario tested nothing).
     victim_idle_like_event_loop(800);
     spin_holding();
-    clear_stack();
+    victim_clear_stack();
     printf("victim: held a 99-byte block in a register for 600 ms of CPU, then lost it\n");
     return 0;
 }
@@ -448,7 +439,7 @@ __attribute__((noinline)) static void lose_through_freed_tables(void) {
 
 static int cmd_freed_tail(int argc, char **argv, char **envp) {
     lose_through_freed_tables();
-    clear_stack();
+    victim_clear_stack();
     printf("victim: freed two tables whose last words held the only pointers to 104 bytes\n");
     return 0;
 }
@@ -457,19 +448,19 @@ static int cmd_freed_tail(int argc, char **argv, char **envp) {
 
 static int cmd_list(int argc, char **argv, char **envp) {
     lose_list();
-    clear_stack();
+    victim_clear_stack();
     return 0;
 }
 
 static int cmd_ring(int argc, char **argv, char **envp) {
     lose_ring();
-    clear_stack();
+    victim_clear_stack();
     return 0;
 }
 
 static int cmd_lost_pairs(int argc, char **argv, char **envp) {
     int rc = victim_lost_pairs();
-    clear_stack();
+    victim_clear_stack();
     return rc;
 }
 
@@ -477,19 +468,19 @@ static int cmd_realpath_old(int argc, char **argv, char **envp) { return victim_
 
 static int cmd_libc_helpers(int argc, char **argv, char **envp) {
     int rc = victim_libc_helpers();
-    clear_stack();
+    victim_clear_stack();
     return rc;
 }
 
 static int cmd_libc_helper_jump(int argc, char **argv, char **envp) {
     int rc = victim_libc_helper_jump();
-    clear_stack();
+    victim_clear_stack();
     return rc;
 }
 
 static int cmd_libc_helper_reentry(int argc, char **argv, char **envp) {
     int rc = victim_libc_helper_reentry();
-    clear_stack();
+    victim_clear_stack();
     return rc;
 }
 
@@ -501,14 +492,14 @@ static int cmd_stale_frame(int argc, char **argv, char **envp) { return victim_s
 
 static int cmd_no_frame_pointer(int argc, char **argv, char **envp) {
     int rc = victim_no_frame_pointer();
-    clear_stack();
+    victim_clear_stack();
     return rc;
 }
 
 static int cmd_cache(int argc, char **argv, char **envp) {
     fill_cache();
     leak_77();
-    clear_stack();
+    victim_clear_stack();
     printf("victim: cache of 100 blocks held by a global, one 77-byte block lost\n");
     return 0;
 }
@@ -517,14 +508,14 @@ static int cmd_no_vm_readv(int argc, char **argv, char **envp) {
     forbid_process_vm_readv();
     fill_cache();
     leak_77();
-    clear_stack();
+    victim_clear_stack();
     printf("victim: process_vm_readv forbidden; cache of 100 blocks held by a global, one 77-byte block lost\n");
     return 0;
 }
 
 static int cmd_thread_stack(int argc, char **argv, char **envp) {
-    long (*check)(void) = leak_check();
-    if (!check) { printf("victim: faultline_leak_check not found (shim not preloaded)\n"); return 2; }
+    victim_leak_check_fn check = victim_leak_check_needed();
+    if (!check) return 2;
     if (argc > 2) usleep((useconds_t)atoi(argv[2]) * 1000);
     pthread_t t;
     pthread_create(&t, 0, thread_holder, 0);
@@ -543,7 +534,7 @@ static int cmd_thread_stack(int argc, char **argv, char **envp) {
 
 static int cmd_suppressed(int argc, char **argv, char **envp) {
     lose_suppressed();
-    clear_stack();
+    victim_clear_stack();
     printf("victim: lost 500 bytes from suppressed_allocator and 91 bytes from lose_suppressed\n");
     return 0;
 }
@@ -574,7 +565,7 @@ static int leak_signal(void) {
 
 static int cmd_signal(int argc, char **argv, char **envp) {
     leak_77();
-    clear_stack();
+    victim_clear_stack();
     int sig = leak_signal();
     printf("victim: raising signal %d for an on-demand leak check\n", sig);
     raise(sig);
@@ -593,14 +584,14 @@ static int cmd_unreadable_root(int argc, char **argv, char **envp) {
     memcpy(m + 64, &kept, sizeof kept);  // the block's only pointer
     kept = 0;
     leak_77();
-    clear_stack();
+    victim_clear_stack();
     printf("victim: the pointer to the 555-byte block lives only in a file mapping whose last 2 pages raise SIGBUS\n");
     return 0;
 }
 
 static int cmd_two_paths(int argc, char **argv, char **envp) {
     lose_through_two_paths();
-    clear_stack();
+    victim_clear_stack();
     printf("victim: lost 300 blocks through path_left, 300 through path_right, 300 through path_alloca\n");
     return 0;
 }
@@ -615,7 +606,7 @@ static int cmd_many_stacks(int argc, char **argv, char **envp) {
     int n = argc > 2 ? atoi(argv[2]) : 8192;
     if (n < 1 || n > 8192) { fprintf(stderr, "victim: many-stacks takes 1 to 8192 blocks\n"); return 2; }
     lose_from_many_stacks(n);
-    clear_stack();
+    victim_clear_stack();
     printf("victim: lost %d blocks of 24 bytes, each from its own allocation stack\n", n);
     return 0;
 }
@@ -661,7 +652,7 @@ static int cmd_check_under_setxid(int argc, char **argv, char **envp) {
 
 static int cmd_checks_while_euid_flips(int argc, char **argv, char **envp) {
     leak_77();
-    clear_stack();
+    victim_clear_stack();
     return victim_checks_while_euid_flips(argc > 2 ? atoi(argv[2]) : 50);
 }
 
@@ -701,7 +692,7 @@ static int cmd_check_while_cancelled(int argc, char **argv, char **envp) { retur
 
 static int cmd_leak_as_nobody(int argc, char **argv, char **envp) {
     leak_77();
-    clear_stack();
+    victim_clear_stack();
     return victim_become_nobody("temporary") != 0 ? 3 : 0;  // exits as nobody, real and saved uid 0
 }
 
