@@ -247,6 +247,9 @@ let package = Package(
         .testTarget(name: "FaultlineHarnessTests", dependencies: ["Faultline", "FaultlineHarness"]),
         // The C pieces that read untrusted input or build reports, called
         // directly (the core interposes nothing: CFaultlineInterposers).
-        .testTarget(name: "CFaultlineUnitTests", dependencies: ["CFaultlineCore", "CFaultlineSuppressions", "CFaultlineOptions"]),
+        .testTarget(name: "CFaultlineUnitTests", dependencies: ["CFaultlineCore", "CFaultlineSuppressions", "CFaultlineOptions", "CHangUnderTest"]),
+        // The agent's source files that need no agent (the wait-for graph),
+        // built apart so that the C unit tests can call them.
+        .target(name: "CHangUnderTest", path: "Tests/CHangUnderTest", cSettings: [.define("_GNU_SOURCE")]),
     ]
 )

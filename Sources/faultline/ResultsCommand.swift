@@ -28,11 +28,7 @@ struct ResultsCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The --json files of the shards.", valueName: "results.json"))
         var files: [String]
 
-        @Option(help: ArgumentHelp("Write the merged JUnit XML to this file.", valueName: "file"))
-        var junit: String?
-
-        @Option(help: ArgumentHelp("Write the merged JSON results to this file.", valueName: "file"))
-        var json: String?
+        @OptionGroup var results: ResultsFileOptions
 
         @Option(help: ArgumentHelp("Add the shards' measured durations to this timings file (for the next split).", valueName: "file"))
         var timings: String?
@@ -45,7 +41,7 @@ struct ResultsCommand: ParsableCommand {
         }
 
         func run() throws {
-            exitUnlessWritable([("--junit", junit), ("--json", json), ("--timings", timings)])
+            exitUnlessWritable(results.files + [("--timings", timings)])
             let merged: ResultsDocument
             do {
                 merged = try ResultsMerge.merge(files: files)
@@ -54,14 +50,9 @@ struct ResultsCommand: ParsableCommand {
                 throw ExitCode(2)
             }
             Console.out(ConsoleSummary.render(merged))
-            if let junit { write(Data(JUnitWriter.render(merged).utf8), to: junit) }
-            if let json { write(try merged.encoded(), to: json) }
+            try results.write(merged)
             if let timings, let why = ScenarioTimings.update(timings, with: .measured(merged)) { exitCannotWrite(why) }
             if merged.hasFailures(flakyOK: flakyOk) { throw ExitCode(1) }
-        }
-
-        private func write(_ data: Data, to path: String) {
-            if let why = OutputLocation.write(data, to: path) { exitCannotWrite(why) }
         }
     }
 }

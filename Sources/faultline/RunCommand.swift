@@ -41,11 +41,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Parent folder of the per-run artifacts folders.", valueName: "dir"))
     var artifacts: String = ".faultline-artifacts"
 
-    @Option(help: ArgumentHelp("Also write JUnit XML results to this file.", valueName: "file"))
-    var junit: String?
-
-    @Option(help: ArgumentHelp("Also write machine-readable JSON results to this file.", valueName: "file"))
-    var json: String?
+    @OptionGroup var results: ResultsFileOptions
 
     @Option(help: ArgumentHelp("Run shard I of N (1-based), balanced by --timings; default: the gtest or Bazel shard variables.", valueName: "I/N"))
     var shard: String?
@@ -149,6 +145,38 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let build = SuiteLocation.buildDirectory(buildDirectory)
+        let selected = try selectedScenarios(build: build)
+        exitUnlessOutputsWritable()
+        let timingsPath = timings ?? (artifacts as NSString).appendingPathComponent("timings.json")
+        let order: RunSelection.Order = shuffle ? .shuffled(seed: seed ?? UInt64.random(in: 0...UInt64(UInt32.max))) : failedFirst ? .failedFirst : .suite
+        let shard = try shardRequested()
+        let plan: RunSelection.Plan
+        do {
+            plan = try RunSelection(lastFailed: lastFailed, order: order, shard: shard, timingsPath: timingsPath,
+                                    previousRunPath: PreviousRun.path(artifactsRoot: artifacts)).plan(selected)
+        } catch {
+            fail("\(error)")
+        }
+        for note in plan.notes { Console.err("faultline: \(OneLine.escaped(note))\n") }
+
+        let collected = html.map { _ in CollectedReports() }
+        InterruptHandler.install()
+        let progress = ConsoleProgress(total: plan.scenarios.count * repeatCount)
+        var result = SuiteRunner(options: runOptions(build: build, collected: collected)).run(plan.scenarios, progress: progress)
+        InterruptHandler.parkIfInterrupted()
+        progress.done()
+        result.suite = plan.suite
+        result.shard = shard.flatMap { $0.total > 1 ? $0 : nil }
+        if case .shuffled(let s) = order { result.seed = s }
+        let document = ResultsDocument(result)
+        Console.out(ConsoleSummary.render(document, repeatCount: repeatCount))
+        try writeOutputs(document, of: result, timingsPath: timingsPath, collected: collected)
+        if result.hasFailures(flakyOK: flakyOk) { throw ExitCode(1) }
+    }
+
+    /// The suite's scenarios the filters select; exits 2 for bad scenario
+    /// files, a missing directory or a selection of none.
+    private func selectedScenarios(build: BuildDirectory) throws -> [Scenario] {
         guard let directory = SuiteLocation.scenariosDirectory(scenariosDirectory, build: build) else {
             fail("no Scenarios directory here or in the package above \(build.path); pass --scenarios DIR")
         }
@@ -164,45 +192,36 @@ struct RunCommand: ParsableCommand {
                 ? "no scenarios in \(directory); add *.yaml files (docs/scenarios.md) or pass --scenarios DIR"
                 : "no scenario name contains \(filters.joined(separator: " or ")); `faultline list` shows the names")
         }
+        return filtered
+    }
 
-        // Before anything runs: a path that cannot be written is one line now,
-        // not a failure of every scenario or an error after the whole suite.
-        exitUnlessWritable([("--junit", junit), ("--json", json), ("--timings", timings), ("--html", html)])
+    /// Before anything runs: a path that cannot be written is one line now
+    /// (exit 73), not a failure of every scenario or an error after the
+    /// whole suite.
+    private func exitUnlessOutputsWritable() {
+        exitUnlessWritable(results.files + [("--timings", timings), ("--html", html)])
         if let why = OutputLocation.problem(folder: artifacts) { exitCannotWrite("\(why); pass another --artifacts") }
         let shardStatus = ProcessInfo.processInfo.environment["TEST_SHARD_STATUS_FILE"]
         if let shardStatus, let why = Self.touch(shardStatus) { exitCannotWrite("\(why); Bazel's TEST_SHARD_STATUS_FILE must be writable") }
+    }
 
-        let timingsPath = timings ?? (artifacts as NSString).appendingPathComponent("timings.json")
-        let order: RunSelection.Order = shuffle ? .shuffled(seed: seed ?? UInt64.random(in: 0...UInt64(UInt32.max))) : failedFirst ? .failedFirst : .suite
-        let shard = try shardRequested()
-        let plan: RunSelection.Plan
-        do {
-            plan = try RunSelection(lastFailed: lastFailed, order: order, shard: shard, timingsPath: timingsPath,
-                                    previousRunPath: PreviousRun.path(artifactsRoot: artifacts)).plan(filtered)
-        } catch {
-            fail("\(error)")
-        }
-        for note in plan.notes { Console.err("faultline: \(OneLine.escaped(note))\n") }
-
+    /// The runner's options from the command line; `collected` gathers
+    /// every run's reports for --html.
+    private func runOptions(build: BuildDirectory, collected: CollectedReports?) -> RunOptions {
         var options = RunOptions(buildDirectory: build, artifactsRoot: artifacts, repeatCount: repeatCount, keepArtifacts: keepArtifacts)
         if let jobs { options.jobs = jobs }
         options.reruns = reruns
         options.maxTime = maxTime.flatMap(Self.duration)
         options.memoryLimitRunner = CGroupMemoryLimitRunner()
-        let collected = html.map { _ in CollectedReports() }
         if let collected { options.reportsRead = { run, entries in collected.add(run, entries) } }
-        InterruptHandler.install()
-        let progress = ConsoleProgress(total: plan.scenarios.count * repeatCount)
-        var result = SuiteRunner(options: options).run(plan.scenarios, progress: progress)
-        InterruptHandler.parkIfInterrupted()
-        progress.done()
-        result.suite = plan.suite
-        result.shard = shard.flatMap { $0.total > 1 ? $0 : nil }
-        if case .shuffled(let s) = order { result.seed = s }
-        let document = ResultsDocument(result)
-        Console.out(ConsoleSummary.render(document, repeatCount: repeatCount))
-        if let junit { write(Data(JUnitWriter.render(document).utf8), to: junit) }
-        if let json { write(try document.encoded(), to: json) }
+        return options
+    }
+
+    /// After the table: --junit and --json, the previous-run record, the
+    /// timings (unsharded runs only) and the --html page.
+    private func writeOutputs(_ document: ResultsDocument, of result: SuiteResult, timingsPath: String,
+                              collected: CollectedReports?) throws {
+        try results.write(document)
         if let why = PreviousRun.record(document, artifactsRoot: artifacts) {
             exitCannotWrite("\(why); --last-failed and --failed-first will not see this run")
         }
@@ -214,9 +233,8 @@ struct RunCommand: ParsableCommand {
         if let html, let collected {
             let (items, skipped) = ReportPage.items(collected.entries(), symbolicator: Symbolicator())
             let page = ReportPage(title: "faultline run " + filters.joined(separator: " ") + " (\(result.startedAt))")
-            write(Data(page.render(items, skipped: skipped).utf8), to: html)
+            ResultsFileOptions.write(Data(page.render(items, skipped: skipped).utf8), to: html)
         }
-        if result.hasFailures(flakyOK: flakyOk) { throw ExitCode(1) }
     }
 
     /// Creates `path` or updates its time, as Bazel asks of a runner that
@@ -233,13 +251,6 @@ struct RunCommand: ParsableCommand {
     private func fail(_ message: String) -> Never {
         Console.err("faultline: \(OneLine.escaped(message))\n")
         Foundation.exit(2)
-    }
-
-    /// Writes all of `data` or nothing; exits 73 when it cannot.
-    private func write(_ data: Data, to path: String) {
-        if let why = OutputLocation.write(data, to: path) {
-            exitCannotWrite("\(why); the results above are complete, only this file is missing")
-        }
     }
 }
 

@@ -21,6 +21,10 @@ struct ScenarioExecution {
         (repeatIndex.map { "\(scenario.name)-\($0)" } ?? scenario.name) + (rerunIndex.map { "-rerun-\($0)" } ?? "")
     }
 
+    /// Runs the scenario once, in its phases: skip or make the folder, find
+    /// the victim and the libraries to inject, write `command`, spawn and
+    /// wait, judge what it left. A phase that cannot go on stops the run
+    /// with the failure saying why.
     func run() -> RunRecord {
         let clock = ContinuousClock()
         let start = clock.now
@@ -33,87 +37,129 @@ struct ScenarioExecution {
             return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
         }
 
-        let fm = FileManager.default
         let folder = (runDirectory as NSString).appendingPathComponent(folderName)
         let reportDirectory = folder + "/reports"
-        if let reason = skipReason() {
-            // A skipped run keeps a folder with only result.json saying why.
-            record.verdict = .skip
-            record.skipReason = reason
-            record.durationSeconds = seconds()
-            if ArtifactFiles.makeFolder(folder) == nil, let data = try? JSONEncoderFactory.pretty().encode(record) {
-                record.artifacts = folder
-                _ = ArtifactFiles.write(data, to: folder + "/result.json")
+        if let reason = skipReason() { return skipped(record, reason: reason, folder: folder, seconds()) }
+        do throws(RunStopped) {
+            if let why = ArtifactFiles.makeFolder(folder) ?? ArtifactFiles.makeFolder(reportDirectory) {
+                throw RunStopped("artifacts", expected: "a new folder \(folder)", found: why)
             }
-            return record
+            record.artifacts = folder
+            let executable = try victimPath()
+            let (environment, added) = VictimEnvironment.make(
+                scenario: scenario, base: ProcessInfo.processInfo.environment, reportDirectory: reportDirectory,
+                preload: try preloadLibraries())
+            let session = try memoryLimitSession()
+            var argv = [executable] + scenario.args
+            if let session { argv = session.wrap(command: argv) }
+            record.command = argv
+            try writeCommand(argv, added: added, in: folder)
+            let exit = try spawnAndWait(argv, environment: environment, in: folder, session: session, into: &record)
+            judge(exit, folder: folder, reportDirectory: reportDirectory, into: &record)
+            return finish(record, failure: nil, seconds())
+        } catch {
+            return finish(record, failure: error.failure, seconds())
         }
-        if let why = ArtifactFiles.makeFolder(folder) ?? ArtifactFiles.makeFolder(reportDirectory) {
-            return finish(record, failure: CheckFailure("artifacts", expected: "a new folder \(folder)", found: why), seconds())
-        }
-        record.artifacts = folder
+    }
 
-        let executable: String
+    /// Why a phase stopped the run.
+    private struct RunStopped: Error {
+        let failure: CheckFailure
+        init(_ check: String, expected: String, found: String) {
+            failure = CheckFailure(check, expected: expected, found: found)
+        }
+    }
+
+    /// A skipped run keeps a folder with only result.json saying why.
+    private func skipped(_ record: RunRecord, reason: String, folder: String, _ duration: Double) -> RunRecord {
+        var r = record
+        r.verdict = .skip
+        r.skipReason = reason
+        r.durationSeconds = duration
+        if ArtifactFiles.makeFolder(folder) == nil, let data = try? JSONEncoderFactory.pretty().encode(r) {
+            r.artifacts = folder
+            _ = ArtifactFiles.write(data, to: folder + "/result.json")
+        }
+        return r
+    }
+
+    /// The victim's executable in the build directory.
+    private func victimPath() throws(RunStopped) -> String {
         switch options.buildDirectory.resolveVictim(scenario.victim) {
-        case .failure(let e): return finish(record, failure: CheckFailure("victim", expected: "a program to run", found: e.message), seconds())
-        case .success(let path): executable = path
+        case .failure(let e): throw RunStopped("victim", expected: "a program to run", found: e.message)
+        case .success(let path): return path
         }
-        var preload: [String] = []
-        if scenario.mode == .preload && !scenario.inject.isEmpty {
-            var names = [BuildDirectory.agentLibrary]
-            if scenario.needsMallocShim { names.append(BuildDirectory.mallocShimLibrary) }
-            for name in names {
-                guard let lib = options.buildDirectory.product(name) else {
-                    let product = name.dropFirst(3).dropLast(3)
-                    return finish(record, failure: CheckFailure("inject", expected: "\(name) in \(options.buildDirectory.path)",
-                        found: "it is not built; run `swift build --product \(product)` or pass --build-dir"), seconds())
-                }
-                preload.append(lib)
-            }
-        }
-        let (environment, added) = VictimEnvironment.make(
-            scenario: scenario, base: ProcessInfo.processInfo.environment, reportDirectory: reportDirectory, preload: preload)
+    }
 
-        var session: (any MemoryLimitSession)?
-        if let limit = scenario.memoryLimit, let runner = options.memoryLimitRunner {
-            do {
-                session = try runner.prepare(limit: limit, label: folderName)
-            } catch {
-                return finish(record, failure: CheckFailure("memory_limit", expected: "a memory cgroup of \(Units.describe(bytes: limit))", found: "\(error)"), seconds())
+    /// The agent (and the malloc shim when the scenario needs it) for
+    /// LD_PRELOAD; none for a linked scenario or one that injects nothing.
+    private func preloadLibraries() throws(RunStopped) -> [String] {
+        guard scenario.mode == .preload && !scenario.inject.isEmpty else { return [] }
+        var names = [BuildDirectory.agentLibrary]
+        if scenario.needsMallocShim { names.append(BuildDirectory.mallocShimLibrary) }
+        return try names.map { name throws(RunStopped) in
+            guard let lib = options.buildDirectory.product(name) else {
+                let product = name.dropFirst(3).dropLast(3)
+                throw RunStopped("inject", expected: "\(name) in \(options.buildDirectory.path)",
+                                 found: "it is not built; run `swift build --product \(product)` or pass --build-dir")
             }
+            return lib
         }
-        var argv = [executable] + scenario.args
-        if let session { argv = session.wrap(command: argv) }
-        record.command = argv
+    }
+
+    /// The memory cgroup of a scenario with `memory_limit:`, else nil.
+    private func memoryLimitSession() throws(RunStopped) -> (any MemoryLimitSession)? {
+        guard let limit = scenario.memoryLimit, let runner = options.memoryLimitRunner else { return nil }
+        do {
+            return try runner.prepare(limit: limit, label: folderName)
+        } catch {
+            throw RunStopped("memory_limit", expected: "a memory cgroup of \(Units.describe(bytes: limit))", found: "\(error)")
+        }
+    }
+
+    /// Writes `command`, the line that reruns the victim by hand. It is the
+    /// first file of the run: when it cannot be written (the disk filled up
+    /// after faultline run checked it), the victim's output and reports
+    /// could not be either, and the verdict would blame the victim.
+    private func writeCommand(_ argv: [String], added: [(String, String)], in folder: String) throws(RunStopped) {
         let commandText = "cd \(ShellQuote.quote(folder)) && \(ShellQuote.commandLine(argv, env: added))\n"
-        // The first file of the run: when it cannot be written (the disk
-        // filled up after faultline run checked it), the victim's output and
-        // reports could not be either, and the verdict would blame the victim.
         if let why = ArtifactFiles.write(Data(commandText.utf8), to: folder + "/command") {
-            return finish(record, failure: CheckFailure("artifacts", expected: "room to write in \(folder)",
-                found: "\(why); free space or pass another --artifacts (the victim was not run)"), seconds())
+            throw RunStopped("artifacts", expected: "room to write in \(folder)",
+                             found: "\(why); free space or pass another --artifacts (the victim was not run)")
         }
+    }
 
+    /// Spawns the victim (into its memory cgroup, if any) and waits for it,
+    /// killing its process group at the timeout; records its pid and what
+    /// the cgroup saw.
+    private func spawnAndWait(_ argv: [String], environment: [String: String], in folder: String,
+                              session: (any MemoryLimitSession)?, into record: inout RunRecord) throws(RunStopped) -> VictimExit {
         let request = VictimProcess.Request(
             executable: argv[0], arguments: argv, environment: environment, workingDirectory: folder,
             stdoutPath: folder + "/stdout", stderrPath: folder + "/stderr")
-        let exit: VictimExit
+        let child: VictimProcess
         do {
-            let child = try VictimProcess.spawn(request)
-            record.pid = child.pid
-            var attachFailure: CheckFailure?
-            if let session {
-                do { try session.attach(pid: child.pid) } catch {
-                    attachFailure = CheckFailure("memory_limit", expected: "the victim inside its memory cgroup", found: "\(error)")
-                }
-            }
-            exit = child.wait(timeout: scenario.timeout)
-            if let session { record.memoryLimit = session.finish(exit: exit) }
-            if let attachFailure { record.failures.append(attachFailure) }
+            child = try VictimProcess.spawn(request)
         } catch {
-            return finish(record, failure: CheckFailure("victim", expected: "the victim to start", found: error.description), seconds())
+            throw RunStopped("victim", expected: "the victim to start", found: error.description)
         }
-        record.exit = exit.description
+        record.pid = child.pid
+        var attachFailure: CheckFailure?
+        if let session {
+            do { try session.attach(pid: child.pid) } catch {
+                attachFailure = CheckFailure("memory_limit", expected: "the victim inside its memory cgroup", found: "\(error)")
+            }
+        }
+        let exit = child.wait(timeout: scenario.timeout)
+        if let session { record.memoryLimit = session.finish(exit: exit) }
+        if let attachFailure { record.failures.append(attachFailure) }
+        return exit
+    }
 
+    /// Reads what the victim left (exit, output, reports) and checks the
+    /// scenario's expectations against it.
+    private func judge(_ exit: VictimExit, folder: String, reportDirectory: String, into record: inout RunRecord) {
+        record.exit = exit.description
         let reports = (try? ReportStore.list(directory: reportDirectory)) ?? []
         record.reports = reports.map { ($0.path as NSString).lastPathComponent }
         options.reportsRead?(folderName, reports)
@@ -121,7 +167,6 @@ struct ScenarioExecution {
             exit: exit, stdout: Self.read(folder + "/stdout"), stderr: Self.read(folder + "/stderr"), reports: reports,
             pid: record.pid)
         record.failures += options.checker.check(scenario.expect, against: observation)
-        return finish(record, failure: nil, seconds())
     }
 
     /// Unmet requirements, or a memory limit nobody can apply.

@@ -2,6 +2,7 @@
 // glibc keeps in the thread's descriptor at the top of its stack, and which
 // stays mapped (glibc's stack cache) after the thread has ended.
 #include "detached_threads.h"
+#include "victim_leak_check.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -22,12 +23,6 @@ __attribute__((noinline)) static void *detached_leaker(void *arg) {
 }
 
 __attribute__((noinline)) static void *thread_argument(void) { return malloc(123); }
-
-// Overwrites dead stack below the caller (stale copies of pointers).
-__attribute__((noinline)) static void clear_stack(void) {
-    volatile char junk[16384];
-    memset((char *)junk, 0, sizeof junk);
-}
 
 __attribute__((noinline)) static int start_all(int n) {
     for (int i = 0; i < n; i += 10) {
@@ -59,7 +54,7 @@ int victim_detached_threads(int n, int busy) {
         kill(spinner, SIGKILL);
         waitpid(spinner, 0, 0);
     }
-    clear_stack();
+    victim_clear_stack();
     printf("victim: %d detached threads each lost a 123-byte argument and a 234-byte result\n", n);
     return 0;
 }

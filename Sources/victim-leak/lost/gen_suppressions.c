@@ -1,6 +1,7 @@
 // Reports for --gen-suppressions, and the round trip: what it prints, fed
 // back as the suppressions file, silences those reports and no others.
 #include "gen_suppressions.h"
+#include "victim_leak_check.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -46,11 +47,6 @@ __attribute__((noinline)) static void gen_free_inside(void) {
     free(p);
 }
 
-__attribute__((noinline)) static void clear_stack(void) {
-    volatile char junk[16384];
-    memset((char *)junk, 0, sizeof junk);
-}
-
 int victim_gen_suppressions(const char *which) {
     int all = !strcmp(which, "all");
     if (!all && strcmp(which, "first")) { fprintf(stderr, "victim: gen-suppressions takes first or all\n"); return 2; }
@@ -61,7 +57,7 @@ int victim_gen_suppressions(const char *which) {
         gen_lose_extra();
         gen_free_inside();
     }
-    clear_stack();
+    victim_clear_stack();
     printf("victim: gen-suppressions %s done\n", which);
     return 0;
 }

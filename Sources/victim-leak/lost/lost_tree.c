@@ -1,6 +1,7 @@
 // Lost structures whose blocks hang from one definitely lost block
 // (lost_tree.h).
 #include "lost_tree.h"
+#include "victim_leak_check.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -30,12 +31,6 @@ __attribute__((noinline)) static void lose_small(void) {
     }
 }
 
-// Overwrites dead stack below the caller (stale copies of pointers).
-__attribute__((noinline)) static void clear_stack(void) {
-    volatile char junk[16384];
-    memset((char *)junk, 0, sizeof junk);
-}
-
 __attribute__((noinline)) static void lose_tree(void) {
     tree_node *root = make_tree(7);
     printf("victim: built a 127-node tree at %p and dropped its root\n", (void *)root);
@@ -45,7 +40,7 @@ __attribute__((noinline)) static void lose_tree(void) {
 int victim_lost_tree(void) {
     lose_tree();
     lose_small();
-    clear_stack();
+    victim_clear_stack();
     printf("victim: lost 16 blocks of 24 bytes from lose_small\n");
     return 0;
 }
@@ -73,7 +68,7 @@ __attribute__((noinline)) static void lose_cycle(void) {
 
 int victim_lost_cyclic_list(void) {
     lose_cycle();
-    clear_stack();
+    victim_clear_stack();
     return 0;
 }
 
@@ -124,6 +119,6 @@ int victim_suppressed_tree_run(void) {
     printf("victim: dropped a 7-node tree whose root comes from suppressed_tree_root at %p\n", (void *)root);
     root = 0;
     lose_other();
-    clear_stack();
+    victim_clear_stack();
     return 0;
 }

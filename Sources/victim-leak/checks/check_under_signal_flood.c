@@ -5,8 +5,8 @@
 // threads loop on seteuid: leaks.check-under-setxid, which no longer hits
 // it). A thread sending main a signal without pause keeps one pending.
 #include "check_under_signal_flood.h"
+#include "victim_leak_check.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -45,8 +45,8 @@ static double seconds(void) {
 }
 
 int victim_check_under_signal_flood(int checks) {
-    long (*check)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "faultline_leak_check");
-    if (!check) { printf("victim: faultline_leak_check not found (shim not preloaded)\n"); return 2; }
+    victim_leak_check_fn check = victim_leak_check_needed();
+    if (!check) return 2;
     struct sigaction sa = {0};
     sa.sa_handler = on_usr1;
     sa.sa_flags = SA_RESTART;

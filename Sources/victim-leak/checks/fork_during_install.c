@@ -13,6 +13,7 @@
 //   program's, so the program's handler was lost and the shim's called
 //   itself until the stack ran out (only the prepare handler's wait helps).
 #include "fork_during_install.h"
+#include "victim_leak_check.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -93,7 +94,7 @@ static void *dropper(void *unused) {
 // The child, late: installs (an on-demand check) and takes the signal,
 // which the shim's handler passes on to the program's.
 static int late_child(void) {
-    long (*check)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "faultline_leak_check");
+    victim_leak_check_fn check = victim_leak_check();
     if (check) check();
     raise(SIGRTMIN + 10);
     return g_own_handler_ran ? 0 : 3;

@@ -4,10 +4,10 @@
 // started left it whole, and the check never came back (a program exiting
 // while its threads looped on seteuid hung in its exit check).
 #include "check_under_setxid.h"
+#include "victim_leak_check.h"
 #include "victim_euid.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +34,8 @@ static double seconds(void) {
 // seteuid(`to`) and seteuid(0); the seconds they took, or -1 after a line
 // saying why they could not run.
 static double checks_while_flipping(int checks, uid_t to) {
-    long (*check)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "faultline_leak_check");
-    if (!check) { printf("victim: faultline_leak_check not found (shim not preloaded)\n"); return -1; }
+    victim_leak_check_fn check = victim_leak_check_needed();
+    if (!check) return -1;
     if (geteuid() != 0) { fprintf(stderr, "victim: this must run as root\n"); return -1; }
     g_flip_to = to;
     g_stop = 0;

@@ -1,6 +1,6 @@
 #include "dead_frames.h"
+#include "victim_leak_check.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,8 +53,8 @@ static void *holder_thread(void *unused) {
 }
 
 int victim_thread_stack_dead_frames(void) {
-    long (*check)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "faultline_leak_check");
-    if (!check) { printf("victim: faultline_leak_check not found (shim not preloaded)\n"); return 2; }
+    victim_leak_check_fn check = victim_leak_check_needed();
+    if (!check) return 2;
     pthread_t t;
     if (pthread_create(&t, 0, holder_thread, 0) != 0) { perror("victim: pthread_create"); return 2; }
     pthread_mutex_lock(&g_lock);

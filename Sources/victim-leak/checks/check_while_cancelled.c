@@ -1,12 +1,12 @@
 #include "check_while_cancelled.h"
+#include "victim_leak_check.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static long (*g_check)(void);
+static victim_leak_check_fn g_check;
 static atomic_int g_go;
 static long g_worker_result = -2;  // -2: the check did not return
 
@@ -17,8 +17,8 @@ static void *cancelled_checker(void *unused) {
 }
 
 int victim_check_while_cancelled(void) {
-    g_check = (long (*)(void))dlsym(RTLD_DEFAULT, "faultline_leak_check");
-    if (!g_check) { printf("victim: faultline_leak_check not found (shim not preloaded)\n"); return 2; }
+    g_check = victim_leak_check_needed();
+    if (!g_check) return 2;
     pthread_t t;
     if (pthread_create(&t, 0, cancelled_checker, 0) != 0) return 2;
     pthread_cancel(t);
