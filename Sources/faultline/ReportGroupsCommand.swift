@@ -11,7 +11,7 @@ extension ReportCommand {
                 Reads every report under each DIR at any depth (many runs, many machines' artifacts \
                 copied together) and prints one line per signature: kind, count, first and last seen, \
                 processes, machines, and one example report. Each DIR keeps an index \
-                (.faultline-groups-index) so unchanged reports are not read again; a report changed \
+                (.faultline-groups/index) so unchanged reports are not read again; a report changed \
                 or added since is always read. docs/export.md says how signatures are made.
                 """)
 

@@ -84,8 +84,14 @@ import Glibc
         let second = try h.group()
         #expect(second.read == 0, "an unchanged tree was read again")
         #expect(second.indexed == 12)
-        // Only the top folder is listed: the index file's own rename changed it.
-        #expect(second.listed <= 1, "\(second.listed) folders listed")
+        // Not one folder listed: the index's own write (in its own hidden
+        // folder) does not change the folder it describes.
+        #expect(second.listed == 0, "\(second.listed) folders listed")
+        let index = GroupIndex.path(in: h.root)
+        let written = try FileManager.default.attributesOfItem(atPath: index)[.modificationDate] as? Date
+        _ = try h.group()
+        #expect(try FileManager.default.attributesOfItem(atPath: index)[.modificationDate] as? Date == written,
+                "an unchanged tree had its index rewritten")
         #expect(counts(second) == counts(first))
     }
 
@@ -198,7 +204,7 @@ import Glibc
         let h = try history()
         defer { h.remove() }
         let first = try h.group()
-        let indexPath = "\(h.root)/\(GroupIndex.fileName)"
+        let indexPath = GroupIndex.path(in: h.root)
         let good = try Data(contentsOf: URL(fileURLWithPath: indexPath))
         let bad = damage(good)
         #expect(bad != good, "\(what): the damage changed nothing")
@@ -211,6 +217,17 @@ import Glibc
         // Rewritten: the next run takes everything from it again.
         #expect(!GroupIndex.load(directory: h.root).folders.isEmpty, "\(what): not rewritten")
         #expect(try h.group().read == 0, "\(what)")
+    }
+
+    @Test func anIndexInTheOldPlaceIsRemoved() throws {
+        let h = try history()
+        defer { h.remove() }
+        let old = "\(h.root)/\(GroupIndex.oldFileName)"
+        try Data("faultline-groups-index 2\n".utf8).write(to: URL(fileURLWithPath: old))
+        let o = try h.group()
+        #expect(o.read == 12 && o.skipped.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: old))
+        #expect(try h.group().listed == 0)
     }
 
     @Test func whatChangedInTheLastSecondIsLookedAtAgain() throws {

@@ -46,6 +46,7 @@ public struct ReportGrouper {
         // in the same clock tick unseen: it is listed/read again next time.
         let recentNs = Int64((now().timeIntervalSince1970 - 1) * 1e9)
         for dir in directories {
+            GroupIndex.prepare(directory: dir)
             var index = GroupIndex.load(directory: dir)
             var scan = FolderScan(old: index.folders, recentNs: recentNs)
             try scan.run(root: dir)
