@@ -75,8 +75,9 @@ extension ReportCommand {
             let outcome = await uploader.upload(reports)
             for w in outcome.warnings { ReportCommand.stderr("faultline: warning: \(w)") }
             let already = outcome.alreadySent > 0 ? ", \(outcome.alreadySent) sent before" : ""
+            let events = outcome.events != outcome.sent ? " as \(outcome.events) event(s), one per leak group" : ""
             if outcome.unsent.isEmpty {
-                ReportCommand.stderr("faultline: \(outcome.sent) report(s) uploaded to \(uploader.destination)\(already)")
+                ReportCommand.stderr("faultline: \(outcome.sent) report(s) uploaded to \(uploader.destination)\(events)\(already)")
                 return 0
             }
             let why = outcome.unsent.last!.reason
