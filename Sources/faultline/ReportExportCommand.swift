@@ -25,17 +25,10 @@ extension ReportCommand {
         @Option(name: .shortAndLong, help: "Folder the files are written into (created if missing).")
         var output: String = "faultline-export"
 
-        @Option(help: "A file of signature rules to add to the built-in ones (docs/export.md).")
-        var signatureRules: String?
-
-        @Flag(help: "Do not run the symbolizer.")
-        var noSymbolicate = false
-
-        @Argument(help: "Report files or folders (default ./faultline-reports).")
-        var inputs: [String] = []
+        @OptionGroup var reportInputs: ReportInputOptions
 
         func run() async throws {
-            let reports = try ReportInputs.load(inputs, symbolicate: !noSymbolicate, rules: try ReportInputs.rules(signatureRules))
+            let reports = try reportInputs.load()
             do { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) }
             catch { ReportCommand.stderr("faultline: cannot create \(output): \((error as NSError).localizedDescription)"); throw ExitCode(73) }
             var files = 0

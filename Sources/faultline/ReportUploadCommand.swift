@@ -26,20 +26,13 @@ extension ReportCommand {
         @Option(help: "Wait before the first retry, in milliseconds; each later one doubles (1-60000).")
         var backoffMs: Int = 500
 
-        @Option(help: "A file of signature rules to add to the built-in ones (docs/export.md).")
-        var signatureRules: String?
-
-        @Flag(help: "Do not run the symbolizer.")
-        var noSymbolicate = false
-
-        @Argument(help: "Report files or folders (default ./faultline-reports).")
-        var inputs: [String] = []
+        @OptionGroup var reportInputs: ReportInputOptions
 
         func run() async throws {
             guard (0...10).contains(retries) else { ReportCommand.stderr("faultline: --retries \(retries) is out of range; give 0 to 10"); throw ExitCode(64) }
             guard (1...60000).contains(backoffMs) else { ReportCommand.stderr("faultline: --backoff-ms \(backoffMs) is out of range; give 1 to 60000"); throw ExitCode(64) }
             let destination = try Self.destination(dsn: dsn, otlp: otlp)
-            let reports = try ReportInputs.load(inputs, symbolicate: !noSymbolicate, rules: try ReportInputs.rules(signatureRules))
+            let reports = try reportInputs.load()
             var uploader = ReportUploader(destination: destination)
             uploader.retries = retries
             uploader.backoff = Double(backoffMs) / 1000
