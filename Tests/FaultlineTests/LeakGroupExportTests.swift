@@ -137,4 +137,21 @@ import Testing
         #expect(again.stderr.contains("0 report(s) uploaded") && again.stderr.contains("1 sent before"), "\(again.stderr)")
         #expect(server.requests().count == 3)
     }
+
+    @Test func aServerThatFailsTwiceGetsEachGroupAndReportOnce() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (input, _) = try leakAndCrash(in: dir)
+        let reports = try ReportTree.files(under: input).count
+        let server = try UploadServer(key: "k3y", failFirst: 2, in: dir)
+        let run = try faultline(["report", "upload", "--dsn", "http://k3y@127.0.0.1:\(server.port)/42", "--backoff-ms", "20", input])
+        #expect(run.status == 0, "\(run.stderr)")
+        let requests = server.requests()
+        // Two 503s, then each event once: two leak groups and the crash report(s).
+        let events = reports + 1
+        #expect(requests.map { $0["status"] as? Int } == [503, 503] + Array(repeating: 200, count: events), "\(requests)")
+        let accepted = requests.compactMap { $0["status"] as? Int == 200 ? $0["event_id"] as? String : nil }
+        #expect(Set(accepted).count == events)
+        for r in requests where r["status"] as? Int == 200 { #expect((r["problems"] as? [String]) == [], "\(r)") }
+    }
 }
