@@ -21,8 +21,14 @@ import Testing
     /// The phase the crash sets: a quote, a backslash, an é, a tab, a line break.
     static let trickyPhase = "ch\u{e9}\"ck\\out\tx\ny"
 
+    /// The fixture's folder, removed when the test process exits (a suite
+    /// has no teardown, and the fixture is shared by its tests).
+    nonisolated(unsafe) static var fixtureDirectory: String?
+
     private static func makeFixture() throws -> [String: String] {
         let dir = try makeTemporaryDirectory("faultline-field-reader")
+        fixtureDirectory = dir
+        atexit { if let d = ReportFieldReaderTests.fixtureDirectory { try? FileManager.default.removeItem(atPath: d) } }
         let faultline = try BuildProducts.path("faultline")
         let victim = try SignatureVictim.build(in: dir)
         func exec(_ name: String, _ command: [String], options: [String] = []) throws {
