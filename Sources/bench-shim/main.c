@@ -6,11 +6,14 @@
 //       each setup); with BENCH_SHIM_ALLOCATOR=model, over the idealised
 //       quarantine of quarantine_model.h instead of malloc (one thread)
 //   bench-shim compare --shim PATH [--workload mix|uniform] [--ops N] [--live N]
-//                      [--threads N] [--repeat N] [--quick] [--no-peers] [-- CMD ARGS…]
+//                      [--threads N] [--repeat N] [--only ROW,…] [--quick] [--no-peers]
+//                      [-- CMD ARGS…]
 //       runs the workload (or CMD, a real program) under each setup as a
 //       child process, the setups alternating from round to round (A B C,
 //       C B A, …), and prints median CPU time, wall time and peak RSS
-//       (wait4), with ratios against glibc's in the same run.
+//       (wait4), with ratios against glibc's in the same run. `--only`
+//       keeps some rows (glibc always): off, guard, quarantine-only,
+//       scribble-64, quarantine, fp, auto, libunwind, model.
 //
 // Targets printed against (issue 29): the shim with every check off within
 // 1.1x glibc's CPU time, the sampled guard mode within 1.05x, quarantine +
@@ -60,6 +63,29 @@ enum setup_row {
     GLIBC, CHECKS_OFF, GUARD_SAMPLE, QUARANTINE_ONLY, SCRIBBLE_64, QUARANTINE, STACKS_FP, STACKS_AUTO, STACKS_LIBUNWIND,
     VALGRIND, EFENCE, DUMA, HEAPTRACK, MODEL, SETUP_COUNT
 };
+
+/// Each row's name for `--only`.
+static const char *const k_row_ids[SETUP_COUNT] = {
+    [GLIBC] = "glibc", [CHECKS_OFF] = "off", [GUARD_SAMPLE] = "guard", [QUARANTINE_ONLY] = "quarantine-only",
+    [SCRIBBLE_64] = "scribble-64", [QUARANTINE] = "quarantine", [STACKS_FP] = "fp", [STACKS_AUTO] = "auto",
+    [STACKS_LIBUNWIND] = "libunwind", [VALGRIND] = "valgrind", [EFENCE] = "efence", [DUMA] = "duma",
+    [HEAPTRACK] = "heaptrack", [MODEL] = "model",
+};
+
+/// `--only`: a comma list of row names, or NULL for every row.
+static const char *g_only;
+
+// 1 when `--only` keeps `row` (glibc, the baseline, always stays).
+static int row_wanted(int row) {
+    if (!g_only || row == GLIBC) return 1;
+    size_t len = strlen(k_row_ids[row]);
+    for (const char *p = g_only; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == len && !strncmp(p, k_row_ids[row], n)) return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
 
 /// The shim's rows (the ones targets apply to).
 static int is_shim_row(int row) { return row >= CHECKS_OFF && row <= STACKS_LIBUNWIND; }
@@ -377,9 +403,11 @@ static int compare(const char *shim, const workload_opts *o, const workload_opts
         printf("loading the shim costs %.1f MB of RSS before any allocation (LD_PRELOAD of /bin/true); counted in the memory bound\n\n", c.fixed_mb);
     else c.fixed_mb = 0;
     // The model runs the synthetic workloads only, on one thread.
-    const int mine[] = {GLIBC, CHECKS_OFF, GUARD_SAMPLE, QUARANTINE_ONLY, SCRIBBLE_64, QUARANTINE, STACKS_FP, STACKS_AUTO, STACKS_LIBUNWIND, MODEL};
-    int count = (int)(sizeof mine / sizeof *mine);
-    table(&c, setups, mine, g_command || o->threads != 1 ? count - 1 : count, o, repeat, 1, 0);
+    const int rows[] = {GLIBC, CHECKS_OFF, GUARD_SAMPLE, QUARANTINE_ONLY, SCRIBBLE_64, QUARANTINE, STACKS_FP, STACKS_AUTO, STACKS_LIBUNWIND, MODEL};
+    int mine[SETUP_COUNT], count = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        if (row_wanted(rows[i]) && !(rows[i] == MODEL && (g_command || o->threads != 1))) mine[count++] = rows[i];
+    table(&c, setups, mine, count, o, repeat, 1, 0);
     if (!peers) return 0;
     // Peers at a size they finish in: Electric Fence and DUMA make system
     // calls for every block, valgrind runs 20-50x slower.
@@ -431,6 +459,22 @@ int main(int argc, char **argv) {
             i++;
         }
         else if (!strcmp(a, "--shim")) { shim = v; i++; }
+        else if (!strcmp(a, "--only")) {
+            // Every name must be a row: a typo would silently measure glibc alone.
+            for (const char *p = v ? v : ""; *p || !v;) {
+                size_t n = strcspn(p, ",");
+                int known = 0;
+                for (int r = 0; r < SETUP_COUNT; r++) known |= strlen(k_row_ids[r]) == n && !strncmp(p, k_row_ids[r], n);
+                if (!v || !known) {
+                    fprintf(stderr, "bench-shim: --only: '%.*s' is no row; use a comma list of glibc, off, guard, quarantine-only, "
+                                    "scribble-64, quarantine, fp, auto, libunwind, model\n", (int)n, p);
+                    return 2;
+                }
+                p += n + (p[n] == ',');
+            }
+            g_only = v;
+            i++;
+        }
         else if (!strcmp(a, "--quick")) quick = 1;
         else if (!strcmp(a, "--no-peers")) peers = 0;
         else if (!strcmp(a, "--") && i + 1 < argc) { g_command = argv + i + 1; break; }
@@ -448,6 +492,6 @@ int main(int argc, char **argv) {
     }
 usage:
     fprintf(stderr, "usage: bench-shim workload [--workload mix|uniform] [--ops N] [--live N] [--threads N]\n"
-                    "       bench-shim compare --shim PATH [--workload mix|uniform] [--ops N] [--live N] [--threads N] [--repeat N] [--quick] [--no-peers] [-- CMD ARGS...]\n");
+                    "       bench-shim compare --shim PATH [--workload mix|uniform] [--ops N] [--live N] [--threads N] [--repeat N] [--only ROW,...] [--quick] [--no-peers] [-- CMD ARGS...]\n");
     return 2;
 }
