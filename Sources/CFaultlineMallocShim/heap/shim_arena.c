@@ -132,14 +132,61 @@ static inline unsigned batch_of(const arena_class *k) {
     return n < 4 ? 4 : n > 32 ? 32 : n;
 }
 
+/// Classes above its own a block may be borrowed from (at most 2 x 1/8 of
+/// its size more, or 32 bytes below 512).
+#define BORROW_SPAN 2
+
+// A free block of one of the next BORROW_SPAN classes, for class `c`
+// whose cache and list are empty: from this thread's caches first (no
+// lock), then from those classes' lists. NULL when they have none either.
+// Why: memory released to a class serves only that class, so a program
+// mixing sizes at random carved each class up to its own peak, the sum of
+// the peaks (uniform 16-4111 B: 16.6 MB against glibc's 14.0). The block
+// keeps its own class (its address says which): its red zone runs to the
+// end of that class's slot, and it goes back there when freed.
+static void *borrow(unsigned c) {
+    for (unsigned d = c + 1; d <= c + BORROW_SPAN && d < CLASS_COUNT; d++) {
+        void *p = t_cache.head[d];
+        if (p) {
+            t_cache.head[d] = *(void **)p;
+            t_cache.count[d]--;
+            return p;
+        }
+    }
+    for (unsigned d = c + 1; d <= c + BORROW_SPAN && d < CLASS_COUNT; d++) {
+        arena_class *k = &shim_arena_classes[d];
+        if (!__atomic_load_n(&k->free, __ATOMIC_RELAXED)) continue;  // a racy look first: most are empty
+        shim_spin_lock(&k->lock);
+        void *p = k->free;
+        if (p) {
+            k->free = *(void **)p;
+            k->free_count--;
+        }
+        shim_spin_unlock(&k->lock);
+        if (p) return p;
+    }
+    return 0;
+}
+
 // Refills the thread's cache of class `c` from the class's list; when that
-// is empty, hands out one block never used since its span was (re)taken,
-// which reads as zeros (fresh).
+// is empty, borrows a free block of a slightly bigger class, else hands
+// out one block never used since its span was (re)taken, which reads as
+// zeros (fresh).
 static void *refill(unsigned c, int *fresh) {
     arena_class *k = &shim_arena_classes[c];
     unsigned want = batch_of(k);
     shim_spin_lock(&k->lock);
     void *p = k->free;
+    if (!p) {
+        shim_spin_unlock(&k->lock);
+        p = borrow(c);
+        if (p) {
+            *fresh = 0;
+            return p;
+        }
+        shim_spin_lock(&k->lock);
+        p = k->free;  // released to it meanwhile
+    }
     if (p) {
         // Take up to `want` blocks: the first is returned, the rest cached.
         void *last = p;
