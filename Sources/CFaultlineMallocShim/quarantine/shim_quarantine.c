@@ -1,5 +1,6 @@
 #include "shim_quarantine.h"
 #include "shim_config.h"
+#include "shim_pattern.h"
 #include "shim_protect.h"
 #include "shim_redzone.h"
 #include "shim_real.h"
@@ -106,10 +107,6 @@ void shim_quarantine_usage(shim_quarantine_stats *out) {
     pthread_mutex_unlock(&g_lock);
 }
 
-// 4 KiB of the scribble byte to compare against (memcmp is vectorised).
-static unsigned char g_pattern[4096];
-static int g_pattern_ready;
-
 // A protected block (shim_protect.h): its partial pages at both ends,
 // scribbled whole; the pages between are not readable.
 static int protected_changed(const shim_block *b, size_t *offset, size_t *length) {
@@ -126,21 +123,10 @@ static int protected_changed(const shim_block *b, size_t *offset, size_t *length
 }
 
 int shim_scribble_changed(const shim_block *b, size_t limit, size_t *offset, size_t *length) {
-    if (__builtin_expect(!g_pattern_ready, 0)) {
-        memset(g_pattern, SHIM_SCRIBBLE_BYTE, sizeof g_pattern);
-        __atomic_store_n(&g_pattern_ready, 1, __ATOMIC_RELEASE);
-    }
     if (__builtin_expect(b->free_tid & SHIM_FREE_PROTECTED, 0)) return protected_changed(b, offset, length);
     const unsigned char *p = shim_block_user(b);
     size_t n = b->size < limit ? b->size : limit;
-    size_t first = n;
-    for (size_t at = 0; at < n; at += sizeof g_pattern) {
-        size_t len = n - at < sizeof g_pattern ? n - at : sizeof g_pattern;
-        if (__builtin_expect(memcmp(p + at, g_pattern, len) != 0, 0)) {
-            for (size_t i = at; i < at + len; i++) if (p[i] != SHIM_SCRIBBLE_BYTE) { first = i; break; }
-            break;
-        }
-    }
+    size_t first = shim_pattern_mismatch(p, SHIM_SCRIBBLE_BYTE, n);
     if (first == n) return 0;
     size_t last = first;
     for (size_t j = n; j > first; j--) if (p[j - 1] != SHIM_SCRIBBLE_BYTE) { last = j - 1; break; }
