@@ -39,10 +39,15 @@ static const char *const k_mode_names[] = {"off", "inferred", "heartbeat", "ping
 /// A tick that comes this much later than planned means the watchdog itself
 /// did not run (the process was stopped, the machine suspended, or starved):
 /// whatever did not happen meanwhile is nobody's hang.
+#define FL_RESUME_GAP_NS (250ull * 1000000ull)
 /// Separate waits for events (inferred mode) before main counts as an event
 /// loop: a loop waits again and again, a test waits once.
 #define FL_EVENT_LOOP_WAITS 3
-#define FL_RESUME_GAP_NS (250ull * 1000000ull)
+/// How long a thread must wait for a mutex it holds itself before that is
+/// a deadlock: another thread may unlock a normal mutex (glibc lets it;
+/// tests use one as a binary semaphore, as LeakSanitizer's libdl_deadlock
+/// does), and was reported and aborted 32 ms into such a wait.
+#define FL_SELF_CYCLE_NS 1000000000ull
 /// How long the exiting thread waits for the watchdog's last report.
 #define FL_EXIT_WAIT_NS (1000ull * 1000000ull)
 /// Ticks wake up a little late by varying amounts; a threshold that falls
@@ -407,6 +412,7 @@ static void tick(watch_state *s, uint64_t now) {
         fl_wait_chain_follow(&p, chain);
         if (chain->cycle_start >= 0) {
             cycle_confirmed = g_have_prev_cycle && fl_wait_cycle_confirmed(&g_chains[g_chain_cur ^ 1], chain);
+            if (chain->count - chain->cycle_start == 1 && now - s->block_since_ns < FL_SELF_CYCLE_NS) cycle_confirmed = 0;
             g_have_prev_cycle = 1;
             g_chain_cur ^= 1;
         } else {
