@@ -424,6 +424,8 @@ static int cmd_asleep_at_exit(int argc, char **argv, char **envp) { return victi
 
 static int cmd_freeing_at_exit(int argc, char **argv, char **envp) { return victim_freeing_at_exit(); }
 
+static int cmd_ending_thread_tls(int argc, char **argv, char **envp) { return victim_ending_thread_tls(); }
+
 static int cmd_gen_suppressions(int argc, char **argv, char **envp) {
     return victim_gen_suppressions(argc > 2 ? argv[2] : "all");
 }
@@ -534,6 +536,8 @@ static const victim_case k_cases[] = {
                "three threads asleep (usleep, sleep, poll) as main returns, exiting 3/4/5 if woken early; one 48-byte block lost (exits/busy_at_exit.c)"),
     VICTIM_RUN("freeing-at-exit", cmd_freeing_at_exit,
                "a thread allocating and freeing as fast as it can while main loses one 48-byte block and returns (exits/busy_at_exit.c)"),
+    VICTIM_RUN("ending-thread-tls", cmd_ending_thread_tls,
+               "a thread in its key destructor holds a 100-byte block only in TLS as main returns; one 48-byte block lost (exits/busy_at_exit.c)"),
     VICTIM_RUN("detached-threads", cmd_detached_threads,
                "[N [busy]] N (100, at most 1000) detached threads each lose their argument and their result, with a busy loop on another core when asked (lost/detached_threads.c)"),
     VICTIM_RUN("gen-suppressions", cmd_gen_suppressions,

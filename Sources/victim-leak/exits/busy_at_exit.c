@@ -1,9 +1,11 @@
 // Threads at work when main returns (busy_at_exit.h).
 #include "busy_at_exit.h"
 
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +84,41 @@ int victim_freeing_at_exit(void) {
     usleep(20000);
     lose_one();
     printf("victim: a thread allocating and freeing as main returns\n");
+    fflush(stdout);
+    return 0;
+}
+
+static __thread char *t_buffer;  // the only pointer to the thread's block
+static pthread_key_t g_key;
+
+// Set again until the last round of destructors, so that every other
+// key's destructor (the shim's and the agent's) has run before it sleeps.
+static void still_ending(void *round) {
+    uintptr_t left = (uintptr_t)round;
+    if (left > 1) { pthread_setspecific(g_key, (void *)(left - 1)); return; }
+    atomic_store(&g_started, 1);
+    sleep(20);  // in its key destructor as main returns
+}
+
+__attribute__((noinline)) static void fill_tls(void) {
+    t_buffer = malloc(100);
+    memset(t_buffer, 2, 100);
+}
+
+static void *keep_in_tls(void *unused) {
+    fill_tls();
+    pthread_setspecific(g_key, (void *)(uintptr_t)PTHREAD_DESTRUCTOR_ITERATIONS);
+    return unused;
+}
+
+int victim_ending_thread_tls(void) {
+    if (pthread_key_create(&g_key, still_ending) != 0) return 2;
+    pthread_t t;
+    if (pthread_create(&t, 0, keep_in_tls, 0) != 0) { perror("victim: pthread_create"); return 2; }
+    pthread_detach(t);
+    while (!atomic_load(&g_started)) usleep(1000);
+    lose_one();
+    printf("victim: a thread in its key destructor holds a 100-byte block in TLS as main returns\n");
     fflush(stdout);
     return 0;
 }

@@ -1,4 +1,4 @@
-// victim-leak's asleep-at-exit and freeing-at-exit commands (busy_at_exit.c):
+// victim-leak's asleep-at-exit, freeing-at-exit and ending-thread-tls commands (busy_at_exit.c):
 // threads still at work when main returns, as the exit's leak check finds them.
 #ifndef VICTIM_LEAK_BUSY_AT_EXIT_H
 #define VICTIM_LEAK_BUSY_AT_EXIT_H
@@ -15,5 +15,11 @@ int victim_asleep_at_exit(void);
 /// while main loses one 48-byte block and returns: headers are being
 /// written while the exit check reads them. Exits 0.
 int victim_freeing_at_exit(void);
+
+/// A detached thread whose only pointer to a 100-byte block is a TLS
+/// variable, still in its key destructor (asleep) as main returns; main
+/// loses one 48-byte block. The thread's block is reachable: its TLS is
+/// live until the thread ends (LeakSanitizer's detached_thread_dlsym).
+int victim_ending_thread_tls(void);
 
 #endif
