@@ -30,6 +30,7 @@
 #include "thread_capture.h"
 #include "under_valgrind.h"
 #include "unwinder.h"
+#include "unwind_pipe.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -217,6 +218,13 @@ static int install(const faultline_options *options, int dir_optional) {
     if (share_fds) share_fds(fl_openat_high, fl_close_high);
     fl_annotate_install();
     fl_unwinder_init();
+    // libunwind's pipe is let go after every unwind, the warm-up's first,
+    // and the malloc shim's (unwind_pipe.h): a process holds no fd of
+    // libunwind's between them.
+    fl_unwinder_set_walk_hooks(faultline_unwind_walk_begin, faultline_unwind_walk_end);
+    typedef void (*walk_hooks_fn)(void (*)(void), void (*)(void));
+    walk_hooks_fn shim_walks = (walk_hooks_fn)dlsym(RTLD_DEFAULT, "faultline_shim_set_unwind_walk_hooks");
+    if (shim_walks) shim_walks(faultline_unwind_walk_begin, faultline_unwind_walk_end);
     // Warming libunwind probes pages with write(2), which valgrind calls
     // an error (docs/valgrind.supp): under valgrind it waits for a crash.
     if (!valgrind) fl_unwinder_warm_thread();

@@ -102,18 +102,16 @@ struct ReportCommand: AsyncParsableCommand {
         @Flag(help: "Print the symbolicated report as JSON (the report with `symbol` filled in) instead of text.")
         var json = false
 
-        @Flag(help: "Do not run the symbolizer; show addresses only.")
-        var noSymbolicate = false
+        @OptionGroup var symbolication: SymbolicateOption
 
-        @Option(help: "A file of signature rules to add to the built-in ones (docs/export.md).")
-        var signatureRules: String?
+        @OptionGroup var signature: SignatureRulesOption
 
         func run() async throws {
             let report = try loadReport()
             var result = Symbolicator.Result(report: report, warnings: [], tool: nil)
             var symbolicator = Symbolicator()
-            symbolicator.signatureRules = try ReportInputs.rules(signatureRules)
-            if !noSymbolicate { result = symbolicator.symbolicateWithWarnings(report) }
+            symbolicator.signatureRules = try signature.rules()
+            if symbolication.symbolicate { result = symbolicator.symbolicateWithWarnings(report) }
             if json {
                 for w in result.warnings { ReportCommand.stderr("faultline: warning: \(w)") }
                 let data = try JSONEncoderFactory.pretty().encode(result.report)

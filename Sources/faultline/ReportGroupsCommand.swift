@@ -11,7 +11,7 @@ extension ReportCommand {
                 Reads every report under each DIR at any depth (many runs, many machines' artifacts \
                 copied together) and prints one line per signature: kind, count, first and last seen, \
                 processes, machines, and one example report. Each DIR keeps an index \
-                (.faultline-groups-index) so unchanged reports are not read again; a report changed \
+                (.faultline-groups/index) so unchanged reports are not read again; a report changed \
                 or added since is always read. docs/export.md says how signatures are made.
                 """)
 
@@ -27,11 +27,10 @@ extension ReportCommand {
         @Flag(help: "Split each signature's group by the phase its reports were in (faultline_set_phase).")
         var byPhase = false
 
-        @Flag(help: "Do not symbolicate reports that carry no signature (sign them by image and offset).")
-        var noSymbolicate = false
+        @OptionGroup var symbolication: SymbolicateOption
 
         func run() async throws {
-            var grouper = ReportGrouper(symbolicator: noSymbolicate ? nil : Symbolicator())
+            var grouper = ReportGrouper(symbolicator: symbolication.symbolicate ? Symbolicator() : nil)
             grouper.byPhase = byPhase
             if let since {
                 do throws(SinceTime.ParseError) { grouper.sinceUnixMs = try SinceTime.parse(since) }

@@ -2,6 +2,44 @@ import ArgumentParser
 import Faultline
 import Foundation
 
+/// `--no-symbolicate`, one line for every report command that has it
+/// (`report show`, `groups`, `export`, `upload`).
+struct SymbolicateOption: ParsableArguments {
+    @Flag(help: "Do not run the symbolizer: frames keep their addresses only, and a report with no stored signature is signed by image and offset.")
+    var noSymbolicate = false
+
+    /// True unless `--no-symbolicate`.
+    var symbolicate: Bool { !noSymbolicate }
+}
+
+/// `--signature-rules FILE`, one line for `report show`, `export` and
+/// `upload`. (`report groups` has none: its index and the signatures
+/// `exec` stored are made under the built-in rules.)
+struct SignatureRulesOption: ParsableArguments {
+    @Option(help: ArgumentHelp("A file of signature rules to add to the built-in ones (docs/export.md).", valueName: "file"))
+    var signatureRules: String?
+
+    /// The rules the option names, nil when not given; one line and
+    /// status 64 when the file cannot be read.
+    func rules() throws -> SignatureRules? { try ReportInputs.rules(signatureRules) }
+}
+
+/// What `report export` and `report upload` read, gathered with the same
+/// lines: the report files and folders, `--no-symbolicate` and
+/// `--signature-rules`.
+struct ReportInputOptions: ParsableArguments {
+    @OptionGroup var symbolication: SymbolicateOption
+    @OptionGroup var signature: SignatureRulesOption
+
+    @Argument(help: "Report files or folders (default ./faultline-reports).")
+    var inputs: [String] = []
+
+    /// The reports, loaded, symbolicated and signed (`ReportInputs.load`).
+    func load() throws -> [(path: String, report: Report)] {
+        try ReportInputs.load(inputs, symbolicate: symbolication.symbolicate, rules: try signature.rules())
+    }
+}
+
 /// The reports named on a command line (`report export`, `report upload`):
 /// each FILE, and every report under each DIR at any depth, loaded and
 /// symbolicated (a stored signature kept). Files that are not reports are

@@ -26,20 +26,13 @@ extension ReportCommand {
         @Option(help: "Wait before the first retry, in milliseconds; each later one doubles (1-60000).")
         var backoffMs: Int = 500
 
-        @Option(help: "A file of signature rules to add to the built-in ones (docs/export.md).")
-        var signatureRules: String?
-
-        @Flag(help: "Do not run the symbolizer.")
-        var noSymbolicate = false
-
-        @Argument(help: "Report files or folders (default ./faultline-reports).")
-        var inputs: [String] = []
+        @OptionGroup var reportInputs: ReportInputOptions
 
         func run() async throws {
             guard (0...10).contains(retries) else { ReportCommand.stderr("faultline: --retries \(retries) is out of range; give 0 to 10"); throw ExitCode(64) }
             guard (1...60000).contains(backoffMs) else { ReportCommand.stderr("faultline: --backoff-ms \(backoffMs) is out of range; give 1 to 60000"); throw ExitCode(64) }
             let destination = try Self.destination(dsn: dsn, otlp: otlp)
-            let reports = try ReportInputs.load(inputs, symbolicate: !noSymbolicate, rules: try ReportInputs.rules(signatureRules))
+            let reports = try reportInputs.load()
             var uploader = ReportUploader(destination: destination)
             uploader.retries = retries
             uploader.backoff = Double(backoffMs) / 1000
@@ -75,8 +68,9 @@ extension ReportCommand {
             let outcome = await uploader.upload(reports)
             for w in outcome.warnings { ReportCommand.stderr("faultline: warning: \(w)") }
             let already = outcome.alreadySent > 0 ? ", \(outcome.alreadySent) sent before" : ""
+            let events = outcome.events != outcome.sent ? " as \(outcome.events) event(s), one per leak group" : ""
             if outcome.unsent.isEmpty {
-                ReportCommand.stderr("faultline: \(outcome.sent) report(s) uploaded to \(uploader.destination)\(already)")
+                ReportCommand.stderr("faultline: \(outcome.sent) report(s) uploaded to \(uploader.destination)\(events)\(already)")
                 return 0
             }
             let why = outcome.unsent.last!.reason

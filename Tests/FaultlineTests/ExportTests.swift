@@ -53,7 +53,7 @@ import Glibc
         // The index answers the second time; a report added is still read.
         try exec(victim, ["segv"], into: "\(dir)/reports/run-5")
         #expect(try groups(["\(dir)/reports"]).first?["count"] as? Int == 6)
-        #expect(FileManager.default.fileExists(atPath: "\(dir)/reports/.faultline-groups-index"))
+        #expect(FileManager.default.fileExists(atPath: GroupIndex.path(in: "\(dir)/reports")))
     }
 
     @Test func anotherSignalIsAnotherGroupAndARebuildIsTheSameOne() throws {

@@ -8,8 +8,8 @@
 // ours. Guarded fds (the memory monitor's) are kept: closing one, or dup2
 // onto one, fails with EBADF, as valgrind answers for its own; a range
 // closes everything around them. pipe2 is interposed only to find
-// libunwind's memory-validation pipe, which it opens for the life of the
-// process and makes again when it finds it closed.
+// libunwind's memory-validation pipe (unwind_pipe.h), which the agent lets
+// go after each unwind and libunwind makes again when it next needs it.
 #include "interpose_next.h"
 #include "fd_guard.h"
 #include "fd_hooks.h"
@@ -17,6 +17,7 @@
 #include "fd_transient.h"
 #include "report_file.h"
 #include "stderr_capture.h"
+#include "unwind_pipe.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/close_range.h>
@@ -86,6 +88,7 @@ static int let_go(int fd) {
     if (fd < 0) return 0;
     int retake = 0;
     slot_take(g_hidden, fd);
+    fl_unwind_pipe_forget(fd);
     if (fd == fl_report_dir_held()) { fl_report_dir_forget(fd); retake |= RETAKE_REPORT_DIR; }
     if (fd == fl_fd_reserve()) { fl_fd_reserve_forget(fd); retake |= RETAKE_RESERVE; }
     return retake;
@@ -241,23 +244,29 @@ FL_EXPORT int dup3(int oldfd, int newfd, int flags) {
     return r;
 }
 
-// libunwind (1.6) opens a pipe at its first use to test whether memory is
-// readable, writes a byte of the tested memory into it, and on a failed
-// read closes both numbers and opens a new pair. At a low number, a
-// program's `exec 3>log` would get those bytes, or have its fd closed.
-static int called_from_libunwind(const void *caller) {
-    Dl_info info;
-    return dladdr(caller, &info) && info.dli_fname && strstr(info.dli_fname, "/libunwind");
-}
-
+// libunwind (1.6) opens a pipe to test whether memory is readable, writes
+// a byte of the tested memory into it, and on a failed read closes both
+// numbers and opens a new pair (unwind_pipe.h). At a low number, a
+// program's `exec 3>log` would get those bytes, or have its fd closed; so
+// the pair is moved high and hidden, and let go after each of the agent's
+// unwinds (fl_unwind_pipe_release). Out of fds, it is made with the limit
+// raised for the call where it can be: without it libunwind cannot check a
+// frame it must guess, and the crash report's stack ends there.
 FL_EXPORT int pipe2(int fds[2], int flags) {
-    if (!called_from_libunwind(__builtin_return_address(0))) {
+    if (!fl_unwind_pipe_is(fds, __builtin_return_address(0))) {
         int r = (int)syscall(SYS_pipe2, fds, flags);
         if (r == 0) fl_fds_opened_pair(fds, FL_FD_PIPE, __builtin_return_address(0));
         return r;
     }
     fl_fd_open_begin();
     int r = (int)syscall(SYS_pipe2, fds, flags);
+    if (r != 0 && errno == EMFILE) {
+        struct rlimit old;
+        if (fl_fd_raise_begin(&old) == 0) {
+            r = (int)syscall(SYS_pipe2, fds, flags);
+            fl_fd_raise_end(&old);
+        }
+    }
     if (r == 0) {
         fds[0] = fl_fd_hide(fds[0]);
         fds[1] = fl_fd_hide(fds[1]);

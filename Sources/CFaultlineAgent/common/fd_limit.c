@@ -2,7 +2,8 @@
 // a program lowering its own fd limit (bash's `ulimit -n 16`, Python's
 // resource.setrlimit): the programs it then starts run without the memory
 // monitor (fd_limit.h), and the line saying so is
-// printed here, once, rather than by each of them. Each call goes on to
+// printed here, once, rather than by each of them; or raising its soft
+// limit to a hard one that cannot rise (the reserve is then held). Each call goes on to
 // the next definition (the malloc shim's, which trims its arena before an
 // RLIMIT_AS change, or libc's) unchanged.
 #include "fl_options.h"
@@ -11,6 +12,7 @@
 #include "fd_limit.h"
 #include "agent_config.h"
 #include "fd_high.h"
+#include "report_file.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -43,10 +45,15 @@ void fl_fd_limit_note(int limit, int memory) {
 
 // After a successful change of this process's own limit.
 static void changed(pid_t pid, int resource, const struct rlimit *limit) {
-    if (resource != RLIMIT_NOFILE || !limit || limit->rlim_cur > FL_FD_LOW_LIMIT) return;
+    if (resource != RLIMIT_NOFILE || !limit) return;
     if ((pid != 0 && pid != getpid()) || !faultline_is_installed()) return;
     int saved = errno;
-    fl_fd_limit_note((int)limit->rlim_cur, fl_agent_config.detectors & FL_DETECTOR_MEMORY);
+    if (limit->rlim_cur <= FL_FD_LOW_LIMIT) fl_fd_limit_note((int)limit->rlim_cur, fl_agent_config.detectors & FL_DETECTOR_MEMORY);
+    // The program took the room above its limit back (soft raised to the
+    // hard limit, `ulimit -Sn $(ulimit -Hn)`; fd_high.c): an open of ours
+    // out of fds cannot raise it any more, so the reserve and the report
+    // directory are held from now on, as before a set*id call.
+    else if (!fl_fd_limit_raisable()) fl_report_dir_hold();
     errno = saved;
 }
 

@@ -2,6 +2,7 @@
 #include "cancel_off.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #define UNW_LOCAL_ONLY
@@ -25,6 +26,29 @@ static int g_have_libunwind;
 // TLS must live in the static block so reading it never allocates.
 static __thread int t_warm __attribute__((tls_model("initial-exec")));
 
+// What brackets each walk (the agent's count of libunwind walks, which
+// releases libunwind's pipe after the last: unwind_pipe.h), or nothing.
+static void (*_Atomic g_walk_begin)(void);
+static void (*_Atomic g_walk_end)(void);
+
+void fl_unwinder_set_walk_hooks(void (*begin)(void), void (*end)(void)) {
+    atomic_store(&g_walk_end, end);
+    atomic_store(&g_walk_begin, begin);
+}
+
+// The end hook of the begin that ran: set between the two, it must not run
+// alone (the count would go below zero).
+static void (*walk_begin(void))(void) {
+    void (*begin)(void) = atomic_load(&g_walk_begin);
+    if (!begin) return 0;
+    begin();
+    return atomic_load(&g_walk_end);
+}
+
+static void walk_end(void (*end)(void)) {
+    if (end) end();
+}
+
 void fl_unwinder_warm_thread(void) {
     if (!p_backtrace || t_warm) return;
     void *buf[4];
@@ -32,7 +56,9 @@ void fl_unwinder_warm_thread(void) {
     // thread cancelled as it was created ended here, in the agent's
     // thread start, before its own start routine ran (cancel_off.h).
     int cancel_state = fl_cancel_off();
+    void (*end)(void) = walk_begin();
     p_backtrace(buf, 4);  // allocates libunwind's TLS and trace cache here
+    walk_end(end);
     fl_cancel_restore(cancel_state);
     t_warm = 1;
 }
@@ -173,7 +199,9 @@ static int unwind(const ucontext_t *uc, uintptr_t *pcs, int max) {
 static int unwind_cancel_off(int (*walk)(const ucontext_t *, uintptr_t *, int), const ucontext_t *uc, uintptr_t *pcs, int max) {
     if (!g_have_libunwind) return unwind_frame_pointers(uc, pcs, max);
     int cancel_state = fl_cancel_off();
+    void (*end)(void) = walk_begin();
     int n = walk(uc, pcs, max);
+    walk_end(end);
     fl_cancel_restore(cancel_state);
     return n;
 }

@@ -28,16 +28,29 @@ int fl_fd_move_high(int fd);
 /// memory monitor) stays off. Async-signal-safe.
 int fl_fd_low_limit(void);
 
-/// 1 when the soft RLIMIT_NOFILE can be raised by 64 (the hard limit is at
-/// least 64 above it): an open of ours that fails with EMFILE can then be
-/// made again with the limit raised for the call (fl_fd_openat_raised),
-/// and no fd needs to be held in reserve for it. Async-signal-safe.
+/// 1 when the soft RLIMIT_NOFILE can be raised by 64: the hard limit is
+/// at least 64 above it, or (a soft limit equal to the hard one, this VM's
+/// 20000/20000) the process has CAP_SYS_RESOURCE and fs.nr_open leaves
+/// room to raise the hard limit with it. An open of ours that fails with
+/// EMFILE can then be made again with the limit raised for the call
+/// (fl_fd_openat_raised), and no fd needs to be held in reserve for it.
+/// Async-signal-safe (its first call reads fs.nr_open, at install).
 int fl_fd_limit_raisable(void);
 
-/// openat with the soft RLIMIT_NOFILE raised by 64 for the one call and put
-/// back at once (raw prlimit64), for an open of ours once the program has
-/// used every number below its limit. -1 with EMFILE when the limit
-/// cannot be raised. Async-signal-safe.
+struct rlimit;
+
+/// Raises RLIMIT_NOFILE by 64 for one call of ours (raw prlimit64: no
+/// interposer sees it), keeping the program's value in `old`; both limits
+/// when the hard one must rise too. 0, or -1 with EMFILE when it cannot be
+/// raised. Async-signal-safe.
+int fl_fd_raise_begin(struct rlimit *old);
+/// Puts back the limit fl_fd_raise_begin saved. Keeps errno.
+void fl_fd_raise_end(const struct rlimit *old);
+
+/// openat with RLIMIT_NOFILE raised for the one call and put back at once
+/// (fl_fd_raise_begin), for an open of ours once the program has used
+/// every number below its limit. -1 with EMFILE when the limit cannot be
+/// raised. Async-signal-safe.
 int fl_fd_openat_raised(int dir, const char *name, int flags, unsigned mode);
 
 #endif

@@ -12,9 +12,10 @@
 // have (an fd leak until EMFILE, often followed by a crash on the error
 // path) would otherwise lose the report of that crash, of a hang or a heap
 // error, and its leak check. When the soft limit can be raised (the hard
-// limit leaves room: fl_fd_limit_raisable), an open that fails with EMFILE is
-// made again with the soft limit raised for that one call, and nothing is
-// held. Else (a soft limit equal to the hard one) one fd is held in the high
+// limit leaves room, or the process may raise the hard limit too:
+// fl_fd_limit_raisable), an open that fails with EMFILE is made again with
+// the limit raised for that one call, and nothing is held. Else (a soft
+// limit equal to a hard one that cannot rise) one fd is held in the high
 // range for this (an O_PATH open of /dev/null: no device is opened); an open
 // that fails with EMFILE or ENFILE closes it and tries once more, which then
 // gets its number, and fl_close_high takes it back while the number is free.
@@ -45,6 +46,12 @@ void fl_close_high(int fd);
 /// (fl_fd_transient_share): from then on it is held, and taken back after
 /// each use. Returns its number, or -1 when none is held. Install time.
 int fl_fd_reserve_take(void);
+/// Before a set*id call (the program may drop CAP_SYS_RESOURCE with it):
+/// when the soft limit equals the hard one, the hard limit could be raised
+/// only by that privilege (fl_fd_limit_raisable), so the reserve is taken
+/// and kept from now on, as where it cannot be raised at all. Not on the
+/// fault path.
+void fl_fd_reserve_before_setid(void);
 /// The reserve's number, or -1 while none is held (the agent's close and
 /// dup2 interposers refuse it like its other fds). Async-signal-safe.
 int fl_fd_reserve(void);

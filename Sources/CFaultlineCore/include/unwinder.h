@@ -19,6 +19,13 @@ int fl_unwinder_init(void);
 /// cursor-stepping path, which needs no per-thread state.
 void fl_unwinder_warm_thread(void);
 
+/// Sets what runs before and after each libunwind walk of this file's
+/// (warm-up, fl_unwind_context, fl_unwind_context_deep): the agent's count
+/// of walks, whose last one releases libunwind's memory-validation pipe
+/// (unwind_pipe.h), so that no fd is held between unwinds. Both must be
+/// async-signal-safe. Install time.
+void fl_unwinder_set_walk_hooks(void (*begin)(void), void (*end)(void));
+
 /// Name of the method in use: "libunwind" or "frame_pointer".
 const char *fl_unwinder_method(void);
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -168,6 +169,15 @@ int fl_fd_reserve_take(void) {
     atomic_store(&g_reserve_kept, 1);
     take_reserve();
     return atomic_load(&g_reserve);
+}
+
+void fl_fd_reserve_before_setid(void) {
+    struct rlimit rl;
+    if (atomic_load(&g_openat_fwd) || fl_fd_low_limit() || syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, &rl) != 0) return;
+    // Raisable by the soft limit alone: no privilege involved.
+    if (rl.rlim_max == RLIM_INFINITY || rl.rlim_cur + 64 <= rl.rlim_max) return;
+    atomic_store(&g_reserve_kept, 1);
+    take_reserve();
 }
 
 int fl_fd_reserve(void) { return atomic_load(&g_reserve); }

@@ -36,7 +36,8 @@ static char g_dir_abs[PATH_MAX];
 // absolute path for each report. So once the path is known (issue 37: a
 // process holds no fd for a directory it may never write to, so a program
 // listing /proc/self/fd, or a child's after a close-all, sees none), unless
-// the soft fd limit equals the hard one: out of fds, a report then has one
+// the fd limit cannot be raised for an open of ours (a soft limit equal to
+// a hard one this process may not raise): out of fds, a report then has one
 // reserved number (fd_transient.h) and needs the directory and its file at
 // once. Held from a set*id call on (fl_report_dir_hold).
 static int g_on_demand;
@@ -124,6 +125,7 @@ int fl_report_share_dir(int (*dir)(void)) {
 int fl_report_dir_held(void) { return atomic_load(&g_dirfd); }
 
 void fl_report_dir_hold(void) {
+    fl_fd_reserve_before_setid();
     if (!g_on_demand || g_shared || fl_fd_low_limit()) return;
     int fd = fl_report_dir();
     if (fd < 0) return;

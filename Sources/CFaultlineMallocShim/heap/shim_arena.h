@@ -22,9 +22,12 @@
 /// Largest block (header and user bytes) the arena serves. Bigger ones stay
 /// with glibc, which coalesces them: memory released to a class serves only
 /// that class, so bigger classes cost peak RSS when a program's sizes shift
-/// (python3 in bench-shim.sh: +15 MB with 4 KiB, none with 1 KiB; the
-/// synthetic benchmark: +6 MB with 64 KiB) for little speed.
-#define SHIM_ARENA_MAX_BLOCK (1u << 10)
+/// (the synthetic benchmark: +6 MB with 64 KiB). 4.5 KiB since issue 29 (a
+/// page-sized buffer with its header and red zone; 1 KiB before): a glibc
+/// block costs the shim its released-block table and glibc's bins, where
+/// the uniform 16-4111 B workload spent 40 % of its time. A multiple of
+/// the last class step (512 bytes above 4 KiB).
+#define SHIM_ARENA_MAX_BLOCK 4608u
 
 /// A block of at least `total` bytes, or NULL when `total` is too big or
 /// the arena cannot grow (the caller then uses glibc). `*fresh` is 1 for
@@ -35,8 +38,8 @@ void *shim_arena_alloc(size_t total, int *fresh);
 void shim_arena_free(void *block);
 /// Address space per class (the reserved range is SHIM_ARENA_CLASSES of them).
 #define SHIM_ARENA_REGION_SIZE (1ull << 30)
-/// Number of size classes.
-#define SHIM_ARENA_CLASSES 40
+/// Number of size classes (16-byte steps to 512 bytes, then 8 per doubling).
+#define SHIM_ARENA_CLASSES 57
 
 /// Start of the reserved range, 0 until the first arena allocation. Read
 /// on every free, so it is a plain variable the inline functions use.

@@ -18,6 +18,7 @@ extern void *__libc_malloc(size_t);  // only its address: it lies in libc
 #define SHIM_STR(x) SHIM_STR2(x)
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#include <stdatomic.h>
 
 typedef int (*backtrace_fn)(void **, int);
 static backtrace_fn g_unw_backtrace;
@@ -158,6 +159,18 @@ int shim_stack_has_slots(void) { return g_unw_backtrace && g_gcc_backtrace; }
 // One copy of the walk for libunwind's fallbacks below.
 static int walk_frame_pointers(uintptr_t fp, uintptr_t *pcs, int max) { return shim_walk_frame_pointers(fp, pcs, max); }
 
+// The agent's count of libunwind walks (its unwind_pipe.h: the last walk
+// to end closes libunwind's memory-validation pipe, so no fd is held
+// between walks), set at the agent's install; none without the agent.
+static void (*_Atomic g_walk_begin)(void);
+static void (*_Atomic g_walk_end)(void);
+
+/// Called by the agent at its install with its walk bracket.
+__attribute__((visibility("default"))) void faultline_shim_set_unwind_walk_hooks(void (*begin)(void), void (*end)(void)) {
+    atomic_store(&g_walk_end, end);
+    atomic_store(&g_walk_begin, begin);
+}
+
 int shim_stack_capture(uintptr_t fp, uintptr_t *pcs, int max) {
     if (max <= 0) return 0;
     if (!g_unw_backtrace) return walk_frame_pointers(fp, pcs, max);
@@ -179,7 +192,11 @@ int shim_stack_capture(uintptr_t fp, uintptr_t *pcs, int max) {
     // The process's first unw_backtrace drains libunwind's pipe and leaves
     // EAGAIN in errno, inside a malloc that succeeds.
     int saved = errno;
+    void (*begin)(void) = atomic_load_explicit(&g_walk_begin, memory_order_acquire);
+    void (*end)(void) = begin ? atomic_load(&g_walk_end) : 0;
+    if (begin) begin();
     int n = g_unw_backtrace(buf, cap);
+    if (end) end();
     errno = saved;
     int start = -1;
     for (int i = 0; i < n && i < SHIM_FRAMES_ABOVE; i++) if ((uintptr_t)buf[i] == ret0) { start = i; break; }

@@ -10,6 +10,20 @@ struct ExceptionFacts {
     /// Where `frames` came from (`crashed_thread`, `throw_stack`, …).
     var stackName: String?
 
+    /// The facts of one export item: a leak group's are `leak`, the
+    /// group's title (`48 bytes in 1 block(s) definitely lost`) and its
+    /// allocation stack; a whole report's as `init(_ report:)`.
+    init(_ item: ExportItem) {
+        guard let i = item.leakGroup, let g = item.groupValue else {
+            self = ExceptionFacts(item.report)
+            return
+        }
+        type = "leak"
+        message = LeakSummary.groupTitle(g)
+        frames = SectionFrames.stack(g["allocation_stack"]) ?? []
+        stackName = "groups[\(i)].allocation_stack"
+    }
+
     init(_ report: Report) {
         var type = report.kind
         var message = ReportSummary.oneLine(report)

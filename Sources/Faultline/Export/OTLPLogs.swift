@@ -2,7 +2,8 @@ import Foundation
 
 /// Reports as OTLP/HTTP JSON logs (`LogsData`, the body of a POST to
 /// `/v1/logs`): one resource per process (`service.name`, `process.pid`,
-/// `process.executable.path`, `host.name`), one log record per report with
+/// `process.executable.path`, `host.name`), one log record per report (per
+/// leak group for a leak report, `ExportItem`) with
 /// the `exception.type`, `exception.message` and `exception.stacktrace`
 /// semantic conventions plus `faultline.signature`, `faultline.kind`,
 /// `faultline.detector`, `faultline.report_id`, the phase and each
@@ -16,7 +17,7 @@ public enum OTLPLogs {
         for r in reports {
             let key = "\(r.sections["host"]?.stringValue ?? "")/\(r.process.pid)/\(r.process.executable ?? "")"
             if byProcess[key] == nil { byProcess[key] = (r, []); order.append(key) }
-            byProcess[key]!.1.append(record(r))
+            byProcess[key]!.1 += ExportItem.items(of: r).map(record)
         }
         let resourceLogs: [[String: Any]] = order.map { key in
             let (first, records) = byProcess[key]!
@@ -38,13 +39,18 @@ public enum OTLPLogs {
         }
     }
 
-    static func record(_ r: Report) -> [String: Any] {
-        let facts = ExceptionFacts(r)
-        let signature = r.signature ?? SignatureBuilder().signature(of: r)
+    static func record(_ item: ExportItem) -> [String: Any] {
+        let r = item.report
+        let facts = ExceptionFacts(item)
+        let signature = item.signature
         var attrs = [attr("exception.type", facts.type), attr("exception.message", facts.message),
                      attr("exception.stacktrace", stacktrace(facts, r)),
                      attr("faultline.signature", signature.id), attr("faultline.signature.text", signature.text),
                      attr("faultline.kind", r.kind), attr("faultline.detector", r.detector), attr("faultline.report_id", r.id)]
+        if let g = item.leakGroup {
+            attrs.append(attrInt("faultline.leak_group", g))
+            if let c = item.groupValue?["class"]?.stringValue { attrs.append(attr("faultline.leak.class", c)) }
+        }
         if let phase = Annotations.phase(of: r) { attrs.append(attr("faultline.phase", phase)) }
         for (k, v) in Annotations.values(of: r) { attrs.append(attr("faultline.annotation." + k, v)) }
         let (number, text) = severity(r.kind)

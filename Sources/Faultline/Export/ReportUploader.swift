@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Sends reports to Sentry (an envelope per report to the DSN's
+/// Sends reports to Sentry (an envelope per report, per leak group of a
+/// leak report, to the DSN's
 /// `/api/<project>/envelope/`, with `X-Sentry-Auth`) or to an OTLP/HTTP
 /// logs endpoint (a `LogsData` JSON body per report). Each attempt that
 /// fails by the network, a 429 or a 5xx is retried with doubling backoff;
@@ -34,8 +35,11 @@ public struct ReportUploader: Sendable {
 
     /// What an upload did.
     public struct Outcome: Sendable {
-        /// Reports a server accepted now.
+        /// Reports a server accepted now (all of their events).
         public var sent = 0
+        /// Requests a server accepted now: a Sentry event each, one per
+        /// leak group of a leak report.
+        public var events = 0
         /// Reports the ledger already had as sent.
         public var alreadySent = 0
         /// Reports left unsent, with why (the last attempt's answer).
@@ -60,7 +64,11 @@ public struct ReportUploader: Sendable {
         self.destination = destination
     }
 
-    /// Uploads `reports` (each with the path it was read from).
+    /// Uploads `reports` (each with the path it was read from). A leak
+    /// report is one request per leak group to Sentry (one event each),
+    /// each recorded in the ledger on its own, so a report half sent when
+    /// the server went away sends only the rest next time; it counts as
+    /// sent once all its groups are.
     public func upload(_ reports: [(path: String, report: Report)]) async -> Outcome {
         var outcome = Outcome()
         var ledgers: [String: SentLedger] = [:]
@@ -69,36 +77,60 @@ public struct ReportUploader: Sendable {
             let dir = (path as NSString).deletingLastPathComponent
             var ledger = ledgers[dir] ?? SentLedger(directory: dir.isEmpty ? "." : dir)
             defer { ledgers[dir] = ledger }
-            if ledger.isSent(report.id, to: destination.ledgerKey) { outcome.alreadySent += 1; continue }
+            let items = requestItems(report)
+            let left = items.filter { !ledger.isSent($0.id, to: destination.ledgerKey) }
+            if left.isEmpty { outcome.alreadySent += 1; continue }
             if let unreachable { outcome.unsent.append((path, unreachable)); continue }
-            let request: URLRequest
-            do { request = try makeRequest(report) }
-            catch { outcome.unsent.append((path, "cannot encode it: \(error)")); continue }
-            var wait = backoff
-            var attempt = 0
-            while true {
-                attempt += 1
-                outcome.attempts += 1
-                let answer = await send(request)
-                switch answer {
-                case .accepted:
-                    outcome.sent += 1
-                    if let w = ledger.markSent(report.id, to: destination.ledgerKey) { outcome.warnings.append(w) }
-                case .rejected(let why):
-                    outcome.unsent.append((path, why))
-                case .retry(let why, let after, let network):
-                    if attempt <= retries {
-                        try? await Task.sleep(nanoseconds: UInt64(max(after ?? wait, 0) * 1e9))
-                        wait *= 2
-                        continue
-                    }
-                    outcome.unsent.append((path, why))
-                    if network { unreachable = why }
+            var failure: String?
+            for item in left {
+                if let why = await send(item, attempts: &outcome.attempts) {
+                    failure = why.reason
+                    if why.network { unreachable = why.reason }
+                    break
                 }
-                break
+                outcome.events += 1
+                if let w = ledger.markSent(item.id, to: destination.ledgerKey) { outcome.warnings.append(w) }
             }
+            if let failure { outcome.unsent.append((path, failure)) } else { outcome.sent += 1 }
         }
         return outcome
+    }
+
+    /// What one request carries: to Sentry, each export item (a leak group
+    /// is an event); to OTLP, the whole report in one body (its records,
+    /// one per group), recorded under the report's id.
+    func requestItems(_ report: Report) -> [ExportItem] {
+        switch destination {
+        case .sentry: return ExportItem.items(of: report)
+        case .otlp:
+            let items = ExportItem.items(of: report)
+            return [ExportItem(report: report, leakGroup: nil, signature: items[0].signature, id: report.id)]
+        }
+    }
+
+    /// Sends one item with retries; nil when a server took it, else why
+    /// not and whether the server was not reached at all.
+    func send(_ item: ExportItem, attempts: inout Int) async -> (reason: String, network: Bool)? {
+        let request: URLRequest
+        do { request = try makeRequest(item) }
+        catch { return ("cannot encode it: \(error)", false) }
+        var wait = backoff
+        var attempt = 0
+        while true {
+            attempt += 1
+            attempts += 1
+            switch await send(request) {
+            case .accepted: return nil
+            case .rejected(let why): return (why, false)
+            case .retry(let why, let after, let network):
+                if attempt <= retries {
+                    try? await Task.sleep(nanoseconds: UInt64(max(after ?? wait, 0) * 1e9))
+                    wait *= 2
+                    continue
+                }
+                return (why, network)
+            }
+        }
     }
 
     enum Answer {
@@ -109,17 +141,17 @@ public struct ReportUploader: Sendable {
         case retry(String, TimeInterval?, Bool)
     }
 
-    func makeRequest(_ report: Report) throws -> URLRequest {
+    func makeRequest(_ item: ExportItem) throws -> URLRequest {
         var request: URLRequest
         switch destination {
         case .sentry(let dsn):
             request = URLRequest(url: dsn.envelopeURL)
-            request.httpBody = try SentryEnvelope.make(report, dsn: dsn)
+            request.httpBody = try SentryEnvelope.make(item, dsn: dsn)
             request.setValue("application/x-sentry-envelope", forHTTPHeaderField: "Content-Type")
             request.setValue(dsn.authHeader(client: "faultline/\(FaultlineVersion.text)"), forHTTPHeaderField: "X-Sentry-Auth")
         case .otlp(let url):
             request = URLRequest(url: url)
-            request.httpBody = try JSONSerialization.data(withJSONObject: OTLPLogs.logsData([report]), options: [.sortedKeys, .withoutEscapingSlashes])
+            request.httpBody = try JSONSerialization.data(withJSONObject: OTLPLogs.logsData([item.report]), options: [.sortedKeys, .withoutEscapingSlashes])
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         request.httpMethod = "POST"

@@ -5,7 +5,8 @@ import Foundation
 /// `mechanism`), every thread in `threads` with the crashed one marked,
 /// `debug_meta.images` of type `elf` (build id as `code_id`, `debug_id`
 /// from it), the signature as `fingerprint`, kind, detector, phase and
-/// annotations as `tags`.
+/// annotations as `tags`. A leak report is one event per leak group
+/// (`ExportItem`).
 public enum SentryEvent {
     /// Levels by kind: a process ended is `fatal`, a state that passed a
     /// `warning`, the rest `error`.
@@ -19,17 +20,26 @@ public enum SentryEvent {
 
     /// 32 hex digits from the report id: the same report always gets the
     /// same event id, so a second upload of it is the same event to Sentry.
-    public static func eventID(of report: Report) -> String {
+    /// A leak group's event id also holds the group's index.
+    public static func eventID(of report: Report, leakGroup: Int? = nil) -> String {
         let id = report.id.lowercased().filter(\.isHexDigit)
-        let tail = ReportSignature.hash("sentry-event " + report.id)
+        let tail = ReportSignature.hash("sentry-event " + report.id + (leakGroup.map { " group \($0)" } ?? ""))
         return String((id + tail + String(repeating: "0", count: 32)).prefix(32))
     }
 
-    /// The event as a JSON object (JSONSerialization types).
+    /// The event of a whole report (its first item's, for a leak report).
     public static func event(_ report: Report) -> [String: Any] {
-        let facts = ExceptionFacts(report)
+        event(ExportItem.items(of: report)[0])
+    }
+
+    /// The event as a JSON object (JSONSerialization types): for a leak
+    /// group, its title and allocation stack as the exception and its
+    /// signature as the fingerprint.
+    public static func event(_ item: ExportItem) -> [String: Any] {
+        let report = item.report
+        let facts = ExceptionFacts(item)
         var event: [String: Any] = [
-            "event_id": eventID(of: report),
+            "event_id": eventID(of: report, leakGroup: item.leakGroup),
             "timestamp": Double(report.timeUnixMs) / 1000,
             "platform": "native",
             "level": level(report.kind),
@@ -46,7 +56,8 @@ public enum SentryEvent {
         }
         exception["mechanism"] = mechanism
         if !facts.frames.isEmpty { exception["stacktrace"] = ["frames": frames(facts.frames, report)] }
-        if let t = report.crashedThread { exception["thread_id"] = t.tid }
+        // A leak's stack is where the block was allocated, no thread's now.
+        if let t = report.crashedThread, item.leakGroup == nil { exception["thread_id"] = t.tid }
         event["exception"] = ["values": [exception]]
 
         var threads: [[String: Any]] = []
@@ -70,7 +81,7 @@ public enum SentryEvent {
         }
         if !images.isEmpty { event["debug_meta"] = ["images": images] }
 
-        let signature = report.signature ?? SignatureBuilder().signature(of: report)
+        let signature = item.signature
         event["fingerprint"] = [signature.id]
         var tags: [String: String] = [:]
         for (k, v) in Annotations.values(of: report) { tags[tagKey(k)] = tagValue(v) }
@@ -78,9 +89,15 @@ public enum SentryEvent {
         tags["detector"] = report.detector
         tags["faultline.signature"] = signature.id
         if let phase = Annotations.phase(of: report) { tags["phase"] = tagValue(phase) }
+        var extra: [String: Any] = ["faultline.report_id": report.id, "faultline.signature": signature.text,
+                                    "faultline.process": "\(report.process.name ?? "?")[\(report.process.pid)]"]
+        if let g = item.leakGroup {
+            tags["leak.class"] = item.groupValue?["class"]?.stringValue.map(tagValue) ?? "-"
+            extra["faultline.leak_group"] = g
+            extra["faultline.leak_groups"] = report.sections["groups"]?.arrayValue?.count ?? 0
+        }
         event["tags"] = tags
-        event["extra"] = ["faultline.report_id": report.id, "faultline.signature": signature.text,
-                          "faultline.process": "\(report.process.name ?? "?")[\(report.process.pid)]"]
+        event["extra"] = extra
         return event
     }
 

@@ -59,7 +59,7 @@ public struct ReportFormatter: Sendable {
         if let m = report.swiftFatalError?.trimmingCharacters(in: .whitespacesAndNewlines), !m.isEmpty {
             out.append("Swift fatal error: " + m)
         }
-        if let sig = report.signature { out.append("signature: \(sig.id)  \(OneLine.escaped(sig.text))") }
+        out += SignatureLines.lines(report)
         if let r = report.recrash { out += recrash(r, stacks: stacks) }
         out += HandlerStallHeadline.lines(report)
         for w in warnings { out.append("warning: \(w)") }

@@ -17,8 +17,12 @@ import Glibc
 /// always win: a file rewritten in place (same name, no rename) is not
 /// seen until its folder changes (docs/export.md).
 ///
-/// Kept as `<folder>/.faultline-groups-index` (hidden, so report readers
-/// skip it), written atomically, length-prefixed binary with one table of
+/// Kept as `<folder>/.faultline-groups/index` (hidden, so report readers
+/// skip it), in a folder of its own so that writing it (atomically, by
+/// rename) changes that folder and not the one it describes: with the
+/// file beside the reports, every run changed the top folder's key, which
+/// had it listed, and the whole index rewritten, on every warm run.
+/// Length-prefixed binary with one table of
 /// strings: loading 100 000 entries is a few tens of milliseconds where
 /// the old text index took seconds. An index that does not parse, or was
 /// made under other signature rules, is ignored whole.
@@ -60,8 +64,25 @@ public struct GroupIndex {
         public var files: [FileEntry]
     }
 
-    /// The index file's name inside the folder.
-    public static let fileName = ".faultline-groups-index"
+    /// The hidden folder the index is kept in, inside the folder it describes.
+    public static let folderName = ".faultline-groups"
+    /// The index file's name inside `folderName`.
+    public static let fileName = "index"
+    /// Where indexes were kept before (beside the reports): removed when found.
+    static let oldFileName = ".faultline-groups-index"
+
+    /// The index file of `directory`.
+    public static func path(in directory: String) -> String {
+        ((directory as NSString).appendingPathComponent(folderName) as NSString).appendingPathComponent(fileName)
+    }
+
+    /// Makes the index's folder (and removes an index of the old place)
+    /// before `directory` is scanned, so that the key the scan records
+    /// already includes both changes. Quiet when it cannot: `save` says so.
+    public static func prepare(directory: String) {
+        mkdir((directory as NSString).appendingPathComponent(folderName), 0o700)
+        unlink((directory as NSString).appendingPathComponent(oldFileName))
+    }
     /// Format (3: binary, per folder) and the signature rules' version.
     static let header = "faultline-groups-index 3 rules-\(ReportSignature.hash(DefaultSignatureRules.text))"
 
@@ -77,7 +98,7 @@ public struct GroupIndex {
 
     /// The folder's index, empty when there is none (or it is unusable).
     public static func load(directory: String) -> GroupIndex {
-        let path = (directory as NSString).appendingPathComponent(fileName)
+        let path = Self.path(in: directory)
         guard let data = FileManager.default.contents(atPath: path) else { return GroupIndex(directory: directory) }
         let folders = data.withUnsafeBytes { raw -> [String: Folder]? in
             var r = IndexReader(bytes: raw)
@@ -132,7 +153,7 @@ public struct GroupIndex {
     /// cannot (a read-only folder: grouping still worked, it will just read
     /// every report again next time).
     public func save() -> String? {
-        let path = (directory as NSString).appendingPathComponent(Self.fileName)
+        let path = Self.path(in: directory)
         let tmp = path + ".tmp"
         let failed = { "could not write the index \(path): \(String(cString: strerror(errno))); the next run reads every report again" }
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)

@@ -62,7 +62,7 @@ public enum ReportFieldReader {
             default: return s.skipValue()
             }
         }
-        guard ok, s.atEnd(), schema == "faultline.report", let version, version <= UInt64(max(0, supportedSchemaVersion)),
+        guard ok, s.atEnd(), schema == "faultline.report", let version, version >= 1, version <= UInt64(max(0, supportedSchemaVersion)),
               let kind, let time, hasPid, id != nil, let sigID, let sigText else { return nil }
         let base0 = GroupRecord(kind: kind, timeUnixMs: time, process: processName ?? "?", machine: host ?? "?",
                                 phase: phase, signatureID: sigID, signatureText: sigText)

@@ -12,6 +12,9 @@ public struct ReportGrouper {
     public var sinceUnixMs: UInt64?
     /// Split each signature's group by the phase its reports were in.
     public var byPhase = false
+    /// The time now: what "changed in the last second" is measured from.
+    /// Tests move it forward to stand for a later run without sleeping.
+    var now: () -> Date = { Date() }
 
     /// What grouping found.
     public struct Outcome {
@@ -21,6 +24,8 @@ public struct ReportGrouper {
         public var read: Int
         /// Reports the index gave.
         public var indexed: Int
+        /// Folders listed (the index did not vouch for them as they are).
+        public var listed: Int = 0
         /// Files that are not reports, one line each.
         public var skipped: [String]
         /// Index files that could not be written (a read-only folder).
@@ -39,13 +44,15 @@ public struct ReportGrouper {
         var all: [(path: Located, record: GroupRecord)] = []
         // A folder or file changed within the last second may change again
         // in the same clock tick unseen: it is listed/read again next time.
-        let recentNs = Int64((Date().timeIntervalSince1970 - 1) * 1e9)
+        let recentNs = Int64((now().timeIntervalSince1970 - 1) * 1e9)
         for dir in directories {
+            GroupIndex.prepare(directory: dir)
             var index = GroupIndex.load(directory: dir)
             var scan = FolderScan(old: index.folders, recentNs: recentNs)
             try scan.run(root: dir)
             outcome.indexed += scan.indexed
             outcome.read += scan.pending.count
+            outcome.listed += scan.listed.count
             let results = read(scan.pending.map(\.path))
             var failed: [String: Set<Int>] = [:]
             for (k, p) in scan.pending.enumerated() {

@@ -144,6 +144,10 @@ public struct BenchSuite {
         let off = ["LD_PRELOAD": c.shim, "FAULTLINE_DETECTORS": "use_after_free", "FAULTLINE_LEAK_TRACKING": "0", "FAULTLINE_REPORT_DIR": c.reports]
         var s: [BenchProgramComparison.Setup] = [
             .init(id: "glibc", label: "glibc alone", arguments: argv),
+            // The allocator under the checks alone (headers and red zones stay): issue 29's "every check off".
+            .init(id: "checks_off", label: "shim: every check off (no quarantine, fill, scribble, stacks)", arguments: argv,
+                  environment: off.merging(["FAULTLINE_MALLOC_STACKS": "0", "FAULTLINE_QUARANTINE_BYTES": "0",
+                                            "FAULTLINE_FILL_LIMIT": "0", "FAULTLINE_SCRIBBLE_LIMIT": "0"]) { $1 }),
             .init(id: "quarantine", label: "shim: quarantine + scribble", arguments: argv,
                   environment: off.merging(["FAULTLINE_MALLOC_STACKS": "0"]) { $1 }),
             .init(id: "stacks_fp", label: "shim: + allocation stacks (frame pointers)", arguments: argv,
@@ -155,9 +159,10 @@ public struct BenchSuite {
             s.append(.init(id: "stacks_libunwind", label: "shim: + allocation stacks (libunwind)", arguments: argv,
                            environment: off.merging(["FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_MALLOC_UNWINDER": "libunwind"]) { $1 }))
         }
-        // GWP-ASan's design: one block in 100 guarded, the rest unchecked.
-        s.append(.init(id: "guard_sample", label: "shim: guard pages, sample:100 (the rest unchecked)", arguments: argv,
-                       environment: off.merging(["FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_GUARD": "sample:100"]) { $1 }))
+        // GWP-ASan's design: one block in 1000 guarded, the rest unchecked
+        // (`faultline exec --guard sample:1000`; sample:100, id guard_sample, until issue 29).
+        s.append(.init(id: "guard_sample_1000", label: "shim: guard pages, sample:1000 (the rest unchecked)", arguments: argv,
+                       environment: off.merging(["FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_GUARD": "sample:1000"]) { $1 }))
         s.append(.init(id: "leaks", label: "shim: + leak tracking (+ check at exit)", arguments: argv,
                        environment: ["LD_PRELOAD": c.shim, "FAULTLINE_DETECTORS": "use_after_free,leaks", "FAULTLINE_LEAK_TRACKING": "1",
                                      "FAULTLINE_MALLOC_STACKS": "1", "FAULTLINE_REPORT_DIR": c.reports],
@@ -198,17 +203,27 @@ public struct BenchSuite {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         guard let c = shimContext(reportsUnder: dir) else { return missing("shim", BuildDirectory.mallocShimLibrary) }
         let ops = quick ? "500000" : "2000000"
-        let argv = [bench, "workload", "--ops", ops, "--live", "20000", "--threads", "1"]
+        let argv = [bench, "workload", "--workload", "mix", "--ops", ops, "--live", "20000", "--threads", "1"]
         // How far the shim is from the cheapest form of the same idea
         // (bench-shim's quarantine_model.h: no stacks, states or locks, and
         // freed memory never given back).
-        let model = BenchProgramComparison.Setup(id: "model", label: "model: idealised quarantine (no stacks or states)", arguments: argv,
-                                                 environment: ["BENCH_SHIM_ALLOCATOR": "model"])
-        return BenchProgramComparison(
+        func model(_ argv: [String]) -> BenchProgramComparison.Setup {
+            .init(id: "model", label: "model: idealised quarantine (no stacks or states)", arguments: argv, environment: ["BENCH_SHIM_ALLOCATOR": "model"])
+        }
+        let mix = BenchProgramComparison(
             group: "shim", prefix: "shim.synthetic", what: "Synthetic malloc workload (\(ops) ops, 20000 live)",
-            setups: shimSetups(c, argv, libunwind: true) + [model], rounds: quick ? 3 : 5, warmup: 1, peerRuns: 0, timeLimit: 120,
+            setups: shimSetups(c, argv, libunwind: true) + [model(argv)], rounds: quick ? 3 : 5, warmup: 1, peerRuns: 0, timeLimit: 120,
             outputKey: Self.checksum, progress: progress
         ).run()
+        // Issue 29's pattern-light workload: uniform sizes, 16 bytes of each block touched.
+        let uniformOps = quick ? "1000000" : "4000000"
+        let uniformArgv = [bench, "workload", "--workload", "uniform", "--ops", uniformOps, "--live", "4096", "--threads", "1"]
+        let uniform = BenchProgramComparison(
+            group: "shim", prefix: "shim.uniform", what: "Uniform 16-4111 B workload, 16 B touched (\(uniformOps) ops, 4096 live)",
+            setups: shimSetups(c, uniformArgv, libunwind: true) + [model(uniformArgv)], rounds: quick ? 3 : 5, warmup: 1, peerRuns: 0, timeLimit: 120,
+            outputKey: Self.checksum, progress: progress
+        ).run()
+        return mix + uniform
     }
 
     /// A new private folder in /tmp (mkdtemp: 0700, a fresh name). Its

@@ -5,7 +5,8 @@ import Foundation
 /// toolchain's clang so that it can be built twice: as is, and with an
 /// unrelated function added in front of the one that crashes (a rebuild
 /// that moves every offset). It sets its phase and one annotation through
-/// the preloaded agent's C API when it finds it.
+/// the preloaded agent's C API when it finds it. `leaks` loses blocks
+/// from two functions: a leak report with two groups.
 enum SignatureVictim {
     static let source = #"""
         #include <dlfcn.h>
@@ -20,11 +21,15 @@ enum SignatureVictim {
         }
         #endif
         void *volatile g_kept;
+        /* Two leak sites: a leak report with two groups. */
+        __attribute__((noinline)) void leak_node(void) { g_kept = malloc(48); }
+        __attribute__((noinline)) void leak_name(void) { g_kept = malloc(200); }
         __attribute__((noinline)) void crash_here(const char *how) {
             if (strcmp(how, "segv") == 0) *(volatile int *)0 = 1;
             if (strcmp(how, "abort") == 0) abort();
             if (strcmp(how, "double-free") == 0) { char *p = malloc(24); g_kept = p; free(p); free((void *)g_kept); }
             if (strcmp(how, "leak") == 0) for (int i = 0; i < 3; i++) g_kept = malloc(100);
+            if (strcmp(how, "leaks") == 0) { leak_node(); leak_name(); }
         }
         int main(int argc, char **argv) {
             int (*set_phase)(const char *) = (int (*)(const char *))dlsym(RTLD_DEFAULT, "faultline_set_phase");
