@@ -15,7 +15,7 @@ let agentCSettings: [CSetting] = [.unsafeFlags(agentFlags), .define("_GNU_SOURCE
 /// on the header path, so a file includes a neighbour's header by name.
 let agentFolders = ["annotate", "common", "crash", "cxx", "hang", "memory", "threads", "cpu", "fds", "thread_leaks", "launch"]
 /// The malloc shim's concern folders, likewise.
-let shimFolders = ["config", "entry", "guard", "heap", "leak", "quarantine", "report", "stacks"]
+let shimFolders = ["config", "entry", "find", "guard", "heap", "leak", "quarantine", "released", "report", "stacks"]
 /// CFaultlineCore's public headers, a folder per concern under its include/
 /// (the same folders as its sources). Each is on the header path of the core
 /// and of every C target over it, so a file includes a core header by name;
