@@ -216,9 +216,10 @@ let package = Package(
             cSettings: victimCSettings
         ),
         // Benchmarks: programs that print figures; never timed tests.
+        .target(name: "BenchSupport", cSettings: [.unsafeFlags(benchFlags)]),
         .executableTarget(
             name: "bench-crash",
-            dependencies: ["CFaultlineAgent"],
+            dependencies: ["CFaultlineAgent", "BenchSupport"],
             cSettings: [.unsafeFlags(benchFlags + ["-fno-omit-frame-pointer"]), .define("_GNU_SOURCE")]
         ),
         .executableTarget(
@@ -238,12 +239,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "bench-memory",
-            dependencies: ["CFaultlineAgent"],
+            dependencies: ["CFaultlineAgent", "BenchSupport"],
             cSettings: [.unsafeFlags(benchFlags), .define("_GNU_SOURCE")]
         ),
         .executableTarget(
             name: "bench-hang",
-            dependencies: ["CFaultlineAgent"],
+            dependencies: ["CFaultlineAgent", "BenchSupport"],
             cSettings: [.unsafeFlags(benchFlags), .define("_GNU_SOURCE")]
         ),
         .executableTarget(

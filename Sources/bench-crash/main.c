@@ -9,6 +9,7 @@
 // --config none measures the baseline: the same fault without the agent
 // (fault -> process reaped only). --json prints one JSON line per
 // measurement (docs/benchmarks.md, "The contract") instead of the table.
+#include "bench_stats.h"
 #include "faultline.h"
 #include "../CFaultlineAgent/threads/thread_capture.h"
 
@@ -29,23 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /// Prints median and spread; `target_us` <= 0 means "for information".
 static void print_stats(const char *what, uint64_t *v, int n, double target_us) {
-    qsort(v, (size_t)n, sizeof *v, cmp_u64);
-    printf("%-46s median %9.1f us   p10 %9.1f   p90 %9.1f   (n=%d", what,
-           v[n / 2] / 1e3, v[n / 10] / 1e3, v[n * 9 / 10] / 1e3, n);
-    if (target_us > 0) printf(", target <= %.0f us)%s\n", target_us, v[n / 2] / 1e3 <= target_us ? "" : "  ** over target **");
+    bench_stats st = bench_stats_of(v, n);
+    printf("%-46s median %9.1f us   p10 %9.1f   p90 %9.1f   (n=%d", what, st.median / 1e3, st.p10 / 1e3, st.p90 / 1e3, n);
+    if (target_us > 0) printf(", target <= %.0f us)%s\n", target_us, st.median / 1e3 <= target_us ? "" : "  ** over target **");
     else printf(")\n");
 }
 
@@ -67,7 +56,7 @@ static int *volatile g_null;
 
 __attribute__((noinline)) static int descend(int depth) {
     if (depth == 0) {
-        *g_fault_time = now_ns();
+        *g_fault_time = bench_now_ns(CLOCK_MONOTONIC);
         *g_null = 1;
         return 0;
     }
@@ -114,7 +103,7 @@ static void bench_fault_to_report(const char *dir, int runs, int threads) {
         // it, a report that never comes is counted, not waited for forever.
         if (!strcmp(g_config, "agent")) {
             struct pollfd pfd = {in, POLLIN, 0};
-            if (poll(&pfd, 1, 5000) == 1 && read(in, ev, sizeof ev) > 0) closed[nclosed++] = now_ns() - *g_fault_time;
+            if (poll(&pfd, 1, 5000) == 1 && read(in, ev, sizeof ev) > 0) closed[nclosed++] = bench_now_ns(CLOCK_MONOTONIC) - *g_fault_time;
             else {
                 missing++;
                 kill(pid, SIGKILL);  // a crash handler stuck for 5 s would block waitpid
@@ -122,7 +111,7 @@ static void bench_fault_to_report(const char *dir, int runs, int threads) {
         }
         int status;
         waitpid(pid, &status, 0);
-        uint64_t end = now_ns();
+        uint64_t end = bench_now_ns(CLOCK_MONOTONIC);
         if (WIFSIGNALED(status) && WTERMSIG(status) == 11) total[ok++] = end - *g_fault_time;
     }
     if (g_json) {
@@ -178,9 +167,9 @@ static void bench_thread_capture(int runs) {
     uintptr_t pcs[256];
     int frames = 0, ok = 0;
     for (int i = 0; i < runs; i++) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = bench_now_ns(CLOCK_MONOTONIC);
         int k = fl_capture_thread(target, pcs, 256, 100000000ull);
-        uint64_t t1 = now_ns();
+        uint64_t t1 = bench_now_ns(CLOCK_MONOTONIC);
         if (k > 0) { v[ok++] = t1 - t0; frames = k; }
     }
     if (g_json) { if (ok) emit_json("crash.capture_other_thread", v, ok); free(v); return; }

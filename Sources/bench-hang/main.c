@@ -15,6 +15,7 @@
 // Usage: bench-hang [--runs N] [--threshold-ms MS] [--seconds S] [--only sample|cpu|latency|heartbeat] [--json]
 // --json prints one JSON line per measurement (docs/benchmarks.md, "The
 // contract") for the sample and cpu sections instead of the tables.
+#include "bench_stats.h"
 #include "faultline.h"
 #include "faultline_hang.h"
 #include "../CFaultlineAgent/threads/thread_capture.h"
@@ -35,23 +36,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /// Prints median, p10, p90 and max of `v` (ns) in `unit_ns` units.
 static void print_stats(const char *what, uint64_t *v, int n, double unit_ns, const char *unit, const char *target) {
     if (n <= 0) { printf("%-52s no data\n", what); return; }
-    qsort(v, (size_t)n, sizeof *v, cmp_u64);
-    printf("%-52s median %9.2f %s  p10 %9.2f  p90 %9.2f  max %9.2f  (n=%d)%s%s\n", what, v[n / 2] / unit_ns, unit,
-           v[n / 10] / unit_ns, v[n * 9 / 10] / unit_ns, v[n - 1] / unit_ns, n, target ? "  " : "", target ? target : "");
+    bench_stats st = bench_stats_of(v, n);
+    printf("%-52s median %9.2f %s  p10 %9.2f  p90 %9.2f  max %9.2f  (n=%d)%s%s\n", what, st.median / unit_ns, unit,
+           st.p10 / unit_ns, st.p90 / unit_ns, st.max / unit_ns, n, target ? "  " : "", target ? target : "");
 }
 
 static char g_dir[] = "/tmp/bench-hang-XXXXXX";
@@ -157,9 +147,9 @@ static int floor_round_trip(pid_t tid) {
     si.si_uid = getuid();
     si.si_value.sival_ptr = (void *)(uintptr_t)++seq;
     if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, FLOOR_SIGNAL, &si) != 0) return -1;
-    uint64_t deadline = now_ns() + 50000000ull;
+    uint64_t deadline = bench_now_ns(CLOCK_MONOTONIC) + 50000000ull;
     while (atomic_load(&g_floor_answer) != seq)
-        if (now_ns() > deadline) return -1;
+        if (bench_now_ns(CLOCK_MONOTONIC) > deadline) return -1;
         else sched_yield();
     return 1;
 }
@@ -174,9 +164,9 @@ static void *sampler(void *arg) {
     int n = 2000;
     usleep(20000);
     for (int i = 0; i < n; i++) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = bench_now_ns(CLOCK_MONOTONIC);
         int k = request_sample(g_main_tid, pcs);
-        uint64_t dt = now_ns() - t0;
+        uint64_t dt = bench_now_ns(CLOCK_MONOTONIC) - t0;
         if (k > 0) g_out->values[g_out->count++ % 4096] = dt;
         if (i == 0) g_out->counters[0] = (uint64_t)k;
         usleep(500);
@@ -197,9 +187,9 @@ static void *blocked_sampler(void *arg) {
     for (int i = 0; i < 2000; i++) {
         struct timespec a, b;
         clock_gettime(cid, &a);
-        uint64_t t0 = now_ns();
+        uint64_t t0 = bench_now_ns(CLOCK_MONOTONIC);
         int k = request_sample(g_main_tid, pcs);
-        uint64_t dt = now_ns() - t0;
+        uint64_t dt = bench_now_ns(CLOCK_MONOTONIC) - t0;
         usleep(200);  // let it go back to sleep before reading its clock
         clock_gettime(cid, &b);
         if (k > 0) {
@@ -275,9 +265,9 @@ static int g_seconds = 5;
 static double watchdog_cpu_percent(void (*load)(uint64_t until), faultline_hang_stats *delta) {
     faultline_hang_stats a, b;
     faultline_hang_get_stats(&a);
-    uint64_t t0 = now_ns();
+    uint64_t t0 = bench_now_ns(CLOCK_MONOTONIC);
     load(t0 + (uint64_t)g_seconds * 1000000000ull);
-    uint64_t wall = now_ns() - t0;
+    uint64_t wall = bench_now_ns(CLOCK_MONOTONIC) - t0;
     faultline_hang_get_stats(&b);
     delta->ticks = b.ticks - a.ticks;
     delta->probes = b.probes - a.probes;
@@ -301,16 +291,16 @@ static void idle_poll(int ms) {
 }
 
 static void idle_load(uint64_t until) {
-    while (now_ns() < until) idle_poll(100);
+    while (bench_now_ns(CLOCK_MONOTONIC) < until) idle_poll(100);
 }
 
 static void heartbeat_idle_load(uint64_t until) {
-    while (now_ns() < until) { faultline_heartbeat(); idle_poll(10); }
+    while (bench_now_ns(CLOCK_MONOTONIC) < until) { faultline_heartbeat(); idle_poll(10); }
 }
 
 static void busy_load(uint64_t until) {
     uint64_t x = 1;
-    while (now_ns() < until) for (int i = 0; i < 1000; i++) x = x * 6364136223846793005ull + 1;
+    while (bench_now_ns(CLOCK_MONOTONIC) < until) for (int i = 0; i < 1000; i++) x = x * 6364136223846793005ull + 1;
     g_sink = x;
 }
 
@@ -345,7 +335,7 @@ static void measure_cpu(void) {
 /// Ping mode: the measuring happens on a helper thread while the main queue
 /// runs (idle, or one block that stays busy for the whole measurement).
 static void sleep_load(uint64_t until) {
-    while (now_ns() < until) usleep(10000);
+    while (bench_now_ns(CLOCK_MONOTONIC) < until) usleep(10000);
 }
 
 static void *ping_measurer(void *arg) {
@@ -355,7 +345,7 @@ static void *ping_measurer(void *arg) {
     return arg;
 }
 
-static void busy_block(void *ctx) { (void)ctx; busy_load(now_ns() + (uint64_t)(g_seconds + 2) * 1000000000ull); }
+static void busy_block(void *ctx) { (void)ctx; busy_load(bench_now_ns(CLOCK_MONOTONIC) + (uint64_t)(g_seconds + 2) * 1000000000ull); }
 
 static int g_ping_busy;
 
@@ -373,14 +363,14 @@ static int g_threshold_ms = 2000;
 static int g_latency_mode;  // 0 inferred, 1 heartbeat, 2 ping
 
 static void spin_until_reported(void) {
-    uint64_t start = now_ns();
+    uint64_t start = bench_now_ns(CLOCK_MONOTONIC);
     faultline_hang_stats s;
     uint64_t x = 1;
     uint64_t give_up = start + (uint64_t)(g_threshold_ms + 5000) * 1000000ull;
     for (;;) {
         for (int i = 0; i < 1000; i++) x = x * 6364136223846793005ull + 1;
         faultline_hang_get_stats(&s);
-        if (s.hang_reports > 0 || now_ns() > give_up) break;
+        if (s.hang_reports > 0 || bench_now_ns(CLOCK_MONOTONIC) > give_up) break;
     }
     g_sink = x;
     g_out->counters[0] = s.hang_reports ? s.last_report_monotonic_ns - start : 0;
@@ -403,9 +393,9 @@ static void measure_latency(void) {
 static void measure_heartbeat(void) {
     install("hang");
     for (int r = 0; r < 200; r++) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = bench_now_ns(CLOCK_MONOTONIC);
         for (int i = 0; i < 10000; i++) faultline_heartbeat();
-        g_out->values[g_out->count++] = (now_ns() - t0);  // ns per 10 000 calls
+        g_out->values[g_out->count++] = (bench_now_ns(CLOCK_MONOTONIC) - t0);  // ns per 10 000 calls
     }
 }
 

@@ -13,6 +13,7 @@
 // Usage: bench-memory [RUNS=10] [SECONDS=5] [--only monitor|kill] [--json]
 // --json prints one JSON line per measurement (docs/benchmarks.md, "The
 // contract") instead of the tables.
+#include "bench_stats.h"
 #include "faultline.h"
 
 #include <dirent.h>
@@ -34,21 +35,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(clockid_t c) {
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void print_stats(const char *what, uint64_t *v, int n) {
     if (n == 0) { printf("%-44s no samples\n", what); return; }
-    qsort(v, (size_t)n, sizeof *v, cmp_u64);
-    printf("%-44s median %8.2f ms   min %8.2f   max %8.2f   (n=%d)\n", what, v[n / 2] / 1e6, v[0] / 1e6, v[n - 1] / 1e6, n);
+    bench_stats st = bench_stats_of(v, n);
+    printf("%-44s median %8.2f ms   min %8.2f   max %8.2f   (n=%d)\n", what, st.median / 1e6, st.min / 1e6, st.max / 1e6, n);
 }
 
 /// --json: JSON lines instead of the tables.
@@ -115,7 +105,7 @@ static pid_t thread_named(const char *name) {
 /// CPU time of thread `tid` (the kernel's per-thread CPU clock id).
 static uint64_t thread_cpu_ns(pid_t tid) {
     clockid_t clock = (clockid_t)((~(unsigned)tid << 3) | 4 | 2);  // MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)
-    return now_ns(clock);
+    return bench_now_ns(clock);
 }
 
 /// In a child: installs the agent with the memory monitor at `interval_ms`
@@ -130,9 +120,9 @@ static void measure_monitor(int interval_ms, int seconds, const char *report_dir
     usleep(50000);
     pid_t tid = thread_named("faultline-mem");
     if (!tid) { printf("interval %4d ms: the monitor did not start (no memory cgroup?)\n", interval_ms); _exit(1); }
-    uint64_t c0 = thread_cpu_ns(tid), t0 = now_ns(CLOCK_MONOTONIC);
+    uint64_t c0 = thread_cpu_ns(tid), t0 = bench_now_ns(CLOCK_MONOTONIC);
     sleep((unsigned)seconds);
-    uint64_t c1 = thread_cpu_ns(tid), t1 = now_ns(CLOCK_MONOTONIC);
+    uint64_t c1 = thread_cpu_ns(tid), t1 = bench_now_ns(CLOCK_MONOTONIC);
     double ticks = (double)(t1 - t0) / (interval_ms * 1e6);
     if (g_json) {
         printf("{\"metric\":\"memory.monitor_cpu\",\"config\":\"%dms\",\"unit\":\"%%core\",\"value\":%.5f,\"note\":\"%s\"}\n",
@@ -290,7 +280,7 @@ static void part_kill_to_report(int runs) {
             if (pf[0].revents & POLLIN) {
                 char buf[4096] __attribute__((aligned(8)));
                 ssize_t len = read(in, buf, sizeof buf);
-                uint64_t t = now_ns(CLOCK_MONOTONIC), tr = now_ns(CLOCK_REALTIME);
+                uint64_t t = bench_now_ns(CLOCK_MONOTONIC), tr = bench_now_ns(CLOCK_REALTIME);
                 for (char *q = buf; q < buf + len; ) {
                     struct inotify_event *e = (struct inotify_event *)q;
                     if (e->len && strncmp(e->name, "oom_kill-", 9) == 0) {
