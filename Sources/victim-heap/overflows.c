@@ -216,6 +216,20 @@ int heap_underflow_far(void) {
     return 0;
 }
 
+// Flips a byte `back` bytes in front of `p` in place (the pointer stays in
+// a register beside the computed address, as compiled code keeps it).
+NOINLINE void victim_flip_before(char *p, long back) { ((volatile char *)p)[-back] ^= 0x41; }
+
+/// A 1-byte write 1 MiB in front of a 32-byte block, then free (guard
+/// mode: in front of the first blocks, the guarded range's moat).
+int heap_underflow_mbyte(void) {
+    char *p = victim_alloc_small(32);
+    fprintf(stderr, "victim: flipping 1 byte 1 MiB in front of a 32-byte block\n");
+    victim_flip_before(p, 1l << 20);
+    victim_release(p);
+    return 0;
+}
+
 /// 2000 32-byte blocks, each read 1 byte past its end and freed: under
 /// FAULTLINE_GUARD=sample:N (N up to 1000) one of them is sampled, and
 /// that read faults.
