@@ -202,6 +202,78 @@ static unsigned long describe_moat(uint64_t fault, const reg *regs, int nregs, u
     return w.overflowed ? 0 : (unsigned long)w.len;
 }
 
+// --- delete[] of a block that is not an array ---------------------------------
+
+// `delete[] p` of a type with a destructor reads the element count from
+// the 8 bytes in front of p (the Itanium ABI's array cookie), runs that
+// many destructors from the last element down, then frees p - 8. For a
+// block from scalar new (or malloc) those bytes are the shim's header's
+// last word, so the count is huge and the first destructor's `this`,
+// p + (count - 1) * size, is wild. A register holding exactly that value
+// for a live non-array block p near the crash names the bug; a random
+// match of 64 bits is not a worry.
+#define COOKIE_MAX_ELEMENT 1024u
+
+static int cookie_block(uint64_t p, uintptr_t lo, uintptr_t hi, shim_block *copy, uint64_t *count) {
+    if ((p & 15) || p < NULL_REGION || p >= SHIM_USER_ADDR_END) return 0;
+    if (!(p >= lo && p < hi) && !shim_guard_owns((void *)(uintptr_t)p)) return 0;  // no block of ours: no read
+    const shim_block *h = shim_block_from_user((void *)(uintptr_t)p);
+    if (shim_safe_read(h, copy, sizeof *copy) != 0) return 0;
+    if (copy->magic != shim_magic(h, SHIM_LIVE) || copy->check != shim_block_checksum_at(copy, h)) return 0;
+    if (copy->alloc_kind == SHIM_KIND_NEW_ARRAY) return 0;
+    __builtin_memcpy(count, (const char *)copy + SHIM_HEADER_SIZE - 8, 8);
+    return *count > 1;
+}
+
+// The element size (1..COOKIE_MAX_ELEMENT) for which `v` is the last
+// element's address, p + (count - 1) * size, or the array's end; 0: none.
+static unsigned cookie_element(uint64_t p, uint64_t count, uint64_t v) {
+    uint64_t d = v - p;
+    for (unsigned size = 1; size <= COOKIE_MAX_ELEMENT; size++)
+        if (d == (count - 1) * size || d == count * size) return size;
+    return 0;
+}
+
+static unsigned long describe_array_cookie(const reg *regs, int nregs, uint64_t sp, char *buf, unsigned long cap) {
+    // The block: a register or a word of the faulting frames' stack (read
+    // at once; near the stack's top word by word).
+    static uint64_t words[STACK_WORDS];
+    int whole = sp && shim_safe_read((void *)(uintptr_t)sp, words, sizeof words) == 0;
+    uintptr_t lo, hi;
+    shim_heap_range(&lo, &hi);
+    for (int k = -nregs; k < STACK_WORDS; k++) {
+        uint64_t p;
+        if (k < 0) p = regs[k + nregs].value;
+        else if (whole) p = words[k];
+        else if (!sp || shim_safe_read((void *)(uintptr_t)(sp + (uint64_t)k * 8), &p, 8) != 0) break;
+        shim_block copy;
+        uint64_t count;
+        if (!cookie_block(p, lo, hi, &copy, &count)) continue;
+        for (int i = 0; i < nregs; i++) {
+            unsigned size = cookie_element(p, count, regs[i].value);
+            if (!size) continue;
+            fl_json w;
+            fl_json_init(&w, buf, cap);
+            fl_json_begin_object(&w, 0);
+            fl_json_string(&w, "kind", "alloc_dealloc_mismatch");
+            fl_json_string(&w, "evidence", copy.alloc_kind == SHIM_KIND_NEW
+                                               ? "delete[] of a block from scalar new: the array count it read in front of the block is the shim's header, and a destructor ran on an element past its end"
+                                               : "delete[] of a block from malloc: the array count it read in front of the block is the shim's header, and a destructor ran on an element past its end");
+            fl_json_string(&w, "operation", "operator delete[]");
+            fl_json_uint(&w, "element_size", size);
+            fl_json_hex(&w, "element_count_read", count);
+            fl_json_string(&w, "element_in", regs[i].name);
+            if (g_images) fl_images_load(g_images);
+            shim_write_block(&w, &copy, (void *)(uintptr_t)p, SHIM_LIVE, 0, 0, g_images);
+            candidate via = {p, k < 0 ? regs[k + nregs].name : "stack", k < 0 ? -1 : (int64_t)k * 8};
+            write_via(&w, &via);
+            fl_json_end_object(&w);
+            return w.overflowed ? 0 : (unsigned long)w.len;
+        }
+    }
+    return 0;
+}
+
 // --- an overflow behind the crash --------------------------------------------
 
 // The red zone of block `f` (read safely) changed: its first changed byte
@@ -289,6 +361,11 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     if (precise && shim_guard_find(fault, &gf)) return describe_guarded(&gf, buf, cap);
     if (precise && shim_guard_moat(fault)) {
         unsigned long n = describe_moat(fault, regs, nregs, sp, buf, cap);
+        if (n) return n;
+    }
+
+    if (memory_fault) {
+        unsigned long n = describe_array_cookie(regs, nregs, sp, buf, cap);
         if (n) return n;
     }
 
