@@ -230,6 +230,23 @@ int heap_underflow_mbyte(void) {
     return 0;
 }
 
+/// Two 8-byte blocks side by side; the second freed (straight back to the
+/// arena with FAULTLINE_QUARANTINE_BYTES=0), then a byte written through
+/// the first 24 bytes in front of the second, past the first's red zone,
+/// into the free slot's bytes; then an 8-byte block takes that slot again.
+int heap_overflow_free_slot(void) {
+    char *a = victim_alloc_small(8);
+    char *b = victim_alloc_small(8);
+    long d = b - a;
+    victim_release(b);
+    fprintf(stderr, "victim: writing 1 byte %ld past the end of an 8-byte block, into the free slot after it\n", d - 24 - 8);
+    victim_write_before(a, d - 24, 1);
+    char *c = victim_alloc_small(8);
+    victim_release(c);
+    victim_release(a);
+    return 0;
+}
+
 /// 2000 32-byte blocks, each read 1 byte past its end and freed: under
 /// FAULTLINE_GUARD=sample:N (N up to 1000) one of them is sampled, and
 /// that read faults.
