@@ -689,6 +689,7 @@ static const struct command k_commands[] = {
     {"heap-underflow-far", heap_underflow_far, "write 1 byte 64 bytes in front of a 32-byte block, then free it"},
     {"heap-underflow-mbyte", heap_underflow_mbyte, "flip 1 byte 1 MiB in front of a 32-byte block, then free it"},
     {"heap-overflow-free-slot", heap_overflow_free_slot, "write 1 byte past an 8-byte block's red zone into the free slot after it, then allocate that slot again"},
+    {"heap-overflow-mbyte", heap_overflow_mbyte, "flip 1 byte 1 MiB past the start of a 32-byte block, then free it"},
     {"heap-read-past-end-many", heap_read_past_end_many, "read 1 byte past the end of 2000 blocks (guard sampling catches one)"},
     {"heap-overflow-crash", heap_overflow_crash, "overflow a block over its neighbour's pointer field, then follow that pointer (SIGSEGV)"},
     {"double-free-after-large-frees", double_free_after_large_frees, "free a 130 KiB block again after 1024 large frees"},

@@ -230,6 +230,16 @@ int heap_underflow_mbyte(void) {
     return 0;
 }
 
+/// A 1-byte flip 1 MiB past the end of a 32-byte block allocated last,
+/// then free (guard mode: past every block handed out, still in the range).
+int heap_overflow_mbyte(void) {
+    char *p = victim_alloc_small(32);
+    fprintf(stderr, "victim: flipping 1 byte 1 MiB past the start of a 32-byte block\n");
+    victim_flip_before(p, -(1l << 20));
+    victim_release(p);
+    return 0;
+}
+
 /// Two 8-byte blocks side by side; the second freed (straight back to the
 /// arena with FAULTLINE_QUARANTINE_BYTES=0), then a byte written through
 /// the first 24 bytes in front of the second, past the first's red zone,

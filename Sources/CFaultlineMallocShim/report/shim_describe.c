@@ -168,35 +168,44 @@ static unsigned long describe_guarded(const shim_found *f, char *buf, unsigned l
     return w.overflowed ? 0 : (unsigned long)w.len;
 }
 
-// A fault in the moat in front of every guarded block (shim_guard_moat):
-// an underflow far in front of a block a register points into (the
-// pointer the bad address was computed from); 0 when none does.
-static int live_above(uint64_t v, uint64_t fault, shim_found *f) {
-    return v > fault && shim_guard_find(v, f) && f->state == SHIM_LIVE && (uintptr_t)shim_block_user(f->header) > fault;
+// A fault in the guarded range outside every block's pages: in the moat
+// in front of them all (shim_guard_moat), an underflow far in front of a
+// block; past the last run handed out, an overflow far past one. The
+// block is the live guarded one a register points into (the pointer the
+// bad address was computed from: memcpy's destination), on the right side
+// of the fault; 0 when none does.
+static int live_beside(uint64_t v, uint64_t fault, int above, shim_found *f) {
+    if (!shim_guard_find(v, f) || f->state != SHIM_LIVE) return 0;
+    uintptr_t user = (uintptr_t)shim_block_user(f->header);
+    return above ? user > fault : user + f->copy.size <= fault;
 }
 
 // Then a word of the faulting frame's stack (an unoptimised build keeps the
 // pointer there and computes the address in a register): the innermost.
-static unsigned long describe_moat(uint64_t fault, const reg *regs, int nregs, uint64_t sp, char *buf, unsigned long cap) {
+static unsigned long describe_outside(uint64_t fault, int above, const reg *regs, int nregs, uint64_t sp, char *buf,
+                                      unsigned long cap) {
     shim_found f;
     int i = 0;
     for (; i < nregs; i++)
-        if (live_above(regs[i].value, fault, &f)) break;
+        if (live_beside(regs[i].value, fault, above, &f)) break;
     candidate via = {0, i < nregs ? regs[i].name : 0, -1};
     for (int k = 0; k < STACK_WORDS && !via.via && sp; k++) {
         uint64_t v;
         if (shim_safe_read((void *)(uintptr_t)(sp + (uint64_t)k * 8), &v, 8) != 0) break;
-        if (live_above(v, fault, &f)) via = (candidate){v, "stack", (int64_t)k * 8};
+        if (live_beside(v, fault, above, &f)) via = (candidate){v, "stack", (int64_t)k * 8};
     }
     if (!via.via) return 0;
+    uintptr_t user = (uintptr_t)shim_block_user(f.header);
     fl_json w;
     fl_json_init(&w, buf, cap);
     fl_json_begin_object(&w, 0);
-    fl_json_string(&w, "kind", "heap_buffer_underflow");
-    fl_json_string(&w, "evidence", "the fault address is in the guarded range's inaccessible front, in front of the block a register or stack word points into (FAULTLINE_GUARD)");
-    fl_json_int(&w, "bytes_before", (int64_t)((uintptr_t)shim_block_user(f.header) - fault));
+    fl_json_string(&w, "kind", above ? "heap_buffer_underflow" : "heap_buffer_overflow");
+    fl_json_string(&w, "evidence", above ? "the fault address is in the guarded range's inaccessible front, in front of the block a register or stack word points into (FAULTLINE_GUARD)"
+                                         : "the fault address is in the guarded range past every block handed out, past the end of the block a register or stack word points into (FAULTLINE_GUARD)");
+    if (above) fl_json_int(&w, "bytes_before", (int64_t)(user - fault));
+    else fl_json_int(&w, "bytes_past_end", (int64_t)(fault - (user + f.copy.size)));
     if (g_images) fl_images_load(g_images);
-    shim_write_block(&w, &f.copy, shim_block_user(f.header), f.state, 0, 0, g_images);
+    shim_write_block(&w, &f.copy, (void *)user, f.state, 0, 0, g_images);
     write_via(&w, &via);
     fl_json_end_object(&w);
     return w.overflowed ? 0 : (unsigned long)w.len;
@@ -359,8 +368,8 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     // FAULTLINE_GUARD: a fault in a guard page or in a freed guarded block.
     shim_found gf;
     if (precise && shim_guard_find(fault, &gf)) return describe_guarded(&gf, buf, cap);
-    if (precise && shim_guard_moat(fault)) {
-        unsigned long n = describe_moat(fault, regs, nregs, sp, buf, cap);
+    if (precise && shim_guard_owns((void *)(uintptr_t)fault)) {
+        unsigned long n = describe_outside(fault, shim_guard_moat(fault), regs, nregs, sp, buf, cap);
         if (n) return n;
     }
 
