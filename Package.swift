@@ -15,7 +15,14 @@ let agentCSettings: [CSetting] = [.unsafeFlags(agentFlags), .define("_GNU_SOURCE
 /// on the header path, so a file includes a neighbour's header by name.
 let agentFolders = ["annotate", "common", "crash", "cxx", "hang", "memory", "threads", "cpu", "fds", "thread_leaks", "launch"]
 /// The malloc shim's concern folders, likewise.
-let shimFolders = ["config", "entry", "guard", "heap", "leak", "quarantine", "report", "stacks"]
+let shimFolders = ["config", "entry", "find", "guard", "heap", "leak", "quarantine", "released", "report", "stacks"]
+/// CFaultlineCore's public headers, a folder per concern under its include/
+/// (the same folders as its sources). Each is on the header path of the core
+/// and of every C target over it, so a file includes a core header by name;
+/// a Swift importer sees them all through include/'s umbrella directory.
+let coreHeaderFolders = ["images", "process", "report", "signals"]
+/// The core's header folders as seen from a C target beside it in Sources/.
+let coreHeaderDirs = coreHeaderFolders.map { "../CFaultlineCore/include/\($0)" }
 
 /// Victims are built unoptimised with frame pointers: their frames are what
 /// the scenarios check.
@@ -55,12 +62,12 @@ let package = Package(
         .target(
             name: "CFaultlineCore",
             dependencies: ["CFaultlineOptions"],
-            cSettings: agentCSettings,
+            cSettings: agentCSettings + coreHeaderFolders.map { .headerSearchPath("include/\($0)") },
             linkerSettings: [.linkedLibrary("dl")]
         ),
         // CFaultlineCore's interposers (set*id, capset, prctl, unshare,
         // setns): apart, so that the core links into a test process.
-        .target(name: "CFaultlineInterposers", dependencies: ["CFaultlineCore"], cSettings: agentCSettings),
+        .target(name: "CFaultlineInterposers", dependencies: ["CFaultlineCore"], cSettings: agentCSettings + coreHeaderDirs.map { .headerSearchPath($0) }),
         // The suppressions file's parser and messages: the shim reads the
         // file with it, `faultline exec` checks it with it. Depends on
         // nothing, so that the CLI links none of the agent's interposers.
@@ -73,9 +80,9 @@ let package = Package(
         .target(
             name: "CFaultlineAgent",
             dependencies: ["CFaultlineCore", "CFaultlineInterposers"],
-            cSettings: agentCSettings + agentFolders.map { .headerSearchPath($0) },
+            cSettings: agentCSettings + (agentFolders + coreHeaderDirs).map { .headerSearchPath($0) },
             // The C++ exception detector (cxx/*.cpp): same flags as the C files.
-            cxxSettings: [.unsafeFlags(agentFlags), .define("_GNU_SOURCE")] + agentFolders.map { .headerSearchPath($0) },
+            cxxSettings: [.unsafeFlags(agentFlags), .define("_GNU_SOURCE")] + (agentFolders + coreHeaderDirs).map { .headerSearchPath($0) },
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("stdc++")]
         ),
         // LD_PRELOAD malloc shim: quarantine, scribbling, allocation records.
@@ -83,7 +90,7 @@ let package = Package(
             name: "CFaultlineMallocShim",
             dependencies: ["CFaultlineCore", "CFaultlineInterposers", "CFaultlineSuppressions"],
             exclude: ["shim.map"],
-            cSettings: agentCSettings + shimFolders.map { .headerSearchPath($0) },
+            cSettings: agentCSettings + (shimFolders + coreHeaderDirs).map { .headerSearchPath($0) },
             linkerSettings: [
                 .linkedLibrary("dl"), .linkedLibrary("pthread"),
                 // Version names for realpath's two wrappers (shim_libc_callers.c).

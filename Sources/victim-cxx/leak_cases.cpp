@@ -7,6 +7,7 @@
 //                        it) and runs itself again as leak-two with
 //                        FAULTLINE_SUPPRESSIONS naming the file
 #include "leak_cases.h"
+#include "victim_leak_check.h"
 
 #include <climits>
 #include <cstdio>
@@ -35,13 +36,6 @@ char *Journal::append() {
 }
 }  // namespace acme::ledger
 
-// Overwrites dead stack below the caller, so no stale copy of a lost
-// pointer is left where the conservative scan would see it.
-__attribute__((noinline)) static void clear_stack() {
-    volatile char junk[16384];
-    memset((char *)junk, 0, sizeof junk);
-}
-
 __attribute__((noinline)) static int lose_two() {
     int sum = acme::ledger::Cache::grow(64)[0] + acme::ledger::Journal::append()[0];
     return sum;
@@ -51,7 +45,7 @@ int victim_leak_main(int argc, char **argv) {
     const char *c = argv[1];
     if (!strcmp(c, "leak-two")) {
         int sum = lose_two();
-        clear_stack();
+        victim_clear_stack();
         printf("victim: lost a 64-byte and a 48-byte block (%d)\n", sum);
         return 0;
     }

@@ -516,6 +516,25 @@ static int cmd_relock(int argc, char **argv, char **envp) {
     return 1;
 }
 
+static pthread_mutex_t g_handed_over = PTHREAD_MUTEX_INITIALIZER;
+
+static void *unlock_later(void *arg) {
+    idle_ms(300);
+    pthread_mutex_unlock(&g_handed_over);  // another thread's lock: glibc allows it for a default mutex
+    return arg;
+}
+
+static int cmd_relock_handed_over(int argc, char **argv, char **envp) {
+    pthread_mutex_lock(&g_handed_over);
+    pthread_t t;
+    if (pthread_create(&t, 0, unlock_later, 0) != 0) return 2;
+    say("main locks the default mutex again; another thread unlocks it in 300 ms");
+    pthread_mutex_lock(&g_handed_over);
+    pthread_join(t, 0);
+    say("main took the mutex the other thread unlocked");
+    return 0;
+}
+
 static void *orphan_worker(void *arg) {
     name_thread("lock-leaker");
     pthread_mutex_lock(arg);  // and exits without unlocking
@@ -811,6 +830,8 @@ static const victim_case k_cases[] = {
                "main and timed-worker lock two mutexes in opposite orders with timed waits; main gives up after 1 s (no deadlock expected)"),
     VICTIM_RUN("relock", cmd_relock,
                "main locks a default mutex twice"),
+    VICTIM_RUN("relock-handed-over", cmd_relock_handed_over,
+               "main locks a default mutex twice and another thread unlocks it after 300 ms, as a semaphore (no deadlock expected)"),
     VICTIM_RUN("orphaned-lock", cmd_orphaned_lock,
                "main waits for a mutex whose owner exited"),
     VICTIM_RUN("join-cycle", cmd_join_cycle,

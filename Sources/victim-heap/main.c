@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "victim_cases.h"
 #include "victim_fds.h"
 #include "victim_heap.h"
 #include "victim_suppressions.h"
@@ -663,90 +664,89 @@ static int api_checks(void) {
     return 0;
 }
 
-struct command { const char *name; int (*run)(void); const char *help; };
+// `suppressed LINES COMMAND`: COMMAND under a suppressions file of LINES.
+static int suppressed(int argc, char **argv, char **envp) {
+    (void)envp;
+    if (argc < 4) {
+        fprintf(stderr, "victim-heap: suppressed needs LINES and a COMMAND, e.g. suppressed 'double_free:victim_free_again' double-free\n");
+        return 2;
+    }
+    return victim_rerun_with_suppressions(argv[2], argv[0], argv + 3);
+}
 
-static const struct command k_commands[] = {
-    {"read-after-free-list", read_after_free_list, "SIGSEGV: walk a linked list after freeing it"},
-    {"write-after-free-thread", write_after_free_thread, "write into a freed block from another thread"},
-    {"write-after-free-pending", write_after_free_pending, "write into a block a live worker freed, and one main freed, then exit"},
-    {"write-after-free-late", write_after_free_late, "write into a freed block after 100 other frees, then exit"},
-    {"read-after-release", read_after_release, "SIGSEGV: walk a list whose first node already left a 4-block quarantine"},
-    {"double-free", double_free, "free the same block twice"},
-    {"heap-overflow-one", heap_overflow_one, "write 1 byte past the end of a 13-byte block, then free it"},
-    {"heap-overflow-word", heap_overflow_word, "write 8 bytes past the end of a 24-byte block, then free it"},
-    {"heap-overflow-memcpy", heap_overflow_memcpy, "memcpy 40 bytes into a 32-byte block, then free it"},
-    {"heap-overflow-jump-4k", heap_overflow_jump_4k, "write 1 byte 32 bytes past the end of a 4096-byte block, then free it"},
-    {"heap-read-past-end-odd", heap_read_past_end_odd, "read 1 byte past the end of a 13-byte block, then free it"},
-    {"heap-overflow-strcpy", heap_overflow_strcpy, "strcpy 11 bytes into a 10-byte block, kept live until exit"},
-    {"heap-overflow-strndup", heap_overflow_strndup, "strcat one character onto a strndup copy, then free it"},
-    {"heap-underflow-neighbour", heap_underflow_neighbour, "write 8 bytes 56 bytes in front of a block (into its neighbour's red zone), free the neighbour"},
-    {"heap-underflow-header", heap_underflow_header, "write 1 byte in front of a block (its header), then free it"},
-    {"heap-underflow-header-live", heap_underflow_header_live, "write 1 byte in front of a block (its header), exit with it live"},
-    {"heap-underflow-links", heap_underflow_links, "overwrite the 16 bytes 40 to 24 bytes in front of a live block, exit with it live"},
-    {"heap-read-past-end", heap_read_past_end, "read 1 byte past the end of a 32-byte block"},
-    {"use-after-free-int", use_after_free_int, "read an int field of a freed block"},
-    {"use-after-free-large", use_after_free_large, "write 64 KiB into a freed 256 KiB block"},
-    {"heap-underflow-far", heap_underflow_far, "write 1 byte 64 bytes in front of a 32-byte block, then free it"},
-    {"heap-underflow-mbyte", heap_underflow_mbyte, "flip 1 byte 1 MiB in front of a 32-byte block, then free it"},
-    {"heap-overflow-free-slot", heap_overflow_free_slot, "write 1 byte past an 8-byte block's red zone into the free slot after it, then allocate that slot again"},
-    {"heap-overflow-mbyte", heap_overflow_mbyte, "flip 1 byte 1 MiB past the start of a 32-byte block, then free it"},
-    {"heap-read-past-end-many", heap_read_past_end_many, "read 1 byte past the end of 2000 blocks (guard sampling catches one)"},
-    {"heap-overflow-crash", heap_overflow_crash, "overflow a block over its neighbour's pointer field, then follow that pointer (SIGSEGV)"},
-    {"double-free-after-large-frees", double_free_after_large_frees, "free a 130 KiB block again after 1024 large frees"},
-    {"double-free-out-of-fds", double_free_out_of_fds, "open /dev/null until EMFILE, then free two blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"},
-    {"double-free-out-of-fds-refill", double_free_out_of_fds_refill, "out of fds, free a block twice, use up the fds again, free another twice (with FAULTLINE_HALT_ON_ERROR=0)"},
-    {"double-free-while-cancelled", double_free_while_cancelled, "a worker with a pending pthread_cancel frees a block twice"},
-    {"double-free-after-main", double_free_after_main, "free a block twice on a worker after the main thread called pthread_exit"},
-    {"double-free-lines", double_free_lines, "free the same block twice, each free on a line of its own"},
-    {"double-free-released", double_free_released, "free a block again after it left the quarantine"},
-    {"double-free-unmapped", double_free_unmapped, "free a 32 MiB block again after glibc unmapped it"},
-    {"double-free-released-big", double_free_released_big, "free a 4 MiB block again after it left the quarantine and glibc reused its header for a bin's links"},
-    {"double-free-trimmed", double_free_trimmed, "free a block again after glibc gave the heap's top back to the kernel"},
-    {"realloc-double-free", realloc_double_free, "free the pointer realloc moved away from"},
-    {"invalid-free-interior", invalid_free_interior, "free a pointer into the middle of a block"},
-    {"invalid-free-deep", invalid_free_deep, "free a pointer 2 MiB into a live 4 MiB block"},
-    {"invalid-free-deep-grown", invalid_free_deep_grown, "free a pointer 2 MiB into a live 4 MiB block grown by realloc"},
-    {"invalid-free-global", invalid_free_global, "free the address of a global variable"},
-    {"quarantine-overflow", quarantine_overflow, "SIGSEGV: read through the newest of more freed blocks than the quarantine holds"},
-    {"uninitialized-pointer", uninitialized_pointer, "SIGSEGV: follow a pointer malloc never initialised"},
-    {"clean", clean_workload, "a correct workload (no report expected)"},
-    {"glibc-arenas", glibc_arenas, "print how many glibc arenas serve 4 threads allocating 4 KiB blocks"},
-    {"phase-shift", phase_shift, "free 300000 blocks of 200 bytes, allocate 300000 of 400: the memory must be reused or given back"},
-    {"api-checks", api_checks, "check the shim's contract from inside (patterns, alignment, errors, threads, fork)"},
-    {"entry-points", entry_points, "call every allocation entry point and free each block (no report expected)"},
-    {"write-after-free-across-fork", write_after_free_across_fork, "the parent writes into a freed block, then a forked child writes into one of its own and exits"},
-    {"exit-in-handler", exit_in_handler, "fault inside free (the page of the block before it made inaccessible) with a SIGSEGV handler that calls exit(3)"},
-    {"mtrace", mtrace_blocks, "allocate and free a 4321-byte block between mtrace() and muntrace()"},
-    {"null-deref-with-mask", null_deref_with_mask, "SIGSEGV: read through NULL while a register holds 0x5555555555555555 by coincidence"},
-    {"getattr-first", getattr_first, "a new thread calls pthread_getattr_np on itself first thing (glibc allocates inside it, holding the thread's lock)"},
-    {"dlclose-while-unwinding", dlclose_while_unwinding, "dlclose a library on one thread while a new thread's first malloc is held inside libunwind's dl_iterate_phdr call"},
-    {"dl-iterate-callback-alloc", dl_iterate_callback_alloc, "dl_iterate_phdr callbacks that allocate, on two threads for 3 s, while two others start threads that allocate once each"},
-    {"errno-kept", errno_kept, "check that every allocation call leaves errno alone, on main and on a new thread"},
-    {"write-after-free-many", write_after_free_many, "write into 20000 freed blocks from one site and 3 from another, then exit"},
-    {"write-after-free-free-sites", write_after_free_free_sites, "write into 4 freed blocks from one allocation site freed at one site and 4 freed at another, then exit"},
-    {"double-free-repeated", double_free_repeated, "free 1000 blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"},
-    {"deepbind", deepbind, "free and reallocate blocks from a library loaded with RTLD_DEEPBIND (its malloc is glibc's)"},
-    {"deepbind-interior-deep", deepbind_interior_deep, "the same 2 MiB into a 4 MiB block grown by realloc (from glibc's heap)"},
-    {"deepbind-interior", deepbind_interior, "after an RTLD_DEEPBIND load, free a pointer into a block where its bytes look like a glibc chunk"},
-    {"realloc-growth", realloc_growth, "grow one buffer by realloc in 4099-byte steps to 4 MiB, shrink it, check every byte (no report expected)"},
-    {"realloc-growth-mallopt", realloc_growth_mallopt, "realloc-growth after mallopt(M_MMAP_THRESHOLD, 128 KiB) of the program's own"},
-    {"prlimit-as", prlimit_as, "lower RLIMIT_AS with prlimit, then allocate and free four 8 MiB blocks (no report expected)"},
-    {"realloc-growth-early-mallopt", realloc_growth_early_mallopt, "realloc-growth after the same mallopt made from preinit_array, before the shim's constructor"},
-    {"invalid-free-in-library", invalid_free_in_library, "a library (libVictimDeepbind.so, not deep-bound) frees a global variable"},
-    {"double-free-loader-locked", double_free_loader_locked, "free a block twice while a dlopen'ed constructor holds the loader's lock, which frees one twice itself 300 ms later"},
-    {"errno-after-reports", errno_after_reports, "double free, invalid free, write after free, with FAULTLINE_HALT_ON_ERROR=0: errno must not change"},
+static const victim_case k_cases[] = {
+    VICTIM_CALL("read-after-free-list", read_after_free_list, "SIGSEGV: walk a linked list after freeing it"),
+    VICTIM_CALL("write-after-free-thread", write_after_free_thread, "write into a freed block from another thread"),
+    VICTIM_CALL("write-after-free-pending", write_after_free_pending, "write into a block a live worker freed, and one main freed, then exit"),
+    VICTIM_CALL("write-after-free-late", write_after_free_late, "write into a freed block after 100 other frees, then exit"),
+    VICTIM_CALL("read-after-release", read_after_release, "SIGSEGV: walk a list whose first node already left a 4-block quarantine"),
+    VICTIM_CALL("double-free", double_free, "free the same block twice"),
+    VICTIM_CALL("heap-overflow-one", heap_overflow_one, "write 1 byte past the end of a 13-byte block, then free it"),
+    VICTIM_CALL("heap-overflow-word", heap_overflow_word, "write 8 bytes past the end of a 24-byte block, then free it"),
+    VICTIM_CALL("heap-overflow-memcpy", heap_overflow_memcpy, "memcpy 40 bytes into a 32-byte block, then free it"),
+    VICTIM_CALL("heap-overflow-jump-4k", heap_overflow_jump_4k, "write 1 byte 32 bytes past the end of a 4096-byte block, then free it"),
+    VICTIM_CALL("heap-read-past-end-odd", heap_read_past_end_odd, "read 1 byte past the end of a 13-byte block, then free it"),
+    VICTIM_CALL("heap-overflow-strcpy", heap_overflow_strcpy, "strcpy 11 bytes into a 10-byte block, kept live until exit"),
+    VICTIM_CALL("heap-overflow-strndup", heap_overflow_strndup, "strcat one character onto a strndup copy, then free it"),
+    VICTIM_CALL("heap-underflow-neighbour", heap_underflow_neighbour, "write 8 bytes 56 bytes in front of a block (into its neighbour's red zone), free the neighbour"),
+    VICTIM_CALL("heap-underflow-header", heap_underflow_header, "write 1 byte in front of a block (its header), then free it"),
+    VICTIM_CALL("heap-underflow-header-live", heap_underflow_header_live, "write 1 byte in front of a block (its header), exit with it live"),
+    VICTIM_CALL("heap-underflow-links", heap_underflow_links, "overwrite the 16 bytes 40 to 24 bytes in front of a live block, exit with it live"),
+    VICTIM_CALL("heap-read-past-end", heap_read_past_end, "read 1 byte past the end of a 32-byte block"),
+    VICTIM_CALL("use-after-free-int", use_after_free_int, "read an int field of a freed block"),
+    VICTIM_CALL("use-after-free-large", use_after_free_large, "write 64 KiB into a freed 256 KiB block"),
+    VICTIM_CALL("heap-underflow-far", heap_underflow_far, "write 1 byte 64 bytes in front of a 32-byte block, then free it"),
+    VICTIM_CALL("heap-underflow-mbyte", heap_underflow_mbyte, "flip 1 byte 1 MiB in front of a 32-byte block, then free it"),
+    VICTIM_CALL("heap-overflow-free-slot", heap_overflow_free_slot, "write 1 byte past an 8-byte block's red zone into the free slot after it, then allocate that slot again"),
+    VICTIM_CALL("heap-overflow-mbyte", heap_overflow_mbyte, "flip 1 byte 1 MiB past the start of a 32-byte block, then free it"),
+    VICTIM_CALL("heap-read-past-end-many", heap_read_past_end_many, "read 1 byte past the end of 2000 blocks (guard sampling catches one)"),
+    VICTIM_CALL("heap-overflow-crash", heap_overflow_crash, "overflow a block over its neighbour's pointer field, then follow that pointer (SIGSEGV)"),
+    VICTIM_CALL("double-free-after-large-frees", double_free_after_large_frees, "free a 130 KiB block again after 1024 large frees"),
+    VICTIM_CALL("double-free-out-of-fds", double_free_out_of_fds, "open /dev/null until EMFILE, then free two blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"),
+    VICTIM_CALL("double-free-out-of-fds-refill", double_free_out_of_fds_refill, "out of fds, free a block twice, use up the fds again, free another twice (with FAULTLINE_HALT_ON_ERROR=0)"),
+    VICTIM_CALL("double-free-while-cancelled", double_free_while_cancelled, "a worker with a pending pthread_cancel frees a block twice"),
+    VICTIM_CALL("double-free-after-main", double_free_after_main, "free a block twice on a worker after the main thread called pthread_exit"),
+    VICTIM_CALL("double-free-lines", double_free_lines, "free the same block twice, each free on a line of its own"),
+    VICTIM_CALL("double-free-released", double_free_released, "free a block again after it left the quarantine"),
+    VICTIM_CALL("double-free-unmapped", double_free_unmapped, "free a 32 MiB block again after glibc unmapped it"),
+    VICTIM_CALL("double-free-released-big", double_free_released_big, "free a 4 MiB block again after it left the quarantine and glibc reused its header for a bin's links"),
+    VICTIM_CALL("double-free-trimmed", double_free_trimmed, "free a block again after glibc gave the heap's top back to the kernel"),
+    VICTIM_CALL("realloc-double-free", realloc_double_free, "free the pointer realloc moved away from"),
+    VICTIM_CALL("invalid-free-interior", invalid_free_interior, "free a pointer into the middle of a block"),
+    VICTIM_CALL("invalid-free-deep", invalid_free_deep, "free a pointer 2 MiB into a live 4 MiB block"),
+    VICTIM_CALL("invalid-free-deep-grown", invalid_free_deep_grown, "free a pointer 2 MiB into a live 4 MiB block grown by realloc"),
+    VICTIM_CALL("invalid-free-global", invalid_free_global, "free the address of a global variable"),
+    VICTIM_CALL("quarantine-overflow", quarantine_overflow, "SIGSEGV: read through the newest of more freed blocks than the quarantine holds"),
+    VICTIM_CALL("uninitialized-pointer", uninitialized_pointer, "SIGSEGV: follow a pointer malloc never initialised"),
+    VICTIM_CALL("clean", clean_workload, "a correct workload (no report expected)"),
+    VICTIM_CALL("glibc-arenas", glibc_arenas, "print how many glibc arenas serve 4 threads allocating 4 KiB blocks"),
+    VICTIM_CALL("phase-shift", phase_shift, "free 300000 blocks of 200 bytes, allocate 300000 of 400: the memory must be reused or given back"),
+    VICTIM_CALL("api-checks", api_checks, "check the shim's contract from inside (patterns, alignment, errors, threads, fork)"),
+    VICTIM_CALL("entry-points", entry_points, "call every allocation entry point and free each block (no report expected)"),
+    VICTIM_CALL("write-after-free-across-fork", write_after_free_across_fork, "the parent writes into a freed block, then a forked child writes into one of its own and exits"),
+    VICTIM_CALL("exit-in-handler", exit_in_handler, "fault inside free (the page of the block before it made inaccessible) with a SIGSEGV handler that calls exit(3)"),
+    VICTIM_CALL("mtrace", mtrace_blocks, "allocate and free a 4321-byte block between mtrace() and muntrace()"),
+    VICTIM_CALL("null-deref-with-mask", null_deref_with_mask, "SIGSEGV: read through NULL while a register holds 0x5555555555555555 by coincidence"),
+    VICTIM_CALL("getattr-first", getattr_first, "a new thread calls pthread_getattr_np on itself first thing (glibc allocates inside it, holding the thread's lock)"),
+    VICTIM_CALL("dlclose-while-unwinding", dlclose_while_unwinding, "dlclose a library on one thread while a new thread's first malloc is held inside libunwind's dl_iterate_phdr call"),
+    VICTIM_CALL("dl-iterate-callback-alloc", dl_iterate_callback_alloc, "dl_iterate_phdr callbacks that allocate, on two threads for 3 s, while two others start threads that allocate once each"),
+    VICTIM_CALL("errno-kept", errno_kept, "check that every allocation call leaves errno alone, on main and on a new thread"),
+    VICTIM_CALL("write-after-free-many", write_after_free_many, "write into 20000 freed blocks from one site and 3 from another, then exit"),
+    VICTIM_CALL("write-after-free-free-sites", write_after_free_free_sites, "write into 4 freed blocks from one allocation site freed at one site and 4 freed at another, then exit"),
+    VICTIM_CALL("double-free-repeated", double_free_repeated, "free 1000 blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"),
+    VICTIM_CALL("deepbind", deepbind, "free and reallocate blocks from a library loaded with RTLD_DEEPBIND (its malloc is glibc's)"),
+    VICTIM_CALL("deepbind-interior-deep", deepbind_interior_deep, "the same 2 MiB into a 4 MiB block grown by realloc (from glibc's heap)"),
+    VICTIM_CALL("deepbind-interior", deepbind_interior, "after an RTLD_DEEPBIND load, free a pointer into a block where its bytes look like a glibc chunk"),
+    VICTIM_CALL("realloc-growth", realloc_growth, "grow one buffer by realloc in 4099-byte steps to 4 MiB, shrink it, check every byte (no report expected)"),
+    VICTIM_CALL("realloc-growth-mallopt", realloc_growth_mallopt, "realloc-growth after mallopt(M_MMAP_THRESHOLD, 128 KiB) of the program's own"),
+    VICTIM_CALL("prlimit-as", prlimit_as, "lower RLIMIT_AS with prlimit, then allocate and free four 8 MiB blocks (no report expected)"),
+    VICTIM_CALL("realloc-growth-early-mallopt", realloc_growth_early_mallopt, "realloc-growth after the same mallopt made from preinit_array, before the shim's constructor"),
+    VICTIM_CALL("invalid-free-in-library", invalid_free_in_library, "a library (libVictimDeepbind.so, not deep-bound) frees a global variable"),
+    VICTIM_CALL("double-free-loader-locked", double_free_loader_locked, "free a block twice while a dlopen'ed constructor holds the loader's lock, which frees one twice itself 300 ms later"),
+    VICTIM_CALL("errno-after-reports", errno_after_reports, "double free, invalid free, write after free, with FAULTLINE_HALT_ON_ERROR=0: errno must not change"),
+    VICTIM_RUN("suppressed", suppressed, "LINES COMMAND: COMMAND under a suppressions file of LINES"),
 };
 
-int main(int argc, char **argv) {
-    const size_t n = sizeof k_commands / sizeof k_commands[0];
-    // `suppressed LINES COMMAND`: COMMAND under a suppressions file of LINES.
-    if (argc >= 4 && strcmp(argv[1], "suppressed") == 0) return victim_rerun_with_suppressions(argv[2], argv[0], argv + 3);
-    if (argc >= 2) {
-        for (size_t i = 0; i < n; i++)
-            if (strcmp(argv[1], k_commands[i].name) == 0) return k_commands[i].run();
-        fprintf(stderr, "victim-heap: unknown command '%s'\n", argv[1]);
-    }
-    fprintf(stderr, "usage: victim-heap COMMAND, or victim-heap suppressed LINES COMMAND (under a suppressions file of LINES)\ncommands:\n");
-    for (size_t i = 0; i < n; i++) fprintf(stderr, "  %-26s %s\n", k_commands[i].name, k_commands[i].help);
-    return 2;
+int main(int argc, char **argv, char **envp) {
+    return VICTIM_MAIN("victim-heap", k_cases, argc, argv, envp);
 }

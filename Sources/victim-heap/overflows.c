@@ -126,7 +126,9 @@ int heap_overflow_jump_4k(void) {
 int heap_underflow_header_live(void) {
     char *p = victim_alloc_small(64);
     fprintf(stderr, "victim: writing 1 byte in front of a live 64-byte block\n");
-    victim_write_before(p, -1, 1);
+    // Its complement: a fixed byte was already there once in 256 runs (the
+    // tag is bound to the block's address, which ASLR moves).
+    p[-1] = (char)~p[-1];
     g_keep = p;
     printf("victim: exiting with the block live\n");
     return 0;

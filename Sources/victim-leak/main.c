@@ -21,6 +21,7 @@
 #include "libc/realpath_old.h"
 #include "libc/strdup_loader_locked.h"
 #include "lost/detached_threads.h"
+#include "exits/busy_at_exit.h"
 #include "lost/gen_suppressions.h"
 #include "lost/lost_pairs.h"
 #include "lost/lost_tree.h"
@@ -419,6 +420,12 @@ static int cmd_detached_threads(int argc, char **argv, char **envp) {
     return victim_detached_threads(n, argc > 3 && !strcmp(argv[3], "busy"));
 }
 
+static int cmd_asleep_at_exit(int argc, char **argv, char **envp) { return victim_asleep_at_exit(); }
+
+static int cmd_freeing_at_exit(int argc, char **argv, char **envp) { return victim_freeing_at_exit(); }
+
+static int cmd_ending_thread_tls(int argc, char **argv, char **envp) { return victim_ending_thread_tls(); }
+
 static int cmd_gen_suppressions(int argc, char **argv, char **envp) {
     return victim_gen_suppressions(argc > 2 ? argv[2] : "all");
 }
@@ -525,6 +532,12 @@ static const victim_case k_cases[] = {
                "writes tree.supp and re-runs itself as suppressed-tree-run under it (lost/lost_tree.c)"),
     VICTIM_RUN("suppressed-tree-run", cmd_suppressed_tree_run,
                "a 7-node tree whose root's allocation is suppressed (lost/lost_tree.c)"),
+    VICTIM_RUN("asleep-at-exit", cmd_asleep_at_exit,
+               "three threads asleep (usleep, sleep, poll) as main returns, exiting 3/4/5 if woken early; one 48-byte block lost (exits/busy_at_exit.c)"),
+    VICTIM_RUN("freeing-at-exit", cmd_freeing_at_exit,
+               "a thread allocating and freeing as fast as it can while main loses one 48-byte block and returns (exits/busy_at_exit.c)"),
+    VICTIM_RUN("ending-thread-tls", cmd_ending_thread_tls,
+               "a thread in its key destructor holds a 100-byte block only in TLS as main returns; one 48-byte block lost (exits/busy_at_exit.c)"),
     VICTIM_RUN("detached-threads", cmd_detached_threads,
                "[N [busy]] N (100, at most 1000) detached threads each lose their argument and their result, with a busy loop on another core when asked (lost/detached_threads.c)"),
     VICTIM_RUN("gen-suppressions", cmd_gen_suppressions,

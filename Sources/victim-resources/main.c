@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "victim_cases.h"
 #include "victim_event_loop.h"
 #include "fd_entry_points.h"
 #include "stderr_copies.h"
@@ -28,10 +29,6 @@
 
 /// The agent's, when it is preloaded (faultline.h).
 extern void faultline_ready(void) __attribute__((weak));
-
-static char *g_self;
-static int g_argc;
-static char **g_argv;
 
 static uint64_t now_ms(void) {
     struct timespec ts;
@@ -111,11 +108,12 @@ static int fd_leak_exec(void) {
     return 0;
 }
 
-static int fd_leak(void) {
+static int fd_leak(int argc, char **argv, char **envp) {
+    (void)argc, (void)envp;
     int log = open("victim-log.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (log < 0 || dup2(log, 3) != 3) { perror("victim: log"); return 2; }
     if (log != 3) close(log);
-    execl(g_self, g_self, "fd-leak-exec", (char *)0);
+    execl(argv[0], argv[0], "fd-leak-exec", (char *)0);
     perror("victim: exec");
     return 2;
 }
@@ -190,10 +188,11 @@ static int fd_pressure_exec(void) {
     return 0;
 }
 
-static int fd_pressure(void) {
+static int fd_pressure(int argc, char **argv, char **envp) {
+    (void)argc, (void)envp;
     struct rlimit rl = {256, 256};
     if (setrlimit(RLIMIT_NOFILE, &rl) != 0) { perror("victim: setrlimit"); return 2; }
-    execl(g_self, g_self, "fd-pressure-exec", (char *)0);
+    execl(argv[0], argv[0], "fd-pressure-exec", (char *)0);
     perror("victim: exec");
     return 2;
 }
@@ -283,48 +282,39 @@ static int ready_after_loop(void) {
     return 0;
 }
 
-static int stderr_fcntl_copy(void) { return stderr_fcntl_copy_then_crash(g_argc, g_argv); }
-
-struct command { const char *name; int (*run)(void); const char *help; };
-
-static const struct command k_commands[] = {
-    {"cpu-spin-worker", cpu_spin_worker, "a worker thread spins 4 s while main polls an eventfd (cpu_hog)"},
-    {"cpu-batch-main", cpu_batch_main, "main computes 4 s with no event loop (no report)"},
-    {"cpu-busy-main-loop", cpu_busy_main_loop, "main reaches its event loop, then spins 4 s on it (a hang, not also a cpu_hog)"},
-    {"fd-leak", fd_leak, "keep a log as fd 3 across exec, then open a file three times in a helper and never close it"},
-    {"fd-leak-exec", fd_leak_exec, "(fd-leak after its exec)"},
-    {"fd-socket-pipe", fd_socket_pipe, "leak a socket and a pipe"},
-    {"fd-clean", fd_clean, "open and close through every entry point (no report)"},
-    {"fd-fork-child", fd_fork_child, "fork a child (which exits) while an fd is open, then close it (no report)"},
-    {"fd-pressure", fd_pressure, "under a limit of 256 fds, hold 200 at once, then close them"},
-    {"fd-pressure-exec", fd_pressure_exec, "(fd-pressure after its exec)"},
-    {"fd-fcntl-dupfd", fd_fcntl_dupfd, "keep a fcntl(F_DUPFD) copy of a file it closes"},
-    {"fd-fcntl-dupfd-cloexec", fd_fcntl_dupfd_cloexec, "keep a fcntl(F_DUPFD_CLOEXEC) copy of a file it closes"},
-    {"fd-recvmsg", fd_recvmsg, "keep an fd received by recvmsg (SCM_RIGHTS)"},
-    {"fd-recvmmsg", fd_recvmmsg, "keep an fd received by recvmmsg (SCM_RIGHTS)"},
-    {"fd-syscall-openat", fd_syscall_openat, "keep an fd opened by syscall(SYS_openat)"},
-    {"fd-syscall-close", fd_syscall_close, "close by syscall(SYS_close), then a raw openat reuses the number (no report)"},
-    {"fd-leak-then-exit", fd_leak_then_exit, "keep an open fd and leave by _exit"},
-    {"fd-leak-then-exit-group", fd_leak_then_exit_group, "keep an open fd and leave by syscall(SYS_exit_group)"},
-    {"fd-vfork-child-exit", fd_vfork_child_exit, "keep an fd, vfork a child that calls _exit, keep another (one report, both fds)"},
-    {"stderr-fcntl-copy", stderr_fcntl_copy, "copy fd 2 by fcntl (F_DUPFD_CLOEXEC, or F_DUPFD when named), write to the copies, crash"},
-    {"thread-leak", thread_leak, "10 joinable threads finish and are never joined"},
-    {"thread-clean", thread_clean, "threads joined or detached every way (no report)"},
-    {"thread-growth", thread_growth, "start 40 threads that never end"},
-    {"slow-constructor", slow_constructor_main, "a constructor takes 400 ms before main, which calls faultline_ready"},
-    {"ready-after-loop", ready_after_loop, "wait 400 ms in an event loop (ready by the hang detector's rule)"},
+// The cases and their help (victim_cases.h): adding one is a function and a
+// row. fd-leak and fd-pressure run themselves again by argv[0], so they are
+// `run` rows, as is stderr-fcntl-copy, which reads argv[2]. A usage error
+// exits 64, as this victim always did.
+static const victim_case k_cases[] = {
+    VICTIM_CALL("cpu-spin-worker", cpu_spin_worker, "a worker thread spins 4 s while main polls an eventfd (cpu_hog)"),
+    VICTIM_CALL("cpu-batch-main", cpu_batch_main, "main computes 4 s with no event loop (no report)"),
+    VICTIM_CALL("cpu-busy-main-loop", cpu_busy_main_loop, "main reaches its event loop, then spins 4 s on it (a hang, not also a cpu_hog)"),
+    VICTIM_RUN("fd-leak", fd_leak, "keep a log as fd 3 across exec, then open a file three times in a helper and never close it"),
+    VICTIM_CALL("fd-leak-exec", fd_leak_exec, "(fd-leak after its exec)"),
+    VICTIM_CALL("fd-socket-pipe", fd_socket_pipe, "leak a socket and a pipe"),
+    VICTIM_CALL("fd-clean", fd_clean, "open and close through every entry point (no report)"),
+    VICTIM_CALL("fd-fork-child", fd_fork_child, "fork a child (which exits) while an fd is open, then close it (no report)"),
+    VICTIM_RUN("fd-pressure", fd_pressure, "under a limit of 256 fds, hold 200 at once, then close them"),
+    VICTIM_CALL("fd-pressure-exec", fd_pressure_exec, "(fd-pressure after its exec)"),
+    VICTIM_CALL("fd-fcntl-dupfd", fd_fcntl_dupfd, "keep a fcntl(F_DUPFD) copy of a file it closes"),
+    VICTIM_CALL("fd-fcntl-dupfd-cloexec", fd_fcntl_dupfd_cloexec, "keep a fcntl(F_DUPFD_CLOEXEC) copy of a file it closes"),
+    VICTIM_CALL("fd-recvmsg", fd_recvmsg, "keep an fd received by recvmsg (SCM_RIGHTS)"),
+    VICTIM_CALL("fd-recvmmsg", fd_recvmmsg, "keep an fd received by recvmmsg (SCM_RIGHTS)"),
+    VICTIM_CALL("fd-syscall-openat", fd_syscall_openat, "keep an fd opened by syscall(SYS_openat)"),
+    VICTIM_CALL("fd-syscall-close", fd_syscall_close, "close by syscall(SYS_close), then a raw openat reuses the number (no report)"),
+    VICTIM_CALL("fd-leak-then-exit", fd_leak_then_exit, "keep an open fd and leave by _exit"),
+    VICTIM_CALL("fd-leak-then-exit-group", fd_leak_then_exit_group, "keep an open fd and leave by syscall(SYS_exit_group)"),
+    VICTIM_CALL("fd-vfork-child-exit", fd_vfork_child_exit, "keep an fd, vfork a child that calls _exit, keep another (one report, both fds)"),
+    VICTIM_RUN("stderr-fcntl-copy", stderr_fcntl_copy_then_crash, "copy fd 2 by fcntl (F_DUPFD_CLOEXEC, or F_DUPFD when named), write to the copies, crash"),
+    VICTIM_CALL("thread-leak", thread_leak, "10 joinable threads finish and are never joined"),
+    VICTIM_CALL("thread-clean", thread_clean, "threads joined or detached every way (no report)"),
+    VICTIM_CALL("thread-growth", thread_growth, "start 40 threads that never end"),
+    VICTIM_CALL("slow-constructor", slow_constructor_main, "a constructor takes 400 ms before main, which calls faultline_ready"),
+    VICTIM_CALL("ready-after-loop", ready_after_loop, "wait 400 ms in an event loop (ready by the hang detector's rule)"),
 };
 
-int main(int argc, char **argv) {
-    const size_t n = sizeof k_commands / sizeof k_commands[0];
-    g_self = argv[0];
-    g_argc = argc;
-    g_argv = argv;
+int main(int argc, char **argv, char **envp) {
     setvbuf(stdout, 0, _IOLBF, 0);
-    if (argc >= 2)
-        for (size_t i = 0; i < n; i++)
-            if (strcmp(argv[1], k_commands[i].name) == 0) return k_commands[i].run();
-    fprintf(stderr, "usage: victim-resources COMMAND\n");
-    for (size_t i = 0; i < n; i++) fprintf(stderr, "  %-24s %s\n", k_commands[i].name, k_commands[i].help);
-    return 64;
+    return victim_run_case_or(64, "victim-resources", k_cases, sizeof k_cases / sizeof k_cases[0], argc, argv, envp);
 }

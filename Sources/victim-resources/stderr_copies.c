@@ -1,7 +1,6 @@
 // Python's os.dup and Rust's std save stderr with fcntl(2, F_DUPFD_CLOEXEC,
 // …) and write to the copy: those lines are the program's stderr as much
 // as a write to fd 2, and a crash report's stderr_tail must have them.
-#define _GNU_SOURCE
 #include "stderr_copies.h"
 
 #include <fcntl.h>
@@ -23,7 +22,8 @@ NOINLINE void victim_crash_after_stderr_copies(void) {
     *p = 1;
 }
 
-int stderr_fcntl_copy_then_crash(int argc, char **argv) {
+int stderr_fcntl_copy_then_crash(int argc, char **argv, char **envp) {
+    (void)envp;
     int cmd = argc > 2 && strcmp(argv[2], "F_DUPFD") == 0 ? F_DUPFD : F_DUPFD_CLOEXEC;
     const char *name = cmd == F_DUPFD ? "F_DUPFD" : "F_DUPFD_CLOEXEC";
     int copy = fcntl(2, cmd, 20);

@@ -6,6 +6,7 @@
 /// Copies fd 2 with fcntl(2, F_DUPFD) (argument "F_DUPFD") or
 /// F_DUPFD_CLOEXEC, and a copy of that copy, writes one line to each by
 /// write and writev (never to fd 2 itself), then dereferences NULL.
-int stderr_fcntl_copy_then_crash(int argc, char **argv);
+/// A victim_cases.h `run` case (envp unused).
+int stderr_fcntl_copy_then_crash(int argc, char **argv, char **envp);
 
 #endif

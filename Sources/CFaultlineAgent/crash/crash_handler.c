@@ -539,22 +539,6 @@ static void wait_for_claim(int sig, const ucontext_t *uc, unsigned went_on) {
     fl_raw_syscall(SYS_exit_group, 128 + sig, 0, 0, 0);
 }
 
-// Entered on whatever stack the thread has: the agent's 256 KiB alternate
-// stack, one the program installed over it (8 KiB is common, and the
-// kernel's signal frame takes 3.3 KiB of that with AVX-512), or the thread's
-// own stack when it has no alternate one. So only the claim runs here, in a
-// few hundred bytes and without calling libc (raw_syscall.h says why); the
-// rest runs on the agent's own stacks. The switch happens always, not only
-// when the current stack looks small: it costs a few instructions and no
-// system call, it leaves the program's sigaltstack setting alone, and one
-// path is exercised by every crash instead of a branch only rare programs
-// take (and "small" cannot be judged without knowing where the current
-// stack ends). Only one thread ever owns the report (g_state), so one crash
-// stack suffices.
-//
-// Off the alternate stack, the kernel would deliver a signal at its top,
-// over this handler's frames; sa_mask blocks every signal but the fault
-// signals (see fl_crash_install) so none can arrive asynchronously there.
 // The program's handler for `sig` found at install, or NULL when it is the
 // default action or ignore, or the program has set SIG_DFL since.
 static struct sigaction *program_handler(int sig) {
@@ -576,33 +560,24 @@ static void hand_to_program(struct sigaction *prev, int sig, siginfo_t *info, vo
     fl_program_handler_call(&act, sig, info, uc, frame);
 }
 
-static void crash_handler(int sig, siginfo_t *info, void *ucv) {
-    struct fault f = {sig, info, (const ucontext_t *)ucv, 0, 0, AFTER_RESTORE};
-    if (fl_deadline_is_ours(info)) {
-        // The timer aims at the reporting thread only. A signal queued just
-        // before the deadline was cancelled is ignored.
-        if (!t_reporting || !fl_deadline_armed()) return;
-        // A stall in the second attempt (or in a recrash report) gives up.
-        if (atomic_exchange(&g_recrashing, 1) == 0) fl_call_on_stack(report_stalled, 0, g_recrash_stack.hi);
-        fl_call_on_stack(give_up, 0, g_crash_stack.hi);
-    }
-    struct sigaction *prev = program_handler(sig);
-again:
-    f.after = AFTER_RESTORE;
+// Who sees the fault first and what follows its report (f->after). 0 when
+// the program's handler took it and the program goes on: nothing more to do.
+static inline __attribute__((always_inline)) int choose_after(struct fault *f, struct sigaction *prev) {
+    f->after = AFTER_RESTORE;
     if (t_reporting) {
-        // A fault while writing a report: the recrash report below, never
-        // the program's handler.
-    } else if (fl_program_handler_faulted(ucv) && !(prev && fl_program_handler_nests(sig))) {
+        // A fault while writing a report: the recrash report, never the
+        // program's handler.
+    } else if (fl_program_handler_faulted(f->uc) && !(prev && fl_program_handler_nests(f->sig))) {
         // The program's own handler crashed, by a signal the kernel would
         // have blocked there or that has no handler of the program's. One
         // it would have delivered (abort() in a SIGSEGV handler, with a
         // SIGABRT handler) is handed on below, inside the running one.
-        f.after = AFTER_DIE;
+        f->after = AFTER_DIE;
     } else if (prev && atomic_load(&g_handed)) {
         // The program lived on after a fault its handler was handed: it
         // recovers from faults. Its handler sees this one first; one that
         // recovers never returns here (siglongjmp) and gets no report.
-        hand_to_program(prev, sig, info, ucv, (uintptr_t)&f);
+        hand_to_program(prev, f->sig, f->info, (void *)f->uc, (uintptr_t)f);
         // It returned. After a hardware fault the program resumes where the
         // context says: the faulting instruction again, which faults into
         // the default action the handler set (reported here, first), or
@@ -610,11 +585,19 @@ again:
         // mprotect); or elsewhere (a runtime's changed context). abort()
         // goes on to end the process; after any other signal the program
         // goes on.
-        if (fl_program_goes_on(sig, info)) return;
-        f.after = AFTER_RETURN;
+        if (fl_program_goes_on(f->sig, f->info)) return 0;
+        f->after = AFTER_RETURN;
     } else if (prev) {
-        f.after = AFTER_HAND;
+        f->after = AFTER_HAND;
     }
+    return 1;
+}
+
+enum { CLAIM_WON, CLAIM_AGAIN, CLAIM_LEAVE };
+
+// Takes the one report claim (g_state). CLAIM_AGAIN: the fault is to be
+// looked at again from the start; CLAIM_LEAVE: return from the handler.
+static inline __attribute__((always_inline)) int claim(struct fault *f) {
     int expected = 0;
     unsigned went_on = fl_program_went_on_count();
     if (!atomic_compare_exchange_strong(&g_state, &expected, 1)) {
@@ -629,53 +612,93 @@ again:
             // the top of the same stacks would loop forever), on the crash
             // stack, which nothing live is on any more.
             if (atomic_exchange(&g_recrashing, 1) == 0)
-                fl_call_on_stack(report_recrash, &f, g_recrash_stack.hi);
+                fl_call_on_stack(report_recrash, f, g_recrash_stack.hi);
             fl_call_on_stack(give_up, 0, g_crash_stack.hi);
         }
-        wait_for_claim(sig, f.uc, went_on);
+        wait_for_claim(f->sig, f->uc, went_on);
         // The program lived on after the fault reported meanwhile. A
         // hardware fault happens again when the handler returns, into the
         // handler as a new fault. A signal that was sent (abort, raise,
         // kill, an int3's SIGTRAP) would be lost that way: it is handled
         // here, from the start, as if it had just arrived.
-        if (fl_is_hardware_fault(sig, info)) return;
-        goto again;
+        return fl_is_hardware_fault(f->sig, f->info) ? CLAIM_LEAVE : CLAIM_AGAIN;
     }
-    if (f.after == AFTER_HAND && atomic_load(&g_handed)) {
+    if (f->after == AFTER_HAND && atomic_load(&g_handed)) {
         // Another thread's report was handed to the program's handler
         // between this thread's look at g_handed and its claim (it was
         // descheduled there): the program's handler sees this fault first,
         // as every fault after a handed one. g_handed is set before that
         // claim is released, so a claim won after it sees it here.
         atomic_store(&g_state, 0);
-        goto again;
+        return CLAIM_AGAIN;
     }
-    t_reporting = 1;
-    fl_call_on_stack(report_crash, &f, g_crash_stack.hi);
-    fl_altstack_resume(f.uc);  // back on the stack we were entered on
-    if (f.after == AFTER_HAND || f.after == AFTER_RETURN) {
+    return CLAIM_WON;
+}
+
+// After the report, back on the stack the handler was entered on.
+static inline __attribute__((always_inline)) void finish(struct fault *f, struct sigaction *prev) {
+    if (f->after == AFTER_HAND || f->after == AFTER_RETURN) {
         // The report is written and the process may live on: the claim is
         // free for the next fault on any thread, which, once the program's
         // handler has been handed one (g_handed), goes to that handler
         // first and is reported only when given back. g_handed first: a
         // thread that wins the claim next then sees it (above).
-        if (f.after == AFTER_HAND) atomic_store(&g_handed, 1);
+        if (f->after == AFTER_HAND) atomic_store(&g_handed, 1);
         t_reporting = 0;
         atomic_store(&g_state, 0);
-        if (f.after == AFTER_RETURN) return;
+        if (f->after == AFTER_RETURN) return;
         // Called from here, below our frames with the interrupted code's
         // mask, as the signal raised again used to reach it.
-        hand_to_program(prev, sig, info, ucv, (uintptr_t)&f);
+        hand_to_program(prev, f->sig, f->info, (void *)f->uc, (uintptr_t)f);
         return;
     }
-    if (!fl_is_hardware_fault(sig, info)) {
+    if (!fl_is_hardware_fault(f->sig, f->info)) {
         // Raised again from here, back on the stack we were entered on,
         // with the signal mask of the interrupted code, as without us, into
         // the previous disposition (the default or ignore: a program's
         // handler was called above instead).
-        fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&f.uc->uc_sigmask, 0, FL_KERNEL_SIGSET_SIZE);
-        fl_raw_syscall(SYS_tgkill, f.pid, f.tid, sig, 0);
+        fl_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&f->uc->uc_sigmask, 0, FL_KERNEL_SIGSET_SIZE);
+        fl_raw_syscall(SYS_tgkill, f->pid, f->tid, f->sig, 0);
     }
+}
+
+// Entered on whatever stack the thread has: the agent's 256 KiB alternate
+// stack, one the program installed over it (8 KiB is common, and the
+// kernel's signal frame takes 3.3 KiB of that with AVX-512), or the thread's
+// own stack when it has no alternate one. So only the claim runs here, in a
+// few hundred bytes and without calling libc (raw_syscall.h says why); the
+// rest runs on the agent's own stacks. The switch happens always, not only
+// when the current stack looks small: it costs a few instructions and no
+// system call, it leaves the program's sigaltstack setting alone, and one
+// path is exercised by every crash instead of a branch only rare programs
+// take (and "small" cannot be judged without knowing where the current
+// stack ends). Only one thread ever owns the report (g_state), so one crash
+// stack suffices.
+//
+// Off the alternate stack, the kernel would deliver a signal at its top,
+// over this handler's frames; sa_mask blocks every signal but the fault
+// signals (see fl_crash_install) so none can arrive asynchronously there.
+static void crash_handler(int sig, siginfo_t *info, void *ucv) {
+    struct fault f = {sig, info, (const ucontext_t *)ucv, 0, 0, AFTER_RESTORE};
+    if (fl_deadline_is_ours(info)) {
+        // The timer aims at the reporting thread only. A signal queued just
+        // before the deadline was cancelled is ignored.
+        if (!t_reporting || !fl_deadline_armed()) return;
+        // A stall in the second attempt (or in a recrash report) gives up.
+        if (atomic_exchange(&g_recrashing, 1) == 0) fl_call_on_stack(report_stalled, 0, g_recrash_stack.hi);
+        fl_call_on_stack(give_up, 0, g_crash_stack.hi);
+    }
+    struct sigaction *prev = program_handler(sig);
+    for (;;) {
+        if (!choose_after(&f, prev)) return;
+        int c = claim(&f);
+        if (c == CLAIM_LEAVE) return;
+        if (c == CLAIM_WON) break;
+    }
+    t_reporting = 1;
+    fl_call_on_stack(report_crash, &f, g_crash_stack.hi);
+    fl_altstack_resume(f.uc);  // back on the stack we were entered on
+    finish(&f, prev);
 }
 
 /// What fl_crash_report_event hands to the code it runs on the crash stack.

@@ -12,9 +12,8 @@
 #include "fd_report.h"
 #include "stderr_capture.h"
 #include "interpose_next.h"
-#include "raw_syscall.h"
+#include "syscall_words.h"
 
-#include <stdarg.h>
 #include <sys/syscall.h>
 
 typedef long (*syscall_fn)(long, ...);
@@ -23,16 +22,11 @@ FL_NEXT_VAR(syscall)
 
 // The call itself when no next syscall() was found yet (a call made
 // before the agent's constructor ran): dlsym there may allocate, inside an
-// allocator's own start (see the shim's shim_exit_hooks.c).
+// allocator's own start (syscall_words.h).
 static long pass_on(long nr, const long a[6]) {
     if (next_syscall) return ((syscall_fn)next_syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-#if defined(__x86_64__)
-    register long r8 __asm__("r8") = a[4], r9 __asm__("r9") = a[5];
-    register long r10 __asm__("r10") = a[3];
-    long ret;
-    __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a[0]), "S"(a[1]), "d"(a[2]), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
-    if ((unsigned long)ret > -4096UL) { errno = (int)-ret; return -1; }
-    return ret;
+#ifdef FL_HAVE_SYSCALL_WORDS
+    return fl_syscall_words(nr, a);
 #else
     syscall_fn next = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
     if (!next) { errno = ENOSYS; return -1; }
@@ -82,11 +76,7 @@ static void followed(long nr, const long a[6], long r, const void *caller) {
 }
 
 FL_EXPORT long syscall(long nr, ...) {
-    va_list ap;
-    va_start(ap, nr);
-    long a[6];
-    for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long);
-    va_end(ap);
+    FL_SYSCALL_WORDS(nr, a);
     if (nr == SYS_exit_group) fl_fd_report_leaving();
     if (nr == SYS_close && fl_fd_table_on()) {
         // Forgotten first: the number is free for another thread once closed.

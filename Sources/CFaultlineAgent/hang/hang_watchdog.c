@@ -39,10 +39,15 @@ static const char *const k_mode_names[] = {"off", "inferred", "heartbeat", "ping
 /// A tick that comes this much later than planned means the watchdog itself
 /// did not run (the process was stopped, the machine suspended, or starved):
 /// whatever did not happen meanwhile is nobody's hang.
+#define FL_RESUME_GAP_NS (250ull * 1000000ull)
 /// Separate waits for events (inferred mode) before main counts as an event
 /// loop: a loop waits again and again, a test waits once.
 #define FL_EVENT_LOOP_WAITS 3
-#define FL_RESUME_GAP_NS (250ull * 1000000ull)
+/// How long a thread must wait for a mutex it holds itself before that is
+/// a deadlock: another thread may unlock a normal mutex (glibc lets it;
+/// tests use one as a binary semaphore, as LeakSanitizer's libdl_deadlock
+/// does), and was reported and aborted 32 ms into such a wait.
+#define FL_SELF_CYCLE_NS 1000000000ull
 /// How long the exiting thread waits for the watchdog's last report.
 #define FL_EXIT_WAIT_NS (1000ull * 1000000ull)
 /// Ticks wake up a little late by varying amounts; a threshold that falls
@@ -324,6 +329,206 @@ static void deadlock(watch_state *s, const fl_wait_chain *chain, const char *cau
     }
 }
 
+/// What one tick saw of the watched thread (phases 2 and 3 of tick).
+typedef struct tick_look {
+    fl_thread_probe p, prev;  // now, and at the last tick
+    fl_wait_kind k;
+    int same;                 // the last tick probed the same thread
+    int signals;              // our own signals since (their wake-ups are not progress)
+    int progressed, unchanged;
+    fl_wait_chain *chain;     // when it waits on a futex
+    int cycle_confirmed, lock_wait, in_cycle;
+    fl_edge_kind edge;
+} tick_look;
+
+// 1. Signs of life from pings and heartbeats. `*alive`: the last moment
+// the thread was known responsive (hang durations and detection_ms count
+// from it, so they are upper bounds); `*bad`: the first moment it was seen
+// unresponsive (the thresholds count from it, so no hang shorter than the
+// threshold is reported). 1 when the thread answered: nothing more to do.
+static int signs_of_life(watch_state *s, int mode, uint64_t hb, uint64_t now, uint64_t *alive, uint64_t *bad) {
+    *alive = s->last_alive_ns;
+    if (mode == MODE_PING) {
+        if (!s->ping_sent_ns || hb >= s->ping_sent_ns) {
+            saw_alive(s, s->ping_sent_ns ? hb : now);
+            s->ping_sent_ns = now;
+            atomic_fetch_add(&s_pings, 1);
+            faultline_hang_pinger pinger = atomic_load(&g_pinger);
+            if (pinger) pinger(atomic_load(&g_pinger_ctx));
+            return 1;
+        }
+        *bad = s->ping_sent_ns;  // a ping the thread did not answer
+    } else if (mode == MODE_HEARTBEAT) {
+        if (hb >= s->prev_tick_ns) { saw_alive(s, hb); return 1; }
+        if (hb > *alive) *alive = hb;
+        *bad = hb;               // the loop has not come back since
+    } else {
+        *bad = s->active ? s->bad_since_ns : now;
+    }
+    if (s->resume_ns > *alive) *alive = s->resume_ns;
+    if (*alive > *bad) *bad = *alive;
+    return 0;
+}
+
+// 2. What the thread is doing. 0 when it has exited (the episode, if any, ends).
+static int probe(watch_state *s, int mode, pid_t target, uint64_t now, tick_look *l) {
+    uint64_t t0 = fl_monotonic_ns();
+    fl_probe_keep(target);
+    int rc = fl_probe_thread(target, &l->p);
+    if (rc == -2 && s->unreadable_noted != target) {
+        s->unreadable_noted = target;
+        char line[200];
+        snprintf(line, sizeof line, "faultline: cannot open /proc/%d/syscall (the process is not dumpable); "
+                 "thread %d is not watched for hangs\n", (int)target, (int)target);
+        note(line);
+    }
+    atomic_fetch_add(&s_probes, 1);
+    atomic_fetch_add(&s_probe_ns, fl_monotonic_ns() - t0);
+    l->k = rc == 0 ? fl_probe_classify(&l->p) : FL_WAIT_GONE;
+    if (l->k == FL_WAIT_GONE) {
+        // The watched thread exited: nothing to watch until another one
+        // sends a heartbeat (in inferred mode: the main thread is gone).
+        if (mode == MODE_HEARTBEAT) { atomic_store(&g_hb_ns, 0); atomic_store(&g_hb_tid, 0); }
+        if (mode == MODE_PING) atomic_store(&g_hb_tid, 0);
+        s->have_last_probe = 0;
+        if (s->active) end_episode(s, now, "thread_exit");
+        s->last_alive_ns = now;
+        return 0;
+    }
+    l->same = s->have_last_probe && s->last_probe.tid == l->p.tid;
+    l->prev = s->last_probe;
+    l->signals = l->same ? s->signals_since_probe : 0;
+    l->progressed = l->same && l->p.vcsw - l->prev.vcsw > (uint64_t)l->signals;
+    l->unchanged = l->same && fl_probe_unchanged(&l->prev, &l->p, l->signals);
+    s->last_probe = l->p;
+    s->have_last_probe = 1;
+    s->signals_since_probe = 0;
+    if (!l->unchanged) { s->block_since_ns = now; s->block_stack_known = 0; }
+    return 1;
+}
+
+// 3. Wait-for chain and cycle, whenever it waits on a futex.
+static void follow_waits(watch_state *s, uint64_t now, tick_look *l) {
+    l->chain = 0;
+    l->cycle_confirmed = 0;
+    if (l->k == FL_WAIT_FUTEX) {
+        l->chain = &g_chains[g_chain_cur];
+        fl_wait_chain_follow(&l->p, l->chain);
+        if (l->chain->cycle_start >= 0) {
+            l->cycle_confirmed = g_have_prev_cycle && fl_wait_cycle_confirmed(&g_chains[g_chain_cur ^ 1], l->chain);
+            if (l->chain->count - l->chain->cycle_start == 1 && now - s->block_since_ns < FL_SELF_CYCLE_NS) l->cycle_confirmed = 0;
+            g_have_prev_cycle = 1;
+            g_chain_cur ^= 1;
+        } else {
+            g_have_prev_cycle = 0;
+        }
+    } else {
+        g_have_prev_cycle = 0;
+    }
+    l->edge = l->chain ? l->chain->links[0].edge.kind : FL_EDGE_NONE;
+    l->lock_wait = l->edge == FL_EDGE_MUTEX || l->edge == FL_EDGE_PI_MUTEX || l->edge == FL_EDGE_RWLOCK;
+    l->in_cycle = l->chain && l->chain->cycle_start >= 0;
+}
+
+// 4. Idle (waiting for events) or, when inferring, making progress: 1 when
+// the thread counts as responsive.
+static int responsive(watch_state *s, int mode, uint64_t now, const fl_hang_options *o, const tick_look *l) {
+    fl_wait_kind k = l->k;
+    int idle = k == FL_WAIT_IDLE || k == FL_WAIT_STOPPED;
+    // An event loop waits for events again and again; one select or poll
+    // (a test waiting once on a socket pair, then computing and sleeping)
+    // is not one. A wait counts when it is new: the last tick did not see
+    // one, or the thread woke and waited again since. The same call still
+    // waiting is not looked at again (its descriptors cost fstat calls).
+    int event_wait = k == FL_WAIT_IDLE && ((l->unchanged && s->in_event_wait) || fl_probe_waits_for_events(&l->p));
+    if (event_wait) {
+        if (!s->in_event_wait || l->progressed) s->event_waits++;
+        s->last_event_wait_ns = now;
+        if (s->event_waits >= FL_EVENT_LOOP_WAITS) s->event_loop_seen = 1;
+    }
+    s->in_event_wait = event_wait;
+    // The program's launch ends at its first wait for events (launch_clock.h).
+    if (s->event_loop_seen) fl_launch_note_ready(now, "event_loop");
+    if (mode != MODE_INFERRED) return idle;
+    // Without pings, a thread waiting for another thread's result
+    // (condition variable, semaphore, join) is how worker pools and
+    // command-line tools work; a lock wait (a mutex, an rwlock a writer
+    // holds) or a lock cycle is not.
+    if (k == FL_WAIT_FUTEX && !l->lock_wait && !l->in_cycle) idle = 1;
+    // Blocked writing into a full pipe is waiting for its reader, another
+    // process, as a pipe read waits for its writer: a pipeline's pace
+    // (`curl URL | slow-consumer`, after curl had polled its socket, was
+    // a hang). A write to a file, disk or socket still counts.
+    if (k == FL_WAIT_BLOCKED && fl_probe_writes_to_pipe(&l->p)) idle = 1;
+    // Blocking and waking again since the last look (beyond the wake-ups
+    // our own signals caused) is progress: it is not stuck in one place.
+    if (l->progressed && !l->in_cycle) idle = 1;
+    // Until main has been seen waiting for events, the program is taken
+    // for a batch job (a compiler, sort, sleep, a script) whose main
+    // thread is meant to be busy or asleep: `faultline exec -- sleep 3`
+    // was a hang. Lock waits and cycles still count (hang.batch-program).
+    if (!s->event_loop_seen && !l->lock_wait && !l->in_cycle) idle = 1;
+    // A loop that has returned: responsive by the rules above, with no
+    // event wait for a stretch as long as the threshold (a test suite
+    // that ran a main loop in one test and computes or sleeps in the
+    // next). A hang in the loop is never responsive, so it stays armed.
+    if (idle && !event_wait && s->event_loop_seen && now - s->last_event_wait_ns >= o->threshold_ns) {
+        s->event_loop_seen = 0;
+        s->event_waits = 0;
+    }
+    return idle;
+}
+
+// FAULTLINE_HANG_DEBUG: one line per tick.
+static void debug_line(const watch_state *s, int mode, int idle, const tick_look *l) {
+    char line[256];
+    const fl_thread_probe *p = &l->p;
+    snprintf(line, sizeof line, "faultline-wdog: tid %d %s%s%s vcsw %llu (+%llu, %d ours) edge %s owner %d%s -> %s\n",
+             (int)p->tid, fl_wait_kind_name(l->k), p->nr >= 0 && !p->running ? " in " : "",
+             p->nr >= 0 && !p->running && fl_syscall_name(p->nr) ? fl_syscall_name(p->nr) : "",
+             (unsigned long long)p->vcsw, (unsigned long long)(l->same ? p->vcsw - l->prev.vcsw : 0), l->signals,
+             fl_edge_kind_name(l->edge), l->chain ? (int)l->chain->links[0].edge.owner : 0, l->in_cycle ? " (cycle)" : "",
+             idle ? (mode == MODE_INFERRED && !s->event_loop_seen ? "responsive (no event loop seen yet)" : "responsive")
+                  : "not responsive");
+    note(line);
+}
+
+// 5. Not responsive: the episode, its samples, and the report once a
+// threshold has passed or a cycle is confirmed.
+static void not_responsive(watch_state *s, int mode, pid_t target, uint64_t now, uint64_t alive, uint64_t bad,
+                           const fl_hang_options *o, tick_look *l) {
+    if (!s->active) begin_episode(s, mode, target, alive, &l->p, o);
+    s->bad_since_ns = bad;
+    s->ep.start_ns = alive;
+    s->ep.first_seen_ns = bad;
+    s->ep.probe = l->p;
+    s->ep.have_probe = 1;
+    s->ep.opts = *o;
+    if (s->traced) {
+        if (now + FL_TICK_SLACK_NS - bad >= o->threshold_ns) suppressed_by_tracer(s);
+        return;
+    }
+    sample(s, &l->p, l->k, l->unchanged, l->same ? &l->prev : 0, now);
+
+    if (l->cycle_confirmed && !s->deadlock_reported) { deadlock(s, l->chain, "cycle"); return; }
+    if (!s->reported && now + FL_TICK_SLACK_NS - bad >= o->threshold_ns && !s->deadlock_reported) {
+        if (suppressed_by_tracer(s)) return;
+        uint64_t det = 0;
+        s->reported = 1;
+        int ok = fl_hang_report_hang(&s->ep, &det) == 0;
+        after_report(s, det, 3);
+        if (ok) atomic_fetch_add(&s_hang, 1);  // after the figures: a reader polls this count
+        // The report took the stack of the current block (pending samples):
+        // later samples of the same block reuse it.
+        fl_hang_sample *last = fl_sample_ring_last(&g_ring);
+        if (l->k != FL_WAIT_RUNNING && last && last->n > 0) s->block_stack_known = 1;
+        return;
+    }
+    if (!s->deadlock_reported && o->deadlock_ns && l->k == FL_WAIT_FUTEX && now + FL_TICK_SLACK_NS - s->block_since_ns >= o->deadlock_ns &&
+        now + FL_TICK_SLACK_NS - bad >= o->deadlock_ns)
+        deadlock(s, l->chain, "duration");
+}
+
 static void tick(watch_state *s, uint64_t now) {
     fl_hang_options o;
     fl_hang_options_get(&o);
@@ -338,175 +543,15 @@ static void tick(watch_state *s, uint64_t now) {
     if (s->active && s->ep.tid != target) saw_alive(s, now);  // another thread now answers: the old one did
     if (mode != MODE_PING) s->ping_sent_ns = 0;
 
-    // 1. Signs of life from pings and heartbeats. `alive`: the last moment
-    // the thread was known responsive (hang durations and detection_ms
-    // count from it, so they are upper bounds); `bad`: the first moment it
-    // was seen unresponsive (the thresholds count from it, so no hang
-    // shorter than the threshold is reported).
-    uint64_t alive = s->last_alive_ns, bad;
-    if (mode == MODE_PING) {
-        if (!s->ping_sent_ns || hb >= s->ping_sent_ns) {
-            saw_alive(s, s->ping_sent_ns ? hb : now);
-            s->ping_sent_ns = now;
-            atomic_fetch_add(&s_pings, 1);
-            pinger(atomic_load(&g_pinger_ctx));
-            return;
-        }
-        bad = s->ping_sent_ns;  // a ping the thread did not answer
-    } else if (mode == MODE_HEARTBEAT) {
-        if (hb >= s->prev_tick_ns) { saw_alive(s, hb); return; }
-        if (hb > alive) alive = hb;
-        bad = hb;               // the loop has not come back since
-    } else {
-        bad = s->active ? s->bad_since_ns : now;
-    }
-    if (s->resume_ns > alive) alive = s->resume_ns;
-    if (alive > bad) bad = alive;
-
-    // 2. What the thread is doing.
-    fl_thread_probe p;
-    uint64_t t0 = fl_monotonic_ns();
-    fl_probe_keep(target);
-    int rc = fl_probe_thread(target, &p);
-    int ok = rc == 0;
-    if (rc == -2 && s->unreadable_noted != target) {
-        s->unreadable_noted = target;
-        char line[200];
-        snprintf(line, sizeof line, "faultline: cannot open /proc/%d/syscall (the process is not dumpable); "
-                 "thread %d is not watched for hangs\n", (int)target, (int)target);
-        note(line);
-    }
-    atomic_fetch_add(&s_probes, 1);
-    atomic_fetch_add(&s_probe_ns, fl_monotonic_ns() - t0);
-    fl_wait_kind k = ok ? fl_probe_classify(&p) : FL_WAIT_GONE;
-    if (k == FL_WAIT_GONE) {
-        // The watched thread exited: nothing to watch until another one
-        // sends a heartbeat (in inferred mode: the main thread is gone).
-        if (mode == MODE_HEARTBEAT) { atomic_store(&g_hb_ns, 0); atomic_store(&g_hb_tid, 0); }
-        if (mode == MODE_PING) atomic_store(&g_hb_tid, 0);
-        s->have_last_probe = 0;
-        if (s->active) end_episode(s, now, "thread_exit");
-        s->last_alive_ns = now;
-        return;
-    }
-    int same = s->have_last_probe && s->last_probe.tid == p.tid;
-    fl_thread_probe prev = s->last_probe;
-    int signals = same ? s->signals_since_probe : 0;
-    int progressed = same && p.vcsw - prev.vcsw > (uint64_t)signals;
-    int unchanged = same && fl_probe_unchanged(&prev, &p, signals);
-    s->last_probe = p;
-    s->have_last_probe = 1;
-    s->signals_since_probe = 0;
-    if (!unchanged) { s->block_since_ns = now; s->block_stack_known = 0; }
-
-    // 3. Wait-for chain and cycle, whenever it waits on a futex.
-    fl_wait_chain *chain = 0;
-    int cycle_confirmed = 0;
-    if (k == FL_WAIT_FUTEX) {
-        chain = &g_chains[g_chain_cur];
-        fl_wait_chain_follow(&p, chain);
-        if (chain->cycle_start >= 0) {
-            cycle_confirmed = g_have_prev_cycle && fl_wait_cycle_confirmed(&g_chains[g_chain_cur ^ 1], chain);
-            g_have_prev_cycle = 1;
-            g_chain_cur ^= 1;
-        } else {
-            g_have_prev_cycle = 0;
-        }
-    } else {
-        g_have_prev_cycle = 0;
-    }
-    fl_edge_kind edge = chain ? chain->links[0].edge.kind : FL_EDGE_NONE;
-    int lock_wait = edge == FL_EDGE_MUTEX || edge == FL_EDGE_PI_MUTEX || edge == FL_EDGE_RWLOCK;
-    int in_cycle = chain && chain->cycle_start >= 0;
-
-    // 4. Idle (waiting for events) or, when inferring, making progress.
-    int idle = k == FL_WAIT_IDLE || k == FL_WAIT_STOPPED;
-    // An event loop waits for events again and again; one select or poll
-    // (a test waiting once on a socket pair, then computing and sleeping)
-    // is not one. A wait counts when it is new: the last tick did not see
-    // one, or the thread woke and waited again since. The same call still
-    // waiting is not looked at again (its descriptors cost fstat calls).
-    int event_wait = k == FL_WAIT_IDLE && ((unchanged && s->in_event_wait) || fl_probe_waits_for_events(&p));
-    if (event_wait) {
-        if (!s->in_event_wait || progressed) s->event_waits++;
-        s->last_event_wait_ns = now;
-        if (s->event_waits >= FL_EVENT_LOOP_WAITS) s->event_loop_seen = 1;
-    }
-    s->in_event_wait = event_wait;
-    // The program's launch ends at its first wait for events (launch_clock.h).
-    if (s->event_loop_seen) fl_launch_note_ready(now, "event_loop");
-    if (mode == MODE_INFERRED) {
-        // Without pings, a thread waiting for another thread's result
-        // (condition variable, semaphore, join) is how worker pools and
-        // command-line tools work; a lock wait (a mutex, an rwlock a writer
-        // holds) or a lock cycle is not.
-        if (k == FL_WAIT_FUTEX && !lock_wait && !in_cycle) idle = 1;
-        // Blocked writing into a full pipe is waiting for its reader, another
-        // process, as a pipe read waits for its writer: a pipeline's pace
-        // (`curl URL | slow-consumer`, after curl had polled its socket, was
-        // a hang). A write to a file, disk or socket still counts.
-        if (k == FL_WAIT_BLOCKED && fl_probe_writes_to_pipe(&p)) idle = 1;
-        // Blocking and waking again since the last look (beyond the wake-ups
-        // our own signals caused) is progress: it is not stuck in one place.
-        if (progressed && !in_cycle) idle = 1;
-        // Until main has been seen waiting for events, the program is taken
-        // for a batch job (a compiler, sort, sleep, a script) whose main
-        // thread is meant to be busy or asleep: `faultline exec -- sleep 3`
-        // was a hang. Lock waits and cycles still count (hang.batch-program).
-        if (!s->event_loop_seen && !lock_wait && !in_cycle) idle = 1;
-        // A loop that has returned: responsive by the rules above, with no
-        // event wait for a stretch as long as the threshold (a test suite
-        // that ran a main loop in one test and computes or sleeps in the
-        // next). A hang in the loop is never responsive, so it stays armed.
-        if (idle && !event_wait && s->event_loop_seen && now - s->last_event_wait_ns >= o.threshold_ns) {
-            s->event_loop_seen = 0;
-            s->event_waits = 0;
-        }
-    }
-    if (g_debug) {
-        char line[256];
-        snprintf(line, sizeof line, "faultline-wdog: tid %d %s%s%s vcsw %llu (+%llu, %d ours) edge %s owner %d%s -> %s\n",
-                 (int)p.tid, fl_wait_kind_name(k), p.nr >= 0 && !p.running ? " in " : "",
-                 p.nr >= 0 && !p.running && fl_syscall_name(p.nr) ? fl_syscall_name(p.nr) : "",
-                 (unsigned long long)p.vcsw, (unsigned long long)(same ? p.vcsw - prev.vcsw : 0), signals,
-                 fl_edge_kind_name(edge), chain ? (int)chain->links[0].edge.owner : 0, in_cycle ? " (cycle)" : "",
-                 idle ? (mode == MODE_INFERRED && !s->event_loop_seen ? "responsive (no event loop seen yet)" : "responsive")
-                      : "not responsive");
-        note(line);
-    }
+    uint64_t alive, bad;
+    if (signs_of_life(s, mode, hb, now, &alive, &bad)) return;
+    tick_look l;
+    if (!probe(s, mode, target, now, &l)) return;
+    follow_waits(s, now, &l);
+    int idle = responsive(s, mode, now, &o, &l);
+    if (g_debug) debug_line(s, mode, idle, &l);
     if (idle) { saw_alive(s, now); return; }
-
-    // 5. Not responsive.
-    if (!s->active) begin_episode(s, mode, target, alive, &p, &o);
-    s->bad_since_ns = bad;
-    s->ep.start_ns = alive;
-    s->ep.first_seen_ns = bad;
-    s->ep.probe = p;
-    s->ep.have_probe = 1;
-    s->ep.opts = o;
-    if (s->traced) {
-        if (now + FL_TICK_SLACK_NS - bad >= o.threshold_ns) suppressed_by_tracer(s);
-        return;
-    }
-    sample(s, &p, k, unchanged, same ? &prev : 0, now);
-
-    if (cycle_confirmed && !s->deadlock_reported) { deadlock(s, chain, "cycle"); return; }
-    if (!s->reported && now + FL_TICK_SLACK_NS - bad >= o.threshold_ns && !s->deadlock_reported) {
-        if (suppressed_by_tracer(s)) return;
-        uint64_t det = 0;
-        s->reported = 1;
-        int ok = fl_hang_report_hang(&s->ep, &det) == 0;
-        after_report(s, det, 3);
-        if (ok) atomic_fetch_add(&s_hang, 1);  // after the figures: a reader polls this count
-        // The report took the stack of the current block (pending samples):
-        // later samples of the same block reuse it.
-        fl_hang_sample *last = fl_sample_ring_last(&g_ring);
-        if (k != FL_WAIT_RUNNING && last && last->n > 0) s->block_stack_known = 1;
-        return;
-    }
-    if (!s->deadlock_reported && o.deadlock_ns && k == FL_WAIT_FUTEX && now + FL_TICK_SLACK_NS - s->block_since_ns >= o.deadlock_ns &&
-        now + FL_TICK_SLACK_NS - bad >= o.deadlock_ns)
-        deadlock(s, chain, "duration");
+    not_responsive(s, mode, target, now, alive, bad, &o, &l);
 }
 
 // --- the thread -------------------------------------------------------------------

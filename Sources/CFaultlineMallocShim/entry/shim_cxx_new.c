@@ -181,14 +181,9 @@ static inline void *try_new(int op, size_t size, size_t align, unsigned kind, ui
     if (!SHIM_DETECTING() || replacement_after(op) || g_program_op[op]) return 0;
     unsigned recorded = recorded_kind(kind);
     // operator new(0) must return a unique pointer: one byte, as libstdc++ asks of malloc.
-    void *p = shim_alloc(size ? size : 1, align <= 16 ? SHIM_ALIGN_MALLOC : align, 0, recorded, fp);
-    // Not yet handed out: no other thread reads the header. A block the
-    // program's own delete releases (recorded as malloc's) is not checked.
-    if (p && recorded != SHIM_KIND_MALLOC) {
-        shim_block_from_user(p)->new_align = shim_new_align_code(align) & 63u;
-        shim_block_seal(shim_block_from_user(p));
-    }
-    return p;
+    // A block the program's own delete releases (recorded as malloc's) is not checked.
+    unsigned code = recorded != SHIM_KIND_MALLOC ? shim_new_align_code(align) : 0;
+    return shim_alloc(size ? size : 1, align <= 16 ? SHIM_ALIGN_MALLOC : align, 0, SHIM_KIND_WITH_ALIGN(recorded, code), fp);
 }
 
 // A block the next operator found (libstdc++'s, through malloc or

@@ -42,8 +42,7 @@ static void pass_free(const shim_next *to, void *p) {
         // Mark it first: a stale "live" tag left in memory the next
         // allocator hands out could later pass for a block of ours.
         shim_block *b = shim_block_from_user(p);
-        __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELAXED);
-        shim_live_remove(b);
+        shim_live_remove(b, shim_magic(b, SHIM_RELEASED));
         shim_real_free_block(b);
     }
     else if (st == 0) to->free(p);

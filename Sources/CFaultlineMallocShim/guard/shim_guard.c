@@ -165,7 +165,7 @@ void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint3
     shim_block *b = shim_block_from_user((void *)user);
     b->alloc_tid = shim_tid() & 0xffffffu;
     b->alloc_kind = kind & 3u;
-    b->new_align = 0;
+    b->new_align = (kind >> 2) & 63u;
     b->free_tid = 0;
     b->size = size;
     b->alloc_stack = stack;
@@ -181,8 +181,9 @@ void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint3
         size_t end = size < shim_cfg.fill_limit ? size : shim_cfg.fill_limit;
         if (end > fill_from) __builtin_memset((char *)user + fill_from, SHIM_FILL_BYTE, end - fill_from);
     }
+    uint32_t live = shim_magic(b, SHIM_LIVE);
     if (linked && shim_self.depth > 0) shim_live_leave_out(b);
-    else if (linked) shim_live_insert(b);
+    else if (linked) shim_live_insert(b, live);
     entry *e = entry_at(user);
     atomic_store_explicit(&e->user_off, 0, memory_order_release);
     e->pages = (uint32_t)pages;
@@ -190,7 +191,7 @@ void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint3
     e->copy = *b;
     atomic_store_explicit(&e->state, SHIM_LIVE, memory_order_relaxed);
     atomic_store_explicit(&e->user_off, user - shim_guard_lo + 1, memory_order_release);
-    __atomic_store_n(&b->magic, shim_magic(b, SHIM_LIVE), __ATOMIC_RELEASE);
+    __atomic_store_n(&b->magic, live, __ATOMIC_RELEASE);
     return (void *)user;
 }
 

@@ -116,6 +116,27 @@ static inline void shim_block_seal(shim_block *b) { b->check = shim_block_checks
 /// 1 when the header's checksum holds.
 static inline int shim_block_sealed(const shim_block *b) { return b->check == shim_block_checksum(b); }
 
+/// How a header reads, from a copy `h` of the one at `at`.
+typedef enum shim_header_reading {
+    SHIM_HEADER_WHOLE,     ///< one of our tags over a checksum that holds
+    SHIM_HEADER_UNTAGGED,  ///< a checksum that holds under a tag none of ours: an underflow took the tag
+    SHIM_HEADER_UNSEALED,  ///< one of our tags over a failing checksum: an underflow took the fields
+    SHIM_HEADER_FOREIGN,   ///< neither: not a header of ours
+} shim_header_reading;
+
+/// Reads header copy `h` (at `at`) as free's check and the exit check do;
+/// `max_size` bounds the size a whole untagged header may claim (a slot's
+/// size in the arena), so random bytes that happen to pass the 16-bit
+/// checksum must also look like a block. `*state` receives the tag's state.
+static inline shim_header_reading shim_header_read(const shim_block *h, const void *at, uint64_t max_size, uint32_t *state) {
+    uint32_t st = shim_state_of(at, h->magic);
+    int tagged = st == SHIM_LIVE || st == SHIM_QUARANTINED || st == SHIM_RELEASED;
+    int sealed = h->check == shim_block_checksum_at(h, at);
+    *state = st;
+    if (tagged) return sealed ? SHIM_HEADER_WHOLE : SHIM_HEADER_UNSEALED;
+    return sealed && h->alloc_tid && h->size && h->size <= max_size ? SHIM_HEADER_UNTAGGED : SHIM_HEADER_FOREIGN;
+}
+
 static inline shim_block *shim_block_from_user(const void *p) { return (shim_block *)((uintptr_t)p - SHIM_HEADER_SIZE); }
 static inline void *shim_block_user(const shim_block *b) { return (void *)((uintptr_t)b + SHIM_HEADER_SIZE); }
 static inline void *shim_block_real(const shim_block *b) { return (void *)((uintptr_t)b - b->align_off); }

@@ -197,9 +197,14 @@ static void *alloc_block(size_t size, size_t align, int zero, unsigned kind, uin
         shim_released_forget((void *)user);
     }
     shim_block *b = shim_block_from_user((void *)user);
+    // Until the header is whole and tagged live it reads as released, so an
+    // exit check walking the arena meanwhile (no lock orders the two) takes
+    // a fresh slot's half-written header for no wiped one.
+    __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     b->alloc_tid = shim_tid() & 0xffffffu;
     b->alloc_kind = kind & 3u;
-    b->new_align = 0;  // shim_cxx_new.c sets it for its own blocks
+    b->new_align = (kind >> 2) & 63u;
     b->free_tid = 0;
     b->size = size;
     b->alloc_stack = stack;
@@ -214,9 +219,12 @@ static void *alloc_block(size_t size, size_t align, int zero, unsigned kind, uin
     // Inside the guard after start-up, the shim's own machinery is
     // allocating (libunwind's thread-local storage on a thread's first
     // unwind, which the leak scan found unreferenced): not the program's.
-    if (linked && shim_self.depth > 0 && shim_ready) shim_live_leave_out(b);
-    else if (linked) shim_live_insert(b);
-    __atomic_store_n(&b->magic, shim_magic(b, SHIM_LIVE), __ATOMIC_RELEASE);
+    uint32_t live = shim_magic(b, SHIM_LIVE);
+    if (linked && !(shim_self.depth > 0 && shim_ready)) shim_live_insert(b, live);
+    else {
+        if (linked) shim_live_leave_out(b);
+        __atomic_store_n(&b->magic, live, __ATOMIC_RELEASE);
+    }
     return (void *)user;
 }
 
@@ -311,8 +319,7 @@ static uint32_t quarantine(void *p, uint32_t stack) {
     shim_block *b = shim_block_from_user(p);
     uint32_t magic = __atomic_load_n(&b->magic, __ATOMIC_RELAXED);
     if (magic != shim_magic(b, SHIM_LIVE)) return shim_state_of(b, magic);
-    __atomic_store_n(&b->magic, shim_magic(b, SHIM_QUARANTINED), __ATOMIC_RELAXED);
-    const shim_block *broken = shim_live_remove(b);
+    const shim_block *broken = shim_live_remove(b, shim_magic(b, SHIM_QUARANTINED));
     b->free_stack = stack;
     b->free_tid = shim_tid();
     if (__builtin_expect(shim_guard_owns(p), 0)) {
@@ -347,17 +354,12 @@ static __attribute__((noinline, cold)) int corrupt_header(const void *p, const c
     if (a & 15) return 0;
     shim_block copy;
     if (shim_safe_read(shim_block_from_user(p), &copy, sizeof copy) != 0) return 0;
-    uint32_t st = shim_state_of(shim_block_from_user(p), copy.magic);
-    int tagged = st == SHIM_LIVE || st == SHIM_QUARANTINED || st == SHIM_RELEASED;
-    int sealed = copy.check == shim_block_checksum_at(&copy, shim_block_from_user(p));
-    if (tagged && sealed) return 0;  // a whole header: not a corruption
-    if (!tagged && sealed && copy.size && copy.size < (1ull << 40)) {
-        shim_report_heap_underflow(&copy, p, SHIM_LIVE, "header", 0, 0, 0, 0, operation);
-        return 1;
-    }
-    if (tagged && !sealed) {
-        shim_report_heap_underflow(0, p, st, "header", 0, 0, 0, 0, operation);
-        return 1;
+    uint32_t st;
+    switch (shim_header_read(&copy, shim_block_from_user(p), (1ull << 40) - 1, &st)) {
+    case SHIM_HEADER_WHOLE: return 0;  // not a corruption
+    case SHIM_HEADER_UNTAGGED: shim_report_heap_underflow(&copy, p, SHIM_LIVE, "header", 0, 0, 0, 0, operation); return 1;
+    case SHIM_HEADER_UNSEALED: shim_report_heap_underflow(0, p, st, "header", 0, 0, 0, 0, operation); return 1;
+    case SHIM_HEADER_FOREIGN: break;
     }
     if (shim_arena_owns(p) && shim_arena_readable_before(p, SHIM_HEADER_SIZE)) {
         uintptr_t start = shim_arena_classes[shim_arena_class_at(p)].start;

@@ -24,9 +24,13 @@ extern int shim_ready;
 
 /// Allocates `size` bytes aligned to `align` (a power of two, or
 /// SHIM_ALIGN_MALLOC); `zero` for
-/// calloc; `kind` (SHIM_KIND_*) is how it must be released. Sets errno and
-/// returns NULL on failure.
+/// calloc; `kind` (SHIM_KIND_*) is how it must be released, with a `new`
+/// block's alignment code (shim_new_align_code) above it: SHIM_KIND_WITH_ALIGN.
+/// Sets errno and returns NULL on failure.
 void *shim_alloc(size_t size, size_t align, int zero, unsigned kind, uintptr_t fp);
+/// `kind` and the `new_align` code a block of shim_alloc gets, in one word:
+/// the header is whole before any other thread can read it (the exit check).
+#define SHIM_KIND_WITH_ALIGN(kind, code) ((kind) | ((code) & 63u) << 2)
 /// Frees (quarantines) `p`, released as `kind` (SHIM_KIND_MALLOC: free,
 /// SHIM_KIND_NEW: delete, SHIM_KIND_NEW_ARRAY: delete[]); reports double
 /// and invalid frees, and a block allocated as another kind

@@ -30,10 +30,11 @@ static inline void unlock(stripe *s) { shim_spin_unlock(&s->lock); }
 
 static inline stripe *stripe_of(const shim_block *b) { return &g_stripes[b->alloc_tid % SHIM_LIVE_STRIPES]; }
 
-void shim_live_insert(shim_block *b) {
-    if (!shim_live_on) return;
+void shim_live_insert(shim_block *b, uint32_t magic) {
+    if (!shim_live_on) { __atomic_store_n(&b->magic, magic, __ATOMIC_RELEASE); return; }
     stripe *s = stripe_of(b);
     lock(s);
+    __atomic_store_n(&b->magic, magic, __ATOMIC_RELEASE);
     shim_link *l = shim_block_link(b);
     l->prev = 0;
     l->next = s->first;
@@ -136,10 +137,11 @@ static int neighbour(const shim_block *q, shim_link *link, const shim_block *b, 
     return magic == shim_magic(q, SHIM_LIVE) || (after ? link->prev : link->next) == b;
 }
 
-const shim_block *shim_live_remove(shim_block *b) {
-    if (!shim_live_on || shim_block_link(b)->prev == LEFT_OUT) return 0;
+const shim_block *shim_live_remove(shim_block *b, uint32_t magic) {
+    if (!shim_live_on || shim_block_link(b)->prev == LEFT_OUT) { __atomic_store_n(&b->magic, magic, __ATOMIC_RELAXED); return 0; }
     stripe *s = stripe_of(b);
     lock(s);
+    __atomic_store_n(&b->magic, magic, __ATOMIC_RELAXED);
     shim_link *l = shim_block_link(b);
     shim_link pl, nl;
     const shim_block *damaged = 0;

@@ -16,18 +16,22 @@
 /// 1 while live blocks are recorded (FAULTLINE_LEAK_TRACKING, default on).
 extern int shim_live_on;
 
-/// Links a new block (header filled, alloc_tid set) and counts it.
-void shim_live_insert(shim_block *b);
+/// Links a new block (header filled, alloc_tid set), counts it and stores
+/// its state tag `magic` under the stripe's lock, so a walk that holds
+/// every lock (the exit check) never meets a member whose tag is not yet
+/// written and takes it for a damaged header.
+void shim_live_insert(shim_block *b, uint32_t magic);
 /// Marks a new block as kept off the lists: the shim's own machinery
 /// allocated it (libunwind's thread-local storage on a thread's first
 /// unwind), so it is not the program's and no leak check may report it.
 void shim_live_leave_out(shim_block *b);
-/// Unlinks a block that is being freed and uncounts it. Returns 0, or the
+/// Stores the state tag `magic` of a block that is being freed, under the
+/// stripe's lock as shim_live_insert does, then unlinks and uncounts it. Returns 0, or the
 /// block whose links were found overwritten (an underflow in front of its
 /// header): `b` itself (the list is then mended around it without
 /// following them) or a neighbour whose link no longer pointed back (it is
 /// rewritten with the right value).
-const shim_block *shim_live_remove(shim_block *b);
+const shim_block *shim_live_remove(shim_block *b, uint32_t magic);
 
 /// Takes every stripe lock (leak scan, fork). No list changes until unlock.
 void shim_live_lock_all(void);

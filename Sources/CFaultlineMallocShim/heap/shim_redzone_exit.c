@@ -27,20 +27,9 @@ static void add(found *f, const shim_block *b, uint32_t state) {
 
 static void visit_live(const shim_block *b, void *ctx) { add(ctx, b, SHIM_LIVE); }
 
-// A header that reads as the scribble is freed memory another thread is
-// still reusing at exit (a detached thread freeing as main returns), not
-// an underflow: left alone rather than reported falsely.
-static int scribbled(const shim_block *b) {
-    uint64_t w[sizeof(shim_block) / 8];
-    __builtin_memcpy(w, b, sizeof w);
-    for (unsigned i = 0; i < sizeof w / 8; i++)
-        if (w[i] == 0x5555555555555555ull) return 1;
-    return b->size >= (1ull << 40);
-}
-
 static void visit_damaged(const shim_block *b, void *ctx) {
     found *f = ctx;
-    if (f->ndamaged < EXIT_MAX && !scribbled(b)) f->damaged[f->ndamaged++] = b;
+    if (f->ndamaged < EXIT_MAX) f->damaged[f->ndamaged++] = b;
 }
 
 static int visit_held(shim_block *b, void *ctx) {
@@ -49,11 +38,20 @@ static int visit_held(shim_block *b, void *ctx) {
     return f->n >= EXIT_MAX;
 }
 
+// 1 when the header at `b`, in a slot of class `k`, was written over by an
+// underflow: our live tag over a failing checksum, or a whole checksum of a
+// block this class holds under a tag that is none of ours.
+static int arena_damaged(const shim_block *b, const arena_class *k) {
+    uint32_t st;
+    shim_header_reading r = shim_header_read(b, b, k->size, &st);
+    return (r == SHIM_HEADER_UNSEALED && st == SHIM_LIVE) || r == SHIM_HEADER_UNTAGGED;
+}
+
 // Without the live list: every slot the arena has handed out, read where
 // its header would be (no live link in front without leak tracking). The
 // spans below a class's frontier stay readable (given-back ones read as
 // zeros), so nothing here can fault; a header that only looks live fails
-// its checksum. Blocks from glibc (over 1 KiB) have no such walk.
+// its checksum. Blocks from glibc (over the arena's sizes) have no such walk.
 static void walk_arena(found *f) {
     for (unsigned c = 0; c < SHIM_ARENA_CLASSES && f->n < EXIT_MAX; c++) {
         const arena_class *k = &shim_arena_classes[c];
@@ -62,15 +60,8 @@ static void walk_arena(found *f) {
             for (uint32_t i = 0; i < k->per_span && f->n < EXIT_MAX; i++) {
                 const void *user = (const void *)(span + (uintptr_t)i * k->size + SHIM_HEADER_SIZE);
                 const shim_block *b = shim_block_from_user(user);
-                uint32_t st = shim_classify(user);
-                int tagged = st == SHIM_LIVE || st == SHIM_QUARANTINED || st == SHIM_RELEASED;
-                int sealed = shim_block_sealed(b);
-                if (st == SHIM_LIVE && sealed) add(f, b, SHIM_LIVE);
-                // An underflow wrote over the header: tagged live with a
-                // failing checksum, or a whole checksum of a block this class
-                // holds under a tag that is none of ours (as free's check says).
-                else if ((st == SHIM_LIVE && !sealed) || (!tagged && sealed && b->alloc_tid && b->size && b->size <= k->size))
-                    visit_damaged(b, f);
+                if (shim_classify(user) == SHIM_LIVE && shim_block_sealed(b)) add(f, b, SHIM_LIVE);
+                else if (arena_damaged(b, k)) visit_damaged(b, f);
             }
     }
 }

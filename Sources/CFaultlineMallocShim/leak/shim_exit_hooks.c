@@ -8,10 +8,9 @@
 // image recorded at start or fork means such a child, and nothing runs.
 #include "shim_exit_check.h"
 #include "interpose_next.h"
+#include "syscall_words.h"
 
-#include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,31 +47,14 @@ FL_EXPORT void _Exit(int status) {
     __builtin_unreachable();
 }
 
-#if defined(__x86_64__)
-// The system call itself, as glibc's syscall() makes it (-1 and errno on
-// failure). Not libc's through dlsym: an allocator that calls syscall()
-// while it starts (tcmalloc) reached dlsym, whose error path frees, inside
-// its own first malloc, and the process died (memory.step-aside-tcmalloc).
-static long raw_syscall6(long n, long a, long b, long c, long d, long e, long f) {
-    register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
-    long ret;
-    __asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
-    if ((unsigned long)ret > -4096UL) { errno = (int)-ret; return -1; }
-    return ret;
-}
-#endif
-
-// syscall(SYS_exit_group, n): the arguments are passed on as six longs,
-// as glibc's own syscall() reads them.
+// syscall(SYS_exit_group, n): the arguments are passed on as six words,
+// as glibc's own syscall() reads them, and the call is made here, not
+// through libc's found by dlsym (syscall_words.h says why).
 FL_EXPORT long syscall(long nr, ...) {
-    va_list ap;
-    va_start(ap, nr);
-    long a[6];
-    for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long);
-    va_end(ap);
+    FL_SYSCALL_WORDS(nr, a);
     if (nr == SYS_exit_group) leaving();
-#if defined(__x86_64__)
-    return raw_syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+#ifdef FL_HAVE_SYSCALL_WORDS
+    return fl_syscall_words(nr, a);
 #else
     return ((syscall_fn)real(syscall))(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 #endif

@@ -135,122 +135,153 @@ long shim_leak_check(const char *trigger) {
     return r;
 }
 
+// A check that could not read the maps says so in one line, with no report.
+static void say_skipped(const char *trigger, int maps_errno) {
+    char l[256];
+    size_t n = fl_strlcpy(l, "faultline: leak check (", sizeof l);
+    n += fl_strlcpy(l + n, trigger, sizeof l - n);
+    n += fl_strlcpy(l + n, ") skipped, no report: cannot read /proc/self/maps: ", sizeof l - n);
+    const char *why = strerrordesc_np(maps_errno);  // a static table: no allocation
+    n += fl_strlcpy(l + n, why ? why : "unknown error", sizeof l - n);
+    if (n < sizeof l - 1) l[n++] = '\n';
+    fl_log_write(l, n);
+}
+
+/// What one check counted, for its report and its line.
+typedef struct check_counts {
+    const totals *tot;                        // by class (LEAK_DIRECT, …)
+    totals inherited, suppressed, shown_lost;
+    uint64_t kept, want, listed;              // groups: in all, asked for, that fit
+} check_counts;
+
+// The report's "leak" object: trigger, totals and the scan's figures.
+static void write_leak_object(fl_json *w, const char *trigger, const leak_scan *s, const check_counts *c) {
+    const totals *tot = c->tot;
+    fl_json_begin_object(w, "leak");
+    fl_json_string(w, "trigger", trigger);
+    fl_json_begin_object(w, "totals");
+    put_totals(w, "definitely_lost", (totals){tot[LEAK_DIRECT].blocks, tot[LEAK_DIRECT].bytes});
+    put_totals(w, "indirectly_lost", (totals){tot[LEAK_INDIRECT].blocks, tot[LEAK_INDIRECT].bytes});
+    put_totals(w, "still_reachable", (totals){tot[LEAK_REACHABLE].blocks, tot[LEAK_REACHABLE].bytes});
+    put_totals(w, "suppressed", c->suppressed);
+    put_totals(w, "reported_lost", c->shown_lost);
+    put_totals(w, "inherited", c->inherited);
+    fl_json_end_object(w);
+    fl_json_uint(w, "groups_total", c->kept);
+    fl_json_uint(w, "groups_listed", c->listed);
+    if (c->listed < c->want) fl_json_bool(w, "groups_cut_by_size", 1);
+    fl_json_begin_object(w, "scan");
+    fl_json_uint(w, "live_blocks", s->count);
+    fl_json_uint(w, "root_bytes", s->root_bytes);
+    fl_json_uint(w, "threads_stopped", s->threads_parked);
+    fl_json_uint(w, "threads_not_stopped", s->threads_missed);
+    fl_json_uint(w, "stop_us", s->stop_ns / 1000);
+    fl_json_uint(w, "scan_us", s->scan_ns / 1000);
+    fl_json_end_object(w);
+    fl_json_end_object(w);
+}
+
+// The leak suppressions and what each took (the others' counts: FAULTLINE_SHIM_STATS).
+static void write_suppressions(fl_json *w, const uint64_t *pattern_blocks, const uint64_t *pattern_bytes) {
+    if (!shim_suppress_wanted(FL_SUPP_LEAK)) return;
+    fl_json_begin_array(w, "suppressions");
+    for (int i = 0; i < shim_suppress_count(); i++) {
+        if (shim_suppress_kind_of(i) != FL_SUPP_LEAK) continue;
+        fl_json_begin_object(w, 0);
+        fl_json_string(w, "pattern", shim_suppress_pattern(i));
+        fl_json_uint(w, "blocks", pattern_blocks[i]);
+        fl_json_uint(w, "bytes", pattern_bytes[i]);
+        fl_json_end_object(w);
+    }
+    fl_json_end_array(w);
+}
+
+// The one line a leak report prints, valgrind's LEAK SUMMARY in short.
+static void summary_line(char *line, size_t cap, const check_counts *c) {
+    const totals *tot = c->tot;
+    size_t l = fl_strlcpy(line, "faultline: leak: ", cap);
+    l += fl_fmt_u64(line + l, tot[LEAK_DIRECT].blocks);
+    l += fl_strlcpy(line + l, " blocks definitely lost (", cap - l);
+    l += fl_fmt_u64(line + l, tot[LEAK_DIRECT].bytes);
+    l += fl_strlcpy(line + l, " bytes), ", cap - l);
+    l += fl_fmt_u64(line + l, tot[LEAK_INDIRECT].blocks);
+    l += fl_strlcpy(line + l, " indirectly (", cap - l);
+    l += fl_fmt_u64(line + l, tot[LEAK_INDIRECT].bytes);
+    l += fl_strlcpy(line + l, " bytes), ", cap - l);
+    l += fl_strlcpy(line + l, "of them ", cap - l);
+    l += fl_fmt_u64(line + l, c->suppressed.blocks);
+    l += fl_strlcpy(line + l, " suppressed (", cap - l);
+    l += fl_fmt_u64(line + l, c->suppressed.bytes);
+    l += fl_strlcpy(line + l, " bytes); ", cap - l);
+    l += fl_fmt_u64(line + l, tot[LEAK_REACHABLE].blocks);
+    l += fl_strlcpy(line + l, " still reachable (", cap - l);
+    l += fl_fmt_u64(line + l, tot[LEAK_REACHABLE].bytes);
+    l += fl_strlcpy(line + l, " bytes)", cap - l);
+    if (c->inherited.blocks) {
+        l += fl_strlcpy(line + l, "; ", cap - l);
+        l += fl_fmt_u64(line + l, c->inherited.blocks);
+        l += fl_strlcpy(line + l, " blocks from before the fork left to the parent", cap - l);
+    }
+    if (c->listed < c->want) {
+        l += fl_strlcpy(line + l, "; ", cap - l);
+        l += fl_fmt_u64(line + l, c->listed);
+        l += fl_strlcpy(line + l, " of ", cap - l);
+        l += fl_fmt_u64(line + l, c->kept);
+        fl_strlcpy(line + l, " groups listed (the report's size limit)", cap - l);
+    }
+}
+
+// How many of the first `want` groups fit in the report's remaining room.
+static uint64_t groups_listed(const fl_json *w, const fl_image_list *images, const leak_group *table, uint64_t want) {
+    size_t scratch_cap = 64u << 10;
+    char *scratch = mmap(0, scratch_cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (scratch == MAP_FAILED) return 0;
+    // Everything before the groups takes well under 4 KiB.
+    size_t tail = room_after_groups(images) + 4096;
+    size_t room = w->cap > w->len + tail ? w->cap - w->len - tail : 0;
+    uint64_t listed = groups_that_fit(table, want, room, scratch, scratch_cap);
+    munmap(scratch, scratch_cap);
+    return listed;
+}
+
 __attribute__((noinline)) static long check(const char *trigger) {
     pthread_mutex_lock(&g_check_lock);  // one scan at a time
     leak_scan s;
     if (shim_leak_scan_run(&s) != 0) {
         pthread_mutex_unlock(&g_check_lock);
-        if (s.maps_errno) {
-            char l[256];
-            size_t n = fl_strlcpy(l, "faultline: leak check (", sizeof l);
-            n += fl_strlcpy(l + n, trigger, sizeof l - n);
-            n += fl_strlcpy(l + n, ") skipped, no report: cannot read /proc/self/maps: ", sizeof l - n);
-            const char *why = strerrordesc_np(s.maps_errno);  // a static table: no allocation
-            n += fl_strlcpy(l + n, why ? why : "unknown error", sizeof l - n);
-            if (n < sizeof l - 1) l[n++] = '\n';
-            fl_log_write(l, n);
-        }
+        if (s.maps_errno) say_skipped(trigger, s.maps_errno);
         return -1;
     }
     shim_self.depth++;
     leak_groups gs;
     int grouped = shim_leak_groups_build(&s, shim_cfg.leak_show_reachable, shim_leak_report_inherited, &gs);
     shim_leak_scan_free(&s);
-    totals *tot = gs.cls, inherited = gs.inherited, suppressed = {0, 0}, shown_lost = {0, 0};
+    check_counts c = {.tot = gs.cls, .inherited = gs.inherited};
     uint64_t pattern_blocks[256] = {0}, pattern_bytes[256] = {0};
     if (grouped == 0) {
-        shim_leak_groups_suppress(&gs, pattern_blocks, pattern_bytes, &suppressed, &shown_lost);
+        shim_leak_groups_suppress(&gs, pattern_blocks, pattern_bytes, &c.suppressed, &c.shown_lost);
         shim_leak_groups_order(&gs);
     }
-    const leak_group *table = gs.g;
-    uint64_t kept = gs.n;
+    c.kept = gs.n;
+    c.want = c.listed = c.kept < (uint64_t)shim_cfg.leak_max_groups ? c.kept : (uint64_t)shim_cfg.leak_max_groups;
     // At exit a report is written only when something unsuppressed is lost.
-    int write = !fl_streq(trigger, "exit") || shown_lost.blocks > 0;
+    int write = !fl_streq(trigger, "exit") || c.shown_lost.blocks > 0;
     const fl_image_list *images;
     fl_json *w = write ? shim_report_open("leak", &images) : 0;
-    uint64_t want = kept < (uint64_t)shim_cfg.leak_max_groups ? kept : (uint64_t)shim_cfg.leak_max_groups, listed = want;
     if (w) {
-        size_t scratch_cap = 64u << 10;
-        char *scratch = mmap(0, scratch_cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        // Everything before the groups takes well under 4 KiB.
-        size_t tail = room_after_groups(images) + 4096;
-        size_t room = w->cap > w->len + tail ? w->cap - w->len - tail : 0;
-        listed = scratch != MAP_FAILED ? groups_that_fit(table, want, room, scratch, scratch_cap) : 0;
-        if (scratch != MAP_FAILED) munmap(scratch, scratch_cap);
-        fl_json_begin_object(w, "leak");
-        fl_json_string(w, "trigger", trigger);
-        fl_json_begin_object(w, "totals");
-        put_totals(w, "definitely_lost", (totals){tot[LEAK_DIRECT].blocks, tot[LEAK_DIRECT].bytes});
-        put_totals(w, "indirectly_lost", (totals){tot[LEAK_INDIRECT].blocks, tot[LEAK_INDIRECT].bytes});
-        put_totals(w, "still_reachable", (totals){tot[LEAK_REACHABLE].blocks, tot[LEAK_REACHABLE].bytes});
-        put_totals(w, "suppressed", suppressed);
-        put_totals(w, "reported_lost", shown_lost);
-        put_totals(w, "inherited", inherited);
-        fl_json_end_object(w);
-        fl_json_uint(w, "groups_total", kept);
-        fl_json_uint(w, "groups_listed", listed);
-        if (listed < want) fl_json_bool(w, "groups_cut_by_size", 1);
-        fl_json_begin_object(w, "scan");
-        fl_json_uint(w, "live_blocks", s.count);
-        fl_json_uint(w, "root_bytes", s.root_bytes);
-        fl_json_uint(w, "threads_stopped", s.threads_parked);
-        fl_json_uint(w, "threads_not_stopped", s.threads_missed);
-        fl_json_uint(w, "stop_us", s.stop_ns / 1000);
-        fl_json_uint(w, "scan_us", s.scan_ns / 1000);
-        fl_json_end_object(w);
-        fl_json_end_object(w);
+        c.listed = groups_listed(w, images, gs.g, c.want);
+        write_leak_object(w, trigger, &s, &c);
         fl_json_begin_array(w, "groups");
-        for (uint64_t i = 0; i < listed; i++) write_group(w, &table[i]);
+        for (uint64_t i = 0; i < c.listed; i++) write_group(w, &gs.g[i]);
         fl_json_end_array(w);
-        // The leak suppressions (the others' counts: FAULTLINE_SHIM_STATS).
-        if (shim_suppress_wanted(FL_SUPP_LEAK)) {
-            fl_json_begin_array(w, "suppressions");
-            for (int i = 0; i < shim_suppress_count(); i++) {
-                if (shim_suppress_kind_of(i) != FL_SUPP_LEAK) continue;
-                fl_json_begin_object(w, 0);
-                fl_json_string(w, "pattern", shim_suppress_pattern(i));
-                fl_json_uint(w, "blocks", pattern_blocks[i]);
-                fl_json_uint(w, "bytes", pattern_bytes[i]);
-                fl_json_end_object(w);
-            }
-            fl_json_end_array(w);
-        }
+        write_suppressions(w, pattern_blocks, pattern_bytes);
         char line[512];
-        size_t l = fl_strlcpy(line, "faultline: leak: ", sizeof line);
-        l += fl_fmt_u64(line + l, tot[LEAK_DIRECT].blocks);
-        l += fl_strlcpy(line + l, " blocks definitely lost (", sizeof line - l);
-        l += fl_fmt_u64(line + l, tot[LEAK_DIRECT].bytes);
-        l += fl_strlcpy(line + l, " bytes), ", sizeof line - l);
-        l += fl_fmt_u64(line + l, tot[LEAK_INDIRECT].blocks);
-        l += fl_strlcpy(line + l, " indirectly (", sizeof line - l);
-        l += fl_fmt_u64(line + l, tot[LEAK_INDIRECT].bytes);
-        l += fl_strlcpy(line + l, " bytes), ", sizeof line - l);
-        l += fl_strlcpy(line + l, "of them ", sizeof line - l);
-        l += fl_fmt_u64(line + l, suppressed.blocks);
-        l += fl_strlcpy(line + l, " suppressed (", sizeof line - l);
-        l += fl_fmt_u64(line + l, suppressed.bytes);
-        l += fl_strlcpy(line + l, " bytes); ", sizeof line - l);
-        l += fl_fmt_u64(line + l, tot[LEAK_REACHABLE].blocks);
-        l += fl_strlcpy(line + l, " still reachable (", sizeof line - l);
-        l += fl_fmt_u64(line + l, tot[LEAK_REACHABLE].bytes);
-        l += fl_strlcpy(line + l, " bytes)", sizeof line - l);
-        if (inherited.blocks) {
-            l += fl_strlcpy(line + l, "; ", sizeof line - l);
-            l += fl_fmt_u64(line + l, inherited.blocks);
-            l += fl_strlcpy(line + l, " blocks from before the fork left to the parent", sizeof line - l);
-        }
-        if (listed < want) {
-            l += fl_strlcpy(line + l, "; ", sizeof line - l);
-            l += fl_fmt_u64(line + l, listed);
-            l += fl_strlcpy(line + l, " of ", sizeof line - l);
-            l += fl_fmt_u64(line + l, kept);
-            fl_strlcpy(line + l, " groups listed (the report's size limit)", sizeof line - l);
-        }
+        summary_line(line, sizeof line, &c);
         shim_report_close(w, line);
     }
     if (grouped == 0 && shim_cfg.gen_suppressions) shim_suppress_gen_leaks(gs.g, gs.n);
     shim_leak_groups_free(&gs);
     shim_self.depth--;
     pthread_mutex_unlock(&g_check_lock);
-    return (long)shown_lost.blocks;
+    return (long)c.shown_lost.blocks;
 }

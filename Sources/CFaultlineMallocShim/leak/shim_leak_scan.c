@@ -285,12 +285,23 @@ size_t shim_leak_static_tls;
 
 static void scan_tls(scanner *s, uintptr_t tp) {
     if (!tp) return;
-    // A thread still ending, parked in a later key destructor: its TLS and
-    // descriptor lie in its stack block, excluded with it.
-    for (int i = 0; i < s->nex; i++) if (tp >= s->ex[i].lo && tp < s->ex[i].hi) return;
+    size_t tls = shim_leak_static_tls ? shim_leak_static_tls : 4096;
+    // A thread still ending, parked in a later key destructor: its stack and
+    // descriptor (its argument, its result) are excluded with its stack
+    // block, but its TLS variables still hold what glibc frees after the
+    // destructors (the dlerror buffer of a failed dlsym: LeakSanitizer's
+    // detached_thread_dlsym), so the TLS blocks alone are read.
+    for (int i = 0; i < s->nex; i++)
+        if (tp >= s->ex[i].lo && tp < s->ex[i].hi) {
 #if defined(__x86_64__)
-    size_t tls = shim_leak_static_tls;
-    scan_safely(s, tp - (tls ? tls : 4096), tp + 2560);  // TLS blocks, then the TCB/struct pthread
+            scan_safely(s, tp - tls, tp);  // variant II: the TLS blocks end at the TCB
+#else
+            scan_safely(s, tp + 16, tp + 16 + tls);  // variant I: they follow the 16-byte TCB
+#endif
+            return;
+        }
+#if defined(__x86_64__)
+    scan_safely(s, tp - tls, tp + 2560);  // TLS blocks, then the TCB/struct pthread
 #else
     scan_safely(s, tp - 2560, tp + shim_leak_static_tls + 4096);
 #endif

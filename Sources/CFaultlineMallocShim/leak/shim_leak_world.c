@@ -4,6 +4,7 @@
 // the scan is done. A thread that blocks the signal never parks: the scan
 // then reads its whole stack mapping instead (conservative).
 #include "shim_leak.h"
+#include "shim_leak_sleepers.h"
 #include "shim_config.h"
 #include "shim_thread.h"
 #include "fd_transient.h"
@@ -63,6 +64,7 @@ static void park(int sig, siginfo_t *info, void *vuc) {
     }
     atomic_fetch_add(&g_arrived, 1);
     while (!atomic_load(&g_release)) syscall(SYS_futex, &g_release, (long)FUTEX_WAIT_PRIVATE, 0L, (void *)0, (void *)0, 0L);
+    shim_sleepers_restart(uc, (uint32_t)syscall(SYS_gettid));
     atomic_fetch_add(&g_departed, 1);
     errno = saved;
 }
@@ -242,6 +244,7 @@ static int signal_new(int *sent, uint32_t self) {
             added++;
             continue;
         }
+        shim_sleepers_note(proc_tid, tid);
         if (syscall(SYS_tgkill, (long)pid, (long)tid, (long)shim_cfg.leak_stop_signal) == 0) {
             g_sent[(*sent)++] = proc_tid;
             added++;
@@ -262,6 +265,7 @@ int shim_leak_world_stop(leak_thread **threads, uint32_t *missed) {
     int sent = 0;
     g_blocked = 0;
     g_helper_held = 0;
+    shim_sleepers_reset();
     uint32_t self = (uint32_t)syscall(SYS_gettid);
     // Threads started meanwhile are caught by the next pass.
     for (int pass = 0; pass < 8 && signal_new(&sent, self) > 0; pass++) {}

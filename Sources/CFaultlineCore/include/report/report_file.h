@@ -4,7 +4,7 @@
 #ifndef FL_REPORT_FILE_H
 #define FL_REPORT_FILE_H
 
-#include "image_list.h"
+#include "images/image_list.h"
 #include "json_writer.h"
 
 #include <linux/capability.h>
