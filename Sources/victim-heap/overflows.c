@@ -218,6 +218,47 @@ int heap_underflow_far(void) {
     return 0;
 }
 
+// Flips a byte `back` bytes in front of `p` in place (the pointer stays in
+// a register beside the computed address, as compiled code keeps it).
+NOINLINE void victim_flip_before(char *p, long back) { ((volatile char *)p)[-back] ^= 0x41; }
+
+/// A 1-byte write 1 MiB in front of a 32-byte block, then free (guard
+/// mode: in front of the first blocks, the guarded range's moat).
+int heap_underflow_mbyte(void) {
+    char *p = victim_alloc_small(32);
+    fprintf(stderr, "victim: flipping 1 byte 1 MiB in front of a 32-byte block\n");
+    victim_flip_before(p, 1l << 20);
+    victim_release(p);
+    return 0;
+}
+
+/// A 1-byte flip 1 MiB past the end of a 32-byte block allocated last,
+/// then free (guard mode: past every block handed out, still in the range).
+int heap_overflow_mbyte(void) {
+    char *p = victim_alloc_small(32);
+    fprintf(stderr, "victim: flipping 1 byte 1 MiB past the start of a 32-byte block\n");
+    victim_flip_before(p, -(1l << 20));
+    victim_release(p);
+    return 0;
+}
+
+/// Two 8-byte blocks side by side; the second freed (straight back to the
+/// arena with FAULTLINE_QUARANTINE_BYTES=0), then a byte written through
+/// the first 24 bytes in front of the second, past the first's red zone,
+/// into the free slot's bytes; then an 8-byte block takes that slot again.
+int heap_overflow_free_slot(void) {
+    char *a = victim_alloc_small(8);
+    char *b = victim_alloc_small(8);
+    long d = b - a;
+    victim_release(b);
+    fprintf(stderr, "victim: writing 1 byte %ld past the end of an 8-byte block, into the free slot after it\n", d - 24 - 8);
+    victim_write_before(a, d - 24, 1);
+    char *c = victim_alloc_small(8);
+    victim_release(c);
+    victim_release(a);
+    return 0;
+}
+
 /// 2000 32-byte blocks, each read 1 byte past its end and freed: under
 /// FAULTLINE_GUARD=sample:N (N up to 1000) one of them is sampled, and
 /// that read faults.

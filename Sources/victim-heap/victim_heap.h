@@ -93,6 +93,9 @@ int use_after_free_int(void);
 int use_after_free_large(void);
 int double_free_after_large_frees(void);
 int heap_underflow_far(void);
+int heap_underflow_mbyte(void);
+int heap_overflow_mbyte(void);
+int heap_overflow_free_slot(void);
 int heap_read_past_end_many(void);
 int heap_overflow_crash(void);
 

@@ -9,6 +9,7 @@
 
 #include "shim_arena.h"
 #include "shim_block.h"
+#include "shim_free_slot.h"
 #include "shim_glibc.h"
 #include "shim_protect.h"
 #include "shim_redzone.h"
@@ -79,7 +80,11 @@ int shim_next_resolve(void);
 /// shim: see shim_unmapped.h).
 static inline void shim_real_free_block(shim_block *b) {
     void *real = shim_block_real(b);
-    if (shim_arena_owns(real)) { shim_arena_free(real); return; }
+    if (shim_arena_owns(real)) {
+        shim_free_slot_mark(real);  // checked when the slot is handed out again
+        shim_arena_free(real);
+        return;
+    }
     // Pages that cannot be made accessible again are never given back.
     if (__builtin_expect(b->free_tid & SHIM_FREE_PROTECTED, 0) && !shim_protect_release(b)) return;
     shim_released_note(b);

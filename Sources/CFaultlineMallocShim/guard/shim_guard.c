@@ -3,6 +3,7 @@
 #include "shim_config.h"
 #include "shim_live.h"
 #include "shim_redzone.h"
+#include "shim_report.h"
 #include "shim_spin.h"
 #include "shim_thread.h"
 #include "sigsafe.h"
@@ -20,6 +21,11 @@ uintptr_t shim_guard_lo, shim_guard_hi;
 #define SLOT_DATA_PAGES 4u
 /// Pages the describer looks back for the run holding an address.
 #define FIND_PAGES_ALL 65536u
+/// PROT_NONE bytes at the range's start that no block ever gets: the guard
+/// table is mapped right below the range, and a write 1 MiB in front of an
+/// early block (mimalloc-bench's one_mbyte_underflow) went silently into it.
+/// Now it faults here, and the describer names the block (shim_guard_moat).
+#define MOAT (64ull << 20)
 
 /// What the table keeps per block, at the index of its user pointer's page.
 /// `user` is stored as an offset into the range plus one, so the table
@@ -42,6 +48,7 @@ static uint32_t *g_free_slots;
 static uint32_t g_slots, g_free_head, g_free_count;
 static _Atomic int g_slot_lock;
 static uint32_t g_sample_every;
+static uintptr_t g_base;  // first run: the range's start plus the moat
 
 static void *reserve(size_t n, int prot) {
     void *p = mmap(0, n, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -51,7 +58,7 @@ static void *reserve(size_t n, int prot) {
 int shim_guard_init(int mode, size_t slots, int left) {
     if (mode == SHIM_GUARD_OFF) return 0;
     g_page = fl_page_size();
-    size_t range = mode == SHIM_GUARD_ALL ? ALL_RANGE : slots * (SLOT_DATA_PAGES + 1) * g_page;
+    size_t range = MOAT + (mode == SHIM_GUARD_ALL ? ALL_RANGE : slots * (SLOT_DATA_PAGES + 1) * g_page);
     void *r = reserve(range, PROT_NONE);
     if (!r) return -1;
     g_table_len = range / g_page;
@@ -64,7 +71,8 @@ int shim_guard_init(int mode, size_t slots, int left) {
     g_left = left;
     g_align = shim_cfg.guard_align;
     g_sample_every = shim_cfg.guard_sample ? (uint32_t)shim_cfg.guard_sample : 1;
-    atomic_store(&g_bump, (uintptr_t)r);
+    g_base = (uintptr_t)r + MOAT;
+    atomic_store(&g_bump, g_base);
     shim_guard_hi = (uintptr_t)r + range;
     __atomic_store_n(&shim_guard_lo, (uintptr_t)r, __ATOMIC_RELEASE);
     return 0;
@@ -112,12 +120,12 @@ static uintptr_t take_run(size_t pages, uint32_t *slot) {
     g_free_head = (g_free_head + 1) % g_slots;
     g_free_count--;
     shim_spin_unlock(&g_slot_lock);
-    return shim_guard_lo + (uintptr_t)*slot * (SLOT_DATA_PAGES + 1) * g_page;
+    return g_base + (uintptr_t)*slot * (SLOT_DATA_PAGES + 1) * g_page;
 }
 
 static void give_slot(uintptr_t run) {
     if (g_mode != SHIM_GUARD_SAMPLE) return;
-    uint32_t slot = (uint32_t)((run - shim_guard_lo) / ((SLOT_DATA_PAGES + 1) * g_page));
+    uint32_t slot = (uint32_t)((run - g_base) / ((SLOT_DATA_PAGES + 1) * g_page));
     shim_spin_lock(&g_slot_lock);
     g_free_slots[(g_free_head + g_free_count) % g_slots] = slot;
     g_free_count++;
@@ -165,6 +173,9 @@ void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint3
     b->align_off = (uint32_t)((uintptr_t)b - data);
     shim_block_seal(b);
     shim_redzone_fill(b);
+    // The data pages' bytes in front of the live link (or header): a
+    // pattern, checked with the red zone (an underflow past the header).
+    __builtin_memset((void *)data, SHIM_REDZONE_BYTE, (uintptr_t)b - (linked ? SHIM_LINK_SIZE : 0) - data);
     // Fresh or given-back pages read as zeros: calloc needs nothing more.
     if (!zero) {
         size_t end = size < shim_cfg.fill_limit ? size : shim_cfg.fill_limit;
@@ -240,3 +251,37 @@ int shim_guard_find(uintptr_t addr, shim_found *out) {
     }
     return 0;
 }
+
+// The bytes in front of a guarded block's live link (or header) in its
+// data pages: [lo, hi). Without a link the 16 bytes in front of the header
+// are filled too but not checked (a block does not say whether it has one).
+static void front_span(const shim_block *b, uintptr_t *lo, uintptr_t *hi) {
+    *lo = (uintptr_t)b - b->align_off;
+    *hi = (uintptr_t)b - (b->align_off < SHIM_LINK_SIZE ? b->align_off : SHIM_LINK_SIZE);
+}
+
+int shim_guard_front_intact(const shim_block *b) {
+    uintptr_t lo, hi;
+    front_span(b, &lo, &hi);
+    const uint64_t *w = (const uint64_t *)lo;  // 16-aligned: data is a page, b is 16-aligned
+    for (; (uintptr_t)(w + 1) <= hi; w++)
+        if (*w != SHIM_REDZONE_WORD) return 0;
+    return 1;
+}
+
+int shim_guard_front_report(const shim_block *b, uint32_t state, const char *detected) {
+    uintptr_t lo, hi;
+    front_span(b, &lo, &hi);
+    const unsigned char *p = (const unsigned char *)lo;
+    size_t n = hi - lo, i = 0, j = n;
+    while (i < n && p[i] == SHIM_REDZONE_BYTE) i++;
+    if (i == n) return 0;
+    while (j > i && p[j - 1] == SHIM_REDZONE_BYTE) j--;
+    __builtin_memset((void *)lo, SHIM_REDZONE_BYTE, n);  // reported once
+    shim_block copy = *b;
+    const void *user = shim_block_user(b);
+    shim_report_heap_underflow(&copy, user, state, "front_slack", (uintptr_t)user - (lo + i), j - i, 0, 0, detected);
+    return 1;
+}
+
+int shim_guard_moat(uintptr_t addr) { return g_mode && addr >= shim_guard_lo && addr < g_base; }

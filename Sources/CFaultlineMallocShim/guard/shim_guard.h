@@ -56,5 +56,15 @@ int shim_guard_find(uintptr_t addr, shim_found *out);
 /// One past the last byte a live guarded block's red zone may use (the
 /// end of its data pages).
 uintptr_t shim_guard_data_end(const shim_block *b);
+/// 1 when the pattern in front of live guarded block `b`'s link (or
+/// header), in its data pages, is whole (checked with its red zone).
+int shim_guard_front_intact(const shim_block *b);
+/// Reports a changed pattern in front of `b` (state `state`, found at
+/// `detected`) as a heap_buffer_underflow (region `front_slack`) and
+/// writes it back; 1 when it had changed.
+int shim_guard_front_report(const shim_block *b, uint32_t state, const char *detected);
+/// 1 when `addr` lies in the PROT_NONE bytes in front of every guarded
+/// block (the moat at the range's start, never handed out).
+int shim_guard_moat(uintptr_t addr);
 
 #endif

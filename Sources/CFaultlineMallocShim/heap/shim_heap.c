@@ -10,6 +10,7 @@
 #include "shim_deepbind.h"
 #include "shim_depot.h"
 #include "shim_find.h"
+#include "shim_free_slot.h"
 #include "shim_glibc.h"
 #include "shim_guard.h"
 #include "shim_quarantine.h"
@@ -155,6 +156,8 @@ static void *real_alloc(size_t total, int small, int zero) {
     int fresh;
     void *real = small ? shim_arena_alloc(total, &fresh) : 0;
     if (real) {
+        // A write into the slot while it was free (shim_free_slot.h).
+        shim_free_slot_check(real, fresh);
         // Fresh arena pages read as zeros; a reused block has old patterns.
         if (zero && !fresh) memset(real, 0, total);
         return real;

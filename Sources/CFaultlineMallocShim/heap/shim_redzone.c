@@ -34,6 +34,8 @@ static const shim_block *next_in_arena(const shim_block *b) {
 
 void shim_redzone_report(const shim_block *b, uint32_t state, const char *detected) {
     size_t first, last, zone;
+    // In front of a guarded block (shim_guard.c): an underflow past its header.
+    if (__builtin_expect(shim_guard_owns(b), 0)) shim_guard_front_report(b, state, detected);
     if (!shim_redzone_changed(b, &first, &last, &zone)) return;
     unsigned char now[256];
     size_t keep = zone < sizeof now ? zone : sizeof now;

@@ -53,6 +53,8 @@ static inline void shim_redzone_fill(const shim_block *b) {
 /// 1 when the red zone still holds its pattern (the per-free check: a few
 /// word compares).
 static inline int shim_redzone_intact(const shim_block *b) {
+    // A guarded block's data pages in front of it hold the pattern too.
+    if (__builtin_expect(shim_guard_owns(b), 0) && !shim_guard_front_intact(b)) return 0;
     const unsigned char *p = (const unsigned char *)shim_block_user(b) + b->size;
     const unsigned char *end = (const unsigned char *)shim_redzone_end(b);
     while (p < end && ((uintptr_t)p & 7)) if (*p++ != SHIM_REDZONE_BYTE) return 0;

@@ -168,6 +168,121 @@ static unsigned long describe_guarded(const shim_found *f, char *buf, unsigned l
     return w.overflowed ? 0 : (unsigned long)w.len;
 }
 
+// A fault in the guarded range outside every block's pages: in the moat
+// in front of them all (shim_guard_moat), an underflow far in front of a
+// block; past the last run handed out, an overflow far past one. The
+// block is the live guarded one a register points into (the pointer the
+// bad address was computed from: memcpy's destination), on the right side
+// of the fault; 0 when none does.
+static int live_beside(uint64_t v, uint64_t fault, int above, shim_found *f) {
+    if (!shim_guard_find(v, f) || f->state != SHIM_LIVE) return 0;
+    uintptr_t user = (uintptr_t)shim_block_user(f->header);
+    return above ? user > fault : user + f->copy.size <= fault;
+}
+
+// Then a word of the faulting frame's stack (an unoptimised build keeps the
+// pointer there and computes the address in a register): the innermost.
+static unsigned long describe_outside(uint64_t fault, int above, const reg *regs, int nregs, uint64_t sp, char *buf,
+                                      unsigned long cap) {
+    shim_found f;
+    int i = 0;
+    for (; i < nregs; i++)
+        if (live_beside(regs[i].value, fault, above, &f)) break;
+    candidate via = {0, i < nregs ? regs[i].name : 0, -1};
+    for (int k = 0; k < STACK_WORDS && !via.via && sp; k++) {
+        uint64_t v;
+        if (shim_safe_read((void *)(uintptr_t)(sp + (uint64_t)k * 8), &v, 8) != 0) break;
+        if (live_beside(v, fault, above, &f)) via = (candidate){v, "stack", (int64_t)k * 8};
+    }
+    if (!via.via) return 0;
+    uintptr_t user = (uintptr_t)shim_block_user(f.header);
+    fl_json w;
+    fl_json_init(&w, buf, cap);
+    fl_json_begin_object(&w, 0);
+    fl_json_string(&w, "kind", above ? "heap_buffer_underflow" : "heap_buffer_overflow");
+    fl_json_string(&w, "evidence", above ? "the fault address is in the guarded range's inaccessible front, in front of the block a register or stack word points into (FAULTLINE_GUARD)"
+                                         : "the fault address is in the guarded range past every block handed out, past the end of the block a register or stack word points into (FAULTLINE_GUARD)");
+    if (above) fl_json_int(&w, "bytes_before", (int64_t)(user - fault));
+    else fl_json_int(&w, "bytes_past_end", (int64_t)(fault - (user + f.copy.size)));
+    if (g_images) fl_images_load(g_images);
+    shim_write_block(&w, &f.copy, (void *)user, f.state, 0, 0, g_images);
+    write_via(&w, &via);
+    fl_json_end_object(&w);
+    return w.overflowed ? 0 : (unsigned long)w.len;
+}
+
+// --- delete[] of a block that is not an array ---------------------------------
+
+// `delete[] p` of a type with a destructor reads the element count from
+// the 8 bytes in front of p (the Itanium ABI's array cookie), runs that
+// many destructors from the last element down, then frees p - 8. For a
+// block from scalar new (or malloc) those bytes are the shim's header's
+// last word, so the count is huge and the first destructor's `this`,
+// p + (count - 1) * size, is wild. A register holding exactly that value
+// for a live non-array block p near the crash names the bug; a random
+// match of 64 bits is not a worry.
+#define COOKIE_MAX_ELEMENT 1024u
+
+static int cookie_block(uint64_t p, uintptr_t lo, uintptr_t hi, shim_block *copy, uint64_t *count) {
+    if ((p & 15) || p < NULL_REGION || p >= SHIM_USER_ADDR_END) return 0;
+    if (!(p >= lo && p < hi) && !shim_guard_owns((void *)(uintptr_t)p)) return 0;  // no block of ours: no read
+    const shim_block *h = shim_block_from_user((void *)(uintptr_t)p);
+    if (shim_safe_read(h, copy, sizeof *copy) != 0) return 0;
+    if (copy->magic != shim_magic(h, SHIM_LIVE) || copy->check != shim_block_checksum_at(copy, h)) return 0;
+    if (copy->alloc_kind == SHIM_KIND_NEW_ARRAY) return 0;
+    __builtin_memcpy(count, (const char *)copy + SHIM_HEADER_SIZE - 8, 8);
+    return *count > 1;
+}
+
+// The element size (1..COOKIE_MAX_ELEMENT) for which `v` is the last
+// element's address, p + (count - 1) * size, or the array's end; 0: none.
+static unsigned cookie_element(uint64_t p, uint64_t count, uint64_t v) {
+    uint64_t d = v - p;
+    for (unsigned size = 1; size <= COOKIE_MAX_ELEMENT; size++)
+        if (d == (count - 1) * size || d == count * size) return size;
+    return 0;
+}
+
+static unsigned long describe_array_cookie(const reg *regs, int nregs, uint64_t sp, char *buf, unsigned long cap) {
+    // The block: a register or a word of the faulting frames' stack (read
+    // at once; near the stack's top word by word).
+    static uint64_t words[STACK_WORDS];
+    int whole = sp && shim_safe_read((void *)(uintptr_t)sp, words, sizeof words) == 0;
+    uintptr_t lo, hi;
+    shim_heap_range(&lo, &hi);
+    for (int k = -nregs; k < STACK_WORDS; k++) {
+        uint64_t p;
+        if (k < 0) p = regs[k + nregs].value;
+        else if (whole) p = words[k];
+        else if (!sp || shim_safe_read((void *)(uintptr_t)(sp + (uint64_t)k * 8), &p, 8) != 0) break;
+        shim_block copy;
+        uint64_t count;
+        if (!cookie_block(p, lo, hi, &copy, &count)) continue;
+        for (int i = 0; i < nregs; i++) {
+            unsigned size = cookie_element(p, count, regs[i].value);
+            if (!size) continue;
+            fl_json w;
+            fl_json_init(&w, buf, cap);
+            fl_json_begin_object(&w, 0);
+            fl_json_string(&w, "kind", "alloc_dealloc_mismatch");
+            fl_json_string(&w, "evidence", copy.alloc_kind == SHIM_KIND_NEW
+                                               ? "delete[] of a block from scalar new: the array count it read in front of the block is the shim's header, and a destructor ran on an element past its end"
+                                               : "delete[] of a block from malloc: the array count it read in front of the block is the shim's header, and a destructor ran on an element past its end");
+            fl_json_string(&w, "operation", "operator delete[]");
+            fl_json_uint(&w, "element_size", size);
+            fl_json_hex(&w, "element_count_read", count);
+            fl_json_string(&w, "element_in", regs[i].name);
+            if (g_images) fl_images_load(g_images);
+            shim_write_block(&w, &copy, (void *)(uintptr_t)p, SHIM_LIVE, 0, 0, g_images);
+            candidate via = {p, k < 0 ? regs[k + nregs].name : "stack", k < 0 ? -1 : (int64_t)k * 8};
+            write_via(&w, &via);
+            fl_json_end_object(&w);
+            return w.overflowed ? 0 : (unsigned long)w.len;
+        }
+    }
+    return 0;
+}
+
 // --- an overflow behind the crash --------------------------------------------
 
 // The red zone of block `f` (read safely) changed: its first changed byte
@@ -253,6 +368,15 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
     // FAULTLINE_GUARD: a fault in a guard page or in a freed guarded block.
     shim_found gf;
     if (precise && shim_guard_find(fault, &gf)) return describe_guarded(&gf, buf, cap);
+    if (precise && shim_guard_owns((void *)(uintptr_t)fault)) {
+        unsigned long n = describe_outside(fault, shim_guard_moat(fault), regs, nregs, sp, buf, cap);
+        if (n) return n;
+    }
+
+    if (memory_fault) {
+        unsigned long n = describe_array_cookie(regs, nregs, sp, buf, cap);
+        if (n) return n;
+    }
 
     // Evidence: which value carries a pattern.
     const char *evidence_name = 0;
