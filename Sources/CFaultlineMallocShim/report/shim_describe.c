@@ -344,6 +344,102 @@ static unsigned long describe_overflow(uint64_t fault, const reg *regs, int nreg
     return w.overflowed ? 0 : (unsigned long)w.len;
 }
 
+/// Which value at the fault carries one of the shim's patterns.
+typedef struct evidence {
+    const char *name;  // "fault_address", a register's name, or 0: none
+    uint64_t value;
+    unsigned char pattern;
+} evidence;
+
+// The scribble first, then the fill: in the fault address, then the registers.
+static evidence find_evidence(uint64_t fault, const reg *regs, int nregs) {
+    evidence e = {0, 0, 0};
+    unsigned char bytes[2] = {SHIM_SCRIBBLE_BYTE, SHIM_FILL_BYTE};
+    for (int k = 0; k < 2; k++) {
+        if (fault && holds_pattern(fault, bytes[k])) return (evidence){"fault_address", fault, bytes[k]};
+        for (int i = 0; i < nregs; i++)
+            if (holds_pattern(regs[i].value, bytes[k])) return (evidence){regs[i].name, regs[i].value, bytes[k]};
+    }
+    return e;
+}
+
+// Candidates for the block: the fault address, and with a pattern seen the
+// registers and stack words too, each inside the heap's range [lo, hi).
+static int gather_candidates(candidate *cands, uint64_t fault, const reg *regs, int nregs, uint64_t sp, int with_pattern,
+                             uintptr_t lo, uintptr_t hi) {
+    int nc = 0;
+    if (fault >= lo && fault < hi) cands[nc++] = (candidate){fault, "fault address", -1};
+    if (!with_pattern) return nc;
+    for (int i = 0; i < nregs && nc < MAX_CANDIDATES; i++)
+        if (regs[i].value >= lo && regs[i].value < hi) cands[nc++] = (candidate){regs[i].value, regs[i].name, -1};
+    static uint64_t words[STACK_WORDS];
+    if (sp && shim_safe_read((void *)(uintptr_t)sp, words, sizeof words) == 0) {
+        for (int i = 0; i < STACK_WORDS && nc < MAX_CANDIDATES; i++)
+            if (words[i] >= lo && words[i] < hi) cands[nc++] = (candidate){words[i], "stack", (int64_t)i * 8};
+    } else if (sp) {
+        // Near the top of a stack the 4 KiB read may cross its end.
+        for (int i = 0; i < STACK_WORDS && nc < MAX_CANDIDATES; i++) {
+            uint64_t v;
+            if (shim_safe_read((void *)(uintptr_t)(sp + (uint64_t)i * 8), &v, 8) != 0) break;
+            if (v >= lo && v < hi) cands[nc++] = (candidate){v, "stack", (int64_t)i * 8};
+        }
+    }
+    return nc;
+}
+
+// The candidate whose block explains the pattern, or -1; `*f` its block.
+// May turn a fill pattern into a scaled scribble (`*scaled`).
+static int pick_block(candidate *cands, int nc, evidence *e, int *scaled, shim_found *f) {
+    // The wanted state: freed blocks for the 0x55 pattern, live ones for 0xAA.
+    uint32_t want = e->pattern == SHIM_FILL_BYTE ? SHIM_LIVE : SHIM_QUARANTINED;
+    int which = find_candidate(cands, nc, want, e->value, f);
+    // 0xAA… is also the 0x55 scribble times 2 or 8: a count or index read
+    // from a freed block and scaled by an element size (delete[] twice
+    // reads its array cookie so). With no live block holding the value, a
+    // freed block behind a candidate is the better explanation.
+    if (which < 0 && want == SHIM_LIVE && nc > 0) {
+        which = find_candidate(cands, nc, SHIM_QUARANTINED, 0x5555555555555555ull, f);
+        if (which >= 0) { want = SHIM_QUARANTINED; e->pattern = SHIM_SCRIBBLE_BYTE; *scaled = 1; }
+    }
+    // Larger blocks than the scan window: look through the quarantine itself.
+    if (which < 0 && want == SHIM_QUARANTINED && nc > 0) {
+        scan_ctx ctx = {cands, nc, -1, 0};
+        if (shim_quarantine_scan(visit, &ctx, 50000000ull) && ctx.found >= 0 &&
+            shim_safe_read(ctx.header, &f->copy, sizeof f->copy) == 0) {
+            which = ctx.found;
+            f->header = ctx.header;
+            f->state = SHIM_QUARANTINED;
+            f->offset = cands[which].value - (uintptr_t)shim_block_user(ctx.header);
+        }
+    }
+    return which;
+}
+
+// The use_after_free (or uninitialized_read) description the pattern makes.
+static unsigned long describe_pattern(const evidence *e, int scaled, const candidate *c, const shim_found *f, char *buf, unsigned long cap) {
+    fl_json w;
+    fl_json_init(&w, buf, cap);
+    fl_json_begin_object(&w, 0);
+    int freed = e->pattern != SHIM_FILL_BYTE;
+    fl_json_string(&w, "kind", freed ? "use_after_free" : "uninitialized_read");
+    if (e->name) {
+        fl_json_string(&w, "evidence", scaled  ? "a value holds 0xAA..., the 0x55 scribble of a freed block scaled by 2 or 8 (an element size), and no live block holds it"
+                                       : freed ? "a value holds the 0x55 pattern freed blocks are scribbled with"
+                                               : "a value holds the 0xAA pattern new blocks are filled with");
+        fl_json_string(&w, "pattern_in", e->name);
+        fl_json_hex(&w, "pattern_value", e->value);
+    } else {
+        fl_json_string(&w, "evidence", "the fault address is inside a freed block");
+    }
+    if (c) {
+        if (g_images) fl_images_load(g_images);
+        shim_write_block(&w, &f->copy, shim_block_user(f->header), f->state, f->offset, 1, g_images);
+        write_via(&w, c);
+    }
+    fl_json_end_object(&w);
+    return w.overflowed ? 0 : (unsigned long)w.len;
+}
+
 __attribute__((visibility("default")))
 unsigned long faultline_shim_describe_fault(const void *siginfo, const void *ucontext, char *buf, unsigned long cap) {
     if (shim_mode != SHIM_MODE_DETECT || !shim_ready || !siginfo || !ucontext || !buf || cap < 64) return 0;
@@ -372,101 +468,30 @@ unsigned long faultline_shim_describe_fault(const void *siginfo, const void *uco
         unsigned long n = describe_outside(fault, shim_guard_moat(fault), regs, nregs, sp, buf, cap);
         if (n) return n;
     }
-
     if (memory_fault) {
         unsigned long n = describe_array_cookie(regs, nregs, sp, buf, cap);
         if (n) return n;
     }
 
-    // Evidence: which value carries a pattern.
-    const char *evidence_name = 0;
-    uint64_t evidence_value = 0;
-    unsigned char pattern = 0;
-    unsigned char bytes[2] = {SHIM_SCRIBBLE_BYTE, SHIM_FILL_BYTE};
-    for (int k = 0; k < 2 && !evidence_name; k++) {
-        if (fault && holds_pattern(fault, bytes[k])) { evidence_name = "fault_address"; evidence_value = fault; pattern = bytes[k]; break; }
-        for (int i = 0; i < nregs; i++)
-            if (holds_pattern(regs[i].value, bytes[k])) { evidence_name = regs[i].name; evidence_value = regs[i].value; pattern = bytes[k]; break; }
-    }
-
-    // Candidates for the block: fault address, registers, stack words.
+    evidence e = find_evidence(fault, regs, nregs);
     // Without a pattern only the fault address can make the case, so an
     // ordinary crash costs the crash handler one lookup at most.
     static candidate cands[MAX_CANDIDATES];
-    int nc = 0;
     uintptr_t lo, hi;
     shim_heap_range(&lo, &hi);
-    if (fault >= lo && fault < hi) cands[nc++] = (candidate){fault, "fault address", -1};
-    if (!evidence_name && nc == 0) return describe_overflow(fault, regs, nregs, buf, cap);
-    for (int i = 0; i < nregs && nc < MAX_CANDIDATES && evidence_name; i++)
-        if (regs[i].value >= lo && regs[i].value < hi) cands[nc++] = (candidate){regs[i].value, regs[i].name, -1};
-    static uint64_t words[STACK_WORDS];
-    if (!evidence_name) sp = 0;
-    if (sp && shim_safe_read((void *)(uintptr_t)sp, words, sizeof words) == 0) {
-        for (int i = 0; i < STACK_WORDS && nc < MAX_CANDIDATES; i++)
-            if (words[i] >= lo && words[i] < hi) cands[nc++] = (candidate){words[i], "stack", (int64_t)i * 8};
-    } else if (sp) {
-        // Near the top of a stack the 4 KiB read may cross its end.
-        for (int i = 0; i < STACK_WORDS && nc < MAX_CANDIDATES; i++) {
-            uint64_t v;
-            if (shim_safe_read((void *)(uintptr_t)(sp + (uint64_t)i * 8), &v, 8) != 0) break;
-            if (v >= lo && v < hi) cands[nc++] = (candidate){v, "stack", (int64_t)i * 8};
-        }
-    }
-    // The wanted state: freed blocks for the 0x55 pattern, live ones for 0xAA.
-    uint32_t want = pattern == SHIM_FILL_BYTE ? SHIM_LIVE : SHIM_QUARANTINED;
+    int nc = gather_candidates(cands, fault, regs, nregs, e.name ? sp : 0, e.name != 0, lo, hi);
+    if (!e.name && nc == 0) return describe_overflow(fault, regs, nregs, buf, cap);
     shim_found f;
-    int which = find_candidate(cands, nc, want, evidence_value, &f);
-    // 0xAA… is also the 0x55 scribble times 2 or 8: a count or index read
-    // from a freed block and scaled by an element size (delete[] twice
-    // reads its array cookie so). With no live block holding the value, a
-    // freed block behind a candidate is the better explanation.
     int scaled = 0;
-    if (which < 0 && want == SHIM_LIVE && nc > 0) {
-        which = find_candidate(cands, nc, SHIM_QUARANTINED, 0x5555555555555555ull, &f);
-        if (which >= 0) { want = SHIM_QUARANTINED; pattern = SHIM_SCRIBBLE_BYTE; scaled = 1; }
-    }
-    // Larger blocks than the scan window: look through the quarantine itself.
-    if (which < 0 && want == SHIM_QUARANTINED && nc > 0) {
-        scan_ctx ctx = {cands, nc, -1, 0};
-        if (shim_quarantine_scan(visit, &ctx, 50000000ull) && ctx.found >= 0 &&
-            shim_safe_read(ctx.header, &f.copy, sizeof f.copy) == 0) {
-            which = ctx.found;
-            f.header = ctx.header;
-            f.state = SHIM_QUARANTINED;
-            f.offset = cands[which].value - (uintptr_t)shim_block_user(ctx.header);
-        }
-    }
+    int which = pick_block(cands, nc, &e, &scaled, &f);
     // A fault inside a freed block is evidence on its own; a register that
     // merely points into one is not (stale registers are common).
-    int fault_in_block = which >= 0 && fl_streq(cands[which].via, "fault address") && want == SHIM_QUARANTINED;
-    if (!evidence_name && !fault_in_block) return describe_overflow(fault, regs, nregs, buf, cap);
+    int fault_in_block = which >= 0 && fl_streq(cands[which].via, "fault address") && e.pattern != SHIM_FILL_BYTE;
+    if (!e.name && !fault_in_block) return describe_overflow(fault, regs, nregs, buf, cap);
     // A pattern in a register alone explains a fault only when no address
     // contradicts it: at a precise fault whose address holds no pattern, or
     // at another signal (an abort, a trap), it needs a block to show for it.
-    int register_only = evidence_name && !fl_streq(evidence_name, "fault_address") && !fault_in_block;
+    int register_only = e.name && !fl_streq(e.name, "fault_address") && !fault_in_block;
     if (register_only && (precise || !memory_fault) && which < 0) return describe_overflow(fault, regs, nregs, buf, cap);
-
-    fl_json w;
-    fl_json_init(&w, buf, cap);
-    fl_json_begin_object(&w, 0);
-    int freed = pattern != SHIM_FILL_BYTE;
-    fl_json_string(&w, "kind", freed ? "use_after_free" : "uninitialized_read");
-    if (evidence_name) {
-        fl_json_string(&w, "evidence", scaled  ? "a value holds 0xAA..., the 0x55 scribble of a freed block scaled by 2 or 8 (an element size), and no live block holds it"
-                                       : freed ? "a value holds the 0x55 pattern freed blocks are scribbled with"
-                                               : "a value holds the 0xAA pattern new blocks are filled with");
-        fl_json_string(&w, "pattern_in", evidence_name);
-        fl_json_hex(&w, "pattern_value", evidence_value);
-    } else {
-        fl_json_string(&w, "evidence", "the fault address is inside a freed block");
-    }
-    if (which >= 0) {
-        if (g_images) fl_images_load(g_images);
-        shim_write_block(&w, &f.copy, shim_block_user(f.header), f.state, f.offset, 1, g_images);
-        write_via(&w, &cands[which]);
-    }
-    fl_json_end_object(&w);
-    if (w.overflowed) return 0;
-    return (unsigned long)w.len;
+    return describe_pattern(&e, scaled, which >= 0 ? &cands[which] : 0, &f, buf, cap);
 }
