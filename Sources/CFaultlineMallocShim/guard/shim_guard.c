@@ -163,15 +163,7 @@ void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint3
     uintptr_t user = g_left ? (data + front + align - 1) & ~(uintptr_t)(align - 1)
                             : (data + pages * g_page - size) & ~(uintptr_t)(align - 1);
     shim_block *b = shim_block_from_user((void *)user);
-    b->alloc_tid = shim_tid() & 0xffffffu;
-    b->alloc_kind = kind & 3u;
-    b->new_align = (kind >> 2) & 63u;
-    b->free_tid = 0;
-    b->size = size;
-    b->alloc_stack = stack;
-    b->free_stack = 0;
-    b->align_off = (uint32_t)((uintptr_t)b - data);
-    shim_block_seal(b);
+    shim_block_begin(b, size, kind, stack, shim_tid(), data);
     shim_redzone_fill(b);
     // The data pages' bytes in front of the live link (or header): a
     // pattern, checked with the red zone (an underflow past the header).

@@ -141,6 +141,25 @@ static inline shim_block *shim_block_from_user(const void *p) { return (shim_blo
 static inline void *shim_block_user(const shim_block *b) { return (void *)((uintptr_t)b + SHIM_HEADER_SIZE); }
 static inline void *shim_block_real(const shim_block *b) { return (void *)((uintptr_t)b - b->align_off); }
 
+/// Writes a new block's header at `b` for a real allocation at `real` and
+/// seals it. Until the caller tags it live it reads as released, so an exit
+/// check walking the arena meanwhile (no lock orders the two) takes a fresh
+/// slot's half-written header for no wiped one. `kind` carries the `new`
+/// alignment code above its two bits (SHIM_KIND_WITH_ALIGN).
+static inline void shim_block_begin(shim_block *b, uint64_t size, unsigned kind, uint32_t stack, uint32_t tid, uintptr_t real) {
+    __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    b->alloc_tid = tid & 0xffffffu;
+    b->alloc_kind = kind & 3u;
+    b->new_align = (kind >> 2) & 63u;
+    b->free_tid = 0;
+    b->size = size;
+    b->alloc_stack = stack;
+    b->free_stack = 0;
+    b->align_off = (uint32_t)((uintptr_t)b - real);
+    shim_block_seal(b);
+}
+
 /// One past the highest user-space address (47-bit x86-64, 48-bit arm64).
 #if defined(__x86_64__)
 #define SHIM_USER_ADDR_END 0x800000000000ull

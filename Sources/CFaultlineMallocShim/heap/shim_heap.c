@@ -197,20 +197,7 @@ static void *alloc_block(size_t size, size_t align, int zero, unsigned kind, uin
         shim_released_forget((void *)user);
     }
     shim_block *b = shim_block_from_user((void *)user);
-    // Until the header is whole and tagged live it reads as released, so an
-    // exit check walking the arena meanwhile (no lock orders the two) takes
-    // a fresh slot's half-written header for no wiped one.
-    __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    b->alloc_tid = shim_tid() & 0xffffffu;
-    b->alloc_kind = kind & 3u;
-    b->new_align = (kind >> 2) & 63u;
-    b->free_tid = 0;
-    b->size = size;
-    b->alloc_stack = stack;
-    b->free_stack = 0;
-    b->align_off = (uint32_t)((uintptr_t)b - (uintptr_t)real);
-    shim_block_seal(b);
+    shim_block_begin(b, size, kind, stack, shim_tid(), (uintptr_t)real);
     shim_redzone_fill(b);
     if (!zero) {
         size_t end = min_size(size, shim_cfg.fill_limit);
