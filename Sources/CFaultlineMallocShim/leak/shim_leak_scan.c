@@ -321,12 +321,17 @@ static const char *field(const char *p, const char *end) {
 // and small anonymous mappings (what holds a short process's pointers);
 // big anonymous mappings (the agent's reserved buffers, other threads'
 // stacks, the program's own arenas) after. The order changes no verdict,
-// only how soon all_reached stops the reading.
+// only how soon all_reached stops the reading. Of a big mapping the top
+// TOP_FIRST bytes come first: in a thread's stack mapping glibc puts the
+// thread's descriptor there, with its TLS vector (a calloc'd block only it
+// points to: the last block an agent's thread holds) and the outer frames.
 #define EARLY_ROOT_LIMIT (256u << 10)
+#define TOP_FIRST (16u << 10)
 
 // Walks /proc/self/maps: roots are r w p mappings except the kernel's
 // [vvar]/[vdso]/[vsyscall]; a mapping holding a thread's stack pointer is
-// read from that pointer up. Pass 0 reads the early roots, pass 1 the rest.
+// read from that pointer up. Pass 0 reads the early roots, pass 1 the tops
+// of the others, pass 2 the rest of them.
 static void scan_maps_pass(scanner *s, const char *maps, size_t len, const uintptr_t *sps, int nsp, int pass) {
     const char *p = maps, *end = maps + len;
     while (p < end && !all_reached(s)) {
@@ -349,7 +354,10 @@ static void scan_maps_pass(scanner *s, const char *maps, size_t len, const uintp
             int early = s->file_backed || hi - from <= EARLY_ROOT_LIMIT ||
                         (path < nl && (fl_startswith(path, "[heap]") || fl_startswith(path, "[stack]")));
             if (early != !pass) { s->file_backed = 0; p = nl + 1; continue; }
-            scan_root(s, from, hi);
+            uintptr_t top = pass ? hi - TOP_FIRST : from;  // big: more than TOP_FIRST above `from`
+            if (pass == 1) scan_root(s, top, hi);
+            else if (pass == 2) scan_root(s, from, top);
+            else scan_root(s, from, hi);
             s->file_backed = 0;
             // What this mapping reaches, before the next is read: the scan
             // can stop once everything is reached (all_reached).
@@ -362,6 +370,7 @@ static void scan_maps_pass(scanner *s, const char *maps, size_t len, const uintp
 static void scan_maps(scanner *s, const char *maps, size_t len, const uintptr_t *sps, int nsp) {
     scan_maps_pass(s, maps, len, sps, nsp, 0);
     scan_maps_pass(s, maps, len, sps, nsp, 1);
+    scan_maps_pass(s, maps, len, sps, nsp, 2);
 }
 
 // The calling thread's (fl_open_own_proc_file): /proc/self is the main thread's
