@@ -720,6 +720,7 @@ static const struct command k_commands[] = {
     {"dl-iterate-callback-alloc", dl_iterate_callback_alloc, "dl_iterate_phdr callbacks that allocate, on two threads for 3 s, while two others start threads that allocate once each"},
     {"errno-kept", errno_kept, "check that every allocation call leaves errno alone, on main and on a new thread"},
     {"write-after-free-many", write_after_free_many, "write into 20000 freed blocks from one site and 3 from another, then exit"},
+    {"write-after-free-far", write_after_free_far, "write 1 byte 1000 bytes into a freed 2000-byte block (past the default scribble limit), then exit"},
     {"write-after-free-free-sites", write_after_free_free_sites, "write into 4 freed blocks from one allocation site freed at one site and 4 freed at another, then exit"},
     {"double-free-repeated", double_free_repeated, "free 1000 blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"},
     {"deepbind", deepbind, "free and reallocate blocks from a library loaded with RTLD_DEEPBIND (its malloc is glibc's)"},
