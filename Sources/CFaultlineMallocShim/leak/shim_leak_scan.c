@@ -21,6 +21,7 @@
 #include "proc_tid.h"
 #include "sigsafe.h"
 #include "solo_call.h"
+#include "thread_count.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -501,9 +502,15 @@ int shim_leak_scan_run(leak_scan *out) {
     shim_live_lock_all();
     leak_thread *threads = 0;
     uint32_t missed = 0;
-    // With no live block there is nothing a thread could free or hide:
-    // the world is not stopped (each stop wakes every other thread).
-    int stopped = shim_live_count() > 0;
+    // With no live block there is nothing a thread could free or hide;
+    // with the caller the program's only thread (glibc's count, which
+    // leaves Faultline's own out) there is no other thread to stop: the
+    // world is not stopped, which lists /proc/self/task and reads every
+    // thread's status (about 5 % of a short process's samples). The leak
+    // helper is then not held; it reads nothing the scan needs, and the
+    // live lists are locked against its snapshots.
+    int only_thread = fl_program_threads() == 1 && !shim_leak_is_helper(shim_tid());
+    int stopped = shim_live_count() > 0 && !only_thread;
     int parked = stopped ? shim_leak_world_stop(&threads, &missed) : 0;
     uint64_t t1 = fl_monotonic_ns();
     uint64_t cap = shim_live_count();
