@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 
 #define HEADER 32         // the shim's header size
-#define LIMIT 4096        // the shim's default fill and scribble limits
+#define LIMIT 256         // the shim's default fill and scribble limits (4096 until 2026-12-03)
 #define CLASSES 4096      // 16-byte classes: blocks up to 64 KiB, header included
 #define RING (1u << 16)   // the shim's default count limit
 #define SPACE (64ull << 30)

@@ -39,6 +39,7 @@ int write_after_free_many(void);
 /// Writes into 4 freed blocks from one allocation site freed at one site
 /// and 4 freed at another, then exits: two groups for the exit check.
 int write_after_free_free_sites(void);
+int write_after_free_far(void);
 /// A worker with a pending pthread_cancel frees a block twice.
 int double_free_while_cancelled(void);
 /// Out of fds, frees a block twice, uses up the fds again, and frees

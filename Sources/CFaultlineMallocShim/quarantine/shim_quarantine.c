@@ -145,7 +145,11 @@ static void release_batch(const ring_entry *batch, int n) {
         const char *h = (const char *)batch[i].block;
         uint64_t cost = batch[i].cost & ~INHERITED;
         size_t len = cost < limit ? cost : limit;
-        for (size_t at = 0; at < len; at += 64) __builtin_prefetch(h + at);
+        // The header (state, checksum) is read even with no scribble, and
+        // the red zone lies near the slot's end: both asked for too.
+        __builtin_prefetch(h);
+        if (cost > 128) __builtin_prefetch(h + cost - 64);
+        for (size_t at = 64; at < len; at += 64) __builtin_prefetch(h + at);
     }
     for (int i = 0; i < n; i++) {
         shim_block *b = batch[i].block;
