@@ -7,7 +7,8 @@
 #include <sys/mman.h>
 
 #define HEADER 32         // the shim's header size
-#define LIMIT 256         // the shim's default fill and scribble limits (4096 until 2026-12-03)
+#define LIMIT 4096        // the shim's default scribble limit
+#define FILL_LIMIT 256    // ... and its fill limit
 #define CLASSES 4096      // 16-byte classes: blocks up to 64 KiB, header included
 #define RING (1u << 16)   // the shim's default count limit
 #define SPACE (64ull << 30)
@@ -67,7 +68,7 @@ void *model_malloc(size_t n) {
     char *b = take(n + HEADER);
     if (!b) return 0;
     *size_of(b) = n;
-    memset(b + HEADER, 0xAA, min_size(n, LIMIT));
+    memset(b + HEADER, 0xAA, min_size(n, FILL_LIMIT));
     return b + HEADER;
 }
 

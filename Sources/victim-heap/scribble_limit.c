@@ -1,9 +1,8 @@
 // victim-heap write-after-free-far: a 2000-byte block is freed and then
-// written 1000 bytes in, past the default scribble limit (256 B), then the
-// program exits. At the default limits the write lands on bytes the shim did
-// not scribble and is not seen: the documented price of the short default
-// (docs/malloc-shim.md, "Costs of each check"); with
-// FAULTLINE_SCRIBBLE_LIMIT=4096 the exit check reports it at offset 1000.
+// written 1000 bytes in, then the program exits. At the default scribble
+// limit (4096 B) the exit check reports it at offset 1000; with
+// FAULTLINE_SCRIBBLE_LIMIT=256 the write lands on bytes the shim did not
+// scribble and is not seen (docs/malloc-shim.md, "Costs of each check").
 #include <stdio.h>
 #include <stdlib.h>
 
