@@ -493,6 +493,88 @@ __attribute__((noinline)) static void scan_everything(scanner *s, leak_thread *t
     drain(s);
 }
 
+// The live blocks, copied out of the lists and sorted by address.
+static void load_blocks(scanner *s, uint64_t cap) {
+    fill_ctx fc = {s->b, 0, cap};
+    shim_live_each_origin(fill, &fc);
+    s->n = fc.n;
+    sort_blocks(s->b, s->n);
+    for (uint64_t i = 0; i < s->n; i++) s->b[i].owner = (uint32_t)i;
+    if (s->n) { s->lo = s->b[0].user; s->hi = s->b[s->n - 1].user + s->b[s->n - 1].size + 1; }
+}
+
+// What is no root: the scan's own buffers, the stack depot, the arena
+// outside live blocks, and the calling thread's idle alternate stack.
+static void exclude_own_memory(scanner *s, const char *maps, uint64_t cap) {
+    exclude(s, (uintptr_t)s->b, (uintptr_t)s->b + cap * sizeof(leak_block));
+    exclude(s, (uintptr_t)s->work, (uintptr_t)s->work + cap * sizeof(uint32_t));
+    exclude(s, (uintptr_t)s->chunk, (uintptr_t)s->chunk + CHUNK);
+    exclude(s, (uintptr_t)maps, (uintptr_t)maps + MAPS_CAP);
+    uintptr_t dlo, dhi;
+    shim_depot_range(&dlo, &dhi);
+    exclude(s, dlo, dhi);
+    // The arena outside live blocks holds only freed memory: no roots.
+    // After a trim its range may hold other mappings, which are roots;
+    // the arena's own writable parts are then read like any mapping
+    // (live blocks skipped), which costs time, not accuracy.
+    uintptr_t alo, ahi;
+    shim_arena_range(&alo, &ahi);
+    if (!__atomic_load_n(&shim_arena_trimmed, __ATOMIC_ACQUIRE)) exclude(s, alo, ahi);
+    // The calling thread's alternate signal stack, when it is not running
+    // on it, holds only the frames of handlers that have returned: the
+    // kernel's signal frames there keep every register the thread had
+    // when a signal came (the agent's stack-sample signal, taken while
+    // the hang watchdog found it busy), and a pointer the program had
+    // dropped since kept its block "still reachable".
+    stack_t alt;
+    if (sigaltstack(0, &alt) == 0 && !(alt.ss_flags & (SS_DISABLE | SS_ONSTACK)) && alt.ss_size)
+        exclude(s, (uintptr_t)alt.ss_sp, (uintptr_t)alt.ss_sp + alt.ss_size);
+}
+
+// Lost blocks: whatever another lost block points to is indirectly lost,
+// the rest definitely. Still stopped: nothing may free a block while it is read.
+static void classify_lost(scanner *s) {
+    s->mark_as = LEAK_INDIRECT;
+    // Lost blocks are flooded oldest first, so the block of a cycle that
+    // leads it is the one allocated first, as under valgrind, whose heap
+    // hands out rising addresses and which floods in address order. The
+    // shim's arena puts each size class in a region of its own, so address
+    // order put a 56-byte block allocated after its 232-byte owner first:
+    // ld.gold's 10 lost pairs were the other way round from valgrind's.
+    // The live lists hold each thread's blocks newest first, so their walk
+    // read backwards is allocation order within a thread (threads in turn).
+    uint32_t *oldest_first = s->n ? map(s->n * sizeof(uint32_t)) : 0;
+    if (oldest_first)
+        for (uint64_t i = 0; i < s->n; i++) oldest_first[s->n - 1 - s->b[i].listed] = (uint32_t)i;
+    for (uint64_t k = 0; k < s->n; k++) {
+        uint64_t i = oldest_first ? oldest_first[k] : k;
+        if (s->b[i].cls == LEAK_REACHABLE || s->b[i].scanned) continue;
+        s->self = (int64_t)i;
+        s->leader = (uint32_t)i;
+        scan_block(s, i);
+        s->self = -1;
+        drain(s);
+        // Marked by its own flood: a cycle leads back to it. It leads the
+        // cycle, definitely lost (as valgrind counts it), unless a later
+        // block's flood reaches it. Otherwise a leaked doubly linked list or
+        // any structure with back pointers was all "indirectly lost", with
+        // no definitely lost block to say where it hung from.
+        if (s->b[i].cls == LEAK_INDIRECT) s->b[i].cls = LEAK_UNVISITED;
+    }
+    if (oldest_first) munmap(oldest_first, s->n * sizeof(uint32_t));
+    for (uint64_t i = 0; i < s->n; i++) if (s->b[i].cls == LEAK_UNVISITED) { s->b[i].cls = LEAK_DIRECT; s->b[i].owner = (uint32_t)i; }
+    resolve_owners(s);
+}
+
+// The scan's working memory and descriptor (not its block table, which
+// goes to the caller on success).
+static void release_work(scanner *s, char *maps, uint64_t cap) {
+    if (s->work) munmap(s->work, cap * sizeof(uint32_t));
+    if (s->chunk) munmap(s->chunk, CHUNK);
+    if (maps) munmap(maps, MAPS_CAP);
+    fl_close_high(s->pagemap);
+}
+
 int shim_leak_scan_run(leak_scan *out) {
     memset(out, 0, sizeof *out);
     if (!shim_cfg.leak_tracking) return -1;
@@ -528,85 +610,22 @@ int shim_leak_scan_run(leak_scan *out) {
     s.b = map(cap * sizeof(leak_block));
     s.work = map(cap * sizeof(uint32_t));
     if (s.chunk && maps && s.b && s.work) {
-        fill_ctx fc = {s.b, 0, cap};
-        shim_live_each_origin(fill, &fc);
-        s.n = fc.n;
-        sort_blocks(s.b, s.n);
-        for (uint64_t i = 0; i < s.n; i++) s.b[i].owner = (uint32_t)i;
-        if (s.n) { s.lo = s.b[0].user; s.hi = s.b[s.n - 1].user + s.b[s.n - 1].size + 1; }
-        exclude(&s, (uintptr_t)s.b, (uintptr_t)s.b + cap * sizeof(leak_block));
-        exclude(&s, (uintptr_t)s.work, (uintptr_t)s.work + cap * sizeof(uint32_t));
-        exclude(&s, (uintptr_t)s.chunk, (uintptr_t)s.chunk + CHUNK);
-        exclude(&s, (uintptr_t)maps, (uintptr_t)maps + MAPS_CAP);
-        uintptr_t dlo, dhi;
-        shim_depot_range(&dlo, &dhi);
-        exclude(&s, dlo, dhi);
-        // The arena outside live blocks holds only freed memory: no roots.
-        // After a trim its range may hold other mappings, which are roots;
-        // the arena's own writable parts are then read like any mapping
-        // (live blocks skipped), which costs time, not accuracy.
-        uintptr_t alo, ahi;
-        shim_arena_range(&alo, &ahi);
-        if (!__atomic_load_n(&shim_arena_trimmed, __ATOMIC_ACQUIRE)) exclude(&s, alo, ahi);
-        // The calling thread's alternate signal stack, when it is not running
-        // on it, holds only the frames of handlers that have returned: the
-        // kernel's signal frames there keep every register the thread had
-        // when a signal came (the agent's stack-sample signal, taken while
-        // the hang watchdog found it busy), and a pointer the program had
-        // dropped since kept its block "still reachable".
-        stack_t alt;
-        if (sigaltstack(0, &alt) == 0 && !(alt.ss_flags & (SS_DISABLE | SS_ONSTACK)) && alt.ss_size)
-            exclude(&s, (uintptr_t)alt.ss_sp, (uintptr_t)alt.ss_sp + alt.ss_size);
+        load_blocks(&s, cap);
+        exclude_own_memory(&s, maps, cap);
         s.mark_as = LEAK_REACHABLE;
         s.self = -1;
         scan_everything(&s, threads, parked, missed, maps, MAPS_CAP);
     }
-    if (s.maps_errno) {
-        if (stopped) shim_leak_world_resume();
-        shim_live_unlock_all();
-        if (s.work) munmap(s.work, cap * sizeof(uint32_t));
-        if (s.chunk) munmap(s.chunk, CHUNK);
-        if (maps) munmap(maps, MAPS_CAP);
-        if (s.b) munmap(s.b, (cap ? cap : 1) * sizeof(leak_block));
-        fl_close_high(s.pagemap);
-        out->maps_errno = s.maps_errno;
-        shim_self.depth--;
-        return -1;
-    }
-    // Lost blocks: whatever another lost block points to is indirectly lost.
-    // Still stopped: nothing may free a block while it is read.
-    s.mark_as = LEAK_INDIRECT;
-    // Lost blocks are flooded oldest first, so the block of a cycle that
-    // leads it is the one allocated first, as under valgrind, whose heap
-    // hands out rising addresses and which floods in address order. The
-    // shim's arena puts each size class in a region of its own, so address
-    // order put a 56-byte block allocated after its 232-byte owner first:
-    // ld.gold's 10 lost pairs were the other way round from valgrind's.
-    // The live lists hold each thread's blocks newest first, so their walk
-    // read backwards is allocation order within a thread (threads in turn).
-    uint32_t *oldest_first = s.n ? map(s.n * sizeof(uint32_t)) : 0;
-    if (oldest_first)
-        for (uint64_t i = 0; i < s.n; i++) oldest_first[s.n - 1 - s.b[i].listed] = (uint32_t)i;
-    for (uint64_t k = 0; k < s.n; k++) {
-        uint64_t i = oldest_first ? oldest_first[k] : k;
-        if (s.b[i].cls == LEAK_REACHABLE || s.b[i].scanned) continue;
-        s.self = (int64_t)i;
-        s.leader = (uint32_t)i;
-        scan_block(&s, i);
-        s.self = -1;
-        drain(&s);
-        // Marked by its own flood: a cycle leads back to it. It leads the
-        // cycle, definitely lost (as valgrind counts it), unless a later
-        // block's flood reaches it. Otherwise a leaked doubly linked list or
-        // any structure with back pointers was all "indirectly lost", with
-        // no definitely lost block to say where it hung from.
-        if (s.b[i].cls == LEAK_INDIRECT) s.b[i].cls = LEAK_UNVISITED;
-    }
-    if (oldest_first) munmap(oldest_first, s.n * sizeof(uint32_t));
-    for (uint64_t i = 0; i < s.n; i++) if (s.b[i].cls == LEAK_UNVISITED) { s.b[i].cls = LEAK_DIRECT; s.b[i].owner = (uint32_t)i; }
-    resolve_owners(&s);
+    if (!s.maps_errno) classify_lost(&s);
     if (stopped) shim_leak_world_resume();
     shim_live_unlock_all();
+    release_work(&s, maps, cap);
+    shim_self.depth--;
+    if (s.maps_errno) {
+        if (s.b) munmap(s.b, (cap ? cap : 1) * sizeof(leak_block));
+        out->maps_errno = s.maps_errno;
+        return -1;
+    }
     out->blocks = s.b;
     out->count = s.n;
     out->mapped = cap;
@@ -615,11 +634,6 @@ int shim_leak_scan_run(leak_scan *out) {
     out->threads_missed = missed;
     out->stop_ns = t1 - t0;
     out->scan_ns = fl_monotonic_ns() - t1;
-    if (s.work) munmap(s.work, cap * sizeof(uint32_t));
-    if (s.chunk) munmap(s.chunk, CHUNK);
-    if (maps) munmap(maps, MAPS_CAP);
-    fl_close_high(s.pagemap);
-    shim_self.depth--;
     return s.b ? 0 : -1;
 }
 
