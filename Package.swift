@@ -229,6 +229,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bench-shim",
+            dependencies: ["BenchSupport"],
             cSettings: [.unsafeFlags(benchFlags), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("pthread")]
         ),

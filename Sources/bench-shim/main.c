@@ -20,6 +20,7 @@
 // fill + scribble within 1.5x on the mix and 3x on the uniform workload,
 // allocation stacks at most 0.3x above that; peak memory at most glibc's
 // plus the quarantine budget plus 32 bytes per live block.
+#include "bench_stats.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -36,12 +37,6 @@
 #include <unistd.h>
 
 #include "workload.h"
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 // --- running setups --------------------------------------------------------------
 
@@ -126,7 +121,7 @@ static double run_once(const setup *s, const char *self, const workload_opts *o,
     argv[n] = NULL;
     int out[2];
     if (pipe(out) != 0) return -1;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = bench_now_ns(CLOCK_MONOTONIC);
     pid_t pid = fork();
     if (pid == 0) {
         dup2(out[1], 1);
@@ -149,7 +144,7 @@ static double run_once(const setup *s, const char *self, const workload_opts *o,
     for (;;) {
         // Peers that would run for ever (DUMA on a long run) are stopped.
         struct pollfd pfd = {out[0], POLLIN, 0};
-        double left = RUN_TIMEOUT_S - (double)(now_ns() - t0) / 1e9;
+        double left = RUN_TIMEOUT_S - (double)(bench_now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
         if (left <= 0 || poll(&pfd, 1, (int)(left * 1000) + 1) == 0) {
             kill(pid, SIGKILL);
             timed_out = 1;
@@ -167,7 +162,7 @@ static double run_once(const setup *s, const char *self, const workload_opts *o,
     int status = 0;
     struct rusage ru;
     if (wait4(pid, &status, 0, &ru) < 0) return -1;
-    double secs = (double)(now_ns() - t0) / 1e9;
+    double secs = (double)(bench_now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
     *rss_mb = (double)ru.ru_maxrss / 1024.0;
     *cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     if (timed_out) {

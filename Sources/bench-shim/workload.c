@@ -1,3 +1,4 @@
+#include "bench_stats.h"
 #include "workload.h"
 #include "quarantine_model.h"
 
@@ -7,12 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /// The allocator the workload calls: the C library's (whatever LD_PRELOAD
 /// puts there), or the idealised quarantine of quarantine_model.c.
@@ -153,7 +148,7 @@ int workload_run(const workload_opts *o) {
     pthread_t t[64];
     worker w[64];
     int n = o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = bench_now_ns(CLOCK_MONOTONIC);
     for (int i = 0; i < n; i++) {
         w[i] = (worker){o, 12345u + 7919u * (unsigned)i, 0};
         if (n == 1) body(&w[i]);
@@ -164,7 +159,7 @@ int workload_run(const workload_opts *o) {
         if (n > 1) pthread_join(t[i], NULL);
         sum += w[i].checksum;
     }
-    uint64_t ns = now_ns() - t0;
+    uint64_t ns = bench_now_ns(CLOCK_MONOTONIC) - t0;
     printf("workload %s: %ld ops x %d threads, %ld live slots: %.1f ns/op, checksum %llu\n", workload_name(o->kind), o->ops, n, o->live,
            (double)ns / (double)(o->ops * n), (unsigned long long)sum);
     return 0;
