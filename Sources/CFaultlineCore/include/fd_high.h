@@ -37,6 +37,14 @@ int fl_fd_low_limit(void);
 /// Async-signal-safe (its first call reads fs.nr_open, at install).
 int fl_fd_limit_raisable(void);
 
+/// 1 when an fd moved high now lands above the program's numbers: the
+/// high base is at or above the current soft RLIMIT_NOFILE. 0 once the
+/// program raised its soft limit past the base the agent chose at install
+/// (a test runner's `setrlimit(soft = hard)`): an fd of ours taken again
+/// after the program's close-all would then be one that its listing of
+/// /proc/self/fd, or a forked worker's, sees. Async-signal-safe.
+int fl_fd_high_above_limit(void);
+
 struct rlimit;
 
 /// Raises RLIMIT_NOFILE by 64 for one call of ours (raw prlimit64: no
