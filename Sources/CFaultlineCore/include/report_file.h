@@ -51,7 +51,7 @@ void fl_report_dir_hold(void);
 /// absolute path. The caller's close does the closing. Async-signal-safe.
 void fl_report_dir_forget(int fd);
 /// After fl_report_dir_forget where the number could only be taken again
-/// among the program's (fl_fd_high_above_limit is 0): the directory is
+/// among the program's (fl_fd_limit_raised_past_high): the directory is
 /// opened by its absolute path for each report and closed after, as
 /// before fl_report_dir_hold, so nothing of ours reappears after the
 /// program's close-all. Held as before where /proc cannot name it.
