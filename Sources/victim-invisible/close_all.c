@@ -59,6 +59,14 @@ int invisible_close_all(int argc, char **argv) {
     close(d);
     printf("\n");
     fflush(stdout);
+    // `exhaust`: then use up every fd (an fd leak), so the crash report
+    // has only what the agent kept for it.
+    if (argc > 3 && strcmp(argv[3], "exhaust") == 0) {
+        int opened = 0;
+        while (open("/dev/null", O_RDONLY) >= 0) opened++;
+        printf("close-all (%s): opened %d more fds until EMFILE\n", how, opened);
+        fflush(stdout);
+    }
     fprintf(stderr, "close-all: crashing\n");
     invisible_crash_after_close_all();
     return 0;

@@ -21,9 +21,10 @@ static const struct { const char *name; int (*run)(int, char **); const char *do
     {"child-crash", invisible_child_crash, "write lines, then fault on NULL"},
     {"child-write-after-free", invisible_child_write_after_free, "write into a freed block, write lines"},
     {"isatty", invisible_isatty, "say whether fds 0-2 and fileno(stderr) are terminals, write to stderr, then crash"},
-    {"close-all", invisible_close_all, "loop|closefrom|close_range: close every fd above 2, list /proc/self/fd, then crash"},
+    {"close-all", invisible_close_all, "loop|closefrom|close_range [exhaust]: close every fd above 2, list /proc/self/fd, (use up every fd,) then crash"},
     {"list-fds", invisible_list_fds, "[LABEL]: list the kinds of the fds above 2 (pipe, /dev/null, /proc, /sys, ...)"},
     {"child-after-close-all", invisible_child_after_close_all, "close every fd above 2, then list-fds in a child"},
+    {"raised-limit-child", invisible_raised_limit_child, "[setrlimit|prlimit] [loop|close_range] [crash]: raise the soft fd limit to the hard one, fork a worker that closes every fd below it, lists the rest (and crashes)"},
     {"exit-leak", invisible_exit_leak, "_exit|exit_group: lose a block, then leave by _exit or a raw exit_group"},
 };
 

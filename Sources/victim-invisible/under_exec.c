@@ -28,12 +28,15 @@ int invisible_exec_self(int argc, char **argv) {
     // INVISIBLE_NOFILE=N: run with a soft fd limit of N (the usual 1024,
     // below a higher hard limit, whatever the machine's default); `hard`:
     // the soft limit set to the hard one (`ulimit -Sn $(ulimit -Hn)`, this
-    // VM's 20000/20000, Docker's 1048576/1048576).
+    // VM's 20000/20000, Docker's 1048576/1048576); `N:M`: soft N, hard M
+    // (lowering the hard limit needs no privilege).
     if (getenv("INVISIBLE_NOFILE")) {
         struct rlimit rl;
         getrlimit(RLIMIT_NOFILE, &rl);
         const char *want = getenv("INVISIBLE_NOFILE");
+        const char *colon = strchr(want, ':');
         rl.rlim_cur = strcmp(want, "hard") == 0 ? rl.rlim_max : (rlim_t)atol(want);
+        if (colon) rl.rlim_max = (rlim_t)atol(colon + 1);
         if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
             perror("victim-invisible: setrlimit(RLIMIT_NOFILE) from INVISIBLE_NOFILE");
             return 64;

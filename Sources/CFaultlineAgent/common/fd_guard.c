@@ -106,10 +106,25 @@ static int let_go_range(unsigned lo, unsigned hi) {
     return retake;
 }
 
-// After the program's call closed them: taken again, keeping errno.
+// After the program's call closed them: taken again, keeping errno, when
+// they land above the program's numbers. Where they cannot (the program
+// raised its soft limit past the high base, so nothing lies above it: a
+// test runner's setrlimit to the hard limit, then a worker's close-all),
+// taking them again would put them back among the fds the program just
+// closed and lists: they are let go for good instead, the report directory
+// opened per report and no reserve kept (issue 37). Where ours were never
+// above the limit (soft equal to hard, 320 or less) they are taken again,
+// as before: a program that closes all and then runs out of fds
+// (crash.out-of-fds) still gets its report written there.
 static void retake_reserve(int retake) {
     if (!retake) return;
     int saved = errno;
+    if (fl_fd_limit_raised_past_high()) {
+        if (retake & RETAKE_REPORT_DIR) fl_report_dir_on_demand();
+        if (retake & RETAKE_RESERVE) fl_fd_reserve_stop_keeping();
+        errno = saved;
+        return;
+    }
     if (retake & RETAKE_REPORT_DIR) fl_report_dir();
     if (retake & RETAKE_RESERVE) fl_fd_reserve_take();
     errno = saved;

@@ -64,6 +64,15 @@ static int high_base(void) {
     return b;
 }
 
+int fl_fd_limit_raised_past_high(void) {
+    int base = high_base();
+    struct rlimit rl;
+    if (base < 0 || !atomic_load_explicit(&g_above, memory_order_relaxed)) return 0;
+    // Raw: the interposed prlimit is the program's business.
+    if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, &rl) != 0) return 0;
+    return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)base;
+}
+
 int fl_fd_low_limit(void) {
     if (high_base() >= 0) return 0;
     long limit = atomic_load_explicit(&g_limit, memory_order_relaxed);

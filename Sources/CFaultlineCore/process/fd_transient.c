@@ -187,6 +187,8 @@ void fl_fd_reserve_forget(int fd) {
     atomic_compare_exchange_strong(&g_reserve, &expected, -1);
 }
 
+void fl_fd_reserve_stop_keeping(void) { atomic_store(&g_reserve_kept, 0); }
+
 void fl_fd_transient_share(int (*openat_high)(int, const char *, int, mode_t), void (*close_high)(int)) {
     atomic_store(&g_close_fwd, close_high);
     atomic_store(&g_openat_fwd, openat_high);

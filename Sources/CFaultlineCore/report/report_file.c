@@ -139,6 +139,10 @@ void fl_report_dir_forget(int fd) {
     atomic_compare_exchange_strong(&g_dirfd, &expected, -1);
 }
 
+void fl_report_dir_on_demand(void) {
+    if (!g_shared && g_dir_abs[0]) g_on_demand = 1;
+}
+
 void fl_report_dir_done(int fd) {
     if (g_on_demand && !g_shared && fd >= 0) fl_close_high(fd);
 }

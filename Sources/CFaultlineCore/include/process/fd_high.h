@@ -37,6 +37,16 @@ int fl_fd_low_limit(void);
 /// Async-signal-safe (its first call reads fs.nr_open, at install).
 int fl_fd_limit_raisable(void);
 
+/// 1 when the high base was the soft limit itself (ours above the
+/// program's numbers) and the program has since raised its soft limit past
+/// it (a test runner's `setrlimit(soft = hard)`): an fd of ours taken
+/// again after the program's close-all would then be one that its listing
+/// of /proc/self/fd, or a forked worker's, sees. 0 where ours are still
+/// above the limit, or never were (a soft limit equal to the hard one of
+/// 320 or less, where no room is made: the reserve is taken again there,
+/// as before). Async-signal-safe.
+int fl_fd_limit_raised_past_high(void);
+
 struct rlimit;
 
 /// Raises RLIMIT_NOFILE by 64 for one call of ours (raw prlimit64: no

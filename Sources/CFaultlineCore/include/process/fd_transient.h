@@ -60,6 +60,14 @@ int fl_fd_reserve(void);
 /// reserve is given up, and taken again by the next fl_close_high. The
 /// caller's close does the closing. Async-signal-safe.
 void fl_fd_reserve_forget(int fd);
+/// The program closed the reserve where nothing lies above its limit (it
+/// raised its soft limit to the hard one after install): no reserve is
+/// kept from now on, since every number we could take again is one the
+/// program lists, and a close-all means to leave none. Out of fds, a
+/// report's opens then fail as they would without the reserve (the report
+/// goes to the log channel). A later set*id call or raise takes it again.
+/// Async-signal-safe.
+void fl_fd_reserve_stop_keeping(void);
 
 /// Makes this copy's fl_open_high, fl_openat_high and fl_close_high call
 /// `openat_high` and `close_high` (another copy's: the agent's, seen from

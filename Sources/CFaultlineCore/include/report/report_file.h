@@ -50,6 +50,13 @@ void fl_report_dir_hold(void);
 /// is forgotten, and the next report opens the directory again by its
 /// absolute path. The caller's close does the closing. Async-signal-safe.
 void fl_report_dir_forget(int fd);
+/// After fl_report_dir_forget where the number could only be taken again
+/// among the program's (fl_fd_limit_raised_past_high): the directory is
+/// opened by its absolute path for each report and closed after, as
+/// before fl_report_dir_hold, so nothing of ours reappears after the
+/// program's close-all. Held as before where /proc cannot name it.
+/// Async-signal-safe.
+void fl_report_dir_on_demand(void);
 /// Ends a use of fl_report_dir's fd: closes it when it was opened for
 /// that use. Async-signal-safe.
 void fl_report_dir_done(int fd);
