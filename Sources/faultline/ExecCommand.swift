@@ -109,7 +109,7 @@ struct ExecCommand: AsyncParsableCommand {
     var command: [String] = []
 
     /// Programs outside the user's tree, whose leaks are the system's.
-    static let defaultLeakCheckSkip = "/usr/bin/*,/bin/*,/usr/sbin/*,/sbin/*,/usr/libexec/*"
+    static let defaultLeakCheckSkip = "/usr/bin/*,/bin/*,/usr/sbin/*,/sbin/*,/usr/libexec/*,/usr/lib/gcc/*"
 
     /// Exit statuses (sysexits.h).
     static let usageStatus: Int32 = 64, unavailableStatus: Int32 = 69, cantCreateStatus: Int32 = 73

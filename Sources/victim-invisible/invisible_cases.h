@@ -16,6 +16,7 @@ int invisible_child_write_after_free(int argc, char **argv);
 int invisible_isatty(int argc, char **argv);             // terminal.c
 int invisible_close_all(int argc, char **argv);          // close_all.c
 int invisible_exit_leak(int argc, char **argv);          // exit_leak.c
+int invisible_compile(int argc, char **argv);            // compile.c
 int invisible_list_fds(int argc, char **argv);           // held_fds.c
 int invisible_child_after_close_all(int argc, char **argv);
 int invisible_raised_limit_child(int argc, char **argv);  // raised_limit.c

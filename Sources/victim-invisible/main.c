@@ -26,6 +26,7 @@ static const struct { const char *name; int (*run)(int, char **); const char *do
     {"child-after-close-all", invisible_child_after_close_all, "close every fd above 2, then list-fds in a child"},
     {"raised-limit-child", invisible_raised_limit_child, "[setrlimit|prlimit] [loop|close_range] [crash]: raise the soft fd limit to the hard one, fork a worker that closes every fd below it, lists the rest (and crashes)"},
     {"exit-leak", invisible_exit_leak, "_exit|exit_group: lose a block, then leave by _exit or a raw exit_group"},
+    {"compile", invisible_compile, "build a one-line C program with gcc (cc1, as, collect2 run under /usr/lib/gcc)"},
 };
 
 int invisible_self(char *buf, size_t cap) {
