@@ -52,15 +52,23 @@ static char g_error[512];
 const char *faultline_last_error(void) { return g_error; }
 int faultline_is_installed(void) { return g_installed; }
 
-static const struct { const char *name; unsigned bit; } k_detectors[] = {
-    {"crash", FL_DETECTOR_CRASH},
-    {"cxx_exception", FL_DETECTOR_CXX_EXCEPTION},
-    {"hang", FL_DETECTOR_HANG},
-    {"memory", FL_DETECTOR_MEMORY},
-    {"cpu", FL_DETECTOR_CPU},
-    {"fds", FL_DETECTOR_FDS},
-    {"threads", FL_DETECTOR_THREADS},
-    {"launch", FL_DETECTOR_LAUNCH},
+static int memory_install(void) { return fl_memory_monitor_install() < 0 ? -1 : 0; }
+
+// Every detector, in install order, through one interface: its name in
+// FAULTLINE_DETECTORS, its bit and its install (0, or -1 with errno). One
+// that fails is left out with one line. The crash detector has no entry
+// here to call: install() puts it in first by hand (its handlers, then
+// every thread's alternate stack), and its failure fails the install.
+// The cpu detector comes after hang and launch, whose state it reads.
+static const struct { const char *name; unsigned bit; int (*install)(void); } k_detectors[] = {
+    {"crash", FL_DETECTOR_CRASH, 0},
+    {"cxx_exception", FL_DETECTOR_CXX_EXCEPTION, fl_cxx_exception_install},
+    {"hang", FL_DETECTOR_HANG, fl_hang_install},
+    {"memory", FL_DETECTOR_MEMORY, memory_install},
+    {"launch", FL_DETECTOR_LAUNCH, fl_launch_install},
+    {"fds", FL_DETECTOR_FDS, fl_fds_install},
+    {"threads", FL_DETECTOR_THREADS, fl_threads_detector_install},
+    {"cpu", FL_DETECTOR_CPU, fl_cpu_install},
 };
 
 long fl_parse_detectors(const char *list, char *bad, int cap) {
@@ -120,17 +128,10 @@ static int resolve_config(const faultline_options *o, fl_config *c) {
 
 static void after_fork_child(void) { fl_report_reseed(); }
 
-// The resource detectors (docs/resources.md), each behind its bit.
-static void install_resource_detectors(unsigned bits) {
-    static const struct { unsigned bit; const char *(*name)(void); int (*install)(void); } k[] = {
-        {FL_DETECTOR_LAUNCH, fl_launch_name, fl_launch_install},
-        {FL_DETECTOR_FDS, fl_fds_name, fl_fds_install},
-        {FL_DETECTOR_THREADS, fl_threads_detector_name, fl_threads_detector_install},
-        {FL_DETECTOR_CPU, fl_cpu_name, fl_cpu_install},
-    };
-    for (unsigned i = 0; i < sizeof k / sizeof k[0]; i++)
-        if ((bits & k[i].bit) && k[i].install() != 0)
-            fl_log_printf("faultline: %s detector not installed: %s\n", k[i].name(), strerror(errno));
+static void install_detectors(unsigned bits) {
+    for (unsigned i = 0; i < sizeof k_detectors / sizeof k_detectors[0]; i++)
+        if ((bits & k_detectors[i].bit) && k_detectors[i].install && k_detectors[i].install() != 0)
+            fl_log_printf("faultline: %s detector not installed: %s\n", k_detectors[i].name, strerror(errno));
 }
 
 /// Set while an agent is installed in the process image, so a second copy
@@ -263,13 +264,7 @@ static int install(const faultline_options *options, int dir_optional) {
     if (low_limit) fl_fd_limit_note(low_limit, c->detectors & FL_DETECTOR_MEMORY);
     // Holds no fd, so a low limit does not turn it off.
     if (c->capture_stderr) fl_stderr_capture_start();
-    if ((c->detectors & FL_DETECTOR_CXX_EXCEPTION) && fl_cxx_exception_install() != 0)
-        fl_log_printf("faultline: C++ exception detector not installed: %s\n", strerror(errno));
-    if ((c->detectors & FL_DETECTOR_HANG) && fl_hang_install() != 0)
-        fl_log_printf("faultline: hang detector not installed: %s\n", strerror(errno));
-    if (memory && fl_memory_monitor_install() < 0)
-        fl_log_printf("faultline: memory monitor not installed: %s\n", strerror(errno));
-    install_resource_detectors(c->detectors);
+    install_detectors(memory ? c->detectors : c->detectors & ~(unsigned)FL_DETECTOR_MEMORY);
     pthread_atfork(0, 0, after_fork_child);
     char marker[64];
     image_marker(marker, sizeof marker);

@@ -57,8 +57,6 @@ static int g_debug;  // FAULTLINE_CPU_DEBUG=1: a line per thread above half the 
 static atomic_uint g_wake;
 static pthread_t g_thread;
 
-const char *fl_cpu_name(void) { return "cpu"; }
-
 static uint64_t ns_of(const struct timespec *t) { return (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec; }
 
 // Another thread's CPU clock (the kernel's MAKE_THREAD_CPUCLOCK(tid,

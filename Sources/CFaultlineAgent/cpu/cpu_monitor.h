@@ -10,8 +10,6 @@
 #ifndef FL_CPU_MONITOR_H
 #define FL_CPU_MONITOR_H
 
-/// The name in FAULTLINE_DETECTORS.
-const char *fl_cpu_name(void);
 /// Reads the options and maps the buffers; starts the thread at once when
 /// the hang detector is off (it then watches for main's event loop
 /// itself), else when the program becomes ready. Returns 0 or -1 with

@@ -5,8 +5,6 @@
 
 #include <pthread.h>
 
-const char *fl_fds_name(void) { return "fds"; }
-
 // A forked child holds its parent's descriptors by inheritance: only what
 // it opens itself is its own.
 static void after_fork_child(void) {

@@ -4,8 +4,6 @@
 #ifndef FL_FDS_DETECTOR_H
 #define FL_FDS_DETECTOR_H
 
-/// The name in FAULTLINE_DETECTORS.
-const char *fl_fds_name(void);
 /// Maps the table, the stack store and the report buffer and starts
 /// following opens. Returns 0, or -1 with errno. Install time.
 int fl_fds_install(void);

@@ -17,7 +17,6 @@ static atomic_int g_on;
 static _Atomic uint64_t g_ready_ns;
 static atomic_int g_done;  // the record (and any report) written
 
-const char *fl_launch_name(void) { return "launch"; }
 uint64_t fl_launch_ready_ns(void) { return atomic_load_explicit(&g_ready_ns, memory_order_relaxed); }
 
 void fl_launch_note_constructor(void) {

@@ -12,8 +12,6 @@
 
 #include <stdint.h>
 
-/// The name in FAULTLINE_DETECTORS.
-const char *fl_launch_name(void);
 /// Reads the options and the exec time. Install time.
 int fl_launch_install(void);
 /// Stops recording (no record, no report).

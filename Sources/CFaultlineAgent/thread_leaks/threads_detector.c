@@ -6,8 +6,6 @@
 
 #include <pthread.h>
 
-const char *fl_threads_detector_name(void) { return "threads"; }
-
 static void after_fork_child(void) { fl_thread_records_forget_all(); }
 
 int fl_threads_detector_install(void) {

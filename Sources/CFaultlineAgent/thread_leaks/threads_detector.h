@@ -4,8 +4,6 @@
 #ifndef FL_THREADS_DETECTOR_H
 #define FL_THREADS_DETECTOR_H
 
-/// The name in FAULTLINE_DETECTORS.
-const char *fl_threads_detector_name(void);
 /// Maps the records and the report buffer and starts following
 /// pthread_create. Returns 0, or -1 with errno. Install time.
 int fl_threads_detector_install(void);

@@ -4,6 +4,7 @@
 #include "sigsafe.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -84,8 +85,20 @@ void shim_sleepers_note(uint32_t proc_tid, uint32_t tid) {
     atomic_store(&g_count, i + 1);
 }
 
+// 1 when a signal the interrupted code does not block is pending: it
+// arrived while the thread was parked and would have ended the sleep
+// itself (an alarm a program times out with), so EINTR stays.
+static int signal_waits(const ucontext_t *uc) {
+    sigset_t pending;
+    if (sigpending(&pending) != 0) return 0;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(&pending, sig) == 1 && sigismember(&uc->uc_sigmask, sig) != 1) return 1;
+    return 0;
+}
+
 void shim_sleepers_restart(ucontext_t *uc, uint32_t tid) {
     int n = atomic_load(&g_count);
+    if (n && signal_waits(uc)) return;
     for (int i = 0; i < n; i++) {
         const sleeper *s = &g_sleepers[i];
         if (s->tid != tid) continue;
