@@ -38,15 +38,6 @@ static int visit_held(shim_block *b, void *ctx) {
     return f->n >= EXIT_MAX;
 }
 
-// 1 when the header at `b`, in a slot of class `k`, was written over by an
-// underflow: our live tag over a failing checksum, or a whole checksum of a
-// block this class holds under a tag that is none of ours.
-static int arena_damaged(const shim_block *b, const arena_class *k) {
-    uint32_t st;
-    shim_header_reading r = shim_header_read(b, b, k->size, &st);
-    return (r == SHIM_HEADER_UNSEALED && st == SHIM_LIVE) || r == SHIM_HEADER_UNTAGGED;
-}
-
 // Without the live list: every slot the arena has handed out, read where
 // its header would be (no live link in front without leak tracking). The
 // spans below a class's frontier stay readable (given-back ones read as
@@ -60,8 +51,13 @@ static void walk_arena(found *f) {
             for (uint32_t i = 0; i < k->per_span && f->n < EXIT_MAX; i++) {
                 const void *user = (const void *)(span + (uintptr_t)i * k->size + SHIM_HEADER_SIZE);
                 const shim_block *b = shim_block_from_user(user);
-                if (shim_classify(user) == SHIM_LIVE && shim_block_sealed(b)) add(f, b, SHIM_LIVE);
-                else if (arena_damaged(b, k)) visit_damaged(b, f);
+                uint32_t st;
+                shim_header_reading r = shim_header_read(b, b, k->size, &st);
+                if (r == SHIM_HEADER_WHOLE && st == SHIM_LIVE) add(f, b, SHIM_LIVE);
+                // An underflow wrote over the header: our live tag over a
+                // failing checksum, or a whole checksum of a block this class
+                // holds under a tag that is none of ours (as free's check says).
+                else if ((r == SHIM_HEADER_UNSEALED && st == SHIM_LIVE) || r == SHIM_HEADER_UNTAGGED) visit_damaged(b, f);
             }
     }
 }
