@@ -346,15 +346,14 @@ typedef struct tick_look {
 // from it, so they are upper bounds); `*bad`: the first moment it was seen
 // unresponsive (the thresholds count from it, so no hang shorter than the
 // threshold is reported). 1 when the thread answered: nothing more to do.
-static int signs_of_life(watch_state *s, int mode, uint64_t hb, uint64_t now, uint64_t *alive, uint64_t *bad) {
+static int signs_of_life(watch_state *s, int mode, faultline_hang_pinger pinger, uint64_t hb, uint64_t now, uint64_t *alive, uint64_t *bad) {
     *alive = s->last_alive_ns;
     if (mode == MODE_PING) {
         if (!s->ping_sent_ns || hb >= s->ping_sent_ns) {
             saw_alive(s, s->ping_sent_ns ? hb : now);
             s->ping_sent_ns = now;
             atomic_fetch_add(&s_pings, 1);
-            faultline_hang_pinger pinger = atomic_load(&g_pinger);
-            if (pinger) pinger(atomic_load(&g_pinger_ctx));
+            pinger(atomic_load(&g_pinger_ctx));
             return 1;
         }
         *bad = s->ping_sent_ns;  // a ping the thread did not answer
@@ -544,7 +543,7 @@ static void tick(watch_state *s, uint64_t now) {
     if (mode != MODE_PING) s->ping_sent_ns = 0;
 
     uint64_t alive, bad;
-    if (signs_of_life(s, mode, hb, now, &alive, &bad)) return;
+    if (signs_of_life(s, mode, pinger, hb, now, &alive, &bad)) return;
     tick_look l;
     if (!probe(s, mode, target, now, &l)) return;
     follow_waits(s, now, &l);
