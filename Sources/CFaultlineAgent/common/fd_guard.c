@@ -169,6 +169,7 @@ typedef int (*close_range_fn)(unsigned, unsigned, int);
 
 FL_EXPORT int close(int fd) {
     if (fd >= 0 && guarded((unsigned)fd)) { errno = EBADF; return -1; }
+    if (fl_unwind_pipe_close_deferred(fd)) return 0;
     fl_fds_closing(fd);
     if (fd >= 0) fl_stderr_closed((unsigned)fd, (unsigned)fd);
     int reserve = let_go(fd);
@@ -273,18 +274,23 @@ FL_EXPORT int pipe2(int fds[2], int flags) {
         if (r == 0) fl_fds_opened_pair(fds, FL_FD_PIPE, __builtin_return_address(0));
         return r;
     }
+    // Made in a pair of our own and stored once high: another thread's
+    // walk reading libunwind's array never sees the low numbers that
+    // fl_fd_hide closes.
+    int made[2];
     fl_fd_open_begin();
-    int r = (int)syscall(SYS_pipe2, fds, flags);
+    int r = (int)syscall(SYS_pipe2, made, flags);
     if (r != 0 && errno == EMFILE) {
         struct rlimit old;
         if (fl_fd_raise_begin(&old) == 0) {
-            r = (int)syscall(SYS_pipe2, fds, flags);
+            r = (int)syscall(SYS_pipe2, made, flags);
             fl_fd_raise_end(&old);
         }
     }
     if (r == 0) {
-        fds[0] = fl_fd_hide(fds[0]);
-        fds[1] = fl_fd_hide(fds[1]);
+        made[0] = fl_fd_hide(made[0]);
+        made[1] = fl_fd_hide(made[1]);
+        fl_unwind_pipe_store(fds, made);
     }
     int saved = errno;
     fl_fd_open_end();

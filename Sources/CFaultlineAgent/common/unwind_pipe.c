@@ -2,6 +2,7 @@
 #include "fd_guard.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -15,10 +16,18 @@ static int *_Atomic g_slots;
 // closed only when none is (a walk that read a number from the array before
 // it was set to -1 may still write into it).
 static atomic_int g_walking;
-// Pipes taken out of libunwind's array while a walk was in progress: closed
-// by the last walk to end. A few, for releases that meet walks repeatedly.
-#define FL_PENDING 8
-static _Atomic int g_pending[FL_PENDING] = {-1, -1, -1, -1, -1, -1, -1, -1};
+// Libunwind walks in progress on this thread (nested by a signal handler's).
+// initial-exec: reading it from the close interposer never allocates.
+static __thread int t_walking __attribute__((tls_model("initial-exec")));
+// Pipes taken out of libunwind's array, or closed by libunwind, while a walk
+// was in progress: closed by the last walk to end. Room for every thread of
+// a hang report's sample reopening at once (two numbers each).
+#define FL_PENDING 32
+static _Atomic int g_pending[FL_PENDING];  // fd + 1, 0 when free
+// The numbers the pipe2 interposer made for libunwind and not yet closed
+// (fd + 1, 0 when free).
+#define FL_MADE 32
+static _Atomic int g_made[FL_MADE];
 // How many of g_pending may be set: the common walk's end (nothing made,
 // nothing pending) is two plain loads, a fence and this load.
 static atomic_int g_npending;
@@ -35,49 +44,93 @@ int fl_unwind_pipe_is(int fds[2], const void *caller) {
     return atomic_load(&g_slots) == fds;
 }
 
-// One slot of libunwind's array, read and written as the volatile ints
-// they are to libunwind (plain loads and stores of its own code).
-static int slot_get(int i) { return ((volatile int *)atomic_load(&g_slots))[i]; }
-static void slot_set(int i, int v) { ((volatile int *)atomic_load(&g_slots))[i] = v; }
+// One slot of libunwind's array (plain ints to libunwind's own code),
+// exchanged atomically against the pipe2 interposer's stores.
+static int slot_exchange(int i, int v) { return atomic_exchange((_Atomic int *)&atomic_load(&g_slots)[i], v); }
+
+static int slot_find(_Atomic int *slots, int n, int fd) {
+    for (int i = 0; i < n; i++)
+        if (atomic_load(&slots[i]) == fd + 1) return i;
+    return -1;
+}
+
+static int slot_put(_Atomic int *slots, int n, int fd) {
+    for (int i = 0; i < n; i++) {
+        int none = 0;
+        if (atomic_compare_exchange_strong(&slots[i], &none, fd + 1)) return 1;
+    }
+    return 0;
+}
+
+static void made_forget(int fd) {
+    int i = slot_find(g_made, FL_MADE, fd);
+    if (i >= 0) atomic_compare_exchange_strong(&g_made[i], &(int){fd + 1}, 0);
+}
 
 // Closes `fd` if it is still a hidden fd of ours: one the program closed
 // (fd_guard.c let it go) may be the program's own by now.
 static void close_ours(int fd) {
     if (fd < 0 || !fl_fd_hidden(fd)) return;
+    made_forget(fd);
     fl_fd_unguard(fd);
     syscall(SYS_close, fd);  // raw: not the agent's own close interposer
 }
 
+static int write_end(int fd) { return (syscall(SYS_fcntl, fd, F_GETFL) & O_ACCMODE) == O_WRONLY; }
+
+// Write ends first: a walk the agent does not count (the program's own use
+// of libunwind) that loaded a write end before this then gets EBADF, not
+// the SIGPIPE of a pipe whose read end went first.
 static void close_pending(void) {
     if (atomic_load(&g_npending) == 0) return;
-    for (int i = 0; i < FL_PENDING; i++) {
-        int fd = atomic_exchange(&g_pending[i], -1);
-        if (fd < 0) continue;
-        atomic_fetch_sub(&g_npending, 1);
-        close_ours(fd);
-    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < FL_PENDING; i++) {
+            int v = atomic_load(&g_pending[i]);
+            if (v == 0 || (pass == 0 && !write_end(v - 1))) continue;
+            if (!atomic_compare_exchange_strong(&g_pending[i], &v, 0)) continue;
+            atomic_fetch_sub(&g_npending, 1);
+            close_ours(v - 1);
+        }
 }
 
-static void add_pending(int fd) {
-    if (fd < 0) return;
-    for (int i = 0; i < FL_PENDING; i++) {
-        int none = -1;
-        if (atomic_compare_exchange_strong(&g_pending[i], &none, fd)) { atomic_fetch_add(&g_npending, 1); return; }
+// 1 when `fd` is pending now (it may have been already: libunwind closes
+// the same number twice as it reopens); 0 when the list is full.
+static int add_pending(int fd) {
+    if (fd < 0 || slot_find(g_pending, FL_PENDING, fd) >= 0) return 1;
+    if (!slot_put(g_pending, FL_PENDING, fd)) return 0;
+    atomic_fetch_add(&g_npending, 1);
+    return 1;
+}
+
+// A number taken out of libunwind's array: closed once no walk is in
+// progress (at once when the list is full).
+static void retire(int fd) {
+    if (fd >= 0 && !add_pending(fd)) close_ours(fd);
+}
+
+void fl_unwind_pipe_store(int fds[2], const int made[2]) {
+    for (int i = 0; i < 2; i++) {
+        if (made[i] >= 0) slot_put(g_made, FL_MADE, made[i]);
+        // Exchanged: two walks that reopen at once both store a pair, and
+        // the one overwritten was held by no one (a leak of two fds each
+        // time, in libunwind alone too).
+        int old = atomic_exchange((_Atomic int *)&fds[i], made[i]);
+        if (old >= 0 && old != made[i] && slot_find(g_made, FL_MADE, old) >= 0) retire(old);
     }
-    close_ours(fd);  // full: closed at once (a walk then fails one check)
+    if (atomic_load(&g_walking) == 0) close_pending();
+}
+
+int fl_unwind_pipe_close_deferred(int fd) {
+    if (fd < 0 || t_walking == 0 || slot_find(g_made, FL_MADE, fd) < 0 || !fl_fd_hidden(fd)) return 0;
+    return add_pending(fd);
 }
 
 void fl_unwind_pipe_release(void) {
     if (atomic_load(&g_slots)) {
-        int a = slot_get(0), b = slot_get(1);
-        if (a >= 0 || b >= 0) {
-            // -1 first: a walk starting now makes its own pair rather than
-            // use numbers being closed.
-            slot_set(0, -1);
-            slot_set(1, -1);
-            add_pending(a);
-            add_pending(b);
-        }
+        // -1 first: a walk starting now makes its own pair rather than use
+        // numbers being closed.
+        retire(slot_exchange(0, -1));
+        retire(slot_exchange(1, -1));
     }
     // Pairs with the walk counter's increment: a walk counted after this
     // load reads the -1s stored above.
@@ -87,12 +140,19 @@ void fl_unwind_pipe_release(void) {
 
 void fl_unwind_pipe_forget(int fd) {
     if (fd < 0 || !atomic_load(&g_slots)) return;
-    for (int i = 0; i < 2; i++)
-        if (slot_get(i) == fd) slot_set(i, -1);
+    made_forget(fd);
+    for (int i = 0; i < 2; i++) {
+        int expected = fd;
+        atomic_compare_exchange_strong((_Atomic int *)&atomic_load(&g_slots)[i], &expected, -1);
+    }
 }
 
-FL_EXPORT void faultline_unwind_walk_begin(void) { atomic_fetch_add(&g_walking, 1); }
+FL_EXPORT void faultline_unwind_walk_begin(void) {
+    t_walking++;
+    atomic_fetch_add(&g_walking, 1);
+}
 
 FL_EXPORT void faultline_unwind_walk_end(void) {
+    t_walking--;
     if (atomic_fetch_sub(&g_walking, 1) == 1) fl_unwind_pipe_release();
 }

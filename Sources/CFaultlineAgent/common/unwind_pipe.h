@@ -14,6 +14,14 @@
 // slots. libunwind's next validation then reads fd -1, gets EBADF, and
 // opens a new pair (`open_pipe`: it closes only numbers other than -1), so
 // it never reads or writes a number that is the program's by then.
+//
+// libunwind's reopen is not thread-safe: two walks that both find the
+// slots at -1 both make a pair, and the second closes the first's read end
+// (`if (pipe[0] != -1) close(pipe[0])`) while the first is writing into its
+// write end: SIGPIPE, and the program died of it (hang reports sample every
+// thread at once). So libunwind's own closes of its pair, made inside a
+// walk, are deferred to the end of the last walk: no read end goes while a
+// walk may still write.
 #ifndef FL_UNWIND_PIPE_H
 #define FL_UNWIND_PIPE_H
 
@@ -21,6 +29,17 @@
 /// libunwind's (known already, or found now from `caller`'s image; the
 /// first call then remembers it), else 0. Async-signal-safe once known.
 int fl_unwind_pipe_is(int fds[2], const void *caller);
+
+/// Stores the pair the pipe2 interposer made for libunwind (`made`, hidden
+/// already) into libunwind's array `fds`. A pair it replaces is closed once
+/// no walk is in progress; closes of `made` inside a walk are deferred
+/// (fl_unwind_pipe_close_deferred). Async-signal-safe.
+void fl_unwind_pipe_store(int fds[2], const int made[2]);
+
+/// Called by the close interposer: 1 when `fd` is one of libunwind's pairs
+/// and this thread is inside a walk, in which case the close is left to
+/// the end of the last walk (and the caller returns 0). Async-signal-safe.
+int fl_unwind_pipe_close_deferred(int fd);
 
 /// Takes libunwind's pipe, if it has one open, out of its array (both slots
 /// -1, so that libunwind opens a new one when it next validates memory) and
