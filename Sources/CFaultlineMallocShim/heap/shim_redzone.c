@@ -18,18 +18,19 @@ int shim_redzone_changed(const shim_block *b, size_t *first, size_t *last, size_
     return 1;
 }
 
-// The block whose header follows arena block `b`'s slot, when there is
-// one (with or without a live link in front of it).
-static const shim_block *next_in_arena(const shim_block *b) {
-    if (!shim_arena_owns(shim_block_real(b))) return 0;
-    uintptr_t end = shim_redzone_end(b);
+const shim_block *shim_block_in_slot(uintptr_t slot) {
     for (unsigned link = 0; link <= SHIM_LINK_SIZE; link += SHIM_LINK_SIZE) {
-        const void *user = (const void *)(end + link + SHIM_HEADER_SIZE);
+        const void *user = (const void *)(slot + link + SHIM_HEADER_SIZE);
         uint32_t st = shim_classify(user);
         if ((st == SHIM_LIVE || st == SHIM_QUARANTINED) && shim_block_sealed(shim_block_from_user(user)))
             return shim_block_from_user(user);
     }
     return 0;
+}
+
+// The block whose header follows arena block `b`'s slot, when there is one.
+static const shim_block *next_in_arena(const shim_block *b) {
+    return shim_arena_owns(shim_block_real(b)) ? shim_block_in_slot(shim_redzone_end(b)) : 0;
 }
 
 void shim_redzone_report(const shim_block *b, uint32_t state, const char *detected) {

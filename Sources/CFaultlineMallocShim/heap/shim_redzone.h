@@ -44,6 +44,11 @@ static inline uintptr_t shim_redzone_end(const shim_block *b) {
     return (uintptr_t)shim_block_user(b) + b->size + shim_redzone_span(b->size);
 }
 
+/// The sealed live or quarantined block whose arena slot starts at `slot`
+/// (with or without a live link in front of its header), or 0: the
+/// neighbour a red zone's far end or a free slot's changed bytes belong to.
+const shim_block *shim_block_in_slot(uintptr_t slot);
+
 /// Writes the pattern over the block's red zone.
 static inline void shim_redzone_fill(const shim_block *b) {
     unsigned char *p = (unsigned char *)shim_block_user(b) + b->size;

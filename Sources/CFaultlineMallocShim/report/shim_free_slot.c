@@ -2,7 +2,6 @@
 #include "shim_arena.h"
 #include "shim_arena_class.h"
 #include "shim_block.h"
-#include "shim_heap.h"
 #include "shim_redzone.h"
 #include "shim_report.h"
 #include "shim_saferead.h"
@@ -13,14 +12,7 @@ static const shim_block *block_before(const void *real) {
     size_t size = shim_arena_block_size(real);
     uintptr_t at = (uintptr_t)real, start = shim_arena_classes[shim_arena_class_at(real)].start;
     if (at < start + size) return 0;
-    uintptr_t prev = at - size;
-    for (unsigned link = 0; link <= SHIM_LINK_SIZE; link += SHIM_LINK_SIZE) {
-        const void *user = (const void *)(prev + link + SHIM_HEADER_SIZE);
-        uint32_t st = shim_classify(user);
-        if ((st == SHIM_LIVE || st == SHIM_QUARANTINED) && shim_block_sealed(shim_block_from_user(user)))
-            return shim_block_from_user(user);
-    }
-    return 0;
+    return shim_block_in_slot(at - size);
 }
 
 void shim_free_slot_changed(void *real, int fresh) {
