@@ -14,6 +14,7 @@
 #include "fd_guard.h"
 #include "fd_hooks.h"
 #include "fd_high.h"
+#include "fd_slots.h"
 #include "fd_transient.h"
 #include "report_file.h"
 #include "stderr_capture.h"
@@ -46,22 +47,8 @@ extern int __close(int);
 static atomic_int g_guarded[FL_FD_GUARD_MAX];
 static atomic_int g_hidden[FL_FD_GUARD_MAX];
 
-static void slot_add(atomic_int *slots, int fd) {
-    for (int i = 0; i < FL_FD_GUARD_MAX; i++) {
-        int expected = 0;
-        if (atomic_compare_exchange_strong(&slots[i], &expected, fd + 1)) return;
-    }
-}
-
-// Clears `fd`'s slot; 1 when it had one.
-static int slot_take(atomic_int *slots, int fd) {
-    int had = 0;
-    for (int i = 0; i < FL_FD_GUARD_MAX; i++) {
-        int expected = fd + 1;
-        if (atomic_compare_exchange_strong(&slots[i], &expected, 0)) had = 1;
-    }
-    return had;
-}
+static void slot_add(atomic_int *slots, int fd) { fl_fd_slots_put(slots, FL_FD_GUARD_MAX, fd); }
+static int slot_take(atomic_int *slots, int fd) { return fl_fd_slots_take(slots, FL_FD_GUARD_MAX, fd); }
 
 int fl_fd_hide(int fd) {
     fd = fl_fd_move_high(fd);
@@ -69,12 +56,7 @@ int fl_fd_hide(int fd) {
     return fd;
 }
 
-int fl_fd_hidden(int fd) {
-    if (fd < 0) return 0;
-    for (int i = 0; i < FL_FD_GUARD_MAX; i++)
-        if (atomic_load(&g_hidden[i]) == fd + 1) return 1;
-    return 0;
-}
+int fl_fd_hidden(int fd) { return fd >= 0 && fl_fd_slots_has(g_hidden, FL_FD_GUARD_MAX, fd); }
 
 // What let_go found among the fds it forgot: the ones taken again right
 // after the program's call (above the program's numbers), so that a
@@ -146,11 +128,7 @@ void fl_fd_close(int fd) {
     __close(fd);
 }
 
-static int guarded(unsigned fd) {
-    for (int i = 0; i < FL_FD_GUARD_MAX; i++)
-        if ((unsigned)atomic_load(&g_guarded[i]) == fd + 1) return 1;
-    return 0;
-}
+static int guarded(unsigned fd) { return fd <= INT_MAX && fl_fd_slots_has(g_guarded, FL_FD_GUARD_MAX, (int)fd); }
 
 // The lowest guarded fd in [lo, hi], or -1.
 static long lowest_guarded(unsigned lo, unsigned hi) {

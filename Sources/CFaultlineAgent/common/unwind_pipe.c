@@ -1,5 +1,6 @@
 #include "unwind_pipe.h"
 #include "fd_guard.h"
+#include "fd_slots.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -23,11 +24,11 @@ static __thread int t_walking __attribute__((tls_model("initial-exec")));
 // was in progress: closed by the last walk to end. Room for every thread of
 // a hang report's sample reopening at once (two numbers each).
 #define FL_PENDING 32
-static _Atomic int g_pending[FL_PENDING];  // fd + 1, 0 when free
+static atomic_int g_pending[FL_PENDING];  // fd + 1, 0 when free
 // The numbers the pipe2 interposer made for libunwind and not yet closed
 // (fd + 1, 0 when free).
 #define FL_MADE 32
-static _Atomic int g_made[FL_MADE];
+static atomic_int g_made[FL_MADE];
 // How many of g_pending may be set: the common walk's end (nothing made,
 // nothing pending) is two plain loads, a fence and this load.
 static atomic_int g_npending;
@@ -48,24 +49,7 @@ int fl_unwind_pipe_is(int fds[2], const void *caller) {
 // exchanged atomically against the pipe2 interposer's stores.
 static int slot_exchange(int i, int v) { return atomic_exchange((_Atomic int *)&atomic_load(&g_slots)[i], v); }
 
-static int slot_find(_Atomic int *slots, int n, int fd) {
-    for (int i = 0; i < n; i++)
-        if (atomic_load(&slots[i]) == fd + 1) return i;
-    return -1;
-}
-
-static int slot_put(_Atomic int *slots, int n, int fd) {
-    for (int i = 0; i < n; i++) {
-        int none = 0;
-        if (atomic_compare_exchange_strong(&slots[i], &none, fd + 1)) return 1;
-    }
-    return 0;
-}
-
-static void made_forget(int fd) {
-    int i = slot_find(g_made, FL_MADE, fd);
-    if (i >= 0) atomic_compare_exchange_strong(&g_made[i], &(int){fd + 1}, 0);
-}
+static void made_forget(int fd) { fl_fd_slots_take(g_made, FL_MADE, fd); }
 
 // Closes `fd` if it is still a hidden fd of ours: one the program closed
 // (fd_guard.c let it go) may be the program's own by now.
@@ -96,8 +80,8 @@ static void close_pending(void) {
 // 1 when `fd` is pending now (it may have been already: libunwind closes
 // the same number twice as it reopens); 0 when the list is full.
 static int add_pending(int fd) {
-    if (fd < 0 || slot_find(g_pending, FL_PENDING, fd) >= 0) return 1;
-    if (!slot_put(g_pending, FL_PENDING, fd)) return 0;
+    if (fd < 0 || fl_fd_slots_has(g_pending, FL_PENDING, fd)) return 1;
+    if (!fl_fd_slots_put(g_pending, FL_PENDING, fd)) return 0;
     atomic_fetch_add(&g_npending, 1);
     return 1;
 }
@@ -110,18 +94,18 @@ static void retire(int fd) {
 
 void fl_unwind_pipe_store(int fds[2], const int made[2]) {
     for (int i = 0; i < 2; i++) {
-        if (made[i] >= 0) slot_put(g_made, FL_MADE, made[i]);
+        if (made[i] >= 0) fl_fd_slots_put(g_made, FL_MADE, made[i]);
         // Exchanged: two walks that reopen at once both store a pair, and
         // the one overwritten was held by no one (a leak of two fds each
         // time, in libunwind alone too).
         int old = atomic_exchange((_Atomic int *)&fds[i], made[i]);
-        if (old >= 0 && old != made[i] && slot_find(g_made, FL_MADE, old) >= 0) retire(old);
+        if (old >= 0 && old != made[i] && fl_fd_slots_has(g_made, FL_MADE, old)) retire(old);
     }
     if (atomic_load(&g_walking) == 0) close_pending();
 }
 
 int fl_unwind_pipe_close_deferred(int fd) {
-    if (fd < 0 || t_walking == 0 || slot_find(g_made, FL_MADE, fd) < 0 || !fl_fd_hidden(fd)) return 0;
+    if (fd < 0 || t_walking == 0 || !fl_fd_slots_has(g_made, FL_MADE, fd) || !fl_fd_hidden(fd)) return 0;
     return add_pending(fd);
 }
 
