@@ -47,6 +47,8 @@
 
 fl_config fl_agent_config;
 static int g_installed;
+/// The detector bits install() put in (the crash detector's included).
+static unsigned g_installed_bits;
 static char g_error[512];
 
 const char *faultline_last_error(void) { return g_error; }
@@ -60,15 +62,20 @@ static int memory_install(void) { return fl_memory_monitor_install() < 0 ? -1 : 
 // here to call: install() puts it in first by hand (its handlers, then
 // every thread's alternate stack), and its failure fails the install.
 // The cpu detector comes after hang and launch, whose state it reads.
-static const struct { const char *name; unsigned bit; int (*install)(void); } k_detectors[] = {
-    {"crash", FL_DETECTOR_CRASH, 0},
-    {"cxx_exception", FL_DETECTOR_CXX_EXCEPTION, fl_cxx_exception_install},
-    {"hang", FL_DETECTOR_HANG, fl_hang_install},
-    {"memory", FL_DETECTOR_MEMORY, memory_install},
-    {"launch", FL_DETECTOR_LAUNCH, fl_launch_install},
-    {"fds", FL_DETECTOR_FDS, fl_fds_install},
-    {"threads", FL_DETECTOR_THREADS, fl_threads_detector_install},
-    {"cpu", FL_DETECTOR_CPU, fl_cpu_install},
+static const struct {
+    const char *name;
+    unsigned bit;
+    int (*install)(void);
+    void (*uninstall)(void);  // NULL: not yet undoable (docs/agent.md)
+} k_detectors[] = {
+    {"crash", FL_DETECTOR_CRASH, 0, fl_crash_uninstall},
+    {"cxx_exception", FL_DETECTOR_CXX_EXCEPTION, fl_cxx_exception_install, 0},
+    {"hang", FL_DETECTOR_HANG, fl_hang_install, 0},
+    {"memory", FL_DETECTOR_MEMORY, memory_install, 0},
+    {"launch", FL_DETECTOR_LAUNCH, fl_launch_install, fl_launch_uninstall},
+    {"fds", FL_DETECTOR_FDS, fl_fds_install, fl_fds_uninstall},
+    {"threads", FL_DETECTOR_THREADS, fl_threads_detector_install, fl_threads_detector_uninstall},
+    {"cpu", FL_DETECTOR_CPU, fl_cpu_install, fl_cpu_uninstall},
 };
 
 long fl_parse_detectors(const char *list, char *bad, int cap) {
@@ -272,11 +279,24 @@ static int install(const faultline_options *options, int dir_optional) {
     untrace_children();
     // Last: after the agent's own setenv calls (environ_pin.h).
     fl_environ_pin();
+    g_installed_bits = c->detectors;
     g_installed = 1;
     return 0;
 }
 
 int faultline_install(const faultline_options *options) { return install(options, 0); }
+
+int faultline_uninstall(void) {
+    if (!g_installed) return 0;
+    // Reverse install order: the crash detector, installed first, last.
+    for (unsigned i = sizeof k_detectors / sizeof k_detectors[0]; i-- > 0;)
+        if ((g_installed_bits & k_detectors[i].bit) && k_detectors[i].uninstall) k_detectors[i].uninstall();
+    g_installed_bits = 0;
+    // So that a later faultline_install is not taken for another copy's.
+    unsetenv(FL_MARKER_ENV);
+    g_installed = 0;
+    return 0;
+}
 
 
 

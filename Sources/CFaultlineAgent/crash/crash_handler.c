@@ -783,3 +783,23 @@ int fl_crash_install(void) {
     g_installed = 1;
     return 0;
 }
+
+// Only a signal whose handler is still the agent's is given back: one the
+// program replaced since install is the program's already. The report
+// buffers and stacks stay mapped (a handler may be running on another
+// thread, and a reinstall reuses them: fl_crash_prepare is idempotent).
+void fl_crash_uninstall(void) {
+    if (!g_installed) return;
+    for (int i = 0; i < FL_CRASH_SIGNAL_COUNT; i++) {
+        int sig = fl_crash_signals[i];
+        struct sigaction cur;
+        if (fl_real_sigaction(sig, 0, &cur) != 0 || !(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != crash_handler)
+            continue;
+        fl_real_sigaction(sig, fl_fault_default_is_set(sig) ? &k_default_action : &g_prev[i], 0);
+    }
+    // After the handlers are back: a SIG_DFL the program sets from now on
+    // is the kernel's, and its masks are its own.
+    fl_fault_default_disable();
+    fl_fault_mask_let_close();
+    g_installed = 0;
+}

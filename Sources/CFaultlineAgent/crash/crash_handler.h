@@ -11,6 +11,14 @@
 /// ones. Not async-signal-safe. Returns 0 or -1.
 int fl_crash_install(void);
 
+/// Puts back, on every crash signal whose handler is still the agent's, the
+/// action the program had before fl_crash_install (SIG_DFL when it set that
+/// from its handler since), and stops the sigaction and mask interposers
+/// changing the program's calls. Buffers and alternate stacks stay (a
+/// thread's sigaltstack is the thread's own to keep; the agent cannot know
+/// whether the program relies on it). Not async-signal-safe.
+void fl_crash_uninstall(void);
+
 /// Preallocates the report buffers and the stacks reports are written on,
 /// without installing signal handlers, so
 /// another detector can report through `fl_crash_report_event` while the

@@ -72,3 +72,8 @@ int fl_fault_default_sigaction(int (*real)(int, const struct sigaction *, struct
     if (old && was) default_action(old);
     return 0;
 }
+
+void fl_fault_default_disable(void) {
+    atomic_store(&g_ready, 0);
+    atomic_store(&g_recorded, 0);
+}

@@ -22,6 +22,11 @@
 /// on those signals is recorded. Not async-signal-safe.
 void fl_fault_default_init(const int *sigs, int n, const struct sigaction *agent);
 
+/// Stops recording SIG_DFL (fl_crash_uninstall, after the program's
+/// handlers are back): sigaction on the crash signals goes straight to
+/// the kernel, and forgets the SIG_DFLs recorded.
+void fl_fault_default_disable(void);
+
 /// 1 when `sig` is one of the crash handler's signals and it is installed:
 /// a SIG_DFL on it is recorded (fl_fault_default_sigaction).
 /// Async-signal-safe.

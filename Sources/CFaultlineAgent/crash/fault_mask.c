@@ -52,6 +52,8 @@ void fl_fault_mask_keep_open(void) {
     if (g_real_pthread_sigmask && g_real_sigprocmask && g_real_sigaction) atomic_store(&g_keep_open, 1);
 }
 
+void fl_fault_mask_let_close(void) { atomic_store(&g_keep_open, 0); }
+
 static void remove_faults(sigset_t *set) {
     for (unsigned i = 0; i < sizeof k_faults / sizeof k_faults[0]; i++) sigdelset(set, k_faults[i]);
 }

@@ -17,6 +17,10 @@
 /// Call once the crash handlers are installed. Not async-signal-safe.
 void fl_fault_mask_keep_open(void);
 
+/// Undoes fl_fault_mask_keep_open (faultline_uninstall): the program's
+/// masks and handlers' sa_mask pass through unchanged again.
+void fl_fault_mask_let_close(void);
+
 /// The signals fl_fault_mask_keep_open keeps out of every mask, as the
 /// kernel's 64-bit mask (bit sig-1). Async-signal-safe.
 uint64_t fl_fault_mask_bits(void);

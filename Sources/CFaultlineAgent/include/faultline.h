@@ -50,6 +50,15 @@ typedef void (*faultline_crash_callback)(faultline_writer *writer, void *context
 /// Calling it again after success does nothing and returns 0.
 FAULTLINE_API int faultline_install(const faultline_options *options);
 
+/// Uninstalls the installed detectors in reverse install order, then marks
+/// the agent not installed, so `faultline_install` may be called again.
+/// The crash detector gives back the program's own handlers (the ones it
+/// had before install) and the sigaction and mask interposers pass its
+/// calls straight through; launch, fds, threads and cpu stop. hang, memory
+/// and cxx_exception keep running for now (docs/agent.md). Returns 0; does
+/// nothing when not installed. Not async-signal-safe.
+FAULTLINE_API int faultline_uninstall(void);
+
 /// Returns 1 when the agent is installed in this process.
 FAULTLINE_API int faultline_is_installed(void);
 
