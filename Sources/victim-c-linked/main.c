@@ -114,9 +114,11 @@ static pthread_t start_early_overflow(void) {
 }
 
 int victim_starting_overflow(void);  // starting_thread.c
+int victim_uninstall_case(const char *name);  // uninstall.c
 
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "starting-overflow") == 0) return victim_starting_overflow();
+    if (argc > 1) victim_uninstall_case(argv[1]);
     int own_altstack = argc > 1 && strcmp(argv[1], "own-altstack") == 0;
     void *mine = own_altstack ? start_own_altstack() : 0;
     int early_overflow = argc > 1 && strcmp(argv[1], "early-overflow") == 0;
