@@ -14,6 +14,7 @@
 #include "shim_lookup.h"
 #include "shim_leak.h"
 #include "shim_leak_ended.h"
+#include "shim_leak_signal.h"
 #include "shim_quarantine.h"
 #include "shim_real.h"
 #include "shim_report.h"
@@ -120,6 +121,7 @@ static void after_fork_child(void) {
     shim_quarantine_after_fork_child();
     shim_live_after_fork_child();  // the parent's blocks are the parent's to report
     shim_leak_after_fork_child();
+    shim_leak_signal_after_fork_child();
     shim_report_after_fork_child();
     shim_suppress_after_fork_child();
     fl_report_reseed();
