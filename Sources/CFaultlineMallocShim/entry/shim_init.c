@@ -12,6 +12,7 @@
 #include "shim_heap.h"
 #include "shim_live.h"
 #include "shim_lookup.h"
+#include "shim_main_bounds.h"
 #include "shim_leak.h"
 #include "shim_leak_ended.h"
 #include "shim_leak_signal.h"
@@ -193,6 +194,7 @@ static void step_aside(const char *why) {
 
 __attribute__((constructor)) static void shim_init(void) {
     shim_self.depth++;  // allocations made while starting up are not recorded
+    shim_main_bounds_fill();
     shim_stack_resolve();
     shim_config_load();
     shim_cxx_init();
