@@ -123,6 +123,7 @@ static void after_fork_child(void) {
     shim_live_after_fork_child();  // the parent's blocks are the parent's to report
     shim_leak_after_fork_child();
     shim_leak_signal_after_fork_child();
+    shim_leak_helper_after_fork_child();
     shim_report_after_fork_child();
     shim_suppress_after_fork_child();
     fl_report_reseed();

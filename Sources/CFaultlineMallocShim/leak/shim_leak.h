@@ -113,5 +113,7 @@ void shim_leak_init(void);
 /// process's first other thread (once per process), when the signal
 /// wants it and the constructor left it for then.
 void shim_leak_thread_coming(void);
+/// In a forked child: forgets the parent's pending request and posts.
+void shim_leak_helper_after_fork_child(void);
 
 #endif

@@ -313,8 +313,9 @@ static int start_helper(void) {
 
 // Started at the first pthread_create (shim_leak_thread_coming) rather
 // than in the constructor: a process that never has a second thread of
-// its own pays no thread, no fd-table growth and no clone (about 0.4 ms of
-// CPU of a /bin/true), and its leak signal is answered in the handler.
+// its own pays no thread, no fd-table growth and no clone (0.13 ms of CPU
+// of a /bin/true, docs/benchmarks.md "Start-up, round 4"), and its leak
+// signal is answered in the handler.
 static _Atomic int g_lazy;            // the helper waits for a first thread
 static _Atomic int g_thread_early;    // a pthread_create came before the constructor
 static _Atomic pid_t g_start_claimed;  // the process whose first thread starts it
@@ -335,6 +336,13 @@ void shim_leak_thread_coming(void) {
     pid_t pid = getpid(), claimed = atomic_load(&g_start_claimed);
     if (claimed == pid || !atomic_compare_exchange_strong(&g_start_claimed, &claimed, pid)) return;
     start_now();
+}
+
+void shim_leak_helper_after_fork_child(void) {
+    // A child may start a helper of its own at its first thread: not with
+    // a request or posts its parent had not taken yet.
+    __atomic_store_n(&g_signal_pending, 0, __ATOMIC_RELEASE);
+    if (atomic_load(&g_lazy)) sem_init(&g_wake, 0, 0);
 }
 
 extern int shim_leak_debug_roots;
