@@ -56,22 +56,23 @@ int faultline_is_installed(void) { return g_installed; }
 
 static int memory_install(void) { return fl_memory_monitor_install() < 0 ? -1 : 0; }
 
-// Every detector, in install order, through one interface: its name in
-// FAULTLINE_DETECTORS, its bit and its install (0, or -1 with errno). One
-// that fails is left out with one line. The crash detector has no entry
-// here to call: install() puts it in first by hand (its handlers, then
-// every thread's alternate stack), and its failure fails the install.
-// The cpu detector comes after hang and launch, whose state it reads.
+// Every detector, in install order, through one interface (docs/agent.md,
+// "Detectors"): its name in FAULTLINE_DETECTORS, its bit, its install (0,
+// or -1 with errno) and its uninstall. One whose install fails is left out
+// with one line. The crash detector's install is not called from here:
+// install() puts it in first by hand (its handlers, then every thread's
+// alternate stack), and its failure fails the install. The cpu detector
+// comes after hang and launch, whose state it reads.
 static const struct {
     const char *name;
     unsigned bit;
     int (*install)(void);
-    void (*uninstall)(void);  // NULL: not yet undoable (docs/agent.md)
+    void (*uninstall)(void);
 } k_detectors[] = {
     {"crash", FL_DETECTOR_CRASH, 0, fl_crash_uninstall},
-    {"cxx_exception", FL_DETECTOR_CXX_EXCEPTION, fl_cxx_exception_install, 0},
-    {"hang", FL_DETECTOR_HANG, fl_hang_install, 0},
-    {"memory", FL_DETECTOR_MEMORY, memory_install, 0},
+    {"cxx_exception", FL_DETECTOR_CXX_EXCEPTION, fl_cxx_exception_install, fl_cxx_exception_uninstall},
+    {"hang", FL_DETECTOR_HANG, fl_hang_install, fl_hang_uninstall},
+    {"memory", FL_DETECTOR_MEMORY, memory_install, fl_memory_monitor_uninstall},
     {"launch", FL_DETECTOR_LAUNCH, fl_launch_install, fl_launch_uninstall},
     {"fds", FL_DETECTOR_FDS, fl_fds_install, fl_fds_uninstall},
     {"threads", FL_DETECTOR_THREADS, fl_threads_detector_install, fl_threads_detector_uninstall},
@@ -272,7 +273,8 @@ static int install(const faultline_options *options, int dir_optional) {
     // Holds no fd, so a low limit does not turn it off.
     if (c->capture_stderr) fl_stderr_capture_start();
     install_detectors(memory ? c->detectors : c->detectors & ~(unsigned)FL_DETECTOR_MEMORY);
-    pthread_atfork(0, 0, after_fork_child);
+    static int once;  // a reinstall registers nothing twice
+    if (!once++) pthread_atfork(0, 0, after_fork_child);
     char marker[64];
     image_marker(marker, sizeof marker);
     setenv(FL_MARKER_ENV, marker, 1);
@@ -290,15 +292,13 @@ int faultline_uninstall(void) {
     if (!g_installed) return 0;
     // Reverse install order: the crash detector, installed first, last.
     for (unsigned i = sizeof k_detectors / sizeof k_detectors[0]; i-- > 0;)
-        if ((g_installed_bits & k_detectors[i].bit) && k_detectors[i].uninstall) k_detectors[i].uninstall();
+        if (g_installed_bits & k_detectors[i].bit) k_detectors[i].uninstall();
     g_installed_bits = 0;
     // So that a later faultline_install is not taken for another copy's.
     unsetenv(FL_MARKER_ENV);
     g_installed = 0;
     return 0;
 }
-
-
 
 void faultline_set_crash_callback(faultline_crash_callback callback, void *context) {
     fl_crash_set_callback(callback, context);
