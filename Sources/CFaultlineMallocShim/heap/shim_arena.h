@@ -37,7 +37,7 @@ void *shim_arena_alloc(size_t total, int *fresh);
 /// Gives back a block shim_arena_alloc returned (owned by the arena).
 void shim_arena_free(void *block);
 /// shim_arena_free for a headerless block (shim_bare.h): marks its second
-/// word released (shim_free_slot.h), and returns 1 without giving it back
+/// word released (a value bound to its address), and returns 1 without giving it back
 /// when that mark is there already and the block is on the calling thread's
 /// cache: a double free (glibc's tcache check, in the same place). Its
 /// allocation clears the mark.
