@@ -17,6 +17,14 @@ int shim_bare_decide(void) {
     int bare = shim_mode == SHIM_MODE_DETECT && c->guard != SHIM_GUARD_ALL && !c->fill_limit && !c->scribble_limit &&
                (!c->quarantine_bytes || !c->quarantine_count) && (!c->stacks || sampled) && !shim_live_on;
     shim_bare_sampling = sampled && shim_guard_lo != 0;
+    // The exit check (FAULTLINE_CHECK_AT_EXIT) walks every arena slot
+    // reading a header at its start (heap/shim_redzone_exit.c): a headerless
+    // block's own bytes, a pointer then a small length, passed as a header
+    // overwritten by an underflow about once in 65536 blocks
+    // (memory.checks-off-exit-walk). With nothing quarantined and no small
+    // block with a header made from here on, the walk has nothing left to
+    // find but the few blocks made before this decision.
+    if (bare) shim_cfg.check_at_exit = 0;
     __atomic_store_n(&shim_bare_state, bare ? 1 : 2, __ATOMIC_RELAXED);
     return bare;
 }
