@@ -11,21 +11,27 @@
 # comparisons (and every other detector's) alternately with spreads and
 # ratios, as JSON and HTML: see docs/benchmarks.md.
 #
-#   scripts/bench-shim.sh [--quick] [--no-peers]
+#   scripts/bench-shim.sh [--quick] [--no-peers] [--floor]
 #
 # --quick: a quarter of the synthetic operations, one run each, and the real
 #          programs without peers (about a minute on 2 cores).
+# --floor: instead, the synthetic workloads (uniform, then mix) under an
+#          LD_PRELOAD library that only forwards to glibc
+#          (scripts/bench-shim-floor.c): what interposition alone costs, the
+#          floor under "every check off" (its `off` row; glibc beside it).
 # Peers install with: apt-get install -y valgrind electric-fence duma heaptrack
 set -eu
 cd "$(dirname "$0")/.."
 
 quick=""
 peers=""
+floor=""
 for arg in "$@"; do
     case "$arg" in
         --quick) quick="--quick" ;;
         --no-peers) peers="--no-peers" ;;
-        *) echo "bench-shim.sh: unknown option '$arg' (use --quick or --no-peers)" >&2; exit 2 ;;
+        --floor) floor=1 ;;
+        *) echo "bench-shim.sh: unknown option '$arg' (use --quick, --no-peers or --floor)" >&2; exit 2 ;;
     esac
 done
 
@@ -40,6 +46,20 @@ scripts/drop-swift-runtime-dependency "$shim" >/dev/null
 
 echo "== machine: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
+
+if [ -n "$floor" ]; then
+    cc="${CC:-cc}"
+    command -v "$cc" >/dev/null 2>&1 || { echo "bench-shim.sh: --floor needs a C compiler ('$cc' not found; set CC)" >&2; exit 2; }
+    out="$(mktemp -d)"
+    trap 'rm -rf "$out"' EXIT
+    "$cc" -O2 -shared -fPIC -o "$out/floor.so" scripts/bench-shim-floor.c
+    for w in uniform mix; do
+        echo "== interposition alone (scripts/bench-shim-floor.c, the 'off' row), workload $w"
+        "$bench" compare --shim "$out/floor.so" --only off --workload "$w" --repeat "${FAULTLINE_BENCH_REPEAT:-5}" --no-peers $quick
+        echo
+    done
+    exit 0
+fi
 echo "== 1. synthetic malloc-heavy workload"
 "$bench" compare --shim "$shim" $quick $peers
 echo

@@ -56,22 +56,23 @@ int faultline_is_installed(void) { return g_installed; }
 
 static int memory_install(void) { return fl_memory_monitor_install() < 0 ? -1 : 0; }
 
-// Every detector, in install order, through one interface: its name in
-// FAULTLINE_DETECTORS, its bit and its install (0, or -1 with errno). One
-// that fails is left out with one line. The crash detector has no entry
-// here to call: install() puts it in first by hand (its handlers, then
-// every thread's alternate stack), and its failure fails the install.
-// The cpu detector comes after hang and launch, whose state it reads.
+// Every detector, in install order, through one interface (docs/agent.md,
+// "Detectors"): its name in FAULTLINE_DETECTORS, its bit, its install (0,
+// or -1 with errno) and its uninstall. One whose install fails is left out
+// with one line. The crash detector's install is not called from here:
+// install() puts it in first by hand (its handlers, then every thread's
+// alternate stack), and its failure fails the install. The cpu detector
+// comes after hang and launch, whose state it reads.
 static const struct {
     const char *name;
     unsigned bit;
     int (*install)(void);
-    void (*uninstall)(void);  // NULL: not yet undoable (docs/agent.md)
+    void (*uninstall)(void);
 } k_detectors[] = {
     {"crash", FL_DETECTOR_CRASH, 0, fl_crash_uninstall},
-    {"cxx_exception", FL_DETECTOR_CXX_EXCEPTION, fl_cxx_exception_install, 0},
-    {"hang", FL_DETECTOR_HANG, fl_hang_install, 0},
-    {"memory", FL_DETECTOR_MEMORY, memory_install, 0},
+    {"cxx_exception", FL_DETECTOR_CXX_EXCEPTION, fl_cxx_exception_install, fl_cxx_exception_uninstall},
+    {"hang", FL_DETECTOR_HANG, fl_hang_install, fl_hang_uninstall},
+    {"memory", FL_DETECTOR_MEMORY, memory_install, fl_memory_monitor_uninstall},
     {"launch", FL_DETECTOR_LAUNCH, fl_launch_install, fl_launch_uninstall},
     {"fds", FL_DETECTOR_FDS, fl_fds_install, fl_fds_uninstall},
     {"threads", FL_DETECTOR_THREADS, fl_threads_detector_install, fl_threads_detector_uninstall},
@@ -187,23 +188,10 @@ static void untrace_children(void) {
     else unsetenv("LD_PRELOAD");
 }
 
-// Installs the agent. `dir_optional`: a report directory this process
-// cannot write into sends its reports to stderr, with one line (the
-// preloaded agent), instead of failing the install (faultline_install).
-static int install(const faultline_options *options, int dir_optional) {
-    if (g_installed) return 0;
-    fl_log_init();
-    if (other_copy_installed()) return 0;
-    fl_config *c = &fl_agent_config;
-    if (resolve_config(options, c) != 0) {
-        snprintf(g_error, sizeof g_error, "the report directory's path is longer than %d bytes (use a shorter one): %s",
-                 (int)sizeof c->report_dir - 1, options && options->report_dir ? options->report_dir : fl_option_value(FL_OPT_REPORT_DIR));
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    // Under valgrind only what starts no thread (under_valgrind.h).
-    int valgrind = fl_under_valgrind();
-    if (valgrind) c->detectors &= FL_DETECTOR_CRASH | FL_DETECTOR_CXX_EXCEPTION;
+// Phase 1: the report folder, shared with the malloc shim, and the reserve
+// fd. `dir_optional`: one this process cannot write into sends reports to
+// stderr instead of failing the install. 0, or -1 with g_error set.
+static int open_report_dir(fl_config *c, int dir_optional) {
     // Quiet when the malloc shim, started first, said it already: it sets
     // FL_REPORT_DIR_REFUSED_ENV, as this does below for the shim and children.
     int no_dir = !c->report_dir[0];  // secure execution: reports on stderr, said by fl_option_value
@@ -225,7 +213,12 @@ static int install(const faultline_options *options, int dir_optional) {
     typedef int (*share_fds_fn)(int (*)(int, const char *, int, mode_t), void (*)(int));
     share_fds_fn share_fds = (share_fds_fn)dlsym(RTLD_DEFAULT, "faultline_shim_share_fds");
     if (share_fds) share_fds(fl_openat_high, fl_close_high);
-    fl_annotate_install();
+    return 0;
+}
+
+// Phase 2: libunwind and the sample signal every stack capture needs. 0,
+// or -1 with g_error set.
+static int prepare_stacks(const fl_config *c, int valgrind) {
     fl_unwinder_init();
     // libunwind's pipe is let go after every unwind, the warm-up's first,
     // and the malloc shim's (unwind_pipe.h): a process holds no fd of
@@ -246,24 +239,50 @@ static int install(const faultline_options *options, int dir_optional) {
     // A parent (Foundation.Process does this) may have started us with most
     // signals blocked; the crash and sample signals must get through.
     fl_threads_unblock_agent_signals();
-    if (c->detectors & FL_DETECTOR_CRASH) {
-        if (fl_crash_install() != 0) {
-            snprintf(g_error, sizeof g_error, "cannot install crash handlers: %s", strerror(errno));
-            return -1;
-        }
-        fl_altstack_install_current();
-        fl_altstack_enable_for_new_threads();
-        // Only threads that exist now need asking; a preloaded agent's
-        // constructor almost always runs in the program's one thread, where
-        // listing /proc/self/task and looking up the other image's threads
-        // found nothing to ask (issue 29: about 1 % of a short process).
-        if (fl_program_threads() != 1) fl_altstack_install_existing();
-        // A thread that blocks SIGSEGV would die by it without a report.
-        fl_fault_mask_keep_open();
+    return 0;
+}
+
+// Phase 3: the crash detector, before the others, whose threads then start
+// with an alternate stack like any new thread and are not among the
+// "existing" threads asked for one. 0, or -1 with g_error set.
+static int install_crash(void) {
+    if (fl_crash_install() != 0) {
+        snprintf(g_error, sizeof g_error, "cannot install crash handlers: %s", strerror(errno));
+        return -1;
     }
-    // After the crash detector: its thread then starts with an alternate
-    // stack like any new thread, and is not one of the "existing" threads
-    // asked for one (it blocks signals and would only cost a timeout).
+    fl_altstack_install_current();
+    fl_altstack_enable_for_new_threads();
+    // Only threads that exist now need asking; a preloaded agent's
+    // constructor almost always runs in the program's one thread, where
+    // listing /proc/self/task and looking up the other image's threads
+    // found nothing to ask (issue 29: about 1 % of a short process).
+    if (fl_program_threads() != 1) fl_altstack_install_existing();
+    // A thread that blocks SIGSEGV would die by it without a report.
+    fl_fault_mask_keep_open();
+    return 0;
+}
+
+// Installs the agent. `dir_optional`: a report directory this process
+// cannot write into sends its reports to stderr, with one line (the
+// preloaded agent), instead of failing the install (faultline_install).
+static int install(const faultline_options *options, int dir_optional) {
+    if (g_installed) return 0;
+    fl_log_init();
+    if (other_copy_installed()) return 0;
+    fl_config *c = &fl_agent_config;
+    if (resolve_config(options, c) != 0) {
+        snprintf(g_error, sizeof g_error, "the report directory's path is longer than %d bytes (use a shorter one): %s",
+                 (int)sizeof c->report_dir - 1, options && options->report_dir ? options->report_dir : fl_option_value(FL_OPT_REPORT_DIR));
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    // Under valgrind only what starts no thread (under_valgrind.h).
+    int valgrind = fl_under_valgrind();
+    if (valgrind) c->detectors &= FL_DETECTOR_CRASH | FL_DETECTOR_CXX_EXCEPTION;
+    if (open_report_dir(c, dir_optional) != 0) return -1;
+    fl_annotate_install();
+    if (prepare_stacks(c, valgrind) != 0) return -1;
+    if ((c->detectors & FL_DETECTOR_CRASH) && install_crash() != 0) return -1;
     // Under a low fd limit, what needs fds held for the process's life
     // stays off rather than take the program's last ones.
     int low_limit = fl_fd_low_limit();
@@ -272,7 +291,8 @@ static int install(const faultline_options *options, int dir_optional) {
     // Holds no fd, so a low limit does not turn it off.
     if (c->capture_stderr) fl_stderr_capture_start();
     install_detectors(memory ? c->detectors : c->detectors & ~(unsigned)FL_DETECTOR_MEMORY);
-    pthread_atfork(0, 0, after_fork_child);
+    static int once;  // a reinstall registers nothing twice
+    if (!once++) pthread_atfork(0, 0, after_fork_child);
     char marker[64];
     image_marker(marker, sizeof marker);
     setenv(FL_MARKER_ENV, marker, 1);
@@ -290,15 +310,13 @@ int faultline_uninstall(void) {
     if (!g_installed) return 0;
     // Reverse install order: the crash detector, installed first, last.
     for (unsigned i = sizeof k_detectors / sizeof k_detectors[0]; i-- > 0;)
-        if ((g_installed_bits & k_detectors[i].bit) && k_detectors[i].uninstall) k_detectors[i].uninstall();
+        if (g_installed_bits & k_detectors[i].bit) k_detectors[i].uninstall();
     g_installed_bits = 0;
     // So that a later faultline_install is not taken for another copy's.
     unsetenv(FL_MARKER_ENV);
     g_installed = 0;
     return 0;
 }
-
-
 
 void faultline_set_crash_callback(faultline_crash_callback callback, void *context) {
     fl_crash_set_callback(callback, context);

@@ -36,6 +36,11 @@ public enum FaultlineAgent {
     /// that burn a core (docs/resources.md). The first call counts.
     public static func ready() { faultline_ready() }
 
+    /// Undoes `install()`: the program's own fault and terminate handlers
+    /// are back, the agent's threads have ended, and `install()` may be
+    /// called again (`faultline_uninstall`; docs/agent.md says what stays).
+    public static func uninstall() { _ = faultline_uninstall() }
+
     /// Whether the agent is installed in this process.
     public static var isInstalled: Bool { faultline_is_installed() != 0 }
 

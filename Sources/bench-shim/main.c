@@ -359,10 +359,12 @@ static int compare(const char *shim, const workload_opts *o, const workload_opts
 #define NO_STACKS "FAULTLINE_MALLOC_STACKS=0"
     const setup setups[SETUP_COUNT] = {
         [GLIBC] = {"glibc", NULL, {NULL}, {NULL}, 0},
-        // The allocator under the checks, alone (red zones and headers stay).
+        // The allocator under the checks, alone: small blocks have no header
+        // or red zone then (heap/shim_bare.h); bigger ones keep theirs.
         [CHECKS_OFF] = {"shim: every check off", shim, {SHIM_BASE, NO_STACKS, "FAULTLINE_QUARANTINE_BYTES=0", "FAULTLINE_FILL_LIMIT=0", "FAULTLINE_SCRIBBLE_LIMIT=0", NULL}, {NULL}, 0,
-         "no quarantine, fill, scribble, stacks or tracking"},
-        // GWP-ASan's design: one block in 1000 guarded, the rest unchecked.
+         "no quarantine, fill, scribble, stacks or tracking; small blocks headerless"},
+        // GWP-ASan's design: one block in 1000 guarded, the rest unchecked
+        // (small ones headerless, as in the row above, when leak tracking is off).
         [GUARD_SAMPLE] = {"shim: guard pages, sample:1000", shim, {SHIM_BASE, "FAULTLINE_MALLOC_STACKS=1", "FAULTLINE_GUARD=sample:1000", NULL}, {NULL}, 0,
          "the rest unchecked"},
         [QUARANTINE_ONLY] = {"shim: + quarantine (no patterns)", shim, {SHIM_BASE, NO_STACKS, "FAULTLINE_FILL_LIMIT=0", "FAULTLINE_SCRIBBLE_LIMIT=0", NULL}, {NULL}, 0},

@@ -29,6 +29,7 @@
 
 void victim_dup2_churn(void);  // fd_churn.c
 void victim_unwinds_at_once(void);  // unwinds_at_once.c
+void victim_unwinds_at_once_mixed(void);
 void victim_crash_holding_loader_lock(void);  // loader_lock.c
 void victim_crash_inside_loader_callback(void);  // loader_lock.c
 void victim_crash_with_blocking_callback(void);  // blocking_callback.c
@@ -688,6 +689,8 @@ static const victim_case k_cases[] = {
                  "for 2 s, dup2 a file onto fd 3 and close it again, on a worker thread; exit 1 if fd 3 was ever not the program's"),
     VICTIM_FAULT("unwinds-at-once", victim_unwinds_at_once,
                  "4 threads walk with libunwind at once through frames without unwind tables, 5000 times; exit 3 if fds leaked"),
+    VICTIM_FAULT("unwinds-at-once-mixed", victim_unwinds_at_once_mixed,
+                 "unwinds-at-once with threads 2 and 4 walking uncounted, as the program's own use of libunwind"),
     VICTIM_FAULT("execle-env", victim_execle_env,
                  "execle /usr/bin/env with the environment VICTIM_EXECLE=from-execle"),
     VICTIM_RUN("exec-main-envp", case_exec_main_envp,

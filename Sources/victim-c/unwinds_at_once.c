@@ -8,6 +8,10 @@
 // read end while it wrote: SIGPIPE ended the program (a CI run of
 // hang.spin-beside-stalled-starts). Exit 3 when the program's fd count
 // grew (the pairs overwritten in the race were never closed).
+//
+// unwinds-at-once-mixed: threads 2 and 4 walk without the bracket, as a
+// program that uses libunwind itself does, beside the agent's counted
+// walks on threads 1 and 3.
 #include <alloca.h>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -29,6 +33,7 @@ static init_local_fn p_init_local;
 static step_fn p_step;
 static void (*p_begin)(void), (*p_end)(void);
 static pthread_barrier_t g_start;
+static int g_mixed;  // even-numbered threads walk uncounted
 
 static int count_fds(void) {
     DIR *d = opendir("/proc/self/fd");
@@ -61,12 +66,13 @@ __attribute__((noinline, nouwtable)) static int walk_from_untabled(int depth, un
 
 static void *walker(void *arg) {
     unsigned seed = (unsigned)(uintptr_t)arg;
+    int counted = !g_mixed || seed % 2;
     long frames = 0;
     for (int i = 0; i < ROUNDS; i++) {
         pthread_barrier_wait(&g_start);
-        p_begin();
+        if (counted) p_begin();
         frames += walk_from_untabled(3, &seed);
-        p_end();
+        if (counted) p_end();
     }
     return (void *)frames;
 }
@@ -96,4 +102,9 @@ void victim_unwinds_at_once(void) {
     fprintf(stderr, "victim: %d walks at once %d times, %ld frames, fds %d before and %d after\n", THREADS, ROUNDS, frames,
             before, after);
     exit(after > before + 2 ? 3 : 0);
+}
+
+void victim_unwinds_at_once_mixed(void) {
+    g_mixed = 1;
+    victim_unwinds_at_once();
 }

@@ -147,7 +147,7 @@ typedef int (*close_range_fn)(unsigned, unsigned, int);
 
 FL_EXPORT int close(int fd) {
     if (fd >= 0 && guarded((unsigned)fd)) { errno = EBADF; return -1; }
-    if (fl_unwind_pipe_close_deferred(fd)) return 0;
+    if (fl_unwind_pipe_close_deferred(fd, __builtin_return_address(0))) return 0;
     fl_fds_closing(fd);
     if (fd >= 0) fl_stderr_closed((unsigned)fd, (unsigned)fd);
     int reserve = let_go(fd);

@@ -3,6 +3,7 @@
 #include "fd_slots.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -33,6 +34,39 @@ static atomic_int g_made[FL_MADE];
 // nothing pending) is two plain loads, a fence and this load.
 static atomic_int g_npending;
 
+// libunwind's code, found with its array: a close called from there is its
+// reopen's, whoever's walk it is in.
+static _Atomic uintptr_t g_code_lo, g_code_hi;
+
+static int find_code(struct dl_phdr_info *info, size_t size, void *caller) {
+    (void)size;
+    uintptr_t pc = (uintptr_t)caller;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || pc < lo || pc >= hi) continue;
+        atomic_store(&g_code_lo, lo);
+        atomic_store(&g_code_hi, hi);
+        return 1;
+    }
+    return 0;
+}
+
+// Set once the program is seen walking with libunwind itself (a pipe made
+// or closed by libunwind outside the agent's walks): from then on the pair
+// is kept, as libunwind alone keeps it. Letting it go made every walk of
+// the program's reopen it at once, and libunwind's reopen is not safe
+// against another (crash.unwinds-at-once[mixed]).
+static atomic_int g_program_walks;
+// Set at the first release: libunwind's first pipe (made as it loads, in
+// no walk) is no sign of the program's walks; one made after a release is.
+static atomic_int g_released;
+
+static int from_libunwind(const void *caller) {
+    uintptr_t pc = (uintptr_t)caller;
+    return pc >= atomic_load(&g_code_lo) && pc < atomic_load(&g_code_hi);
+}
+
 int fl_unwind_pipe_is(int fds[2], const void *caller) {
     int *known = atomic_load(&g_slots);
     if (known) return fds == known;
@@ -40,6 +74,7 @@ int fl_unwind_pipe_is(int fds[2], const void *caller) {
     // first validation on a thread that never unwound before).
     Dl_info info;
     if (!dladdr(caller, &info) || !info.dli_fname || !strstr(info.dli_fname, "/libunwind")) return 0;
+    if (!atomic_load(&g_code_hi)) dl_iterate_phdr(find_code, (void *)caller);
     int *none = 0;
     atomic_compare_exchange_strong(&g_slots, &none, fds);
     return atomic_load(&g_slots) == fds;
@@ -101,16 +136,22 @@ void fl_unwind_pipe_store(int fds[2], const int made[2]) {
         int old = atomic_exchange((_Atomic int *)&fds[i], made[i]);
         if (old >= 0 && old != made[i] && fl_fd_slots_has(g_made, FL_MADE, old)) retire(old);
     }
-    if (atomic_load(&g_walking) == 0) close_pending();
+    // Nothing closed here: a reopen outside the agent's walks (the
+    // program's own) may race another, whose end no counter marks; what it
+    // retired waits for the end of the agent's next walk.
+    if (t_walking == 0 && atomic_load(&g_released)) atomic_store(&g_program_walks, 1);
 }
 
-int fl_unwind_pipe_close_deferred(int fd) {
-    if (fd < 0 || t_walking == 0 || !fl_fd_slots_has(g_made, FL_MADE, fd) || !fl_fd_hidden(fd)) return 0;
+int fl_unwind_pipe_close_deferred(int fd, const void *caller) {
+    if (fd < 0 || (t_walking == 0 && !from_libunwind(caller))) return 0;
+    if (!fl_fd_slots_has(g_made, FL_MADE, fd) || !fl_fd_hidden(fd)) return 0;
+    if (t_walking == 0) atomic_store(&g_program_walks, 1);
     return add_pending(fd);
 }
 
 void fl_unwind_pipe_release(void) {
-    if (atomic_load(&g_slots)) {
+    if (atomic_load(&g_slots) && !atomic_load(&g_program_walks)) {
+        atomic_store(&g_released, 1);
         // -1 first: a walk starting now makes its own pair rather than use
         // numbers being closed.
         retire(slot_exchange(0, -1));

@@ -31,15 +31,19 @@
 int fl_unwind_pipe_is(int fds[2], const void *caller);
 
 /// Stores the pair the pipe2 interposer made for libunwind (`made`, hidden
-/// already) into libunwind's array `fds`. A pair it replaces is closed once
-/// no walk is in progress; closes of `made` inside a walk are deferred
-/// (fl_unwind_pipe_close_deferred). Async-signal-safe.
+/// already) into libunwind's array `fds`. A pair it replaces is closed at
+/// the end of the agent's last walk (in progress, or the next); libunwind's
+/// own closes of `made` wait the same way (fl_unwind_pipe_close_deferred).
+/// Async-signal-safe.
 void fl_unwind_pipe_store(int fds[2], const int made[2]);
 
-/// Called by the close interposer: 1 when `fd` is one of libunwind's pairs
-/// and this thread is inside a walk, in which case the close is left to
-/// the end of the last walk (and the caller returns 0). Async-signal-safe.
-int fl_unwind_pipe_close_deferred(int fd);
+/// Called by the close interposer with its return address: 1 when `fd` is
+/// one of libunwind's pairs and this thread is inside a walk, or `caller`
+/// is libunwind's own code (a reopen in a walk the agent does not count),
+/// in which case the close is left to the end of the agent's last walk (and
+/// the caller returns 0). A program closing every fd closes it at once.
+/// Async-signal-safe.
+int fl_unwind_pipe_close_deferred(int fd, const void *caller);
 
 /// Takes libunwind's pipe, if it has one open, out of its array (both slots
 /// -1, so that libunwind opens a new one when it next validates memory) and

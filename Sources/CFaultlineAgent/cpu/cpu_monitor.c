@@ -292,8 +292,11 @@ int fl_cpu_install(void) {
     g_debug = fl_env_int(FL_OPT_CPU_DEBUG);
     if (fl_cpu_report_init() != 0) return -1;
     atomic_store(&g_installed, 1);
-    atexit(at_exit);
-    pthread_atfork(0, 0, after_fork_child);
+    static int once;  // a reinstall registers nothing twice
+    if (!once++) {
+        atexit(at_exit);
+        pthread_atfork(0, 0, after_fork_child);
+    }
     // Without the hang detector nobody else looks for main's event loop.
     if (!fl_hang_running() || fl_launch_ready_ns()) {
         if (!fl_hang_running()) fl_probe_keep(getpid());
@@ -305,4 +308,7 @@ int fl_cpu_install(void) {
 void fl_cpu_uninstall(void) {
     atomic_store(&g_installed, 0);
     wake(0);
+    // Joined, so that a reinstall's thread is the only one.
+    if (atomic_load(&g_running)) pthread_join(g_thread, 0);
+    atomic_store(&g_running, 0);
 }

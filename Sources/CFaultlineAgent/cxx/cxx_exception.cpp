@@ -76,3 +76,10 @@ extern "C" int fl_cxx_exception_install(void) {
     g_installed = 1;
     return 0;
 }
+
+extern "C" void fl_cxx_exception_uninstall(void) {
+    if (!g_installed) return;
+    fl_cxx_hooks_stop();
+    fl_cxx_give_back_terminate();
+    g_installed = 0;
+}

@@ -20,6 +20,10 @@ extern "C" {
 /// or -1 with errno set.
 int fl_cxx_exception_install(void);
 
+/// Stops recording throws and gives back the program's terminate handler
+/// (faultline_uninstall). Not async-signal-safe.
+void fl_cxx_exception_uninstall(void);
+
 #ifdef __cplusplus
 }
 #endif

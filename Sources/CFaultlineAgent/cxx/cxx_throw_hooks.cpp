@@ -242,7 +242,8 @@ void fl_cxx_hooks_enable(int frames) {
         g_gcc_get_ip = (unwind_get_ip_fn)dlsym(gcc, "_Unwind_GetIP");
         if (g_gcc_get_ip) g_gcc_backtrace = (unwind_backtrace_fn)dlsym(gcc, "_Unwind_Backtrace");
     }
-    pthread_atfork(0, 0, forget_tid_in_child);
+    static int once;  // a reinstall registers nothing twice
+    if (!once++) pthread_atfork(0, 0, forget_tid_in_child);
     if (frames > FL_CXX_THROW_FRAMES_MAX) frames = FL_CXX_THROW_FRAMES_MAX;
     __atomic_store_n(&g_frames, frames < 0 ? 0 : frames, __ATOMIC_RELEASE);
 }
@@ -287,6 +288,15 @@ int fl_cxx_take_terminate(fl_terminate_fn own) {
     __atomic_store_n(&g_chained, prev, __ATOMIC_SEQ_CST);
     __atomic_store_n(&g_own, own, __ATOMIC_SEQ_CST);
     return 0;
+}
+
+void fl_cxx_hooks_stop(void) { __atomic_store_n(&g_frames, 0, __ATOMIC_RELEASE); }
+
+void fl_cxx_give_back_terminate(void) {
+    if (!__atomic_exchange_n(&g_own, (fl_terminate_fn)0, __ATOMIC_SEQ_CST)) return;
+    // The handler the program set last, before or after ours (the
+    // set_terminate interposer kept it as the one to chain to).
+    g_real_set_terminate(__atomic_exchange_n(&g_chained, (fl_terminate_fn)0, __ATOMIC_SEQ_CST));
 }
 
 fl_terminate_fn fl_cxx_chained_terminate(void) { return __atomic_load_n(&g_chained, __ATOMIC_SEQ_CST); }

@@ -58,6 +58,15 @@ typedef void (*fl_terminate_fn)(void);
 /// async-signal-safe (install time).
 void fl_cxx_hooks_enable(int frames);
 
+/// Stops recording (faultline_uninstall): the interposers stay, as
+/// interposed symbols must, and only forward. Async-signal-safe.
+void fl_cxx_hooks_stop(void);
+
+/// Gives the C++ runtime back the terminate handler the program set last
+/// (before or after fl_cxx_take_terminate) and lets set_terminate through
+/// again. Not async-signal-safe.
+void fl_cxx_give_back_terminate(void);
+
 /// Stops recording in every thread (the process is about to report and
 /// die; the records must stay as they are). Async-signal-safe.
 void fl_cxx_hooks_freeze(void);

@@ -20,7 +20,8 @@ int fl_fds_install(void) {
     if (fl_exe_matches_env("FAULTLINE_LEAK_CHECK_SKIP", 0)) return 0;
     if (fl_fd_report_init() != 0 || fl_fd_table_init() != 0) return -1;
     fl_fd_report_at_exit();
-    pthread_atfork(0, 0, after_fork_child);
+    static int once;  // a reinstall registers nothing twice
+    if (!once++) pthread_atfork(0, 0, after_fork_child);
     return 0;
 }
 

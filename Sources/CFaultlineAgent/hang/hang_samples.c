@@ -20,10 +20,12 @@ static tree_node *g_nodes;
 int fl_sample_ring_init(fl_sample_ring *r) {
     size_t frames = (size_t)FL_HANG_RING_MAX * FL_MAX_FRAMES * sizeof(uintptr_t);
     size_t nodes = (size_t)FL_TREE_MAX_NODES * sizeof(tree_node);
-    char *mem = mmap(0, frames + nodes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (mem == MAP_FAILED) return -1;
-    for (int i = 0; i < FL_HANG_RING_MAX; i++) r->slots[i].pcs = (uintptr_t *)mem + (size_t)i * FL_MAX_FRAMES;
-    g_nodes = (tree_node *)(mem + frames);
+    if (!r->slots[0].pcs) {  // a reinstall keeps the first mapping
+        char *mem = mmap(0, frames + nodes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (mem == MAP_FAILED) return -1;
+        for (int i = 0; i < FL_HANG_RING_MAX; i++) r->slots[i].pcs = (uintptr_t *)mem + (size_t)i * FL_MAX_FRAMES;
+        g_nodes = (tree_node *)(mem + frames);
+    }
     fl_sample_ring_clear(r, 30, FL_MAX_FRAMES);
     return 0;
 }

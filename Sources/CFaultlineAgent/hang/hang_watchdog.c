@@ -66,6 +66,7 @@ static _Atomic(void *) g_pinger_ctx;
 static atomic_int g_running;
 static atomic_uint g_wake;               // futex word: bumped to wake the watchdog
 static atomic_int g_exit_state;          // 0 running, 1 exit requested, 2 watchdog done
+static atomic_int g_uninstalling;        // the exit request is faultline_uninstall's
 // 1 while the watchdog is past its wait (a tick under way) or follows a hang
 // episode, which it must end at exit; 0 while it only waits for its next
 // tick, when at_exit need not wake it. Paired with g_exit_state, both
@@ -656,7 +657,8 @@ static void *watchdog_main(void *unused) {
         }
         if (atomic_load(&g_exit_state) == 1) {
             pid_t caller = atomic_load(&g_exit_tid);
-            if (s.active) end_episode(&s, now, caller == s.ep.tid ? "exit" : "process_exit");
+            const char *why = atomic_load(&g_uninstalling) ? "uninstall" : caller == s.ep.tid ? "exit" : "process_exit";
+            if (s.active) end_episode(&s, now, why);
             fl_solo_thread_end(&g_solo);
             fl_cred_mirror_thread_end();
             atomic_store(&g_exit_state, 2);
@@ -717,6 +719,8 @@ static int restart_watchdog(void) {
 
 int fl_hang_install(void) {
     if (atomic_load(&g_running)) return 0;
+    atomic_store(&g_exit_state, 0);
+    atomic_store(&g_uninstalling, 0);
     fl_hang_options_load_env();
     const char *debug = fl_option_value(FL_OPT_HANG_DEBUG);
     g_debug = debug && *debug == '1';
@@ -726,7 +730,26 @@ int fl_hang_install(void) {
     fl_probe_keep(g_main_tid);
     if (start_watchdog() != 0) return -1;
     atomic_store(&g_running, 1);
-    atexit(at_exit);
-    pthread_atfork(0, 0, after_fork_child);
+    static int once;  // a reinstall registers nothing twice
+    if (!once++) {
+        atexit(at_exit);
+        pthread_atfork(0, 0, after_fork_child);
+    }
     return 0;
+}
+
+void fl_hang_uninstall(void) {
+    if (!atomic_load(&g_running)) return;
+    // The exit path's request, always woken and waited for: the episode
+    // under way ends ("uninstall"), and the thread is joined so that a
+    // reinstall starts the only watchdog.
+    atomic_store(&g_uninstalling, 1);
+    atomic_store(&g_exit_tid, fl_gettid());
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&g_exit_state, &expected, 1)) return;  // exiting already
+    atomic_fetch_add(&g_wake, 1);
+    syscall(SYS_futex, &g_wake, FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
+    pthread_join(g_thread, 0);
+    fl_probe_forget();
+    atomic_store(&g_running, 0);
 }

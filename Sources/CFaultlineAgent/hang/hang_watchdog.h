@@ -11,6 +11,12 @@
 /// async-signal-safe. Returns 0, or -1 with errno set.
 int fl_hang_install(void);
 
+/// Stops the watchdog (an episode under way ends with ended_by
+/// "uninstall"), joins it and closes the fd it kept; a later
+/// fl_hang_install starts a new one. Not async-signal-safe; not while a
+/// solo call (solo_call.h) is under way.
+void fl_hang_uninstall(void);
+
 /// 1 while the watchdog runs in this process.
 int fl_hang_running(void);
 

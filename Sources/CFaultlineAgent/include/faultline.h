@@ -52,11 +52,12 @@ FAULTLINE_API int faultline_install(const faultline_options *options);
 
 /// Uninstalls the installed detectors in reverse install order, then marks
 /// the agent not installed, so `faultline_install` may be called again.
-/// The crash detector gives back the program's own handlers (the ones it
-/// had before install) and the sigaction and mask interposers pass its
-/// calls straight through; launch, fds, threads and cpu stop. hang, memory
-/// and cxx_exception keep running for now (docs/agent.md). Returns 0; does
-/// nothing when not installed. Not async-signal-safe.
+/// The program gets back its own fault handlers and terminate handler; the
+/// watchdog, memory monitor and cpu sampler threads end and are waited for;
+/// the sigaction, mask and other interposers pass calls straight through
+/// (docs/agent.md, "Detectors: one interface", says what stays). Returns 0;
+/// does nothing when not installed. Not async-signal-safe; not while
+/// another thread calls unshare or setns.
 FAULTLINE_API int faultline_uninstall(void);
 
 /// Returns 1 when the agent is installed in this process.

@@ -358,8 +358,25 @@ int fl_memory_monitor_install(void) {
         fl_log_printf("faultline: FAULTLINE_MEMORY_PSI=%s was refused: %s (the window must be 500000 to 10000000 us, a multiple of 2000000 without CAP_SYS_RESOURCE, and the stall no longer than it); %s%s\n",
                 g_opt.psi_trigger, g_pressure.psi_refused, g_pressure.psi_on ? "using " : "no PSI pressure warnings", g_pressure.psi_on ? DEFAULT_PSI : "");
     charge_up_front();
+    fl_breadcrumb_restore();  // a reinstall: the file the uninstall took away
     if (start_thread() != 0) return -1;
-    pthread_atfork(0, 0, after_fork_child);
+    static int once;
+    if (!once++) pthread_atfork(0, 0, after_fork_child);
     g_installed = 1;
     return 0;
+}
+
+void fl_memory_monitor_uninstall(void) {
+    if (!g_installed) return;
+    // Not stopped in 2 s (a stopped process): it ends at its next poll, and
+    // its fds stay with it rather than close under its reads.
+    if (!fl_solo_thread_stop(&g_solo)) return;
+    g_installed = 0;
+    fl_pressure_close(&g_pressure);
+    fl_memcg_close(&g_cg);
+    if (g_statm >= 0) fl_fd_close(g_statm);
+    g_statm = -1;
+    fl_breadcrumb_remove();
+    memset(g_written, 0, sizeof g_written);
+    g_warnings = 0;
 }

@@ -36,6 +36,11 @@ void fl_memory_options_load(fl_memory_options *o);
 /// running, -1 on a real failure. Not async-signal-safe (install time).
 int fl_memory_monitor_install(void);
 
+/// Stops the monitor thread, closes every fd it held and removes the
+/// breadcrumb file (faultline_uninstall); a later install starts over.
+/// Not async-signal-safe.
+void fl_memory_monitor_uninstall(void);
+
 /// Why the monitor is off or partly off, "" when fully on.
 const char *fl_memory_monitor_status(void);
 

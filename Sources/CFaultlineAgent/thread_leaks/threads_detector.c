@@ -15,7 +15,8 @@ int fl_threads_detector_install(void) {
     fl_thread_growth_init();
     if (fl_thread_report_init() != 0 || fl_thread_records_init() != 0) return -1;
     fl_thread_report_at_exit();
-    pthread_atfork(0, 0, after_fork_child);
+    static int once;  // a reinstall registers nothing twice
+    if (!once++) pthread_atfork(0, 0, after_fork_child);
     return 0;
 }
 

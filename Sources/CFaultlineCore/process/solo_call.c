@@ -241,6 +241,17 @@ static int wait_for_ends(fl_solo_turn *turn, uint64_t limit_ns) {
     }
 }
 
+int fl_solo_thread_stop(fl_solo_thread *t) {
+    fl_solo_turn turn;
+    memset(&turn, 0, sizeof turn);
+    int running = SOLO_RUNNING;
+    for (int i = 0; i < FL_SOLO_MAX; i++)
+        if (atomic_load(&g_threads[i]) == t && atomic_load(&t->pid) == getpid() &&
+            atomic_compare_exchange_strong(&t->state, &running, SOLO_STOP))
+            turn.stopped = 1u << i;
+    return !turn.stopped || wait_for_ends(&turn, FL_SOLO_WAIT_NS);
+}
+
 void fl_solo_enter(fl_solo_turn *turn, const char *call) {
     int saved = errno;
     memset(turn, 0, sizeof *turn);

@@ -1,9 +1,11 @@
 // The exported allocation entry points. Each passes its own frame address
 // down so stacks start at the caller; tail calls are disabled so that
 // frame is still there when the stack is walked.
+#include "shim_bare.h"
 #include "shim_heap.h"
 #include "shim_live.h"
 #include "shim_real.h"
+#include "shim_thread.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -61,17 +63,42 @@ static void *pass_realloc(const shim_next *to, void *p, size_t size) {
     return q;
 }
 
+// --- every check off: headerless blocks (shim_bare.h) ---------------------------
+//
+// No __builtin_expect here: a branch marked unlikely is split into a
+// `.cold` function, and the SHIM_FRAME() of the call on it would be that
+// function's frame (stacks then started at `free`, not at its caller).
+//
+// The common call with every check off goes no further than the arena's
+// thread cache: no guard, mode or option is read beyond the one decided
+// word, and FAULTLINE_GUARD=sample:N adds its thread-local countdown
+// (GWP-ASan's), the turn itself taken by shim_alloc.
+
+/// A headerless block of `size`, or NULL for the usual path.
+static inline void *bare_alloc(size_t size, int zero) {
+    if (!shim_bare_on() || size > SHIM_ARENA_MAX_BLOCK) return 0;
+    if (shim_bare_sampling) {
+        uint32_t left = shim_self.guard_countdown;
+        if (left <= 1) return 0;  // the sample's turn (or its first draw)
+        shim_self.guard_countdown = left - 1;
+    }
+    return shim_bare_alloc(size, zero);
+}
+
 // --- entry points --------------------------------------------------------------
 
 /// malloc(3) with a header, 0xAA fill and the allocation stack.
 SHIM_EXPORT void *malloc(size_t size) {
     if (SHIM_PASSING()) return pass_to(SHIM_ENTRY_MALLOC)->malloc(size);
+    void *p = bare_alloc(size, 0);
+    if (p) return p;
     return shim_alloc(size, SHIM_ALIGN_MALLOC, 0, SHIM_KIND_MALLOC, SHIM_FRAME());
 }
 
 /// free(3): scribble with 0x55 and quarantine; reports double and invalid frees.
 SHIM_EXPORT void free(void *p) {
     if (SHIM_PASSING()) { pass_free(pass_to(SHIM_ENTRY_FREE), p); return; }
+    if (shim_bare_owns(p)) { shim_bare_free(p, "free"); return; }
     shim_free(p, SHIM_KIND_MALLOC, SHIM_FRAME());
 }
 
@@ -80,6 +107,8 @@ SHIM_EXPORT void *calloc(size_t n, size_t size) {
     if (SHIM_PASSING()) return pass_to(SHIM_ENTRY_CALLOC)->calloc(n, size);
     size_t total;
     if (__builtin_mul_overflow(n, size, &total)) { errno = ENOMEM; return 0; }
+    void *p = bare_alloc(total, 1);
+    if (p) return p;
     return shim_alloc(total, SHIM_ALIGN_MALLOC, 1, SHIM_KIND_MALLOC, SHIM_FRAME());
 }
 
@@ -163,5 +192,6 @@ SHIM_EXPORT size_t malloc_usable_size(void *p) {
 /// cfree: the old alias of free that glibc still exports for old binaries.
 SHIM_EXPORT void cfree(void *p) {
     if (SHIM_PASSING()) { pass_free(pass_to(SHIM_ENTRY_CFREE), p); return; }
+    if (shim_bare_owns(p)) { shim_bare_free(p, "free"); return; }
     shim_free(p, SHIM_KIND_MALLOC, SHIM_FRAME());
 }

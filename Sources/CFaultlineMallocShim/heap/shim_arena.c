@@ -1,5 +1,6 @@
 #include "shim_arena.h"
 #include "shim_arena_class.h"
+#include "shim_free_slot.h"
 #include "shim_spin.h"
 #include "shim_thread.h"
 
@@ -16,11 +17,14 @@
 /// Pages are made writable this many bytes at a time (whole spans).
 #define COMMIT_STEP (4u * SHIM_SPAN_SIZE)
 
+_Static_assert(SHIM_SPAN_SIZE == 0x10000u, "shim_arena_at_slot_start masks offsets into 64 KiB spans");
+
 arena_class shim_arena_classes[CLASS_COUNT] __attribute__((aligned(64)));
 uintptr_t shim_arena_base;
 int shim_arena_trimmed;
 uint32_t shim_arena_class_limit[CLASS_COUNT];
 uint32_t shim_arena_class_sizes[SHIM_ARENA_CLASSES];
+uint64_t shim_arena_class_recip[SHIM_ARENA_CLASSES];
 static _Atomic size_t g_committed;
 /// 0: not reserved yet, 1: being reserved, 2: ready, 3: reservation failed.
 static _Atomic int g_state;
@@ -71,6 +75,7 @@ static int reserve(void) {
         for (unsigned c = 0; c < CLASS_COUNT; c++) {
             arena_class *k = &shim_arena_classes[c];
             k->size = shim_arena_class_sizes[c] = (uint32_t)class_size(c);
+            shim_arena_class_recip[c] = ((1ull << 32) / k->size) + 1;
             k->per_span = SHIM_SPAN_SIZE / k->size;
             k->start = k->frontier = k->committed = k->next = k->span_end = base + c * REGION_SIZE;
             k->reclaimed = (uint32_t *)stacks + (size_t)c * SHIM_SPANS_PER_REGION;
@@ -251,6 +256,36 @@ void shim_arena_free(void *block) {
     // Keep at most two batches; the older half goes back to the class.
     unsigned b = batch_of(&shim_arena_classes[c]);
     if (__builtin_expect(t_cache.count[c] > 2 * b || t_cache.off, 0)) spill(c, t_cache.off ? t_cache.count[c] : b);
+}
+
+// 1 when `block` is on this thread's cache of class `c` (walked only when
+// its second word holds its released mark: a double free, or bytes that
+// happen to equal it).
+static __attribute__((noinline, cold)) int cached_here(const void *block, unsigned c) {
+    unsigned n = t_cache.count[c];
+    for (void *p = t_cache.head[c]; p && n; p = *(void **)p, n--)
+        if (p == block) return 1;
+    return 0;
+}
+
+// A headerless block's released mark: bound to its address, so a program
+// that fills its blocks with one byte (the mix workload's 0xFD in one
+// block of 256) never walks the cache, as it did with the constant
+// free-slot pattern.
+static inline uint64_t released_mark(const void *block) { return ((uintptr_t)block * 0x9E3779B97F4A7C15ull) ^ SHIM_FREE_SLOT_WORD; }
+
+int shim_arena_released_here(const void *block) {
+    uint64_t w;
+    __builtin_memcpy(&w, (const char *)block + 8, 8);
+    return __builtin_expect(w == released_mark(block), 0) && cached_here(block, shim_arena_class_at(block));
+}
+
+int shim_arena_free_bare(void *block) {
+    if (shim_arena_released_here(block)) return 1;
+    uint64_t mark = released_mark(block);
+    __builtin_memcpy((char *)block + 8, &mark, 8);
+    shim_arena_free(block);
+    return 0;
 }
 
 void shim_arena_thread_exit(void) {

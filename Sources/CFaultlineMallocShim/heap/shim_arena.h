@@ -36,6 +36,15 @@
 void *shim_arena_alloc(size_t total, int *fresh);
 /// Gives back a block shim_arena_alloc returned (owned by the arena).
 void shim_arena_free(void *block);
+/// shim_arena_free for a headerless block (shim_bare.h): marks its second
+/// word released (a value bound to its address), and returns 1 without giving it back
+/// when that mark is there already and the block is on the calling thread's
+/// cache: a double free (glibc's tcache check, in the same place). Its
+/// allocation clears the mark.
+int shim_arena_free_bare(void *block);
+/// 1 when headerless block `block` carries the released mark and is on the
+/// calling thread's cache (freed already).
+int shim_arena_released_here(const void *block);
 /// Address space per class (the reserved range is SHIM_ARENA_CLASSES of them).
 #define SHIM_ARENA_REGION_SIZE (1ull << 30)
 /// Number of size classes (16-byte steps to 512 bytes, then 8 per doubling).
@@ -46,6 +55,10 @@ void shim_arena_free(void *block);
 extern uintptr_t shim_arena_base;
 /// Block size of each class, indexed by (address - base) / region size.
 extern uint32_t shim_arena_class_sizes[SHIM_ARENA_CLASSES];
+/// floor(2^32 / size) + 1 for each class: (offset * it) >> 32 is the slot
+/// index of any offset into a span (below 2^16, sizes below 2^15: exact)
+/// without a division (shim_arena_at_slot_start).
+extern uint64_t shim_arena_class_recip[SHIM_ARENA_CLASSES];
 
 /// 1 once shim_arena_trim gave back the unused part of the reservation:
 /// from then on each class owns only the first shim_arena_class_limit
@@ -65,6 +78,17 @@ static inline int shim_arena_owns(const void *p) {
 /// The class whose region holds `p` (which the arena owns).
 static inline unsigned shim_arena_class_at(const void *p) {
     return (unsigned)(((uintptr_t)p - shim_arena_base) / SHIM_ARENA_REGION_SIZE);
+}
+/// 1 when `p`, which the arena owns, is the first byte of a slot: a
+/// headerless block's pointer (a block with a header points 32 or 48 bytes
+/// into its slot, never at its start). A multiply and a compare, no divide.
+static inline int shim_arena_at_slot_start(const void *p) {
+    // Spans (64 KiB) start at a block and hold whole blocks only.
+    uintptr_t off = (uintptr_t)p - shim_arena_base;
+    unsigned c = (unsigned)(off / SHIM_ARENA_REGION_SIZE);
+    uint64_t in = off & 0xffffu;
+    uint64_t slot = (in * shim_arena_class_recip[c]) >> 32;
+    return slot * shim_arena_class_sizes[c] == in;
 }
 /// 1 when the `n` bytes before `p` lie in a part of the arena that has
 /// been made readable (so a header there can be read without faulting).

@@ -2,6 +2,7 @@
 #include "shim_stack.h"
 #include "shim_arena.h"
 #include "shim_arena_class.h"
+#include "shim_bare.h"
 #include "shim_live.h"
 #include "shim_config.h"
 #include "shim_protect.h"
@@ -176,6 +177,14 @@ static void *real_alloc(size_t total, int small, int zero) {
 // Allocates with a known stack id; `fill_from` is where the 0xAA fill starts.
 static void *alloc_block(size_t size, size_t align, int zero, unsigned kind, uint32_t stack, size_t fill_from) {
     size_t pad = align > 16 ? align : 0;
+    // Every check off: a small block has no header (shim_bare.h). Also for
+    // realloc's new block and a sampled block the guard could not place,
+    // so no small block with a header is made once the decision is taken
+    // (a slot a headerless block freed holds no free-slot pattern).
+    if (pad == 0 && shim_bare_on()) {
+        void *p = shim_bare_alloc(size, zero);
+        if (p) return p;
+    }
     // Read once: the link must exist exactly when shim_live_insert links it.
     int linked = shim_live_on;
     // FAULTLINE_GUARD=all: every block against a guard page (the sample's
@@ -238,8 +247,10 @@ uint32_t shim_classify(const void *p) {
     const shim_block *b = shim_block_from_user(p);
     uint32_t magic;
     if (shim_arena_owns(p)) {
-        // Arena blocks are exact: the header must be in a writable part.
-        if (!shim_arena_readable_before(p, SHIM_HEADER_SIZE)) return 0;
+        // Arena blocks are exact: the header must be in a writable part. A
+        // headerless block (shim_bare.h) has none: the bytes in front are
+        // the slot before's.
+        if (!shim_arena_readable_before(p, SHIM_HEADER_SIZE) || shim_arena_at_slot_start(p)) return 0;
         magic = __atomic_load_n(&b->magic, __ATOMIC_ACQUIRE);
     } else if (a < atomic_load_explicit(&g_lo, memory_order_relaxed) + SHIM_HEADER_SIZE ||
                a > atomic_load_explicit(&g_hi, memory_order_relaxed)) {
@@ -409,6 +420,7 @@ static __attribute__((noinline, cold)) void mismatch(const void *p, const char *
 }
 
 void shim_check_release(void *p, unsigned kind) {
+    if (shim_bare_owns(p)) return;  // no kind kept: every check is off
     if (shim_classify(p) == SHIM_LIVE && shim_block_from_user(p)->alloc_kind != kind) mismatch(p, release_name(kind));
 }
 
@@ -437,6 +449,10 @@ static inline int sampled_out(const void *p) {
 // are checked (free, and realloc's free, have none to give).
 static inline void release(void *p, unsigned kind, int typed, size_t size, size_t align, uintptr_t fp) {
     if (!p) return;
+    if (shim_bare_owns(p)) {
+        shim_bare_free(p, release_name(kind));
+        return;
+    }
     uint32_t st = shim_classify(p);
     if (__builtin_expect(st == SHIM_LIVE, 1)) {
         const shim_block *b = shim_block_from_user(p);
@@ -467,8 +483,27 @@ static void *realloc_glibc_block(void *p, size_t usable, size_t size, uintptr_t 
     return q;
 }
 
+// realloc of a headerless block: moved as every realloc is (its whole
+// slot's bytes kept, as far as they fit).
+static void *realloc_bare_block(void *p, size_t size, uintptr_t fp) {
+    // Freed already (and still in this thread's cache, where the new block
+    // could come from): a double free, as for a block with a header.
+    if (__builtin_expect(shim_arena_released_here(p), 0)) {
+        shim_bare_double_free(p, "realloc");
+        errno = EINVAL;
+        return 0;
+    }
+    if (size == 0) { shim_bare_free(p, "realloc"); return 0; }
+    void *q = shim_alloc(size, SHIM_ALIGN_MALLOC, 0, SHIM_KIND_MALLOC, fp);
+    if (!q) return 0;
+    memcpy(q, p, min_size(shim_bare_usable(p), size));
+    shim_bare_free(p, "realloc");
+    return q;
+}
+
 void *shim_realloc(void *p, size_t size, uintptr_t fp) {
     if (!p) return shim_alloc(size, SHIM_ALIGN_MALLOC, 0, SHIM_KIND_MALLOC, fp);
+    if (shim_bare_owns(p)) return realloc_bare_block(p, size, fp);
     uint32_t st = shim_classify(p);
     size_t usable;
     if (st == 0 && shim_deepbind_glibc_block(p, &usable)) return realloc_glibc_block(p, usable, size, fp);
@@ -503,6 +538,7 @@ void *shim_realloc(void *p, size_t size, uintptr_t fp) {
 
 size_t shim_usable_size(const void *p) {
     if (!p) return 0;
+    if (shim_bare_owns(p)) return shim_bare_usable(p);
     int st = shim_classify(p);
     size_t usable;
     // A block of glibc's from a library loaded with RTLD_DEEPBIND: glibc's

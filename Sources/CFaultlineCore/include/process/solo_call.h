@@ -101,6 +101,13 @@ const char *fl_solo_thread_name(pid_t tid);
 /// fl_thread_recount first, as at any end).
 int fl_solo_thread_stop_asked(fl_solo_thread *t);
 
+/// Asks one of this image's threads to end for good (faultline_uninstall)
+/// and waits for it as a solo call does, at most 2 s. Returns 1 once it
+/// has ended (or was not running in this process), 0 when it did not end
+/// in time: it then still ends at its next safe point. Not
+/// async-signal-safe; not to be called while a solo call is under way.
+int fl_solo_thread_stop(fl_solo_thread *t);
+
 /// A thread ending on its own (process exit, a closed pipe): it is no
 /// longer one to stop or restart.
 void fl_solo_thread_end(fl_solo_thread *t);

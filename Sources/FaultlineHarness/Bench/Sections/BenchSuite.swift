@@ -144,7 +144,7 @@ public struct BenchSuite {
         let off = ["LD_PRELOAD": c.shim, "FAULTLINE_DETECTORS": "use_after_free", "FAULTLINE_LEAK_TRACKING": "0", "FAULTLINE_REPORT_DIR": c.reports]
         var s: [BenchProgramComparison.Setup] = [
             .init(id: "glibc", label: "glibc alone", arguments: argv),
-            // The allocator under the checks alone (headers and red zones stay): issue 29's "every check off".
+            // The allocator under the checks alone (small blocks headerless: malloc-shim.md): issue 29's "every check off".
             .init(id: "checks_off", label: "shim: every check off (no quarantine, fill, scribble, stacks)", arguments: argv,
                   environment: off.merging(["FAULTLINE_MALLOC_STACKS": "0", "FAULTLINE_QUARANTINE_BYTES": "0",
                                             "FAULTLINE_FILL_LIMIT": "0", "FAULTLINE_SCRIBBLE_LIMIT": "0"]) { $1 }),
