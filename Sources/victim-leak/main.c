@@ -12,6 +12,7 @@
 #include "checks/check_while_cancelled.h"
 #include "checks/fork_during_checks.h"
 #include "checks/fork_during_install.h"
+#include "checks/signal_alone.h"
 #include "checks/signal_storm.h"
 #include "exits/fork_children.h"
 #include "exits/no_fds.h"
@@ -382,6 +383,10 @@ static int cmd_fork_during_checks(int argc, char **argv, char **envp) {
     return victim_fork_during_checks(argc > 2 ? atoi(argv[2]) : 45, argc > 3 ? atoi(argv[3]) : 3);
 }
 
+static int cmd_signal_alone(int argc, char **argv, char **envp) {
+    return victim_signal_alone(argc > 2 ? atoi(argv[2]) : 20);
+}
+
 static int cmd_check_under_signal_flood(int argc, char **argv, char **envp) {
     return victim_check_under_signal_flood(argc > 2 ? atoi(argv[2]) : 20);
 }
@@ -510,6 +515,8 @@ static const victim_case k_cases[] = {
                "[T B] T (4) threads malloc and free in a tight loop while main sends them B (10) bursts of FAULTLINE_LEAK_SIGNAL; each burst must be answered by a leak report (checks/signal_storm.c)"),
     VICTIM_RUN("fork-during-checks", cmd_fork_during_checks,
                "[SIG S] loses 8192 blocks from as many stacks, then for S (3) seconds sends itself SIG (45, FAULTLINE_LEAK_SIGNAL) and forks 20 children that exit(0) at once, each given 5 s to end (checks/fork_during_checks.c)"),
+    VICTIM_RUN("signal-alone", cmd_signal_alone,
+               "[N] one thread mallocs and frees while a forked child sends it FAULTLINE_LEAK_SIGNAL N (20) times, then once during a read(2); each must be answered by a leak report (checks/signal_alone.c)"),
     VICTIM_RUN("check-under-signal-flood", cmd_check_under_signal_flood,
                "[N] N (20) on-demand checks while a thread sends main SIGUSR1 without pause (checks/check_under_signal_flood.c)"),
     VICTIM_RUN("check-under-setxid", cmd_check_under_setxid,

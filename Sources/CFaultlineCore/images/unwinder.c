@@ -1,5 +1,6 @@
 #include "unwinder.h"
 #include "cancel_off.h"
+#include "interpose_next.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -49,15 +50,25 @@ static void walk_end(void (*end)(void)) {
     if (end) end();
 }
 
+// The malloc shim's faultline_shim_untracked (shim_untracked.c), when it
+// is loaded after this image: the block glibc mallocs for libunwind's TLS
+// in a warm-up is Faultline's, and recording its stack cost a libunwind
+// walk on every thread the agent warms (issue 29, start-up round 4).
+static void *g_untracked;
+FL_NEXT_SLOT(g_untracked, "faultline_shim_untracked")
+
 void fl_unwinder_warm_thread(void) {
     if (!p_backtrace || t_warm) return;
+    void (*untracked)(int) = (void (*)(int))g_untracked;
     void *buf[4];
     // libunwind reads its validation pipe (read: a cancellation point). A
     // thread cancelled as it was created ended here, in the agent's
     // thread start, before its own start routine ran (cancel_off.h).
     int cancel_state = fl_cancel_off();
     void (*end)(void) = walk_begin();
+    if (untracked) untracked(1);
     p_backtrace(buf, 4);  // allocates libunwind's TLS and trace cache here
+    if (untracked) untracked(0);
     walk_end(end);
     fl_cancel_restore(cancel_state);
     t_warm = 1;

@@ -12,8 +12,10 @@
 #include "shim_heap.h"
 #include "shim_live.h"
 #include "shim_lookup.h"
+#include "shim_main_bounds.h"
 #include "shim_leak.h"
 #include "shim_leak_ended.h"
+#include "shim_leak_signal.h"
 #include "shim_quarantine.h"
 #include "shim_real.h"
 #include "shim_report.h"
@@ -120,6 +122,8 @@ static void after_fork_child(void) {
     shim_quarantine_after_fork_child();
     shim_live_after_fork_child();  // the parent's blocks are the parent's to report
     shim_leak_after_fork_child();
+    shim_leak_signal_after_fork_child();
+    shim_leak_helper_after_fork_child();
     shim_report_after_fork_child();
     shim_suppress_after_fork_child();
     fl_report_reseed();
@@ -191,6 +195,7 @@ static void step_aside(const char *why) {
 
 __attribute__((constructor)) static void shim_init(void) {
     shim_self.depth++;  // allocations made while starting up are not recorded
+    shim_main_bounds_fill();
     shim_stack_resolve();
     shim_config_load();
     shim_cxx_init();

@@ -95,14 +95,25 @@ long shim_leak_check(const char *trigger);
 /// signal asked for) does not exist in the child, and the child's own exit
 /// check would wait for it forever.
 void shim_leak_after_fork_child(void);
+/// 1 when the calling thread holds the check's lock (a check of its own
+/// under way, below a signal handler). Async-signal-safe.
+int shim_leak_check_running_here(void);
 
 /// FAULTLINE_LEAK_INHERITED: 1 to report blocks allocated before this
 /// process was forked too (default 0: the parent reports them). Read by
 /// shim_leak_init.
 extern int shim_leak_report_inherited;
 
-/// Installs the on-demand signal and starts the helper thread (signal
-/// checks and growth snapshots). Called from the shim's constructor.
+/// Installs the on-demand signal (shim_leak_signal.h) and, for growth
+/// snapshots or a process with threads already, starts the helper thread;
+/// otherwise leaves it for the first pthread_create. Called from the
+/// shim's constructor.
 void shim_leak_init(void);
+/// From the shim's pthread_create: starts the leak helper before the
+/// process's first other thread (once per process), when the signal
+/// wants it and the constructor left it for then.
+void shim_leak_thread_coming(void);
+/// In a forked child: forgets the parent's pending request and posts.
+void shim_leak_helper_after_fork_child(void);
 
 #endif

@@ -1,5 +1,7 @@
 // The leak helper thread: runs on-demand checks asked for by
-// FAULTLINE_LEAK_SIGNAL (the handler only posts a semaphore) and, with
+// FAULTLINE_LEAK_SIGNAL (the handler only posts a semaphore; a process
+// with no thread of its own yet has no helper, and the handler answers
+// itself: shim_leak_signal.h) and, with
 // FAULTLINE_LEAK_GROWTH_MS set, takes a snapshot of the live bytes of every
 // allocation stack each interval. A stack whose live bytes rose in each of
 // FAULTLINE_LEAK_GROWTH_SNAPSHOTS consecutive snapshots (by at least
@@ -8,10 +10,12 @@
 #include "tool_log.h"
 #include "interpose_next.h"
 #include "shim_leak.h"
+#include "shim_leak_signal.h"
 #include "shim_config.h"
 #include "cred_mirror.h"
 #include "fd_transient.h"
 #include "shim_depot.h"
+#include "shim_heap.h"
 #include "shim_report.h"
 #include "shim_thread.h"
 #include "sigsafe.h"
@@ -49,11 +53,17 @@ static uint64_t *g_series;  // TRACKED_STACKS x snapshots ring
 static uint64_t g_snapshot;
 static uint64_t g_untracked;
 
-static void on_signal(int sig) {
-    int saved = errno;
+// The process the helper was started in (0: none yet; a forked child has
+// none of its parent's).
+static _Atomic pid_t g_helper_pid;
+
+// The leak signal's request, handed to the helper when this process has
+// one (shim_leak_signal.c answers it otherwise). Async-signal-safe.
+static int post_to_helper(void) {
+    if (atomic_load(&g_helper_pid) != (pid_t)syscall(SYS_getpid)) return 0;
     __atomic_store_n(&g_signal_pending, 1, __ATOMIC_RELEASE);
     sem_post(&g_wake);  // async-signal-safe
-    errno = saved;
+    return 1;
 }
 
 // The slot of stack `id`; a free one is claimed for it when `claim` is set,
@@ -297,7 +307,42 @@ static int start_helper(void) {
     g_thread = t;
     pthread_detach(t);
     fl_thread_uncount();  // it must not keep the process alive
+    atomic_store(&g_helper_pid, getpid());
     return 0;
+}
+
+// Started at the first pthread_create (shim_leak_thread_coming) rather
+// than in the constructor: a process that never has a second thread of
+// its own pays no thread, no fd-table growth and no clone (0.13 ms of CPU
+// of a /bin/true, docs/benchmarks.md "Start-up, round 4"), and its leak
+// signal is answered in the handler.
+static _Atomic int g_lazy;            // the helper waits for a first thread
+static _Atomic int g_thread_early;    // a pthread_create came before the constructor
+static _Atomic pid_t g_start_claimed;  // the process whose first thread starts it
+
+static void start_now(void) {
+    shim_self.depth++;  // its descriptor's and TLS's allocations are not the program's
+    grow_fd_table_now();
+    start_helper();
+    shim_self.depth--;
+}
+
+void shim_leak_thread_coming(void) {
+    if (!__atomic_load_n(&shim_ready, __ATOMIC_ACQUIRE)) {
+        atomic_store(&g_thread_early, 1);
+        return;
+    }
+    if (!atomic_load(&g_lazy)) return;
+    pid_t pid = getpid(), claimed = atomic_load(&g_start_claimed);
+    if (claimed == pid || !atomic_compare_exchange_strong(&g_start_claimed, &claimed, pid)) return;
+    start_now();
+}
+
+void shim_leak_helper_after_fork_child(void) {
+    // A child may start a helper of its own at its first thread: not with
+    // a request or posts its parent had not taken yet.
+    __atomic_store_n(&g_signal_pending, 0, __ATOMIC_RELEASE);
+    if (atomic_load(&g_lazy)) sem_init(&g_wake, 0, 0);
 }
 
 extern int shim_leak_debug_roots;
@@ -333,13 +378,10 @@ void shim_leak_init(void) {
     // It follows the program's capabilities (glibc aborts a set*id call
     // whose result differs between threads), asked on the stop signal.
     fl_cred_mirror_init(shim_cfg.leak_stop_signal, fl_option_at(FL_OPT_LEAK_STOP_SIGNAL)->name, shim_leak_world_prepare);
-    grow_fd_table_now();
-    if (start_helper() != 0) return;
-    if (want_signal) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sa.sa_flags = SA_RESTART;
-        sigaction(shim_cfg.leak_signal, &sa, 0);
-    }
+    if (want_signal) shim_leak_signal_install(shim_cfg.leak_signal, post_to_helper);
+    // Snapshots need the helper from the start, and so does a process
+    // that already has another thread (the agent's, started before this
+    // constructor ran, come through the same interposer).
+    if (shim_cfg.leak_growth_ms || atomic_load(&g_thread_early) || fl_program_threads() > 1) start_now();
+    else atomic_store(&g_lazy, 1);
 }

@@ -42,6 +42,11 @@ void shim_leak_after_fork_child(void) {
     g_check_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 }
 
+// glibc records the owner of every mutex, a normal one too.
+int shim_leak_check_running_here(void) {
+    return __atomic_load_n(&g_check_lock.__data.__owner, __ATOMIC_RELAXED) == (int)shim_tid();
+}
+
 // One element of "groups": class, count, bytes and the allocation stack; a
 // definitely lost group's blocks hanging from it (`indirect`, and
 // `total_bytes` with them), an indirectly lost group's holder (`held_by`,
