@@ -23,6 +23,9 @@ victim_leak_check_fn victim_leak_check_needed(void);
 /// lost block reachable.
 void victim_clear_stack(void);
 
+/// The leak-*.json reports in directory `dir`, or -1 when it cannot be read.
+int victim_leak_reports(const char *dir);
+
 #ifdef __cplusplus
 }
 #endif

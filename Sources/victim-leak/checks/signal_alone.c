@@ -17,24 +17,13 @@ static long now_ms(void) {
     return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/// leak-*.json files in the report directory.
-static int count_reports(const char *dir) {
-    DIR *d = opendir(dir);
-    if (!d) return -1;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != 0;)
-        if (!strncmp(e->d_name, "leak-", 5) && strstr(e->d_name, ".json")) n++;
-    closedir(d);
-    return n;
-}
-
 /// Signals `parent` and waits up to 10 s for the report count to pass
 /// `*seen`; 1 when it did.
 static int ask(pid_t parent, int sig, const char *dir, int *seen) {
     kill(parent, sig);
     long until = now_ms() + 10000;
     int n;
-    while ((n = count_reports(dir)) <= *seen && now_ms() < until) usleep(2000);
+    while ((n = victim_leak_reports(dir)) <= *seen && now_ms() < until) usleep(2000);
     int answered = n > *seen;
     *seen = n;
     return answered;
@@ -62,7 +51,7 @@ int victim_signal_alone(int rounds) {
     if (child < 0) { perror("victim: fork"); return 2; }
     if (child == 0) {
         close(go[0]);
-        int seen = count_reports(dir), answered = 0;
+        int seen = victim_leak_reports(dir), answered = 0;
         for (int i = 0; i < rounds; i++) answered += ask(parent, sig, dir, &seen);
         // The parent waits in read(2) now (it was told to by a byte).
         if (write(go[1], "r", 1) != 1) _exit(2);

@@ -1,4 +1,5 @@
 #include "signal_storm.h"
+#include "victim_leak_check.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -54,22 +55,11 @@ static void *worker(void *arg) {
     return 0;
 }
 
-/// leak-*.json files in the report directory.
-static int count_reports(const char *dir) {
-    DIR *d = opendir(dir);
-    if (!d) return -1;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != 0;)
-        if (!strncmp(e->d_name, "leak-", 5) && strstr(e->d_name, ".json")) n++;
-    closedir(d);
-    return n;
-}
-
 /// Waits until the report count passes `than` (`ms` at most); the count.
 static int wait_for_more(const char *dir, int than, int ms) {
     uint64_t until = now_ms() + (uint64_t)ms;
     int n;
-    while ((n = count_reports(dir)) <= than && now_ms() < until) usleep(2000);
+    while ((n = victim_leak_reports(dir)) <= than && now_ms() < until) usleep(2000);
     return n;
 }
 
@@ -81,7 +71,7 @@ int victim_signal_storm(int threads, int bursts) {
     pthread_t t[MAX_THREADS];
     for (int i = 0; i < threads; i++) pthread_create(&t[i], 0, worker, (void *)(long)i);
     for (int i = 0; i < threads; i++) while (!atomic_load(&g_tids[i])) sched_yield();
-    int reports = count_reports(dir), first = reports, answered = 0;
+    int reports = victim_leak_reports(dir), first = reports, answered = 0;
     for (int b = 0; b < bursts; b++) {
         for (int k = 0; k < BURST; k++) {
             syscall(SYS_tgkill, (long)getpid(), (long)atomic_load(&g_tids[k % threads]), (long)sig);
