@@ -90,8 +90,11 @@ static inline void shim_redzone_prefetch(const void *p) {
     // Blocks are laid out from the start of each 64 KiB span.
     uintptr_t span = k->start + (((uintptr_t)p - k->start) & ~(uintptr_t)(SHIM_SPAN_SIZE - 1));
     uintptr_t size = k->size, end = span + (((uintptr_t)p - span) / size + 1) * size;
+    // A zone is at most the class step (an eighth of the slot) and 16
+    // bytes more: up to 4 lines for the biggest classes.
     __builtin_prefetch((const void *)(end - 1));
     if (size > 128) __builtin_prefetch((const void *)(end - 65));
+    if (size > 1024) { __builtin_prefetch((const void *)(end - 129)); __builtin_prefetch((const void *)(end - 193)); }
 }
 
 /// The changed part of a red zone: `first` and `last` changed bytes as
