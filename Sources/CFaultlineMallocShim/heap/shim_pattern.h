@@ -5,9 +5,10 @@
 // It compares 64 bytes at a time against the pattern held in registers
 // (one stream, not memcmp's two: the block and a 4 KiB pattern buffer),
 // the tail 16 at a time, and looks for the changed byte only in a 16-byte
-// chunk that differs. SSE2 only: the verify waits on memory (the blocks
-// are cold after 16 MB of other frees), not on compares, so AVX2's wider
-// loads would need a CPU check for nothing.
+// chunk that differs. SSE2 only: release_batch has already loaded the
+// block's lines when this runs (it waits on those misses, not on
+// compares); glibc's AVX-512 memcmp against a pattern page in its place
+// measured the same (issue 29, round 4).
 //
 // Tried and dropped (issue 29): scribbling with non-temporal stores from
 // 1 KiB, so a freed block would not be dragged through the cache. On this
