@@ -210,7 +210,7 @@ static void *alloc_block(size_t size, size_t align, int zero, unsigned kind, uin
     shim_redzone_fill(b);
     if (!zero) {
         size_t end = min_size(size, shim_cfg.fill_limit);
-        if (end > fill_from) memset((char *)user + fill_from, SHIM_FILL_BYTE, end - fill_from);
+        if (end > fill_from) shim_pattern_set((char *)user + fill_from, SHIM_FILL_BYTE, end - fill_from);
     }
     // Inside the guard after start-up, the shim's own machinery is
     // allocating (libunwind's thread-local storage on a thread's first
@@ -334,7 +334,7 @@ static uint32_t quarantine(void *p, uint32_t stack) {
         memset((void *)hi, SHIM_SCRIBBLE_BYTE, user + b->size - hi);
     } else {
         size_t n = min_size(b->size, shim_cfg.scribble_limit);
-        if (n) memset(p, SHIM_SCRIBBLE_BYTE, n);
+        shim_pattern_set(p, SHIM_SCRIBBLE_BYTE, n);
         if (shim_cfg.leak_tracking && b->size > n) clear_tail(p, n, b->size);
     }
     if (__builtin_expect(broken != 0, 0)) links_overwritten(b, broken);
@@ -453,6 +453,7 @@ static inline void release(void *p, unsigned kind, int typed, size_t size, size_
         shim_bare_free(p, release_name(kind));
         return;
     }
+    shim_redzone_prefetch(p);  // in flight while the header is read
     uint32_t st = shim_classify(p);
     if (__builtin_expect(st == SHIM_LIVE, 1)) {
         const shim_block *b = shim_block_from_user(p);

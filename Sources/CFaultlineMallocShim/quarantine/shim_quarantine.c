@@ -155,26 +155,11 @@ int shim_scribble_changed(const shim_block *b, size_t limit, size_t *offset, siz
     return 1;
 }
 
-/// 16 bytes, compared as two words (SSE2 on x86-64, NEON on arm64).
-typedef uint64_t zone_wide __attribute__((vector_size(16)));
-
-// The red zone of quarantined block `b` holds its pattern: 16 bytes at a
-// time, the last 16 overlapping (zones are 16 bytes to 2 KiB, most under
-// 64, where shim_pattern_mismatch would go a byte at a time). Quarantined
+// The red zone of quarantined block `b` holds its pattern. Quarantined
 // blocks are never guarded ones (those are not held).
 static inline int zone_intact(const shim_block *b) {
     const unsigned char *p = (const unsigned char *)shim_block_user(b) + b->size;
-    size_t n = shim_redzone_end(b) - (uintptr_t)p;
-    if (__builtin_expect(n < 16, 0)) {
-        for (size_t i = 0; i < n; i++) if (p[i] != SHIM_REDZONE_BYTE) return 0;
-        return 1;
-    }
-    const zone_wide w = {SHIM_REDZONE_WORD, SHIM_REDZONE_WORD};
-    zone_wide d = {0, 0}, x;
-    for (size_t i = 0; i + 16 < n; i += 16) { __builtin_memcpy(&x, p + i, 16); d |= x ^ w; }
-    __builtin_memcpy(&x, p + n - 16, 16);
-    d |= x ^ w;
-    return (d[0] | d[1]) == 0;
+    return shim_redzone_holds(p, shim_redzone_end(b) - (uintptr_t)p);
 }
 
 // Reads one byte of every line of `[from, to)` (64-byte lines), so that
