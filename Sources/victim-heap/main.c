@@ -720,6 +720,8 @@ static const victim_case k_cases[] = {
     VICTIM_CALL("heap-overflow-strndup", heap_overflow_strndup, "strcat one character onto a strndup copy, then free it"),
     VICTIM_CALL("heap-underflow-neighbour", heap_underflow_neighbour, "write 8 bytes 56 bytes in front of a block (into its neighbour's red zone), free the neighbour"),
     VICTIM_CALL("heap-underflow-header", heap_underflow_header, "write 1 byte in front of a block (its header), then free it"),
+    VICTIM_CALL("heap-underflow-header-wiped-far", heap_underflow_header_wiped_far,
+                "wipe the 32-byte header of a 40-byte block past its class's first 64 KiB span, then free it"),
     VICTIM_CALL("heap-underflow-header-live", heap_underflow_header_live, "write 1 byte in front of a block (its header), exit with it live"),
     VICTIM_CALL("heap-underflow-links", heap_underflow_links, "overwrite the 16 bytes 40 to 24 bytes in front of a live block, exit with it live"),
     VICTIM_CALL("heap-read-past-end", heap_read_past_end, "read 1 byte past the end of a 32-byte block"),

@@ -108,6 +108,23 @@ int heap_underflow_header(void) {
     return 0;
 }
 
+/// The whole 32-byte header in front of a 40-byte block wiped (no tag, no
+/// checksum left; run without leak tracking, so no live link), then free, for a block far into its
+/// class: past the first 64 KiB span, where a class that does not divide
+/// the span starts its slots at another offset from the region's start.
+int heap_underflow_header_wiped_far(void) {
+    enum { N = 3000 };  // 3000 slots of 96 bytes: five spans
+    static char *blocks[N];
+    for (int i = 0; i < N; i++) blocks[i] = victim_alloc_small(40);
+    char *p = blocks[N - 1];
+    fprintf(stderr, "victim: wiping the 32 bytes in front of a 40-byte block\n");
+    victim_write_before(p, -32, 32);
+    victim_release(p);
+    printf("victim: free returned\n");
+    for (int i = 0; i < N - 1; i++) victim_release(blocks[i]);
+    return 0;
+}
+
 /// A 1-byte write 32 bytes past the end of a 4 KiB block (glibc serves it),
 /// then free: past a 16-byte red zone that write reached glibc's next chunk
 /// header and glibc aborted in free, where the program alone runs on.

@@ -85,6 +85,7 @@ int heap_overflow_strcpy(void);
 int heap_overflow_strndup(void);
 int heap_underflow_neighbour(void);
 int heap_underflow_header(void);
+int heap_underflow_header_wiped_far(void);
 int heap_underflow_links(void);
 int heap_underflow_header_live(void);
 int heap_overflow_jump_4k(void);

@@ -360,8 +360,10 @@ static __attribute__((noinline, cold)) int corrupt_header(const void *p, const c
     case SHIM_HEADER_FOREIGN: break;
     }
     if (shim_arena_owns(p) && shim_arena_readable_before(p, SHIM_HEADER_SIZE)) {
-        uintptr_t start = shim_arena_classes[shim_arena_class_at(p)].start;
-        uintptr_t at = (a - start) % shim_arena_block_size(p);
+        // Slots start afresh in each 64 KiB span (shim_arena_at_slot_start):
+        // counted from the region's start, a class that does not divide the
+        // span was off past its first span (heap-underflow-header-wiped-far).
+        uintptr_t at = ((a - shim_arena_base) & 0xffffu) % shim_arena_block_size(p);
         shim_found f;
         // Where a block's user bytes start in its slot, and not inside a
         // live block's bytes (an interior pointer of a bigger block).
