@@ -11,7 +11,9 @@
 static const shim_block *block_before(const void *real) {
     size_t size = shim_arena_block_size(real);
     uintptr_t at = (uintptr_t)real, start = shim_arena_classes[shim_arena_class_at(real)].start;
-    if (at < start + size) return 0;
+    // Slots start afresh in each 64 KiB span: a span's first has no slot
+    // right in front of it (the span before may end in a gap).
+    if (at < start + size || ((at - shim_arena_base) & 0xffffu) < size) return 0;
     return shim_block_in_slot(at - size);
 }
 
