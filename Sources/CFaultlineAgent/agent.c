@@ -47,8 +47,6 @@
 
 fl_config fl_agent_config;
 static int g_installed;
-/// The detector bits install() put in (the crash detector's included).
-static unsigned g_installed_bits;
 static char g_error[512];
 
 const char *faultline_last_error(void) { return g_error; }
@@ -299,7 +297,6 @@ static int install(const faultline_options *options, int dir_optional) {
     untrace_children();
     // Last: after the agent's own setenv calls (environ_pin.h).
     fl_environ_pin();
-    g_installed_bits = c->detectors;
     g_installed = 1;
     return 0;
 }
@@ -310,8 +307,7 @@ int faultline_uninstall(void) {
     if (!g_installed) return 0;
     // Reverse install order: the crash detector, installed first, last.
     for (unsigned i = sizeof k_detectors / sizeof k_detectors[0]; i-- > 0;)
-        if (g_installed_bits & k_detectors[i].bit) k_detectors[i].uninstall();
-    g_installed_bits = 0;
+        if (fl_agent_config.detectors & k_detectors[i].bit) k_detectors[i].uninstall();
     // So that a later faultline_install is not taken for another copy's.
     unsetenv(FL_MARKER_ENV);
     g_installed = 0;
