@@ -688,8 +688,7 @@ static void at_exit(void) {
     // its next tick and ends there. Waking it cost the exit a wake-up of a
     // thread whose CPU may be idle: ~2 ms on a virtual machine.
     if (!atomic_load(&g_watchdog_busy)) return;
-    atomic_fetch_add(&g_wake, 1);
-    syscall(SYS_futex, &g_wake, FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
+    wake_watchdog(&g_solo);
     uint64_t deadline = fl_monotonic_ns() + FL_EXIT_WAIT_NS;
     while (atomic_load(&g_exit_state) != 2 && fl_monotonic_ns() < deadline) fl_sleep_ns(200000);
 }
@@ -746,9 +745,11 @@ void fl_hang_uninstall(void) {
     atomic_store(&g_uninstalling, 1);
     atomic_store(&g_exit_tid, fl_gettid());
     int expected = 0;
-    if (!atomic_compare_exchange_strong(&g_exit_state, &expected, 1)) return;  // exiting already
-    atomic_fetch_add(&g_wake, 1);
-    syscall(SYS_futex, &g_wake, FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
+    if (!atomic_compare_exchange_strong(&g_exit_state, &expected, 1)) {
+        atomic_store(&g_uninstalling, 0);  // exiting already: the episode ends as an exit
+        return;
+    }
+    wake_watchdog(&g_solo);
     pthread_join(g_thread, 0);
     fl_probe_forget();
     atomic_store(&g_running, 0);
