@@ -20,8 +20,9 @@
 // (`if (pipe[0] != -1) close(pipe[0])`) while the first is writing into its
 // write end: SIGPIPE, and the program died of it (hang reports sample every
 // thread at once). So libunwind's own closes of its pair, made inside a
-// walk, are deferred to the end of the last walk: no read end goes while a
-// walk may still write.
+// walk or called from libunwind's code, are deferred to the end of the
+// last walk: no read end goes while a walk may still write. Once the
+// program walks with libunwind itself, the pair is no longer let go.
 #ifndef FL_UNWIND_PIPE_H
 #define FL_UNWIND_PIPE_H
 
