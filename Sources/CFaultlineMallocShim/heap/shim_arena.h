@@ -79,16 +79,18 @@ static inline int shim_arena_owns(const void *p) {
 static inline unsigned shim_arena_class_at(const void *p) {
     return (unsigned)(((uintptr_t)p - shim_arena_base) / SHIM_ARENA_REGION_SIZE);
 }
+/// The index of the slot of class `c` holding byte `in` of its 64 KiB span
+/// (spans start at a block and hold whole blocks only): a multiply by the
+/// class's reciprocal, no divide.
+static inline uint64_t shim_arena_slot_in_span(uint64_t in, unsigned c) { return (in * shim_arena_class_recip[c]) >> 32; }
 /// 1 when `p`, which the arena owns, is the first byte of a slot: a
 /// headerless block's pointer (a block with a header points 32 or 48 bytes
 /// into its slot, never at its start). A multiply and a compare, no divide.
 static inline int shim_arena_at_slot_start(const void *p) {
-    // Spans (64 KiB) start at a block and hold whole blocks only.
     uintptr_t off = (uintptr_t)p - shim_arena_base;
     unsigned c = (unsigned)(off / SHIM_ARENA_REGION_SIZE);
     uint64_t in = off & 0xffffu;
-    uint64_t slot = (in * shim_arena_class_recip[c]) >> 32;
-    return slot * shim_arena_class_sizes[c] == in;
+    return shim_arena_slot_in_span(in, c) * shim_arena_class_sizes[c] == in;
 }
 /// 1 when the `n` bytes before `p` lie in a part of the arena that has
 /// been made readable (so a header there can be read without faulting).

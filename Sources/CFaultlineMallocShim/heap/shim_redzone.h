@@ -9,7 +9,6 @@
 #define SHIM_REDZONE_H
 
 #include "shim_arena.h"
-#include "shim_arena_class.h"
 #include "shim_block.h"
 #include "shim_guard.h"
 #include "shim_pattern.h"
@@ -86,10 +85,10 @@ static inline int shim_redzone_intact(const shim_block *b) {
 /// never fault, so `p` may be anything; other pointers are left alone.
 static inline void shim_redzone_prefetch(const void *p) {
     if (!shim_arena_owns(p)) return;
-    const arena_class *k = &shim_arena_classes[shim_arena_class_at(p)];
-    // Blocks are laid out from the start of each 64 KiB span.
-    uintptr_t span = k->start + (((uintptr_t)p - k->start) & ~(uintptr_t)(SHIM_SPAN_SIZE - 1));
-    uintptr_t size = k->size, end = span + (((uintptr_t)p - span) / size + 1) * size;
+    uintptr_t off = (uintptr_t)p - shim_arena_base;
+    unsigned c = shim_arena_class_at(p);
+    uintptr_t in = off & 0xffffu, size = shim_arena_class_sizes[c];
+    uintptr_t end = (uintptr_t)p - in + (shim_arena_slot_in_span(in, c) + 1) * size;
     // A zone is at most the class step (an eighth of the slot) and 16
     // bytes more: up to 4 lines for the biggest classes.
     __builtin_prefetch((const void *)(end - 1));
