@@ -1,5 +1,6 @@
 #include "shim_live.h"
 #include "shim_depot.h"
+#include "shim_config.h"
 
 #include "shim_spin.h"
 #include "shim_arena.h"
@@ -43,7 +44,7 @@ void shim_live_insert(shim_block *b, uint32_t magic) {
     s->first = b;
     s->count++;
     unlock(s);
-    shim_depot_account(b->alloc_stack, (int64_t)b->size, 1);
+    if (shim_cfg.leak_growth_ms) shim_depot_account(b->alloc_stack, (int64_t)b->size, 1);
 }
 
 /// The `prev` of a block left off the lists (never a header's address).
@@ -165,8 +166,21 @@ const shim_block *shim_live_remove(shim_block *b, uint32_t magic) {
     l->prev = l->next = 0;
     s->count--;
     unlock(s);
-    shim_depot_account(b->alloc_stack, -(int64_t)b->size, -1);
+    if (shim_cfg.leak_growth_ms) shim_depot_account(b->alloc_stack, -(int64_t)b->size, -1);
     return damaged;
+}
+
+static void tally_one(const shim_block *b, void *ctx) {
+    (void)ctx;
+    shim_depot_account(b->alloc_stack, (int64_t)b->size, 1);
+}
+
+void shim_live_tally(void) {
+    if (!shim_live_on || shim_cfg.leak_growth_ms) return;
+    shim_live_lock_all();
+    shim_depot_live_clear();
+    shim_live_each(tally_one, 0);
+    shim_live_unlock_all();
 }
 
 void shim_live_lock_all(void) {

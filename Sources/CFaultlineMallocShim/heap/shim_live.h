@@ -1,8 +1,11 @@
 // Live-block records for leak detection: every live block is linked into
 // one of SHIM_LIVE_STRIPES doubly-linked lists through the link in front of
 // its header (shim_block.h; the list is chosen by
-// the allocating thread, so a thread mostly takes its own lock), and its
-// size is added to its allocation stack's live bytes in the stack depot.
+// the allocating thread, so a thread mostly takes its own lock). Its
+// allocation stack's live bytes in the stack depot are counted as blocks
+// come and go only in growth mode, whose snapshots are periodic; otherwise
+// shim_live_tally counts them when asked (an OOM breadcrumb, a warning):
+// the count was a cold depot line written at every malloc and free.
 #ifndef SHIM_LIVE_H
 #define SHIM_LIVE_H
 
@@ -32,6 +35,12 @@ void shim_live_leave_out(shim_block *b);
 /// following them) or a neighbour whose link no longer pointed back (it is
 /// rewritten with the right value).
 const shim_block *shim_live_remove(shim_block *b, uint32_t magic);
+
+/// Makes the depot's live bytes and blocks of every stack exact: in growth
+/// mode they already are; otherwise they are counted afresh from the lists
+/// under every stripe lock. Not from a signal handler that interrupted
+/// the shim (shim_live_locked_here).
+void shim_live_tally(void);
 
 /// Takes every stripe lock (leak scan, fork). No list changes until unlock.
 void shim_live_lock_all(void);

@@ -4,6 +4,7 @@
 #include "shim_depot.h"
 #include "shim_heap.h"
 #include "shim_leak.h"
+#include "shim_live.h"
 
 #include <string.h>
 
@@ -16,6 +17,7 @@ __attribute__((visibility("default"))) int faultline_shim_top_stacks(uint64_t *l
                                                                       int *depths, int max_stacks, int max_depth) {
     if (shim_mode != SHIM_MODE_DETECT || !shim_ready || !shim_cfg.leak_tracking || !shim_cfg.stacks || max_stacks <= 0 || max_depth <= 0)
         return 0;
+    shim_live_tally();
     int n = 0;
     for (uint32_t id = shim_depot_next(0); id; id = shim_depot_next(id)) {
         uint64_t bytes, blocks;

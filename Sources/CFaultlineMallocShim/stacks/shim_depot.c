@@ -113,6 +113,16 @@ void shim_depot_account(uint32_t id, int64_t bytes, int64_t blocks) {
     atomic_fetch_add_explicit(k, (uint64_t)blocks, memory_order_relaxed);
 }
 
+void shim_depot_live_clear(void) {
+    atomic_store_explicit(&g_unknown_bytes, 0, memory_order_relaxed);
+    atomic_store_explicit(&g_unknown_blocks, 0, memory_order_relaxed);
+    for (uint32_t id = shim_depot_next(0); id; id = shim_depot_next(id)) {
+        depot_entry *e = entry(id);
+        atomic_store_explicit(&e->live_bytes, 0, memory_order_relaxed);
+        atomic_store_explicit(&e->live_blocks, 0, memory_order_relaxed);
+    }
+}
+
 void shim_depot_live(uint32_t id, uint64_t *bytes, uint64_t *blocks) {
     if (id == 0 || !g_arena) {
         *bytes = atomic_load_explicit(&g_unknown_bytes, memory_order_relaxed);

@@ -20,8 +20,11 @@ size_t shim_depot_used(void);
 uint64_t shim_depot_dropped(void);
 
 /// Adds to the live bytes and blocks of stack `id` (0: no stack recorded).
-/// Lock-free; called on every allocation and free while leak tracking is on.
+/// Lock-free; called on every allocation and free in growth mode, and for
+/// each live block by shim_live_tally otherwise.
 void shim_depot_account(uint32_t id, int64_t bytes, int64_t blocks);
+/// Sets every stack's live bytes and blocks to 0 (shim_live_tally's start).
+void shim_depot_live_clear(void);
 /// Live bytes and blocks of stack `id` (0: the allocations without a stack).
 void shim_depot_live(uint32_t id, uint64_t *bytes, uint64_t *blocks);
 /// The stack stored after `id` (0 starts the walk), or 0 at the end. Never
