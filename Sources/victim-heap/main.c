@@ -724,6 +724,7 @@ static const victim_case k_cases[] = {
                 "wipe the 32-byte header of a 40-byte block past its class's first 64 KiB span, then free it"),
     VICTIM_CALL("heap-underflow-header-live", heap_underflow_header_live, "write 1 byte in front of a block (its header), exit with it live"),
     VICTIM_CALL("heap-underflow-links", heap_underflow_links, "overwrite the 16 bytes 40 to 24 bytes in front of a live block, exit with it live"),
+    VICTIM_CALL("heap-underflow-links-big", heap_underflow_links_big, "overwrite a live 6000-byte block's list links with an unmapped address, then free every block"),
     VICTIM_CALL("heap-read-past-end", heap_read_past_end, "read 1 byte past the end of a 32-byte block"),
     VICTIM_CALL("use-after-free-int", use_after_free_int, "read an int field of a freed block"),
     VICTIM_CALL("use-after-free-large", use_after_free_large, "write 64 KiB into a freed 256 KiB block"),

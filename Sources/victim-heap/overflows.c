@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -162,6 +163,26 @@ int heap_underflow_links(void) {
     g_keep = keep;
     for (int i = 0; i < 8; i++) if (i != 4) victim_release(keep[i]);
     printf("victim: exiting with the block live\n");
+    return 0;
+}
+
+/// The leak list's links of a live 6000-byte block (glibc's, past the
+/// arena) overwritten with the address of a page no longer mapped, then
+/// that block freed first, its neighbours after: no free may follow those
+/// links (one that read them directly faulted inside the shim).
+int heap_underflow_links_big(void) {
+    char *keep[8];
+    for (int i = 0; i < 8; i++) keep[i] = victim_alloc_small(6000);
+    void *gone = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (gone == MAP_FAILED) { perror("victim: mmap"); return 1; }
+    munmap(gone, 4096);
+    fprintf(stderr, "victim: overwriting the 16 bytes 48 to 32 bytes in front of a live 6000-byte block with %p\n", gone);
+    uintptr_t links[2] = {(uintptr_t)gone, (uintptr_t)gone + 64};
+    memcpy(keep[4] - 48, links, sizeof links);
+    g_keep = keep;
+    victim_release(keep[4]);
+    for (int i = 0; i < 8; i++) if (i != 4) victim_release(keep[i]);
+    printf("victim: every block freed\n");
     return 0;
 }
 

@@ -87,6 +87,7 @@ int heap_underflow_neighbour(void);
 int heap_underflow_header(void);
 int heap_underflow_header_wiped_far(void);
 int heap_underflow_links(void);
+int heap_underflow_links_big(void);
 int heap_underflow_header_live(void);
 int heap_overflow_jump_4k(void);
 int heap_read_past_end_odd(void);

@@ -1,4 +1,5 @@
 #include "shim_live.h"
+#include "shim_live_link.h"
 #include "shim_depot.h"
 #include "shim_config.h"
 
@@ -36,10 +37,8 @@ void shim_live_insert(shim_block *b, uint32_t magic) {
     stripe *s = stripe_of(b);
     lock(s);
     __atomic_store_n(&b->magic, magic, __ATOMIC_RELEASE);
-    shim_link *l = shim_block_link(b);
-    l->prev = 0;
-    l->next = s->first;
-    if (s->first) shim_block_link(s->first)->prev = b;
+    shim_link_put(shim_block_link(b), 0, s->first);
+    if (s->first) shim_link_set_prev(shim_block_link(s->first), b);
     else s->last = b;
     s->first = b;
     s->count++;
@@ -73,6 +72,19 @@ static int readable_block(const shim_block *q, shim_link *link, uint32_t *magic)
     return 1;
 }
 
+// The link and state tag of `q`, named by a link whose tag holds: a live
+// member of a list whose lock is held, so mapped (shim_live_link.h).
+static int member_block(const shim_block *q, shim_link *link, uint32_t *magic) {
+    *link = *shim_block_link(q);
+    *magic = __atomic_load_n(&q->magic, __ATOMIC_RELAXED);
+    return 1;
+}
+
+// readable_block, or member_block when the link that named `q` holds.
+static int named_block(const shim_block *q, int trusted, shim_link *link, uint32_t *magic) {
+    return trusted ? member_block(q, link, magic) : readable_block(q, link, magic);
+}
+
 // 1 when `q` is the header of a live, linked block whose link and header
 // can be read (readable_block) and whose state tag says live.
 static int linked_block(const shim_block *q, shim_link *link) {
@@ -88,17 +100,14 @@ static int linked_block(const shim_block *q, shim_link *link) {
 static const shim_block *next_of(const shim_block *b) {
     shim_link l;
     uint32_t magic;
-    const shim_block *n = shim_block_link(b)->next;
+    const shim_link *bl = shim_block_link(b);
+    const shim_block *n = shim_link_next(bl);
     if (!n) return 0;
-    return readable_block(n, &l, &magic) && l.prev == b ? n : 0;
+    return named_block(n, shim_link_holds(bl), &l, &magic) && shim_link_prev(&l) == b ? n : 0;
 }
 
-// A list head the shim wrote itself, when its link and header can be read.
-static const shim_block *head(const shim_block *b) {
-    shim_link l;
-    uint32_t magic;
-    return b && readable_block(b, &l, &magic) ? b : 0;
-}
+// A list head: the shim's own word, so a live member.
+static const shim_block *head(const shim_block *b) { return b; }
 
 // 1 when the header of list member `b` is whole: tagged live and sealed.
 static int whole(const shim_block *b) {
@@ -114,28 +123,28 @@ static void mend(stripe *s, shim_block *b) {
     for (int h = 0; h < 2 && !before; h++) {
         if (*heads[h] == b) { before = b; break; }  // b heads the list: no block before
         for (shim_block *q = *heads[h]; q; q = (shim_block *)next_of(q))
-            if (shim_block_link(q)->next == b) { before = q; break; }
+            if (shim_link_next(shim_block_link(q)) == b) { before = q; break; }
     }
     shim_link l;
-    for (shim_block *q = s->last; q && linked_block(q, &l); q = l.prev)
-        if (l.prev == b) { after = q; break; }
+    for (shim_block *q = s->last; q && linked_block(q, &l); q = shim_link_prev(&l))
+        if (shim_link_prev(&l) == b) { after = q; break; }
     if (before == b) {
         if (s->first == b) s->first = after;
         else s->inherited = after;
     } else if (before) {
-        shim_block_link(before)->next = after;
+        shim_link_set_next(shim_block_link(before), after);
     }
-    if (after) shim_block_link(after)->prev = before == b ? 0 : before;
+    if (after) shim_link_set_prev(shim_block_link(after), before == b ? 0 : before);
     else if (s->last == b) s->last = before == b ? 0 : before;
 }
 
 // 1 when `q`, named by a link of `b`, may be written: a live block, or one
 // whose header was overwritten but whose own link points back at `b` (its
 // `next` when it comes before, `prev` when after): a list member all the same.
-static int neighbour(const shim_block *q, shim_link *link, const shim_block *b, int after) {
+static int neighbour(const shim_block *q, int trusted, shim_link *link, const shim_block *b, int after) {
     uint32_t magic;
-    if (!readable_block(q, link, &magic)) return 0;
-    return magic == shim_magic(q, SHIM_LIVE) || (after ? link->prev : link->next) == b;
+    if (!named_block(q, trusted, link, &magic)) return 0;
+    return magic == shim_magic(q, SHIM_LIVE) || (after ? shim_link_prev(link) : shim_link_next(link)) == b;
 }
 
 const shim_block *shim_live_remove(shim_block *b, uint32_t magic) {
@@ -144,10 +153,12 @@ const shim_block *shim_live_remove(shim_block *b, uint32_t magic) {
     lock(s);
     __atomic_store_n(&b->magic, magic, __ATOMIC_RELAXED);
     shim_link *l = shim_block_link(b);
+    shim_block *prev = shim_link_prev(l), *next = shim_link_next(l);
+    int trusted = shim_link_holds(l);
     shim_link pl, nl;
     const shim_block *damaged = 0;
-    int own = (l->prev ? neighbour(l->prev, &pl, b, 0) : (s->first == b || s->inherited == b)) &&
-              (!l->next || neighbour(l->next, &nl, b, 1));
+    int own = (prev ? neighbour(prev, trusted, &pl, b, 0) : (s->first == b || s->inherited == b)) &&
+              (!next || neighbour(next, trusted, &nl, b, 1));
     if (__builtin_expect(!own, 0)) {
         // Its own links are not to be followed: mended around it.
         mend(s, b);
@@ -155,13 +166,13 @@ const shim_block *shim_live_remove(shim_block *b, uint32_t magic) {
     } else {
         // A neighbour whose link does not point back was overwritten: the
         // unlink below rewrites that link with the right value.
-        if (__builtin_expect(l->prev && pl.next != b, 0)) damaged = l->prev;
-        else if (__builtin_expect(l->next && nl.prev != b, 0)) damaged = l->next;
-        if (l->prev) shim_block_link(l->prev)->next = l->next;
-        else if (s->first == b) s->first = l->next;
-        else if (s->inherited == b) s->inherited = l->next;
-        if (l->next) shim_block_link(l->next)->prev = l->prev;
-        else if (s->last == b) s->last = l->prev;  // `last` is the own list's only
+        if (__builtin_expect(prev && shim_link_next(&pl) != b, 0)) damaged = prev;
+        else if (__builtin_expect(next && shim_link_prev(&nl) != b, 0)) damaged = next;
+        if (prev) shim_link_set_next(shim_block_link(prev), next);
+        else if (s->first == b) s->first = next;
+        else if (s->inherited == b) s->inherited = next;
+        if (next) shim_link_set_prev(shim_block_link(next), prev);
+        else if (s->last == b) s->last = prev;  // `last` is the own list's only
     }
     l->prev = l->next = 0;
     s->count--;
@@ -238,8 +249,8 @@ void shim_live_after_fork_child(void) {
     for (int i = 0; i < SHIM_LIVE_STRIPES; i++) {
         stripe *s = &g_stripes[i];
         if (!s->first) continue;
-        shim_block_link(s->last)->next = s->inherited;
-        if (s->inherited) shim_block_link(s->inherited)->prev = s->last;
+        shim_link_set_next(shim_block_link(s->last), s->inherited);
+        if (s->inherited) shim_link_set_prev(shim_block_link(s->inherited), s->last);
         s->inherited = s->first;
         s->first = s->last = 0;
     }
