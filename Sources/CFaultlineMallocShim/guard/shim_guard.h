@@ -45,7 +45,8 @@ void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint3
 /// guarded block's start.
 uint32_t shim_guard_state(const void *p);
 /// Frees live guarded block `b` (checked by the caller, free stack and
-/// thread set): its pages become PROT_NONE and are given back.
+/// thread set): its pages become PROT_NONE (and, in mode all, are given
+/// back; a sample slot keeps them for its next block).
 void shim_guard_free(shim_block *b);
 /// The header copy of the guarded block at `p` (any state): 1 when known.
 int shim_guard_copy(const void *p, shim_block *out);
