@@ -8,8 +8,9 @@
 //             (left); a freed block's pages are given back and PROT_NONE.
 //   sample:N  one allocation in N (randomised) goes to a fixed pool of
 //             FAULTLINE_GUARD_SLOTS slots of 4 data pages and a guard page,
-//             reused oldest-freed first; every other allocation takes the
-//             plain path (no fill, scribble, quarantine or stacks).
+//             reused oldest-freed first; a freed slot keeps its pages,
+//             PROT_NONE until its next turn; every other allocation takes
+//             the plain path (no fill, scribble, quarantine or stacks).
 //
 // Blocks keep the usual header in front of them (so the live paths are the
 // shim's own); a copy of it per block, in a table indexed by page, tells a
