@@ -50,6 +50,35 @@ int guard_slot_recycled(void) {
     return victim_read_freed_slot(second, 3) == 0x02020202 ? 0 : 2;
 }
 
+NOINLINE void victim_write_in_front(char *p, long at) { ((volatile char *)p)[at] = 1; }
+
+/// A 64-byte block's slot again for a 32-byte block, as above (its front
+/// pattern the one the first block's free found whole, the 32 bytes the
+/// first one's link and header had written anew), then a write 64 bytes
+/// in front of it and its free.
+int guard_slot_front_underflow(void) {
+    char *first = (char *)victim_alloc_slot(64);
+    if (!guarded(first, 64)) {
+        say("victim: the first block is not guarded\n");
+        return 1;
+    }
+    victim_release_slot((int *)first);
+    char *second = 0;
+    for (int i = 0; i < 1000000 && !second; i++) {
+        char *p = (char *)victim_alloc_slot(32);
+        if (p == first + 32) second = p;
+        else free(p);
+    }
+    if (!second) {
+        say("victim: no block got the first one's slot\n");
+        return 1;
+    }
+    say("victim: writing 1 byte 64 bytes in front of a block on its slot's second turn\n");
+    victim_write_in_front(second, -64);
+    victim_release_slot((int *)second);
+    return 0;
+}
+
 /// A 32-byte block is freed, another takes a slot, and the first is read
 /// (its slot not handed out again yet).
 int guard_slot_freed(void) {

@@ -734,6 +734,7 @@ static const victim_case k_cases[] = {
     VICTIM_CALL("heap-read-past-end-many", heap_read_past_end_many, "read 1 byte past the end of 2000 blocks (guard sampling catches one)"),
     VICTIM_CALL("guard-slot-recycled", guard_slot_recycled, "read a freed sampled block on its guard slot's second turn"),
     VICTIM_CALL("guard-slot-freed", guard_slot_freed, "read a freed sampled block whose guard slot is not reused yet"),
+    VICTIM_CALL("guard-slot-front-underflow", guard_slot_front_underflow, "write 1 byte 64 bytes in front of a sampled block on its guard slot's second turn, then free it"),
     VICTIM_CALL("heap-overflow-crash", heap_overflow_crash, "overflow a block over its neighbour's pointer field, then follow that pointer (SIGSEGV)"),
     VICTIM_CALL("double-free-after-large-frees", double_free_after_large_frees, "free a 130 KiB block again after 1024 large frees"),
     VICTIM_CALL("double-free-out-of-fds", double_free_out_of_fds, "open /dev/null until EMFILE, then free two blocks twice each (with FAULTLINE_HALT_ON_ERROR=0)"),

@@ -107,11 +107,19 @@ uintptr_t shim_guard_data_end(const shim_block *b) {
     return (end + g_page - 1) & ~(uintptr_t)(g_page - 1);
 }
 
-// Slots whose pages are coloured (below), for pools of up to
-// COLOURED_SLOTS slots: five mappings a slot is 5120 at most, a small part
-// of the kernel's 65530 a process may have.
-#define COLOURED_SLOTS 1024u
-static uint8_t g_coloured[COLOURED_SLOTS];
+// What is kept per slot, for pools of up to KEPT_SLOTS slots: whether its
+// pages are coloured (below; five mappings a slot is 5120 at most, a small
+// part of the kernel's 65530 a process may have), and the bytes of its
+// pages [front_lo, front_hi) (offsets into the range) that hold the front
+// pattern, as its last block's free found them (0, 0 while live or unknown).
+#define KEPT_SLOTS 1024u
+typedef struct slot_state {
+    uint32_t front_lo, front_hi;
+    uint8_t coloured;
+} slot_state;
+static slot_state g_slot_state[KEPT_SLOTS];
+
+static inline slot_state *kept(uint32_t slot) { return g_mode == SHIM_GUARD_SAMPLE && slot < g_slots && g_slots <= KEPT_SLOTS ? &g_slot_state[slot] : 0; }
 
 // Gives a slot's pages flags that no neighbour shares, so that each page
 // stays a mapping of its own: mprotect then changes whole mappings in
@@ -123,8 +131,9 @@ static uint8_t g_coloured[COLOURED_SLOTS];
 // slot, at its first use; a refusal leaves the slot as it was (mprotect
 // then splits and merges, as before).
 static void colour_slot(uint32_t slot, uintptr_t run) {
-    if (slot >= g_slots || g_slots > COLOURED_SLOTS || g_coloured[slot]) return;
-    g_coloured[slot] = 1;
+    slot_state *st = kept(slot);
+    if (!st || st->coloured) return;
+    st->coloured = 1;
     uintptr_t data = g_left ? run + g_page : run, guard = g_left ? run : run + SLOT_DATA_PAGES * g_page;
     int saved = errno;
     for (uint32_t i = 0; i < SLOT_DATA_PAGES; i += 2) madvise((void *)(data + i * g_page), g_page, MADV_HUGEPAGE);
@@ -150,13 +159,31 @@ static uintptr_t take_run(size_t pages, uint32_t *slot) {
     return run;
 }
 
+static void front_span(const shim_block *b, uintptr_t *lo, uintptr_t *hi);
+
+static inline uint32_t slot_of(uintptr_t run) { return (uint32_t)((run - g_base) / ((SLOT_DATA_PAGES + 1) * g_page)); }
+
 static void give_slot(uintptr_t run) {
     if (g_mode != SHIM_GUARD_SAMPLE) return;
-    uint32_t slot = (uint32_t)((run - g_base) / ((SLOT_DATA_PAGES + 1) * g_page));
+    uint32_t slot = slot_of(run);
     shim_spin_lock(&g_slot_lock);
     g_free_slots[(g_free_head + g_free_count) % g_slots] = slot;
     g_free_count++;
     shim_spin_unlock(&g_slot_lock);
+}
+
+// Sample mode: a slot's front pattern from `data` that its last block's
+// free left whole, so the next block in the same pages writes only the
+// rest of its own (in the mix workload a 4 KiB memset of cold lines a
+// turn). Returns the end of the known part, at most `front_end`, or
+// `data`; the slot's record is dropped (its block is live from here on).
+static uintptr_t front_known(uint32_t slot, uintptr_t data, uintptr_t front_end) {
+    slot_state *st = kept(slot);
+    if (!st || !st->front_hi) return data;
+    uintptr_t lo = shim_guard_lo + st->front_lo, hi = shim_guard_lo + st->front_hi;
+    st->front_lo = st->front_hi = 0;
+    if (lo != data) return data;
+    return hi < front_end ? hi : front_end;
 }
 
 // A sample slot's pages keep the bytes of the block that had them last
@@ -207,7 +234,9 @@ void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint3
     shim_redzone_fill(b);
     // The data pages' bytes in front of the live link (or header): a
     // pattern, checked with the red zone (an underflow past the header).
-    __builtin_memset((void *)data, SHIM_REDZONE_BYTE, (uintptr_t)b - (linked ? SHIM_LINK_SIZE : 0) - data);
+    uintptr_t front_end = (uintptr_t)b - (linked ? SHIM_LINK_SIZE : 0);
+    uintptr_t from = front_known(slot, data, front_end);
+    __builtin_memset((void *)from, SHIM_REDZONE_BYTE, front_end - from);
     if (g_mode == SHIM_GUARD_SAMPLE) clear_recycled(data, pages, b, linked, zero);
     // Mode all's pages are fresh and read as zeros: calloc needs nothing more.
     if (!zero) {
@@ -243,6 +272,8 @@ void shim_guard_free(shim_block *b) {
     atomic_store_explicit(&e->state, SHIM_QUARANTINED, memory_order_release);
     uintptr_t data = shim_guard_lo + e->data_off;
     size_t len = (size_t)e->pages * g_page;
+    uintptr_t front_lo, front_hi;  // read while the header still can be
+    front_span(b, &front_lo, &front_hi);
     int saved = errno;
     // Inaccessible: a dangling access faults. Mode all never reuses the
     // pages, so gives them back; a sample slot keeps them for its next
@@ -250,7 +281,17 @@ void shim_guard_free(shim_block *b) {
     mprotect((void *)data, len, PROT_NONE);
     if (g_mode == SHIM_GUARD_ALL) madvise((void *)data, len, MADV_DONTNEED);
     errno = saved;
-    if (g_mode == SHIM_GUARD_SAMPLE) give_slot(g_left ? data - g_page : data - (SLOT_DATA_PAGES - e->pages) * g_page);
+    if (g_mode == SHIM_GUARD_SAMPLE) {
+        uintptr_t run = g_left ? data - g_page : data - (SLOT_DATA_PAGES - e->pages) * g_page;
+        slot_state *st = kept(slot_of(run));
+        // Its front holds the pattern: release and realloc found it whole,
+        // or reported it and wrote it back, before freeing the block.
+        if (st) {
+            st->front_lo = (uint32_t)(front_lo - shim_guard_lo);
+            st->front_hi = (uint32_t)(front_hi - shim_guard_lo);
+        }
+        give_slot(run);
+    }
 }
 
 int shim_guard_copy(const void *p, shim_block *out) {
@@ -298,6 +339,8 @@ static void front_span(const shim_block *b, uintptr_t *lo, uintptr_t *hi) {
 int shim_guard_front_intact(const shim_block *b) {
     uintptr_t lo, hi;
     front_span(b, &lo, &hi);
+    // Up to a page, cold at free: 16 bytes a step, no branch between loads.
+    if (hi - lo >= 16) return shim_pattern_holds((const void *)lo, SHIM_REDZONE_WORD, hi - lo);
     const uint64_t *w = (const uint64_t *)lo;  // 16-aligned: data is a page, b is 16-aligned
     for (; (uintptr_t)(w + 1) <= hi; w++)
         if (*w != SHIM_REDZONE_WORD) return 0;
