@@ -121,23 +121,23 @@ static slot_state g_slot_state[KEPT_SLOTS];
 
 static inline slot_state *kept(uint32_t slot) { return g_mode == SHIM_GUARD_SAMPLE && slot < g_slots && g_slots <= KEPT_SLOTS ? &g_slot_state[slot] : 0; }
 
-// Gives a slot's pages flags that no neighbour shares, so that each page
-// stays a mapping of its own: mprotect then changes whole mappings in
-// place instead of splitting the range's mapping at every reuse and
-// merging it back at every free (which was two thirds of its cost). The
-// flags chosen change nothing else for mappings this small: the data
-// pages alternate between none and MADV_HUGEPAGE (a 4 KiB mapping never
-// gets a huge page), the guard page has MADV_NOHUGEPAGE. Done once per
-// slot, at its first use; a refusal leaves the slot as it was (mprotect
-// then splits and merges, as before).
+// Gives every other page of the pool MADV_NOHUGEPAGE (those at an odd
+// index from its start, and the moat in front of it), so that no two
+// neighbouring pages share their flags and each stays a mapping of its
+// own: mprotect then changes whole mappings in place instead of splitting
+// the range's mapping at every reuse and merging it back at every free
+// (two thirds of its cost). The flag changes nothing else: no mapping of
+// 4 KiB gets a huge page. Done once per slot, at its first use (2 or 3
+// calls); a refusal leaves the slot as it was (mprotect then splits and
+// merges, as before).
 static void colour_slot(uint32_t slot, uintptr_t run) {
     slot_state *st = kept(slot);
     if (!st || st->coloured) return;
     st->coloured = 1;
-    uintptr_t data = g_left ? run + g_page : run, guard = g_left ? run : run + SLOT_DATA_PAGES * g_page;
     int saved = errno;
-    for (uint32_t i = 0; i < SLOT_DATA_PAGES; i += 2) madvise((void *)(data + i * g_page), g_page, MADV_HUGEPAGE);
-    madvise((void *)guard, g_page, MADV_NOHUGEPAGE);
+    if (slot == 0) madvise((void *)shim_guard_lo, g_base - shim_guard_lo, MADV_NOHUGEPAGE);
+    size_t first = (run - g_base) / g_page;
+    for (size_t j = (first & 1) ? 0 : 1; j <= SLOT_DATA_PAGES; j += 2) madvise((void *)(run + j * g_page), g_page, MADV_NOHUGEPAGE);
     errno = saved;
 }
 
