@@ -40,6 +40,15 @@ int write_after_free_many(void);
 /// and 4 freed at another, then exits: two groups for the exit check.
 int write_after_free_free_sites(void);
 int write_after_free_far(void);
+/// Sample mode, one slot: a use after free of a block on its slot's second
+/// turn (guard_slots.c).
+int guard_slot_recycled(void);
+/// Sample mode, two slots: a use after free of a block whose slot is not
+/// handed out again yet (guard_slots.c).
+int guard_slot_freed(void);
+/// Sample mode: a write in front of a block on its slot's second turn, in
+/// the front pattern the first block left (guard_slots.c).
+int guard_slot_front_underflow(void);
 /// A worker with a pending pthread_cancel frees a block twice.
 int double_free_while_cancelled(void);
 /// Out of fds, frees a block twice, uses up the fds again, and frees

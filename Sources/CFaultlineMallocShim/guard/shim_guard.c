@@ -107,6 +107,40 @@ uintptr_t shim_guard_data_end(const shim_block *b) {
     return (end + g_page - 1) & ~(uintptr_t)(g_page - 1);
 }
 
+// What is kept per slot, for pools of up to KEPT_SLOTS slots: whether its
+// pages are coloured (below; five mappings a slot is 5120 at most, a small
+// part of the kernel's 65530 a process may have), and the bytes of its
+// pages [front_lo, front_hi) (offsets into the range) that hold the front
+// pattern, as its last block's free found them (0, 0 while live or unknown).
+#define KEPT_SLOTS 1024u
+typedef struct slot_state {
+    uint32_t front_lo, front_hi;
+    uint8_t coloured;
+} slot_state;
+static slot_state g_slot_state[KEPT_SLOTS];
+
+static inline slot_state *kept(uint32_t slot) { return g_mode == SHIM_GUARD_SAMPLE && slot < g_slots && g_slots <= KEPT_SLOTS ? &g_slot_state[slot] : 0; }
+
+// Gives every other page of the pool MADV_NOHUGEPAGE (those at an odd
+// index from its start, and the moat in front of it), so that no two
+// neighbouring pages share their flags and each stays a mapping of its
+// own: mprotect then changes whole mappings in place instead of splitting
+// the range's mapping at every reuse and merging it back at every free
+// (two thirds of its cost). The flag changes nothing else: no mapping of
+// 4 KiB gets a huge page. Done once per slot, at its first use (2 or 3
+// calls); a refusal leaves the slot as it was (mprotect then splits and
+// merges, as before).
+static void colour_slot(uint32_t slot, uintptr_t run) {
+    slot_state *st = kept(slot);
+    if (!st || st->coloured) return;
+    st->coloured = 1;
+    int saved = errno;
+    if (slot == 0) madvise((void *)shim_guard_lo, g_base - shim_guard_lo, MADV_NOHUGEPAGE);
+    size_t first = (run - g_base) / g_page;
+    for (size_t j = (first & 1) ? 0 : 1; j <= SLOT_DATA_PAGES; j += 2) madvise((void *)(run + j * g_page), g_page, MADV_NOHUGEPAGE);
+    errno = saved;
+}
+
 // A run of `pages` data pages and its guard page; 0 when none is left.
 static uintptr_t take_run(size_t pages, uint32_t *slot) {
     if (g_mode == SHIM_GUARD_ALL) {
@@ -120,16 +154,49 @@ static uintptr_t take_run(size_t pages, uint32_t *slot) {
     g_free_head = (g_free_head + 1) % g_slots;
     g_free_count--;
     shim_spin_unlock(&g_slot_lock);
-    return g_base + (uintptr_t)*slot * (SLOT_DATA_PAGES + 1) * g_page;
+    uintptr_t run = g_base + (uintptr_t)*slot * (SLOT_DATA_PAGES + 1) * g_page;
+    colour_slot(*slot, run);
+    return run;
 }
+
+static void front_span(const shim_block *b, uintptr_t *lo, uintptr_t *hi);
+
+static inline uint32_t slot_of(uintptr_t run) { return (uint32_t)((run - g_base) / ((SLOT_DATA_PAGES + 1) * g_page)); }
 
 static void give_slot(uintptr_t run) {
     if (g_mode != SHIM_GUARD_SAMPLE) return;
-    uint32_t slot = (uint32_t)((run - g_base) / ((SLOT_DATA_PAGES + 1) * g_page));
+    uint32_t slot = slot_of(run);
     shim_spin_lock(&g_slot_lock);
     g_free_slots[(g_free_head + g_free_count) % g_slots] = slot;
     g_free_count++;
     shim_spin_unlock(&g_slot_lock);
+}
+
+// Sample mode: a slot's front pattern from `data` that its last block's
+// free left whole, so the next block in the same pages writes only the
+// rest of its own (in the mix workload a 4 KiB memset of cold lines a
+// turn). Returns the end of the known part, at most `front_end`, or
+// `data`; the slot's record is dropped (its block is live from here on).
+static uintptr_t front_known(uint32_t slot, uintptr_t data, uintptr_t front_end) {
+    slot_state *st = kept(slot);
+    if (!st || !st->front_hi) return data;
+    uintptr_t lo = shim_guard_lo + st->front_lo, hi = shim_guard_lo + st->front_hi;
+    st->front_lo = st->front_hi = 0;
+    if (lo != data) return data;
+    return hi < front_end ? hi : front_end;
+}
+
+// A sample slot's pages keep the bytes of the block that had them last
+// (shim_guard_free drops no page): what the pattern, header and red zone
+// do not write is cleared here, so calloc reads zeros and the leak scan,
+// which reads a live slot's pages outside its block as a root, finds none
+// of the old block's pointers (in the link, or past the red zone on the
+// left side). The block's own bytes stay as malloc leaves them.
+static void clear_recycled(uintptr_t data, size_t pages, const shim_block *b, int linked, int zero) {
+    if (linked) __builtin_memset(shim_block_link(b), 0, SHIM_LINK_SIZE);
+    if (zero) __builtin_memset(shim_block_user(b), 0, b->size);
+    uintptr_t end = shim_guard_data_end(b), top = data + pages * g_page;
+    if (end < top) __builtin_memset((void *)end, 0, top - end);
 }
 
 void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint32_t stack, size_t fill_from, int linked) {
@@ -167,8 +234,11 @@ void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint3
     shim_redzone_fill(b);
     // The data pages' bytes in front of the live link (or header): a
     // pattern, checked with the red zone (an underflow past the header).
-    __builtin_memset((void *)data, SHIM_REDZONE_BYTE, (uintptr_t)b - (linked ? SHIM_LINK_SIZE : 0) - data);
-    // Fresh or given-back pages read as zeros: calloc needs nothing more.
+    uintptr_t front_end = (uintptr_t)b - (linked ? SHIM_LINK_SIZE : 0);
+    uintptr_t from = front_known(slot, data, front_end);
+    __builtin_memset((void *)from, SHIM_REDZONE_BYTE, front_end - from);
+    if (g_mode == SHIM_GUARD_SAMPLE) clear_recycled(data, pages, b, linked, zero);
+    // Mode all's pages are fresh and read as zeros: calloc needs nothing more.
     if (!zero) {
         size_t end = size < shim_cfg.fill_limit ? size : shim_cfg.fill_limit;
         if (end > fill_from) __builtin_memset((char *)user + fill_from, SHIM_FILL_BYTE, end - fill_from);
@@ -202,12 +272,26 @@ void shim_guard_free(shim_block *b) {
     atomic_store_explicit(&e->state, SHIM_QUARANTINED, memory_order_release);
     uintptr_t data = shim_guard_lo + e->data_off;
     size_t len = (size_t)e->pages * g_page;
+    uintptr_t front_lo, front_hi;  // read while the header still can be
+    front_span(b, &front_lo, &front_hi);
     int saved = errno;
-    // Inaccessible, and its memory given back: a dangling access faults.
+    // Inaccessible: a dangling access faults. Mode all never reuses the
+    // pages, so gives them back; a sample slot keeps them for its next
+    // block (one mprotect each way, no madvise and no page faults at reuse).
     mprotect((void *)data, len, PROT_NONE);
-    madvise((void *)data, len, MADV_DONTNEED);
+    if (g_mode == SHIM_GUARD_ALL) madvise((void *)data, len, MADV_DONTNEED);
     errno = saved;
-    if (g_mode == SHIM_GUARD_SAMPLE) give_slot(g_left ? data - g_page : data - (SLOT_DATA_PAGES - e->pages) * g_page);
+    if (g_mode == SHIM_GUARD_SAMPLE) {
+        uintptr_t run = g_left ? data - g_page : data - (SLOT_DATA_PAGES - e->pages) * g_page;
+        slot_state *st = kept(slot_of(run));
+        // Its front holds the pattern: release and realloc found it whole,
+        // or reported it and wrote it back, before freeing the block.
+        if (st) {
+            st->front_lo = (uint32_t)(front_lo - shim_guard_lo);
+            st->front_hi = (uint32_t)(front_hi - shim_guard_lo);
+        }
+        give_slot(run);
+    }
 }
 
 int shim_guard_copy(const void *p, shim_block *out) {
@@ -255,6 +339,8 @@ static void front_span(const shim_block *b, uintptr_t *lo, uintptr_t *hi) {
 int shim_guard_front_intact(const shim_block *b) {
     uintptr_t lo, hi;
     front_span(b, &lo, &hi);
+    // Up to a page, cold at free: 16 bytes a step, no branch between loads.
+    if (hi - lo >= 16) return shim_pattern_holds((const void *)lo, SHIM_REDZONE_WORD, hi - lo);
     const uint64_t *w = (const uint64_t *)lo;  // 16-aligned: data is a page, b is 16-aligned
     for (; (uintptr_t)(w + 1) <= hi; w++)
         if (*w != SHIM_REDZONE_WORD) return 0;

@@ -8,8 +8,9 @@
 //             (left); a freed block's pages are given back and PROT_NONE.
 //   sample:N  one allocation in N (randomised) goes to a fixed pool of
 //             FAULTLINE_GUARD_SLOTS slots of 4 data pages and a guard page,
-//             reused oldest-freed first; every other allocation takes the
-//             plain path (no fill, scribble, quarantine or stacks).
+//             reused oldest-freed first; a freed slot keeps its pages,
+//             PROT_NONE until its next turn; every other allocation takes
+//             the plain path (no fill, scribble, quarantine or stacks).
 //
 // Blocks keep the usual header in front of them (so the live paths are the
 // shim's own); a copy of it per block, in a table indexed by page, tells a
@@ -45,7 +46,8 @@ void *shim_guard_alloc(size_t size, size_t align, int zero, unsigned kind, uint3
 /// guarded block's start.
 uint32_t shim_guard_state(const void *p);
 /// Frees live guarded block `b` (checked by the caller, free stack and
-/// thread set): its pages become PROT_NONE and are given back.
+/// thread set): its pages become PROT_NONE (and, in mode all, are given
+/// back; a sample slot keeps them for its next block).
 void shim_guard_free(shim_block *b);
 /// The header copy of the guarded block at `p` (any state): 1 when known.
 int shim_guard_copy(const void *p, shim_block *out);
