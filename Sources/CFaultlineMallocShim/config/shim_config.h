@@ -19,6 +19,7 @@ typedef struct shim_config {
     size_t quarantine_bytes;    ///< FAULTLINE_QUARANTINE_BYTES
     size_t quarantine_count;    ///< FAULTLINE_QUARANTINE_COUNT
     size_t scribble_limit;      ///< FAULTLINE_SCRIBBLE_LIMIT: 0x55 bytes per freed block
+    int scribble_sample;        ///< FAULTLINE_SCRIBBLE_SAMPLE: 64-byte chunks verified at release besides the first and last (0: all)
     size_t fill_limit;          ///< FAULTLINE_FILL_LIMIT: 0xAA bytes per new block
     int stacks;                 ///< FAULTLINE_MALLOC_STACKS
     int stack_depth;            ///< FAULTLINE_MALLOC_STACK_DEPTH

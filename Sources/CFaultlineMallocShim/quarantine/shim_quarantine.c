@@ -175,6 +175,41 @@ static inline void touch_lines(const char *from, const char *to) {
     }
 }
 
+// Sampled verification (FAULTLINE_SCRIBBLE_SAMPLE = s > 0): a leaving
+// block whose scribble has more than s + 2 chunks of 64 bytes is verified
+// in its first and last chunk and s chunks of the rest, evenly spaced from
+// an offset that turns with every release, so one offset written again and
+// again in a reused slot is met sooner or later. The pattern's misses, not
+// its compares, are what the release pays (issue 29): fewer chunks read
+// is fewer misses. A change found is measured whole for the report; the
+// exit check reads every chunk.
+static uint64_t g_sample_turn;
+
+/// Chunks of 64 bytes from the scribble's start; the last one ends at `n`
+/// (it may overlap the one before).
+static inline size_t chunks_of(size_t n) { return (n + 63) / 64; }
+
+/// 1 when a scribble of `n` bytes is sampled, not read whole.
+static inline int sampled(size_t n, size_t s) { return s && chunks_of(n) > s + 2; }
+
+/// Offset of the j-th sampled chunk (j < s) of a scribble of `n` bytes on
+/// turn `turn`: one of the chunks between the first and the last.
+static inline size_t sample_at(size_t n, size_t s, size_t j, uint64_t turn) {
+    size_t middle = chunks_of(n) - 2;
+    return 64 * (1 + (size_t)((turn + j * middle / s) % middle));
+}
+
+/// The turn of the i-th block of a batch: spread, so neighbours differ.
+static inline uint64_t turn_of(uint64_t base, int i) { return ((base + (uint64_t)i) * 0x9E3779B97F4A7C15ull) >> 40; }
+
+/// 1 when the sampled chunks of the `n`-byte scribble at `p` hold it.
+static inline int sample_holds(const unsigned char *p, size_t n, size_t s, uint64_t turn) {
+    const uint64_t word = 0x0101010101010101ull * SHIM_SCRIBBLE_BYTE;
+    int ok = shim_pattern_holds(p, word, 64) & shim_pattern_holds(p + n - 64, word, 64);
+    for (size_t j = 0; j < s; j++) ok &= shim_pattern_holds(p + sample_at(n, s, j, turn), word, 64);
+    return ok;
+}
+
 // Reads every line release_batch reads of entry `e`'s block (sizes from
 // the ring, not from the cold header): the header (state, checksum; the
 // arena's free-list link goes there too), the scribbled bytes (to `limit`),
@@ -185,7 +220,8 @@ static inline void touch_lines(const char *from, const char *to) {
 // blocks have no alignment padding): loads stop 16 bytes short of
 // header + cost, inside the slot either way. Other blocks get prefetches,
 // which never fault (glibc may have trimmed a duplicate's memory).
-static inline void touch_entry(const ring_entry *e, size_t limit) {
+// With a sampled scribble, only the chunks sample_holds reads.
+static inline void touch_entry(const ring_entry *e, size_t limit, size_t s, uint64_t turn) {
     const char *h = (const char *)e->block;
     uint64_t cost = e->cost & COST_MASK;
     size_t size = entry_size(e->cost);
@@ -195,16 +231,34 @@ static inline void touch_entry(const ring_entry *e, size_t limit) {
         return;
     }
     const char *user = h + SHIM_HEADER_SIZE;
-    touch_lines(h, user + (size < limit ? size : limit));
+    size_t n = size < limit ? size : limit;
+    if (sampled(n, s)) {
+        touch_lines(h, user + 64);
+        for (size_t j = 0; j < s; j++) touch_lines(user + sample_at(n, s, j, turn), user + sample_at(n, s, j, turn) + 64);
+        touch_lines(user + n - 64, user + n);
+    } else {
+        touch_lines(h, user + n);
+    }
     touch_lines(user + size, h + cost - SHIM_LINK_SIZE);
+}
+
+// 1 when the scribble of block `b` changed, its range in `off` and `len`:
+// sampled (s > 0) when long, then measured whole once a change is seen.
+static inline int scribble_changed_at_release(const shim_block *b, size_t limit, size_t s, uint64_t turn, size_t *off, size_t *len) {
+    size_t n = b->size < limit ? b->size : limit;
+    if (sampled(n, s) && !(b->free_tid & SHIM_FREE_PROTECTED) && sample_holds(shim_block_user(b), n, s, turn)) return 0;
+    return shim_scribble_changed(b, limit, off, len);
 }
 
 // Verifies and frees blocks that left the quarantine (no lock held).
 static void release_batch(const ring_entry *batch, int n) {
     // The blocks are cold after their stay: every line the checks read is
     // asked for first, so the misses overlap instead of coming one by one.
-    size_t limit = shim_cfg.scribble_limit;
-    for (int i = 0; i < n; i++) touch_entry(&batch[i], limit);
+    size_t limit = shim_cfg.scribble_limit, s = (size_t)shim_cfg.scribble_sample;
+    // A plain read and write (racing batches may share a turn: harmless).
+    uint64_t base = __atomic_load_n(&g_sample_turn, __ATOMIC_RELAXED);
+    __atomic_store_n(&g_sample_turn, base + (uint64_t)n, __ATOMIC_RELAXED);
+    for (int i = 0; i < n; i++) touch_entry(&batch[i], limit, s, turn_of(base, i));
     for (int i = 0; i < n; i++) {
         shim_block *b = batch[i].block;
         // A block pushed twice by a racing double free is released once.
@@ -218,7 +272,7 @@ static void release_batch(const ring_entry *batch, int n) {
         }
         if (__builtin_expect(!zone_intact(b), 0)) shim_redzone_report(b, SHIM_QUARANTINED, "quarantine_release");
         size_t off, len;
-        if (limit && !(batch[i].cost & INHERITED) && shim_scribble_changed(b, limit, &off, &len))
+        if (limit && !(batch[i].cost & INHERITED) && scribble_changed_at_release(b, limit, s, turn_of(base, i), &off, &len))
             shim_report_write_after_free(b, off, len, "quarantine_release", 0);
         __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELEASE);
         shim_real_free_block(b);
