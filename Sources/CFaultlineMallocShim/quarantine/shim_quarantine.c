@@ -40,6 +40,22 @@ static size_t g_max_count;
 static size_t g_peak_bytes;
 static size_t g_peak_count;
 static uint64_t g_total_released;
+// Big blocks leave sooner (FAULTLINE_QUARANTINE_BIG_BYTES, issue 29 round
+// 5): blocks charged SHIM_QUARANTINE_BIG_FROM bytes up to
+// SHIM_PROTECT_FROM (long scribbles, not page-protected) are also listed
+// here, oldest first, by their ring slot; once they hold more than
+// g_big_max bytes the oldest leaves out of turn and its slot becomes a
+// hole, still charged until it reaches the head. So small blocks stay as
+// long as with one FIFO (the last 16 MB of frees of all sizes: holding
+// them longer cost the mix more than the big blocks' bytes), and a big
+// block's scribble, written at free and read back at release, is still in
+// the cache: each was one cold run of lines after a 16 MB stay.
+#define SHIM_QUARANTINE_BIG_FROM 1024u
+static uint32_t *g_big;      // ring slots of the held big blocks (a ring of g_big_cap)
+static size_t g_big_cap, g_big_head, g_big_count;
+static size_t g_big_bytes;   // what the held big blocks are charged
+static size_t g_big_max;     // 0: no split
+static size_t g_hole_bytes;  // charged to holes (released out of turn)
 // Blocks at the ring's head that were held before this process was forked
 // from its parent. A change in one may be the parent's write, which the
 // parent reports itself: the child leaves them unchecked rather than
@@ -62,6 +78,8 @@ static inline uint64_t entry_cost(const shim_block *b, uint64_t cost) {
     return cost | size << ENTRY_SIZE_SHIFT;
 }
 static inline size_t entry_size(uint64_t word) { return (size_t)(word >> ENTRY_SIZE_SHIFT) & ENTRY_SIZE_MAX; }
+/// 1 when a block charged `cost` leaves by the big blocks' budget too.
+static inline int is_big(uint64_t cost) { return g_big_max && cost >= SHIM_QUARANTINE_BIG_FROM && cost < SHIM_PROTECT_FROM; }
 
 int shim_quarantine_init(size_t max_bytes, size_t max_count) {
     if (g_ring) return 0;
@@ -70,12 +88,20 @@ int shim_quarantine_init(size_t max_bytes, size_t max_count) {
     // budget instead of all of it.
     size_t slots = max_count < max_bytes / 64 ? max_count : max_bytes / 64;
     size_t cap = slots + SHIM_THREAD_BATCH + 1;
-    void *p = mmap(0, cap * sizeof(ring_entry), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    // The split needs room for a few big blocks, and a budget it shortens.
+    size_t big = shim_cfg.quarantine_big_bytes;
+    if (big < SHIM_PROTECT_FROM || big >= max_bytes) big = 0;
+    // Held big blocks: at most one over the budget, each of at least BIG_FROM.
+    size_t big_cap = big ? big / SHIM_QUARANTINE_BIG_FROM + 2 : 0;
+    if (big_cap > cap) big_cap = cap;
+    size_t ring_bytes = cap * sizeof(ring_entry) + big_cap * sizeof(uint32_t);
+    void *p = mmap(0, ring_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return -1;
     g_ring_cap = cap;
+    g_big = big ? (uint32_t *)((ring_entry *)p + cap) : 0;
+    g_big_cap = big_cap;
+    g_big_max = big;
     // The ring itself is charged against the budget.
-    size_t ring_bytes = cap * sizeof(ring_entry);
     g_max_bytes = max_bytes > ring_bytes ? max_bytes - ring_bytes : 0;
     g_max_count = slots;
     atomic_store_explicit((_Atomic(ring_entry *) *)&g_ring, (ring_entry *)p, memory_order_release);
@@ -119,11 +145,11 @@ void shim_quarantine_unlock(void) { pthread_mutex_unlock(&g_lock); }
 void shim_quarantine_usage(shim_quarantine_stats *out) {
     pthread_mutex_lock(&g_lock);
     out->count = g_count;
-    out->bytes = g_bytes;
+    out->bytes = g_bytes - g_hole_bytes;
     out->peak_count = g_peak_count;
     out->peak_bytes = g_peak_bytes;
     out->released = __atomic_load_n(&g_total_released, __ATOMIC_RELAXED);
-    out->ring_bytes = g_ring_cap * sizeof(ring_entry);
+    out->ring_bytes = g_ring_cap * sizeof(ring_entry) + g_big_cap * sizeof(uint32_t);
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -279,31 +305,56 @@ static void release_batch(const ring_entry *batch, int n) {
     }
 }
 
+// Takes the ring's oldest entry off it: a block to release, or a hole
+// (block 0) that only gives its charge back.
+static ring_entry pop_oldest(void) {
+    ring_entry old = g_ring[g_head];
+    g_head = g_head + 1 == g_ring_cap ? 0 : g_head + 1;
+    g_count--;
+    uint64_t cost = old.cost & COST_MASK;
+    g_bytes -= cost;
+    if (g_inherited) { g_inherited--; old.cost |= INHERITED; }
+    if (!old.block) {
+        g_hole_bytes -= cost;
+    } else if (is_big(cost)) {
+        // The oldest held big block is the oldest on the big list.
+        g_big_head = g_big_head + 1 == g_big_cap ? 0 : g_big_head + 1;
+        g_big_count--;
+        g_big_bytes -= cost;
+    }
+    return old;
+}
+
+// Takes the oldest big block out of turn; its ring slot becomes a hole.
+static ring_entry pop_oldest_big(void) {
+    size_t at = g_big[g_big_head];
+    g_big_head = g_big_head + 1 == g_big_cap ? 0 : g_big_head + 1;
+    g_big_count--;
+    ring_entry e = g_ring[at];
+    uint64_t cost = e.cost & COST_MASK;
+    g_big_bytes -= cost;
+    g_hole_bytes += cost;
+    g_ring[at].block = 0;
+    // Held before a fork: within the inherited entries from the head.
+    if ((at + g_ring_cap - g_head) % g_ring_cap < g_inherited) e.cost |= INHERITED;
+    return e;
+}
+
 // Appends `n` blocks to the ring, first releasing the oldest until each
 // fits under both limits, so what the quarantine holds never exceeds its
 // budget (appending first and releasing after let one big block overshoot
-// it by its size, which showed in peak RSS). Only what leaves is released:
-// it is reused at once (the arena's thread cache), still in cache from the
+// it by its size, which showed in peak RSS); then the oldest big blocks
+// while they hold more than their share. Only what leaves is released: it
+// is reused at once (the arena's thread cache), still in cache from the
 // check; leaving down to a low-water mark released megabytes at a time,
 // which were cold again before the program reused them.
 static void push(shim_block *const *blocks, int n) {
     ring_entry batch[RELEASE_BATCH];
     int k = 0, next = 0;
     pthread_mutex_lock(&g_lock);
-    while (next < n) {
-        uint64_t cost = shim_block_cost(blocks[next]);
-        // Bigger than the whole budget: it cannot be held, it leaves at once.
-        int too_big = cost > g_max_bytes;
-        while (k < RELEASE_BATCH && g_count > 0 && !too_big && (g_bytes + cost > g_max_bytes || g_count + 1 > g_max_count)) {
-            ring_entry old = g_ring[g_head];
-            g_head = g_head + 1 == g_ring_cap ? 0 : g_head + 1;
-            g_count--;
-            g_bytes -= old.cost & COST_MASK;
-            if (g_inherited) { g_inherited--; old.cost |= INHERITED; }
-            batch[k++] = old;
-        }
+    while (next < n || g_big_bytes > g_big_max) {
         if (k == RELEASE_BATCH) {
-            // The batch is full: release it, then try this block again.
+            // The batch is full: release it, then go on.
             __atomic_fetch_add(&g_total_released, (uint64_t)k, __ATOMIC_RELAXED);
             pthread_mutex_unlock(&g_lock);
             release_batch(batch, k);
@@ -311,17 +362,34 @@ static void push(shim_block *const *blocks, int n) {
             pthread_mutex_lock(&g_lock);
             continue;
         }
-        if (too_big) {
+        if (g_big_bytes > g_big_max) {
+            batch[k++] = pop_oldest_big();
+            continue;
+        }
+        uint64_t cost = shim_block_cost(blocks[next]);
+        // Bigger than the whole budget: it cannot be held, it leaves at once.
+        if (cost > g_max_bytes) {
             batch[k++] = (ring_entry){blocks[next], entry_cost(blocks[next], cost)};
             next++;
             continue;
         }
+        if (g_count > 0 && (g_bytes + cost > g_max_bytes || g_count + 1 > g_max_count)) {
+            ring_entry old = pop_oldest();
+            if (old.block) batch[k++] = old;
+            continue;
+        }
         // The ring holds a thread batch more than the count limit: room.
+        if (is_big(cost)) {
+            size_t at = g_big_head + g_big_count;
+            g_big[at >= g_big_cap ? at - g_big_cap : at] = (uint32_t)g_tail;
+            g_big_count++;
+            g_big_bytes += cost;
+        }
         g_ring[g_tail] = (ring_entry){blocks[next], entry_cost(blocks[next], cost)};
         g_tail = g_tail + 1 == g_ring_cap ? 0 : g_tail + 1;
         g_count++;
         g_bytes += cost;
-        if (g_bytes > g_peak_bytes) g_peak_bytes = g_bytes;
+        if (g_bytes - g_hole_bytes > g_peak_bytes) g_peak_bytes = g_bytes - g_hole_bytes;
         if (g_count > g_peak_count) g_peak_count = g_count;
         next++;
     }
@@ -399,7 +467,7 @@ size_t shim_quarantine_take_changed(shim_block **out, size_t cap) {
     // (the blocks held before a fork are the parent's to check).
     size_t i = g_head;
     for (size_t k = 0; k < g_count && n < cap; k++) {
-        if (k >= g_inherited && take_if_changed(g_ring[i].block)) out[n++] = g_ring[i].block;
+        if (k >= g_inherited && g_ring[i].block && take_if_changed(g_ring[i].block)) out[n++] = g_ring[i].block;
         i = i + 1 == g_ring_cap ? 0 : i + 1;
     }
     // Then the frees other threads collected but did not hand over yet
@@ -426,7 +494,7 @@ int shim_quarantine_scan(int (*visit)(shim_block *b, void *ctx), void *ctx, uint
     size_t i = g_tail;
     for (size_t k = 0; k < g_count; k++) {
         i = i == 0 ? g_ring_cap - 1 : i - 1;
-        if (visit(g_ring[i].block, ctx)) break;
+        if (g_ring[i].block && visit(g_ring[i].block, ctx)) break;
     }
     pthread_mutex_unlock(&g_lock);
     return 1;
