@@ -40,6 +40,9 @@ int write_after_free_many(void);
 /// and 4 freed at another, then exits: two groups for the exit check.
 int write_after_free_free_sites(void);
 int write_after_free_far(void);
+/// One-byte writes into 64 freed 3000-byte blocks at spread offsets, all
+/// found (or not) as the blocks leave the quarantine during the run.
+int write_after_free_offsets(void);
 /// A worker with a pending pthread_cancel frees a block twice.
 int double_free_while_cancelled(void);
 /// Out of fds, frees a block twice, uses up the fds again, and frees
