@@ -13,7 +13,7 @@
 //       C B A, …), and prints median CPU time, wall time and peak RSS
 //       (wait4), with ratios against glibc's in the same run. `--only`
 //       keeps some rows (glibc always): off, guard, quarantine-only,
-//       scribble-64, quarantine, patterns-256, fp, auto, libunwind, model.
+//       scribble-64, quarantine, full-verify, patterns-256, fp, auto, libunwind, model.
 //
 // Targets printed against (issue 29): the shim with every check off within
 // 1.1x glibc's CPU time, the sampled guard mode within 1.05x, quarantine +
@@ -55,14 +55,14 @@ typedef struct setup {
 /// index, and the synthetic table showed heaptrack where the model and
 /// the libunwind row belonged).
 enum setup_row {
-    GLIBC, CHECKS_OFF, GUARD_SAMPLE, QUARANTINE_ONLY, SCRIBBLE_64, QUARANTINE, PATTERNS_256, STACKS_FP, STACKS_AUTO, STACKS_LIBUNWIND,
+    GLIBC, CHECKS_OFF, GUARD_SAMPLE, QUARANTINE_ONLY, SCRIBBLE_64, QUARANTINE, FULL_VERIFY, PATTERNS_256, STACKS_FP, STACKS_AUTO, STACKS_LIBUNWIND,
     VALGRIND, EFENCE, DUMA, HEAPTRACK, MODEL, SETUP_COUNT
 };
 
 /// Each row's name for `--only`.
 static const char *const k_row_ids[SETUP_COUNT] = {
     [GLIBC] = "glibc", [CHECKS_OFF] = "off", [GUARD_SAMPLE] = "guard", [QUARANTINE_ONLY] = "quarantine-only",
-    [SCRIBBLE_64] = "scribble-64", [QUARANTINE] = "quarantine", [PATTERNS_256] = "patterns-256", [STACKS_FP] = "fp", [STACKS_AUTO] = "auto",
+    [SCRIBBLE_64] = "scribble-64", [QUARANTINE] = "quarantine", [FULL_VERIFY] = "full-verify", [PATTERNS_256] = "patterns-256", [STACKS_FP] = "fp", [STACKS_AUTO] = "auto",
     [STACKS_LIBUNWIND] = "libunwind", [VALGRIND] = "valgrind", [EFENCE] = "efence", [DUMA] = "duma",
     [HEAPTRACK] = "heaptrack", [MODEL] = "model",
 };
@@ -369,7 +369,11 @@ static int compare(const char *shim, const workload_opts *o, const workload_opts
          "the rest unchecked"},
         [QUARANTINE_ONLY] = {"shim: + quarantine (no patterns)", shim, {SHIM_BASE, NO_STACKS, "FAULTLINE_FILL_LIMIT=0", "FAULTLINE_SCRIBBLE_LIMIT=0", NULL}, {NULL}, 0},
         [SCRIBBLE_64] = {"shim: + scribble to 64 B (no fill)", shim, {SHIM_BASE, NO_STACKS, "FAULTLINE_FILL_LIMIT=0", "FAULTLINE_SCRIBBLE_LIMIT=64", NULL}, {NULL}, 0},
-        [QUARANTINE] = {"shim: quarantine + fill + scribble", shim, {SHIM_BASE, NO_STACKS, NULL}, {NULL}, 0, "default limits (scribble 4096 B, fill 256 B)"},
+        [QUARANTINE] = {"shim: quarantine + fill + scribble", shim, {SHIM_BASE, NO_STACKS, NULL}, {NULL}, 0, "default limits (scribble 4096 B, 2 chunks sampled; fill 256 B; big blocks 2 MB)"},
+        // The defaults before issue 29's round 5: every scribbled byte
+        // verified at release, big blocks held as long as small ones.
+        [FULL_VERIFY] = {"shim: the same, every byte verified, one FIFO", shim, {SHIM_BASE, NO_STACKS, "FAULTLINE_SCRIBBLE_SAMPLE=0", "FAULTLINE_QUARANTINE_BIG_BYTES=0", NULL}, {NULL}, 0,
+         "FAULTLINE_SCRIBBLE_SAMPLE=0 FAULTLINE_QUARANTINE_BIG_BYTES=0"},
         // The faster setting: a write after free past 256 B goes unseen.
         [PATTERNS_256] = {"shim: fill + scribble to 256 B", shim, {SHIM_BASE, NO_STACKS, "FAULTLINE_FILL_LIMIT=256", "FAULTLINE_SCRIBBLE_LIMIT=256", NULL}, {NULL}, 0,
          "FAULTLINE_SCRIBBLE_LIMIT=256"},
@@ -403,7 +407,7 @@ static int compare(const char *shim, const workload_opts *o, const workload_opts
         printf("loading the shim costs %.1f MB of RSS before any allocation (LD_PRELOAD of /bin/true); counted in the memory bound\n\n", c.fixed_mb);
     else c.fixed_mb = 0;
     // The model runs the synthetic workloads only, on one thread.
-    const int rows[] = {GLIBC, CHECKS_OFF, GUARD_SAMPLE, QUARANTINE_ONLY, SCRIBBLE_64, QUARANTINE, PATTERNS_256, STACKS_FP, STACKS_AUTO, STACKS_LIBUNWIND, MODEL};
+    const int rows[] = {GLIBC, CHECKS_OFF, GUARD_SAMPLE, QUARANTINE_ONLY, SCRIBBLE_64, QUARANTINE, FULL_VERIFY, PATTERNS_256, STACKS_FP, STACKS_AUTO, STACKS_LIBUNWIND, MODEL};
     int mine[SETUP_COUNT], count = 0;
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
         if (row_wanted(rows[i]) && !(rows[i] == MODEL && (g_command || o->threads != 1))) mine[count++] = rows[i];
@@ -467,7 +471,7 @@ int main(int argc, char **argv) {
                 for (int r = 0; r < SETUP_COUNT; r++) known |= strlen(k_row_ids[r]) == n && !strncmp(p, k_row_ids[r], n);
                 if (!v || !known) {
                     fprintf(stderr, "bench-shim: --only: '%.*s' is no row; use a comma list of glibc, off, guard, quarantine-only, "
-                                    "scribble-64, quarantine, patterns-256, fp, auto, libunwind, model\n", (int)n, p);
+                                    "scribble-64, quarantine, full-verify, patterns-256, fp, auto, libunwind, model\n", (int)n, p);
                     return 2;
                 }
                 p += n + (p[n] == ',');

@@ -709,6 +709,8 @@ static const victim_case k_cases[] = {
     VICTIM_CALL("write-after-free-pending", write_after_free_pending, "write into a block a live worker freed, and one main freed, then exit"),
     VICTIM_CALL("write-after-free-late", write_after_free_late, "write into a freed block after 100 other frees, then exit"),
     VICTIM_CALL("write-after-free-far", write_after_free_far, "write 1 byte 1000 bytes into a freed 2000-byte block, then exit"),
+    VICTIM_CALL("write-after-free-offsets", write_after_free_offsets, "write 1 byte into each of 64 freed 3000-byte blocks at spread offsets, then free 24 MB more"),
+    VICTIM_CALL("write-after-free-same-offset", write_after_free_same_offset, "write 1 byte 1500 bytes into each of 2000 freed 3000-byte blocks, among other frees"),
     VICTIM_CALL("read-after-release", read_after_release, "SIGSEGV: walk a list whose first node already left a 4-block quarantine"),
     VICTIM_CALL("double-free", double_free, "free the same block twice"),
     VICTIM_CALL("heap-overflow-one", heap_overflow_one, "write 1 byte past the end of a 13-byte block, then free it"),

@@ -49,6 +49,12 @@ int guard_slot_freed(void);
 /// Sample mode: a write in front of a block on its slot's second turn, in
 /// the front pattern the first block left (guard_slots.c).
 int guard_slot_front_underflow(void);
+/// One-byte writes into 64 freed 3000-byte blocks at spread offsets, all
+/// found (or not) as the blocks leave the quarantine during the run.
+int write_after_free_offsets(void);
+/// The same one-byte write after free 1500 bytes into 2000 freed 3000-byte
+/// blocks: found at a release sooner or later, whatever the sample.
+int write_after_free_same_offset(void);
 /// A worker with a pending pthread_cancel frees a block twice.
 int double_free_while_cancelled(void);
 /// Out of fds, frees a block twice, uses up the fds again, and frees

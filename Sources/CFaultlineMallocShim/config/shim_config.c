@@ -18,8 +18,10 @@ _Static_assert(FL_OPT_HI_MALLOC_STACK_DEPTH <= SHIM_MAX_STACK_DEPTH, "block stac
 shim_config shim_cfg = {
     .detect = 1,
     .quarantine_bytes = FL_OPT_DEFAULT_QUARANTINE_BYTES,
+    .quarantine_big_bytes = FL_OPT_DEFAULT_QUARANTINE_BIG_BYTES,
     .quarantine_count = FL_OPT_DEFAULT_QUARANTINE_COUNT,
     .scribble_limit = FL_OPT_DEFAULT_SCRIBBLE_LIMIT,
+    .scribble_sample = FL_OPT_DEFAULT_SCRIBBLE_SAMPLE,
     .fill_limit = FL_OPT_DEFAULT_FILL_LIMIT,
     .stacks = FL_OPT_DEFAULT_MALLOC_STACKS,
     .stack_depth = FL_OPT_DEFAULT_MALLOC_STACK_DEPTH,
@@ -172,8 +174,10 @@ void shim_config_load(void) {
     // A program the user keeps Faultline out of (--trace-children-skip).
     if (fl_exe_matches_env("FAULTLINE_TRACE_CHILDREN_SKIP", 0)) c->detect = 0;
     env_size(FL_OPT_QUARANTINE_BYTES, &c->quarantine_bytes);
+    env_size(FL_OPT_QUARANTINE_BIG_BYTES, &c->quarantine_big_bytes);
     env_size(FL_OPT_QUARANTINE_COUNT, &c->quarantine_count);
     env_size(FL_OPT_SCRIBBLE_LIMIT, &c->scribble_limit);
+    env_int(FL_OPT_SCRIBBLE_SAMPLE, &c->scribble_sample);
     env_size(FL_OPT_FILL_LIMIT, &c->fill_limit);
     env_int(FL_OPT_MALLOC_STACKS, &c->stacks);
     env_int(FL_OPT_MALLOC_STACK_DEPTH, &c->stack_depth);

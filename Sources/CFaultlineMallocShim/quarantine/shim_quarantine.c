@@ -40,6 +40,22 @@ static size_t g_max_count;
 static size_t g_peak_bytes;
 static size_t g_peak_count;
 static uint64_t g_total_released;
+// Big blocks leave sooner (FAULTLINE_QUARANTINE_BIG_BYTES, issue 29 round
+// 5): blocks charged SHIM_QUARANTINE_BIG_FROM bytes up to
+// SHIM_PROTECT_FROM (long scribbles, not page-protected) are also listed
+// here, oldest first, by their ring slot; once they hold more than
+// g_big_max bytes the oldest leaves out of turn and its slot becomes a
+// hole, still charged until it reaches the head. So small blocks stay as
+// long as with one FIFO (the last 16 MB of frees of all sizes: holding
+// them longer cost the mix more than the big blocks' bytes), and a big
+// block's scribble, written at free and read back at release, is still in
+// the cache: each was one cold run of lines after a 16 MB stay.
+#define SHIM_QUARANTINE_BIG_FROM 1024u
+static uint32_t *g_big;      // ring slots of the held big blocks (a ring of g_big_cap)
+static size_t g_big_cap, g_big_head, g_big_count;
+static size_t g_big_bytes;   // what the held big blocks are charged
+static size_t g_big_max;     // 0: no split
+static size_t g_hole_bytes;  // charged to holes (released out of turn)
 // Blocks at the ring's head that were held before this process was forked
 // from its parent. A change in one may be the parent's write, which the
 // parent reports itself: the child leaves them unchecked rather than
@@ -62,6 +78,8 @@ static inline uint64_t entry_cost(const shim_block *b, uint64_t cost) {
     return cost | size << ENTRY_SIZE_SHIFT;
 }
 static inline size_t entry_size(uint64_t word) { return (size_t)(word >> ENTRY_SIZE_SHIFT) & ENTRY_SIZE_MAX; }
+/// 1 when a block charged `cost` leaves by the big blocks' budget too.
+static inline int is_big(uint64_t cost) { return g_big_max && cost >= SHIM_QUARANTINE_BIG_FROM && cost < SHIM_PROTECT_FROM; }
 
 int shim_quarantine_init(size_t max_bytes, size_t max_count) {
     if (g_ring) return 0;
@@ -70,12 +88,20 @@ int shim_quarantine_init(size_t max_bytes, size_t max_count) {
     // budget instead of all of it.
     size_t slots = max_count < max_bytes / 64 ? max_count : max_bytes / 64;
     size_t cap = slots + SHIM_THREAD_BATCH + 1;
-    void *p = mmap(0, cap * sizeof(ring_entry), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    // The split needs room for a few big blocks, and a budget it shortens.
+    size_t big = shim_cfg.quarantine_big_bytes;
+    if (big < SHIM_PROTECT_FROM || big >= max_bytes) big = 0;
+    // Held big blocks: at most one over the budget, each of at least BIG_FROM.
+    size_t big_cap = big ? big / SHIM_QUARANTINE_BIG_FROM + 2 : 0;
+    if (big_cap > cap) big_cap = cap;
+    size_t ring_bytes = cap * sizeof(ring_entry) + big_cap * sizeof(uint32_t);
+    void *p = mmap(0, ring_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return -1;
     g_ring_cap = cap;
+    g_big = big ? (uint32_t *)((ring_entry *)p + cap) : 0;
+    g_big_cap = big_cap;
+    g_big_max = big;
     // The ring itself is charged against the budget.
-    size_t ring_bytes = cap * sizeof(ring_entry);
     g_max_bytes = max_bytes > ring_bytes ? max_bytes - ring_bytes : 0;
     g_max_count = slots;
     atomic_store_explicit((_Atomic(ring_entry *) *)&g_ring, (ring_entry *)p, memory_order_release);
@@ -119,11 +145,11 @@ void shim_quarantine_unlock(void) { pthread_mutex_unlock(&g_lock); }
 void shim_quarantine_usage(shim_quarantine_stats *out) {
     pthread_mutex_lock(&g_lock);
     out->count = g_count;
-    out->bytes = g_bytes;
+    out->bytes = g_bytes - g_hole_bytes;
     out->peak_count = g_peak_count;
     out->peak_bytes = g_peak_bytes;
     out->released = __atomic_load_n(&g_total_released, __ATOMIC_RELAXED);
-    out->ring_bytes = g_ring_cap * sizeof(ring_entry);
+    out->ring_bytes = g_ring_cap * sizeof(ring_entry) + g_big_cap * sizeof(uint32_t);
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -175,6 +201,41 @@ static inline void touch_lines(const char *from, const char *to) {
     }
 }
 
+// Sampled verification (FAULTLINE_SCRIBBLE_SAMPLE = s > 0): a leaving
+// block whose scribble has more than s + 2 chunks of 64 bytes is verified
+// in its first and last chunk and s chunks of the rest, evenly spaced from
+// an offset that turns with every release, so one offset written again and
+// again in a reused slot is met sooner or later. The pattern's misses, not
+// its compares, are what the release pays (issue 29): fewer chunks read
+// is fewer misses. A change found is measured whole for the report; the
+// exit check reads every chunk.
+static uint64_t g_sample_turn;
+
+/// Chunks of 64 bytes from the scribble's start; the last one ends at `n`
+/// (it may overlap the one before).
+static inline size_t chunks_of(size_t n) { return (n + 63) / 64; }
+
+/// 1 when a scribble of `n` bytes is sampled, not read whole.
+static inline int sampled(size_t n, size_t s) { return s && chunks_of(n) > s + 2; }
+
+/// Offset of the j-th sampled chunk (j < s) of a scribble of `n` bytes on
+/// turn `turn`: one of the chunks between the first and the last.
+static inline size_t sample_at(size_t n, size_t s, size_t j, uint64_t turn) {
+    size_t middle = chunks_of(n) - 2;
+    return 64 * (1 + (size_t)((turn + j * middle / s) % middle));
+}
+
+/// The turn of the i-th block of a batch: spread, so neighbours differ.
+static inline uint64_t turn_of(uint64_t base, int i) { return ((base + (uint64_t)i) * 0x9E3779B97F4A7C15ull) >> 40; }
+
+/// 1 when the sampled chunks of the `n`-byte scribble at `p` hold it.
+static inline int sample_holds(const unsigned char *p, size_t n, size_t s, uint64_t turn) {
+    const uint64_t word = 0x0101010101010101ull * SHIM_SCRIBBLE_BYTE;
+    int ok = shim_pattern_holds(p, word, 64) & shim_pattern_holds(p + n - 64, word, 64);
+    for (size_t j = 0; j < s; j++) ok &= shim_pattern_holds(p + sample_at(n, s, j, turn), word, 64);
+    return ok;
+}
+
 // Reads every line release_batch reads of entry `e`'s block (sizes from
 // the ring, not from the cold header): the header (state, checksum; the
 // arena's free-list link goes there too), the scribbled bytes (to `limit`),
@@ -185,7 +246,8 @@ static inline void touch_lines(const char *from, const char *to) {
 // blocks have no alignment padding): loads stop 16 bytes short of
 // header + cost, inside the slot either way. Other blocks get prefetches,
 // which never fault (glibc may have trimmed a duplicate's memory).
-static inline void touch_entry(const ring_entry *e, size_t limit) {
+// With a sampled scribble, only the chunks sample_holds reads.
+static inline void touch_entry(const ring_entry *e, size_t limit, size_t s, uint64_t turn) {
     const char *h = (const char *)e->block;
     uint64_t cost = e->cost & COST_MASK;
     size_t size = entry_size(e->cost);
@@ -195,16 +257,34 @@ static inline void touch_entry(const ring_entry *e, size_t limit) {
         return;
     }
     const char *user = h + SHIM_HEADER_SIZE;
-    touch_lines(h, user + (size < limit ? size : limit));
+    size_t n = size < limit ? size : limit;
+    if (sampled(n, s)) {
+        touch_lines(h, user + 64);
+        for (size_t j = 0; j < s; j++) touch_lines(user + sample_at(n, s, j, turn), user + sample_at(n, s, j, turn) + 64);
+        touch_lines(user + n - 64, user + n);
+    } else {
+        touch_lines(h, user + n);
+    }
     touch_lines(user + size, h + cost - SHIM_LINK_SIZE);
+}
+
+// 1 when the scribble of block `b` changed, its range in `off` and `len`:
+// sampled (s > 0) when long, then measured whole once a change is seen.
+static inline int scribble_changed_at_release(const shim_block *b, size_t limit, size_t s, uint64_t turn, size_t *off, size_t *len) {
+    size_t n = b->size < limit ? b->size : limit;
+    if (sampled(n, s) && !(b->free_tid & SHIM_FREE_PROTECTED) && sample_holds(shim_block_user(b), n, s, turn)) return 0;
+    return shim_scribble_changed(b, limit, off, len);
 }
 
 // Verifies and frees blocks that left the quarantine (no lock held).
 static void release_batch(const ring_entry *batch, int n) {
     // The blocks are cold after their stay: every line the checks read is
     // asked for first, so the misses overlap instead of coming one by one.
-    size_t limit = shim_cfg.scribble_limit;
-    for (int i = 0; i < n; i++) touch_entry(&batch[i], limit);
+    size_t limit = shim_cfg.scribble_limit, s = (size_t)shim_cfg.scribble_sample;
+    // A plain read and write (racing batches may share a turn: harmless).
+    uint64_t base = __atomic_load_n(&g_sample_turn, __ATOMIC_RELAXED);
+    __atomic_store_n(&g_sample_turn, base + (uint64_t)n, __ATOMIC_RELAXED);
+    for (int i = 0; i < n; i++) touch_entry(&batch[i], limit, s, turn_of(base, i));
     for (int i = 0; i < n; i++) {
         shim_block *b = batch[i].block;
         // A block pushed twice by a racing double free is released once.
@@ -218,38 +298,63 @@ static void release_batch(const ring_entry *batch, int n) {
         }
         if (__builtin_expect(!zone_intact(b), 0)) shim_redzone_report(b, SHIM_QUARANTINED, "quarantine_release");
         size_t off, len;
-        if (limit && !(batch[i].cost & INHERITED) && shim_scribble_changed(b, limit, &off, &len))
+        if (limit && !(batch[i].cost & INHERITED) && scribble_changed_at_release(b, limit, s, turn_of(base, i), &off, &len))
             shim_report_write_after_free(b, off, len, "quarantine_release", 0);
         __atomic_store_n(&b->magic, shim_magic(b, SHIM_RELEASED), __ATOMIC_RELEASE);
         shim_real_free_block(b);
     }
 }
 
+// Takes the ring's oldest entry off it: a block to release, or a hole
+// (block 0) that only gives its charge back.
+static ring_entry pop_oldest(void) {
+    ring_entry old = g_ring[g_head];
+    g_head = g_head + 1 == g_ring_cap ? 0 : g_head + 1;
+    g_count--;
+    uint64_t cost = old.cost & COST_MASK;
+    g_bytes -= cost;
+    if (g_inherited) { g_inherited--; old.cost |= INHERITED; }
+    if (!old.block) {
+        g_hole_bytes -= cost;
+    } else if (is_big(cost)) {
+        // The oldest held big block is the oldest on the big list.
+        g_big_head = g_big_head + 1 == g_big_cap ? 0 : g_big_head + 1;
+        g_big_count--;
+        g_big_bytes -= cost;
+    }
+    return old;
+}
+
+// Takes the oldest big block out of turn; its ring slot becomes a hole.
+static ring_entry pop_oldest_big(void) {
+    size_t at = g_big[g_big_head];
+    g_big_head = g_big_head + 1 == g_big_cap ? 0 : g_big_head + 1;
+    g_big_count--;
+    ring_entry e = g_ring[at];
+    uint64_t cost = e.cost & COST_MASK;
+    g_big_bytes -= cost;
+    g_hole_bytes += cost;
+    g_ring[at].block = 0;
+    // Held before a fork: within the inherited entries from the head.
+    if ((at + g_ring_cap - g_head) % g_ring_cap < g_inherited) e.cost |= INHERITED;
+    return e;
+}
+
 // Appends `n` blocks to the ring, first releasing the oldest until each
 // fits under both limits, so what the quarantine holds never exceeds its
 // budget (appending first and releasing after let one big block overshoot
-// it by its size, which showed in peak RSS). Only what leaves is released:
-// it is reused at once (the arena's thread cache), still in cache from the
+// it by its size, which showed in peak RSS); then the oldest big blocks
+// while they hold more than their share. Only what leaves is released: it
+// is reused at once (the arena's thread cache), still in cache from the
 // check; leaving down to a low-water mark released megabytes at a time,
 // which were cold again before the program reused them.
 static void push(shim_block *const *blocks, int n) {
     ring_entry batch[RELEASE_BATCH];
     int k = 0, next = 0;
     pthread_mutex_lock(&g_lock);
-    while (next < n) {
-        uint64_t cost = shim_block_cost(blocks[next]);
-        // Bigger than the whole budget: it cannot be held, it leaves at once.
-        int too_big = cost > g_max_bytes;
-        while (k < RELEASE_BATCH && g_count > 0 && !too_big && (g_bytes + cost > g_max_bytes || g_count + 1 > g_max_count)) {
-            ring_entry old = g_ring[g_head];
-            g_head = g_head + 1 == g_ring_cap ? 0 : g_head + 1;
-            g_count--;
-            g_bytes -= old.cost & COST_MASK;
-            if (g_inherited) { g_inherited--; old.cost |= INHERITED; }
-            batch[k++] = old;
-        }
+    while (next < n || g_big_bytes > g_big_max) {
         if (k == RELEASE_BATCH) {
-            // The batch is full: release it, then try this block again.
+            // The batch is full: release it, then go on.
             __atomic_fetch_add(&g_total_released, (uint64_t)k, __ATOMIC_RELAXED);
             pthread_mutex_unlock(&g_lock);
             release_batch(batch, k);
@@ -257,17 +362,34 @@ static void push(shim_block *const *blocks, int n) {
             pthread_mutex_lock(&g_lock);
             continue;
         }
-        if (too_big) {
+        if (g_big_bytes > g_big_max) {
+            batch[k++] = pop_oldest_big();
+            continue;
+        }
+        uint64_t cost = shim_block_cost(blocks[next]);
+        // Bigger than the whole budget: it cannot be held, it leaves at once.
+        if (cost > g_max_bytes) {
             batch[k++] = (ring_entry){blocks[next], entry_cost(blocks[next], cost)};
             next++;
             continue;
         }
+        if (g_count > 0 && (g_bytes + cost > g_max_bytes || g_count + 1 > g_max_count)) {
+            ring_entry old = pop_oldest();
+            if (old.block) batch[k++] = old;
+            continue;
+        }
         // The ring holds a thread batch more than the count limit: room.
+        if (is_big(cost)) {
+            size_t at = g_big_head + g_big_count;
+            g_big[at >= g_big_cap ? at - g_big_cap : at] = (uint32_t)g_tail;
+            g_big_count++;
+            g_big_bytes += cost;
+        }
         g_ring[g_tail] = (ring_entry){blocks[next], entry_cost(blocks[next], cost)};
         g_tail = g_tail + 1 == g_ring_cap ? 0 : g_tail + 1;
         g_count++;
         g_bytes += cost;
-        if (g_bytes > g_peak_bytes) g_peak_bytes = g_bytes;
+        if (g_bytes - g_hole_bytes > g_peak_bytes) g_peak_bytes = g_bytes - g_hole_bytes;
         if (g_count > g_peak_count) g_peak_count = g_count;
         next++;
     }
@@ -345,7 +467,7 @@ size_t shim_quarantine_take_changed(shim_block **out, size_t cap) {
     // (the blocks held before a fork are the parent's to check).
     size_t i = g_head;
     for (size_t k = 0; k < g_count && n < cap; k++) {
-        if (k >= g_inherited && take_if_changed(g_ring[i].block)) out[n++] = g_ring[i].block;
+        if (k >= g_inherited && g_ring[i].block && take_if_changed(g_ring[i].block)) out[n++] = g_ring[i].block;
         i = i + 1 == g_ring_cap ? 0 : i + 1;
     }
     // Then the frees other threads collected but did not hand over yet
@@ -372,7 +494,7 @@ int shim_quarantine_scan(int (*visit)(shim_block *b, void *ctx), void *ctx, uint
     size_t i = g_tail;
     for (size_t k = 0; k < g_count; k++) {
         i = i == 0 ? g_ring_cap - 1 : i - 1;
-        if (visit(g_ring[i].block, ctx)) break;
+        if (g_ring[i].block && visit(g_ring[i].block, ctx)) break;
     }
     pthread_mutex_unlock(&g_lock);
     return 1;

@@ -1,8 +1,11 @@
 // The quarantine: freed blocks, scribbled with 0x55, held in FIFO order in
 // a preallocated ring instead of being returned. Before a block goes in,
 // the oldest leave, just enough for it to fit under both limits (one bigger
-// than the byte limit leaves at once); each leaving block's pattern is
-// verified (a change is a write after free) before it goes back to the
+// than the byte limit leaves at once); blocks of 1 to 64 KiB also leave,
+// oldest first and out of turn, once they hold more than
+// FAULTLINE_QUARANTINE_BIG_BYTES. Each leaving block's pattern is verified
+// (a change is a write after free; a long one in FAULTLINE_SCRIBBLE_SAMPLE
+// chunks besides its first and last) before it goes back to the
 // underlying allocator.
 #ifndef SHIM_QUARANTINE_H
 #define SHIM_QUARANTINE_H
