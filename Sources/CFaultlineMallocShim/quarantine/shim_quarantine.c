@@ -202,8 +202,11 @@ static inline void touch_lines(const char *from, const char *to) {
 }
 
 // Sampled verification (FAULTLINE_SCRIBBLE_SAMPLE = s > 0): a leaving
-// block whose scribble has more than s + 2 chunks of 64 bytes is verified
-// in its first and last chunk and s chunks of the rest, evenly spaced from
+// block whose scribble has more than s + HEAD_CHUNKS + 1 chunks of 64 bytes
+// is verified in its first HEAD_CHUNKS chunks (the first 256 bytes: an
+// object's header fields, where a stale pointer's writes mostly land — a
+// reference count, a list link, a flag), its last chunk and s chunks of
+// the rest, evenly spaced from
 // an offset that turns with every release, so one offset written again and
 // again in a reused slot is met sooner or later. The pattern's misses, not
 // its compares, are what the release pays (issue 29): fewer chunks read
@@ -215,14 +218,17 @@ static uint64_t g_sample_turn;
 /// (it may overlap the one before).
 static inline size_t chunks_of(size_t n) { return (n + 63) / 64; }
 
+/// Chunks at the scribble's start that are always verified.
+#define HEAD_CHUNKS 4
+
 /// 1 when a scribble of `n` bytes is sampled, not read whole.
-static inline int sampled(size_t n, size_t s) { return s && chunks_of(n) > s + 2; }
+static inline int sampled(size_t n, size_t s) { return s && chunks_of(n) > s + HEAD_CHUNKS + 1; }
 
 /// Offset of the j-th sampled chunk (j < s) of a scribble of `n` bytes on
-/// turn `turn`: one of the chunks between the first and the last.
+/// turn `turn`: one of the chunks between the head and the last.
 static inline size_t sample_at(size_t n, size_t s, size_t j, uint64_t turn) {
-    size_t middle = chunks_of(n) - 2;
-    return 64 * (1 + (size_t)((turn + j * middle / s) % middle));
+    size_t middle = chunks_of(n) - HEAD_CHUNKS - 1;
+    return 64 * (HEAD_CHUNKS + (size_t)((turn + j * middle / s) % middle));
 }
 
 /// The turn of the i-th block of a batch: spread, so neighbours differ.
@@ -231,7 +237,7 @@ static inline uint64_t turn_of(uint64_t base, int i) { return ((base + (uint64_t
 /// 1 when the sampled chunks of the `n`-byte scribble at `p` hold it.
 static inline int sample_holds(const unsigned char *p, size_t n, size_t s, uint64_t turn) {
     const uint64_t word = 0x0101010101010101ull * SHIM_SCRIBBLE_BYTE;
-    int ok = shim_pattern_holds(p, word, 64) & shim_pattern_holds(p + n - 64, word, 64);
+    int ok = shim_pattern_holds(p, word, 64 * HEAD_CHUNKS) & shim_pattern_holds(p + n - 64, word, 64);
     for (size_t j = 0; j < s; j++) ok &= shim_pattern_holds(p + sample_at(n, s, j, turn), word, 64);
     return ok;
 }
@@ -259,7 +265,7 @@ static inline void touch_entry(const ring_entry *e, size_t limit, size_t s, uint
     const char *user = h + SHIM_HEADER_SIZE;
     size_t n = size < limit ? size : limit;
     if (sampled(n, s)) {
-        touch_lines(h, user + 64);
+        touch_lines(h, user + 64 * HEAD_CHUNKS);
         for (size_t j = 0; j < s; j++) touch_lines(user + sample_at(n, s, j, turn), user + sample_at(n, s, j, turn) + 64);
         touch_lines(user + n - 64, user + n);
     } else {

@@ -82,7 +82,7 @@ enum {
     NUM(QUARANTINE_BIG_BYTES, FL_OPT_SIZE, 2ll << 20, 0, 1ll << 40, "shim", 0, "bytes freed blocks of 1 KiB to 64 KiB may hold in the quarantine: past it the oldest leaves early (0: none does)") \
     NUM(QUARANTINE_COUNT, FL_OPT_SIZE, 65536, 0, 1ll << 28, "shim", 0, "blocks the quarantine may hold (K and M multiply)") \
     NUM(SCRIBBLE_LIMIT, FL_OPT_SIZE, 4096, 0, 1ll << 40, "shim", 0, "bytes of each freed block set to 0x55 and verified when it leaves") \
-    NUM(SCRIBBLE_SAMPLE, FL_OPT_INT, 2, 0, 1024, "shim", 0, "64-byte chunks of a freed block's scribble verified as it leaves, besides its first and last (0: all; the exit check reads all)") \
+    NUM(SCRIBBLE_SAMPLE, FL_OPT_INT, 2, 0, 1024, "shim", 0, "64-byte chunks of a freed block's scribble verified as it leaves, besides its first 256 bytes and last 64 (0: all; the exit check reads all)") \
     NUM(FILL_LIMIT, FL_OPT_SIZE, 256, 0, 1ll << 40, "shim", 0, "bytes of each new block (not calloc's) set to 0xAA") \
     NUM(MALLOC_STACKS, FL_OPT_BOOL, 1, 0, 1, "shim", 0, "record allocation and free stacks") \
     NUM(MALLOC_STACK_DEPTH, FL_OPT_INT, 16, 1, 64, "shim", 0, "frames kept per allocation or free stack") \
