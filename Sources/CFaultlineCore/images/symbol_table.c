@@ -1,4 +1,6 @@
-#include "shim_symbols.h"
+#include "symbol_table.h"
+
+#include <dlfcn.h>
 
 #include <elf.h>
 #include <link.h>
@@ -88,8 +90,29 @@ static void *in_sysv_hash(const struct link_map *m, const dyn_tables *t, const c
     return 0;
 }
 
-void *shim_symbol_in(const struct link_map *m, const char *name) {
+void *fl_symbol_in(const struct link_map *m, const char *name) {
     dyn_tables t;
     if (!m || !tables_of(m, &t)) return 0;
     return t.gnu_hash ? in_gnu_hash(m, &t, name) : in_sysv_hash(m, &t, name);
+}
+
+// The link map of the object holding `addr` (lock-free, glibc 2.35+).
+static const struct link_map *object_of(const void *addr) {
+    struct dl_find_object found;
+    return _dl_find_object((void *)addr, &found) == 0 ? found.dlfo_link_map : 0;
+}
+
+int fl_symbol_after(const void *self, const char *name) {
+    const struct link_map *m = object_of(self);
+    for (m = m ? m->l_next : 0; m; m = m->l_next)
+        if (fl_symbol_in(m, name)) return 1;
+    return 0;
+}
+
+int fl_symbol_anywhere(const char *name) {
+    const struct link_map *m = object_of((const void *)fl_symbol_anywhere);
+    while (m && m->l_prev) m = m->l_prev;
+    for (; m; m = m->l_next)
+        if (fl_symbol_in(m, name)) return 1;
+    return 0;
 }

@@ -14,7 +14,7 @@
 #include "shim_deepbind.h"
 #include "shim_heap.h"
 #include "shim_lookup.h"
-#include "shim_symbols.h"
+#include "symbol_table.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -130,7 +130,7 @@ static __attribute__((noinline, cold)) void look_up(void) {
                     after_self = 1;
                     continue;
                 }
-                void *d = shim_symbol_in(m, ops[i].name);
+                void *d = fl_symbol_in(m, ops[i].name);
                 if (!d) continue;
                 if (!after_self) {  // the program's own; the next one is still wanted
                     if (!f) f = d;
