@@ -157,7 +157,8 @@ static int usual_mount(const char *point, long magic, int version, mount_entry *
 
 // Opens the files of the cgroup `paths` name under `mounts`, for the
 // versions `have` holds both of. Opens nothing when it fails.
-static int open_found(fl_memcg *m, const mount_entry *mounts, char (*paths)[PATH_MAX], int have, char *why, int why_cap) {
+static int open_found(fl_memcg *m, const mount_entry *mounts, char (*paths)[PATH_MAX], int have, int only_limited, char *why,
+                      int why_cap) {
     memset(m, 0, sizeof *m);
     m->usage_fd = m->peak_fd = -1;
     // The v2 cgroup (for PSI), whatever holds the memory controller.
@@ -174,13 +175,8 @@ static int open_found(fl_memcg *m, const mount_entry *mounts, char (*paths)[PATH
     const char *usage = version == 1 ? "memory.usage_in_bytes" : "memory.current";
     const char *peak = version == 1 ? "memory.max_usage_in_bytes" : "memory.peak";
     const char *limit = version == 1 ? "memory.limit_in_bytes" : "memory.max";
-    m->usage_fd = open_ro(m->dir, usage);
-    if (m->usage_fd < 0) {
-        snprintf(why, why_cap, "%s/%s cannot be opened (memory controller not enabled here)", m->dir, usage);
-        return -1;
-    }
-    m->peak_fd = open_ro(m->dir, peak);
     // The effective limit is the smallest on the way up to the mount point.
+    // Read first: without one the caller may want nothing else.
     char dir[PATH_MAX];
     fl_strlcpy(dir, m->dir, sizeof dir);
     size_t point_len = strlen(mount->point);
@@ -192,6 +188,17 @@ static int open_found(fl_memcg *m, const mount_entry *mounts, char (*paths)[PATH
         *slash = 0;
     }
     m->version = version;
+    if (only_limited && fl_memcg_limit(m) == UINT64_MAX) {
+        fl_memcg_close(m);
+        return 1;
+    }
+    m->usage_fd = open_ro(m->dir, usage);
+    if (m->usage_fd < 0) {
+        snprintf(why, why_cap, "%s/%s cannot be opened (memory controller not enabled here)", m->dir, usage);
+        fl_memcg_close(m);
+        return -1;
+    }
+    m->peak_fd = open_ro(m->dir, peak);
     // The first read of each file allocates the kernel's read buffer, charged
     // to this cgroup; made now, it cannot fall on a moment at the limit
     // (a read at the limit makes the kernel OOM-kill the reader).
@@ -201,7 +208,7 @@ static int open_found(fl_memcg *m, const mount_entry *mounts, char (*paths)[PATH
     return 0;
 }
 
-int fl_memcg_open(fl_memcg *m, char *why, int why_cap) {
+int fl_memcg_open(fl_memcg *m, int only_limited, char *why, int why_cap) {
     // One read of each file finds both versions (the install read each
     // twice), in raw reads (fopen and getline allocate, and the malloc
     // shim records a stack for each block: 0.2 ms). By version - 1; static:
@@ -221,7 +228,10 @@ int fl_memcg_open(fl_memcg *m, char *why, int why_cap) {
     if ((found_paths.found & 2) && (usual_mount("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC, 2, &mounts[1]) ||
                                     usual_mount("/sys/fs/cgroup/unified", CGROUP2_SUPER_MAGIC, 2, &mounts[1])))
         usual |= 2;
-    if (usual && usual == found_paths.found && open_found(m, mounts, paths, usual, why, why_cap) == 0) return 0;
+    if (usual && usual == found_paths.found) {
+        int r = open_found(m, mounts, paths, usual, only_limited, why, why_cap);
+        if (r >= 0) return r;
+    }
     fl_each_line("/proc/self/mountinfo", buf, sizeof buf, mount_line, &found_mounts);
-    return open_found(m, mounts, paths, found_mounts.found & found_paths.found, why, why_cap);
+    return open_found(m, mounts, paths, found_mounts.found & found_paths.found, only_limited, why, why_cap);
 }
