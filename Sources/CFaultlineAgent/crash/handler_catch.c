@@ -22,5 +22,7 @@ FL_EXPORT void *__cxa_begin_catch(void *exception) {
     // catch before any throw the agent saw finds it here.
     if (__builtin_expect(!fl_cxx_rt.begin_catch, 0) && !fl_cxx_runtime_find())
         fl_cxx_rt.begin_catch = (void *(*)(void *))dlsym(RTLD_NEXT, "__cxa_begin_catch");
-    return fl_cxx_rt.begin_catch(exception);
+    void *(*real)(void *) = (void *(*)(void *))fl_cxx_runtime_or_callers((void *)fl_cxx_rt.begin_catch,
+                                                                         __builtin_return_address(0), "__cxa_begin_catch");
+    return real(exception);
 }

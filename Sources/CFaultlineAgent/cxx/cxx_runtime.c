@@ -1,5 +1,6 @@
 // Finding the C++ runtime's functions by name (cxx_runtime.h).
 #include "cxx_runtime.h"
+#include "symbol_table.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -66,6 +67,12 @@ int fl_cxx_runtime_find(void) {
 }
 
 int fl_cxx_runtime_is_libstdcxx(void) { return g_libstdcxx; }
+
+void *fl_cxx_runtime_or_callers(void *found, const void *caller, const char *name) {
+    if (found) return found;
+    struct dl_find_object object;
+    return _dl_find_object((void *)caller, &object) == 0 ? fl_symbol_in(object.dlfo_link_map, name) : 0;
+}
 
 const void *fl_cxx_runtime_current_object(void) {
     if (!fl_cxx_rt.current_exception) return 0;

@@ -39,6 +39,13 @@ extern fl_cxx_runtime fl_cxx_rt;
 /// no allocation). Not async-signal-safe.
 int fl_cxx_runtime_find(void);
 
+/// `found` (a member of fl_cxx_rt) when set, else the definition of
+/// `name` in the object holding `caller` (a return address): a library
+/// that carries its own runtime (-static-libstdc++), loaded with
+/// RTLD_LOCAL, binds its calls to the agent's hooks with no runtime after
+/// the agent to pass them to. NULL when neither has one.
+void *fl_cxx_runtime_or_callers(void *found, const void *caller, const char *name);
+
 /// 1 when the runtime found is libstdc++ (the agent's describer library
 /// links it), else 0.
 int fl_cxx_runtime_is_libstdcxx(void);

@@ -288,7 +288,9 @@ fl_terminate_fn fl_cxx_chained_terminate(void) { return __atomic_load_n(&g_chain
 /// old exception's.
 FL_EXPORT void *__cxa_allocate_exception(size_t size) {
     if (__builtin_expect(!fl_cxx_rt.allocate_exception || fl_cxx_exception_waits_for_runtime(), 0)) runtime_arrived();
-    void *object = fl_cxx_rt.allocate_exception(size);
+    void *(*real)(size_t) = (void *(*)(size_t))fl_cxx_runtime_or_callers((void *)fl_cxx_rt.allocate_exception,
+                                                                         __builtin_return_address(0), "__cxa_allocate_exception");
+    void *object = real(size);
     if (object && g_frames > 0 && !g_frozen) forget(object);
     return object;
 }
@@ -305,7 +307,10 @@ FL_EXPORT void __cxa_throw(void *object, void *type, void (*destructor)(void *))
         rec->object = object;
     }
     if (__builtin_expect(!fl_cxx_rt.cxa_throw, 0)) runtime_arrived();
-    FL_TAIL_CALL return fl_cxx_rt.cxa_throw(object, type, destructor);
+    void (*real)(void *, void *, void (*)(void *)) = fl_cxx_rt.cxa_throw;
+    if (__builtin_expect(!real, 0))
+        real = (void (*)(void *, void *, void (*)(void *)))fl_cxx_runtime_or_callers(0, __builtin_return_address(0), "__cxa_throw");
+    FL_TAIL_CALL return real(object, type, destructor);
 }
 
 /// Interposes `throw;`: notes the rethrow and where it happened; the
@@ -324,7 +329,9 @@ FL_EXPORT void __cxa_rethrow(void) {
         }
     }
     if (__builtin_expect(!fl_cxx_rt.rethrow, 0)) runtime_arrived();
-    FL_TAIL_CALL return fl_cxx_rt.rethrow();
+    void (*real)(void) = fl_cxx_rt.rethrow;
+    if (__builtin_expect(!real, 0)) real = (void (*)(void))fl_cxx_runtime_or_callers(0, __builtin_return_address(0), "__cxa_rethrow");
+    FL_TAIL_CALL return real();
 }
 
 /// Interposes `std::current_exception`: an exception captured into an
@@ -332,7 +339,9 @@ FL_EXPORT void __cxa_rethrow(void) {
 /// published process-wide.
 FL_EXPORT void *_ZSt17current_exceptionv(void *result) {
     if (__builtin_expect(!fl_cxx_rt.current_exception, 0)) runtime_arrived();
-    void *r = fl_cxx_rt.current_exception(result);
+    void *(*real)(void *) = (void *(*)(void *))fl_cxx_runtime_or_callers((void *)fl_cxx_rt.current_exception,
+                                                                         __builtin_return_address(0), "_ZSt17current_exceptionv");
+    void *r = real(result);
     if (g_frames > 0 && !g_frozen) {
         const void *object;
         memcpy(&object, result, sizeof object);  // exception_ptr's one member
@@ -347,7 +356,11 @@ FL_EXPORT void *_ZSt17current_exceptionv(void *result) {
 FL_EXPORT fl_terminate_fn _ZSt13set_terminatePFvvE(fl_terminate_fn handler) {
     if (__builtin_expect(!fl_cxx_rt.set_terminate || fl_cxx_exception_waits_for_runtime(), 0)) runtime_arrived();
     fl_terminate_fn own = __atomic_load_n(&g_own, __ATOMIC_SEQ_CST);
-    if (!own) return fl_cxx_rt.set_terminate(handler);
+    if (!own) {
+        fl_terminate_fn (*real)(fl_terminate_fn) = (fl_terminate_fn (*)(fl_terminate_fn))fl_cxx_runtime_or_callers(
+            (void *)fl_cxx_rt.set_terminate, __builtin_return_address(0), "_ZSt13set_terminatePFvvE");
+        return real(handler);
+    }
     if (handler == own) return own;  // re-installing what get_terminate returned
     return __atomic_exchange_n(&g_chained, handler, __ATOMIC_SEQ_CST);
 }
