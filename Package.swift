@@ -41,12 +41,16 @@ let package = Package(
         .library(name: "FaultlineAgent", targets: ["FaultlineAgent"]),
         /// The injectable agent: `LD_PRELOAD=libFaultlineAgentPreload.so`.
         .library(name: "FaultlineAgentPreload", type: .dynamic, targets: ["CFaultlineAgent", "CFaultlineDylibStubs"]),
+        /// The agent's C++ exception describer, dlopened by the agent into
+        /// processes that have libstdc++ (the agent links no C++ runtime).
+        .library(name: "FaultlineAgentCxx", type: .dynamic, targets: ["CFaultlineAgentCxx", "CFaultlineDylibStubs"]),
         /// The quarantining malloc shim: `LD_PRELOAD=libFaultlineMallocShim.so`.
         .library(name: "FaultlineMallocShim", type: .dynamic, targets: ["CFaultlineMallocShim", "CFaultlineDylibStubs"]),
         /// A library victim-heap loads with dlopen(RTLD_DEEPBIND).
         .library(name: "VictimDeepbind", type: .dynamic, targets: ["victim-deepbind-lib"]),
         .library(name: "VictimDeepbindCxx", type: .dynamic, targets: ["victim-deepbind-cxx-lib"]),
         .library(name: "VictimOwnNew", type: .dynamic, targets: ["victim-own-new-lib"]),
+        .library(name: "VictimLateCxx", type: .dynamic, targets: ["victim-late-cxx-lib"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -77,13 +81,21 @@ let package = Package(
         // libswiftCore.so from them.
         .target(name: "CFaultlineDylibStubs", cSettings: [.unsafeFlags(benchFlags)]),
         // Agent core: async-signal-safe crash capture, linked or preloaded.
+        // All C: a C++ source would have SwiftPM link libstdc++, which costs
+        // every process the agent is injected into ~0.9 ms (cxx_runtime.h).
         .target(
             name: "CFaultlineAgent",
             dependencies: ["CFaultlineCore", "CFaultlineInterposers"],
             cSettings: agentCSettings + (agentFolders + coreHeaderDirs).map { .headerSearchPath($0) },
-            // The C++ exception detector (cxx/*.cpp): same flags as the C files.
-            cxxSettings: [.unsafeFlags(agentFlags), .define("_GNU_SOURCE")] + (agentFolders + coreHeaderDirs).map { .headerSearchPath($0) },
-            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("stdc++")]
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
+        ),
+        // The C++ exception detector's describer (what was thrown, its
+        // message, nested exceptions): C++ over libstdc++, loaded by the agent
+        // only into processes that have libstdc++, or linked beside the agent.
+        .target(
+            name: "CFaultlineAgentCxx",
+            cxxSettings: [.unsafeFlags(agentFlags), .define("_GNU_SOURCE"),
+                          .headerSearchPath("../CFaultlineAgent/cxx"), .headerSearchPath("../CFaultlineOptions/include")]
         ),
         // LD_PRELOAD malloc shim: quarantine, scribbling, allocation records.
         .target(
@@ -146,7 +158,7 @@ let package = Package(
         // The same C++ cases with the agent linked in (faultline_install).
         .executableTarget(
             name: "victim-cxx-linked",
-            dependencies: ["CFaultlineAgent"],
+            dependencies: ["CFaultlineAgent", "CFaultlineAgentCxx"],
             cxxSettings: [.unsafeFlags(victimFlags)],
             linkerSettings: [.linkedLibrary("pthread")]
         ),
@@ -176,6 +188,12 @@ let package = Package(
         // New and delete through libstdc++'s operators (deep-bound): victim-cxx deepbind-cxx.
         .target(
             name: "victim-deepbind-cxx-lib",
+            cxxSettings: [.unsafeFlags(victimFlags)]
+        ),
+        // A C++ library that victim-c loads with dlopen and that throws an
+        // exception nobody catches: victim-c late-cxx-uncaught.
+        .target(
+            name: "victim-late-cxx-lib",
             cxxSettings: [.unsafeFlags(victimFlags)]
         ),
         // Its own global operator new and delete: victim-cxx own-new-library.

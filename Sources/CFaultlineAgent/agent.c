@@ -9,6 +9,7 @@
 #include "fd_high.h"
 #include "fd_limit.h"
 #include "fd_transient.h"
+#include "symbol_table.h"
 #include "faultline.h"
 #include "agent_config.h"
 #include "annotate.h"
@@ -263,7 +264,7 @@ static int install_crash(void) {
 // Installs the agent. `dir_optional`: a report directory this process
 // cannot write into sends its reports to stderr, with one line (the
 // preloaded agent), instead of failing the install (faultline_install).
-static int install(const faultline_options *options, int dir_optional) {
+static int install_here(const faultline_options *options, int dir_optional) {
     if (g_installed) return 0;
     fl_log_init();
     if (other_copy_installed()) return 0;
@@ -299,6 +300,21 @@ static int install(const faultline_options *options, int dir_optional) {
     fl_environ_pin();
     g_installed = 1;
     return 0;
+}
+
+// With the malloc shim loaded after this image, the install's blocks are
+// recorded without a stack (faultline_shim_stackless, shim_untracked.c):
+// the FILE fopencookie makes for the stderr tee came from libc code
+// without frame pointers, and its stack was a libunwind walk of 24 steps,
+// 96 sigprocmask calls under libunwind's global cache lock, in every
+// process. Looked up here: this image's FL_NEXT slots may not be filled yet.
+static int install(const faultline_options *options, int dir_optional) {
+    void (*stackless)(int) = fl_symbol_after((const void *)install, "faultline_shim_stackless")
+                                 ? (void (*)(int))dlsym(RTLD_NEXT, "faultline_shim_stackless") : 0;
+    if (stackless) stackless(1);
+    int r = install_here(options, dir_optional);
+    if (stackless) stackless(0);
+    return r;
 }
 
 int faultline_install(const faultline_options *options) { return install(options, 0); }

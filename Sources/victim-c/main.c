@@ -57,6 +57,7 @@ int victim_crash_beside_crowd(const char *kind, const char *count);  // thread_c
 void victim_rename_tasks_then_crash(void);  // renamed_tasks.c
 void victim_crash_in_anonymous_code(void);  // foreign_code.c
 void victim_crash_in_copied_code(void);  // foreign_code.c
+int victim_late_cxx_uncaught(void);  // late_cxx.c
 void victim_reraise_from_handler(int with_siginfo, int on_altstack, const char *put_back);  // reraising_handler.c
 void victim_raise_segv(void);  // reraising_handler.c
 void victim_fault_in_signal_handler(void);  // reraising_handler.c
@@ -727,6 +728,8 @@ static const victim_case k_cases[] = {
                "the first setresuid(-1, -1, -1), unshare(0), setrlimit (the same limit) and close_range (of no fd) while another thread's dlopen holds the loader's lock; exit 0 when all succeed"),
     VICTIM_RUN("truncated-mapping", case_truncated_mapping,
                "[crash] map two files (shared, private) and cut them to 0 bytes, lose a 61-byte block, then exit 0 (or crash: SIGSEGV store through NULL)"),
+    VICTIM_CALL("late-cxx-uncaught", victim_late_cxx_uncaught,
+                "dlopen(RTLD_LOCAL) a C++ library, which throws and catches, then throws a std::runtime_error nobody catches"),
     VICTIM_RUN("exit", case_exit,
                "exit with the status given as the next argument (default 0)"),
 };

@@ -124,14 +124,15 @@ import Testing
 
     @Test func aPreloadLibraryThatLoadsTheSwiftRuntimeIsNamed() throws {
         // Real ldd over stand-ins: a toolchain library that needs libswiftCore
-        // as the agent, zlib (which does not) as the shim.
+        // as the agent and as the C++ describer, zlib (which does not) as the shim.
         let swiftLib = "/opt/swift/usr/lib/swift/linux/libswift_Concurrency.so", plain = "/lib/x86_64-linux-gnu/libz.so.1"
         try #require(FileManager.default.fileExists(atPath: swiftLib) && FileManager.default.fileExists(atPath: plain))
         let dir = try TemporaryDirectory()
         try FileManager.default.copyItem(atPath: swiftLib, toPath: dir.path + "/" + BuildDirectory.agentLibrary)
         try FileManager.default.copyItem(atPath: plain, toPath: dir.path + "/" + BuildDirectory.mallocShimLibrary)
+        try FileManager.default.copyItem(atPath: swiftLib, toPath: dir.path + "/" + BuildDirectory.agentCxxLibrary)
         let heavy = BenchBuildCheck.librariesLoadingSwiftRuntime(in: BuildDirectory(path: dir.path))
-        #expect(heavy == [dir.path + "/" + BuildDirectory.agentLibrary])
+        #expect(heavy == [dir.path + "/" + BuildDirectory.agentLibrary, dir.path + "/" + BuildDirectory.agentCxxLibrary])
     }
 
     @Test func leaksSectionTakesBenchLeaksLinesWithTheirSizesInTheTitles() throws {

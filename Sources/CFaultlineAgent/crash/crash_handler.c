@@ -21,6 +21,7 @@
 #include "stack_switch.h"
 #include "stderr_capture.h"
 #include "thread_capture.h"
+#include "symbol_table.h"
 #include "unwinder.h"
 
 #include <dlfcn.h>
@@ -763,7 +764,10 @@ int fl_crash_install(void) {
     if (fl_crash_prepare() != 0) return -1;
     g_describer = (fl_fault_describer)dlsym(RTLD_DEFAULT, "faultline_shim_describe_fault");
     typedef void *(*getbuf_fn)(void);
-    getbuf_fn getbuf = (getbuf_fn)dlsym(RTLD_DEFAULT, "swift_getFatalErrorMessageBuffer");
+    // Asked only of a process that has the Swift runtime: a failed dlsym
+    // mallocs dlerror's message (with the shim, a recorded stack).
+    getbuf_fn getbuf = fl_symbol_anywhere("swift_getFatalErrorMessageBuffer")
+                           ? (getbuf_fn)dlsym(RTLD_DEFAULT, "swift_getFatalErrorMessageBuffer") : 0;
     if (getbuf) g_swift_message = (_Atomic(const char *) *)getbuf();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -8,19 +8,21 @@
 // where the handler's frames are known to be gone (a throw may still be
 // caught inside the handler). Every call is passed on unchanged; outside
 // such a handler this costs one thread-local read.
+#include "cxx_runtime.h"
 #include "interpose_next.h"
 #include "program_handler.h"
 
 #include <stdint.h>
 
-typedef void *(*begin_catch_fn)(void *);
-
-FL_NEXT_VAR(__cxa_begin_catch)
-
 /// Notes a catch outside a program's handler, then begins it. Called from
 /// the catching frame's landing pad, so this frame lies just below it.
 FL_EXPORT void *__cxa_begin_catch(void *exception) {
     fl_program_handler_resuming_at((uintptr_t)__builtin_frame_address(0));
-    begin_catch_fn real = (begin_catch_fn)(next___cxa_begin_catch ? next___cxa_begin_catch : dlsym(RTLD_NEXT, "__cxa_begin_catch"));
+    // Found with the rest of the C++ runtime (the agent links none); a
+    // catch before any throw the agent saw finds it here.
+    if (__builtin_expect(!fl_cxx_rt.begin_catch, 0) && !fl_cxx_runtime_find())
+        fl_cxx_rt.begin_catch = (void *(*)(void *))dlsym(RTLD_NEXT, "__cxa_begin_catch");
+    void *(*real)(void *) = (void *(*)(void *))fl_cxx_runtime_or_callers((void *)fl_cxx_rt.begin_catch,
+                                                                         __builtin_return_address(0), "__cxa_begin_catch");
     return real(exception);
 }

@@ -48,10 +48,13 @@ typedef struct fl_cxx_exception_info {
     fl_cxx_exception_level level[FL_CXX_MAX_LEVELS];
 } fl_cxx_exception_info;
 
-/// Fills `info` from the exception being handled (or notes there is none).
-/// Runs in the terminate handler, outside any signal handler; uses the C++
-/// runtime (rethrow and catch) and, unless `demangle` is 0, __cxa_demangle.
-void fl_cxx_describe_current(fl_cxx_exception_info *info, int demangle);
+/// Fills `info` from the exception being handled (or notes there is none),
+/// all but the throw records (`has_thrown`, `has_rethrown`). Runs in the
+/// terminate handler, outside any signal handler; uses the C++ runtime
+/// (rethrow and catch) and, unless `demangle` is 0, __cxa_demangle. Defined
+/// by the describer library (Sources/CFaultlineAgentCxx), which links
+/// libstdc++: the agent does not (cxx_describer.h).
+__attribute__((visibility("default"))) void fl_cxx_describe_current(fl_cxx_exception_info *info, int demangle);
 
 /// Preallocates the crash path's report buffers (the crash detector may be
 /// off). Not async-signal-safe. Returns 0 or -1.

@@ -53,8 +53,7 @@ typedef struct fl_cxx_throw_record {
 /// A C++ terminate handler.
 typedef void (*fl_terminate_fn)(void);
 
-/// Starts recording: resolves the runtime's functions and the unwinder and
-/// keeps `frames` frames per throw (0: the hooks only forward). Not
+/// Starts recording: finds the unwinder and keeps `frames` frames per throw (0: the hooks only forward). Not
 /// async-signal-safe (install time).
 void fl_cxx_hooks_enable(int frames);
 
@@ -80,10 +79,6 @@ int fl_cxx_throw_lookup(const void *object, fl_cxx_throw_record *out);
 /// Returns 1 when found, 0 when not.
 int fl_cxx_rethrow_lookup(const void *object, fl_cxx_throw_record *out);
 
-/// Marks the calling thread as inside the agent's own use of the C++
-/// runtime (`on` 1) or not (0): the hooks then only forward.
-void fl_cxx_hooks_internal(int on);
-
 /// Name of the unwinder a throw uses when no other thread is inside
 /// dl_iterate_phdr: "libunwind", "libgcc" when libunwind is missing, or
 /// "none" when neither could be loaded (throws are then recorded without
@@ -96,16 +91,13 @@ const char *fl_cxx_unwinder_name(int unwinder);
 /// Makes `own` the runtime's terminate handler. Later calls to
 /// `std::set_terminate` by the program replace the handler `own` chains to
 /// (returned by `fl_cxx_chained_terminate`), not `own` itself. Returns 0, or
-/// -1 when the runtime's `std::set_terminate` cannot be found.
+/// -1 when the runtime's `std::set_terminate` has not been found
+/// (cxx_runtime.h).
 int fl_cxx_take_terminate(fl_terminate_fn own);
 
 /// The handler to run after ours: the one installed before the agent, or
 /// the one the program set since.
 fl_terminate_fn fl_cxx_chained_terminate(void);
-
-/// The thrown object of the exception being handled, or NULL (none, or a
-/// foreign exception). Implemented by the terminate handler's file.
-const void *fl_cxx_current_object(void);
 
 #ifdef __cplusplus
 }

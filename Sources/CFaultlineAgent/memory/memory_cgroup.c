@@ -5,8 +5,10 @@
 #include "sigsafe.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 int fl_memcg_read(int fd, uint64_t *out) {
@@ -142,20 +144,23 @@ void fl_memcg_close(fl_memcg *m) {
     m->limit_count = 0;
 }
 
-int fl_memcg_open(fl_memcg *m, char *why, int why_cap) {
+// The usual mount of a hierarchy, `point` with the whole hierarchy at
+// it, when `point` is one of that version (statfs): `out` describes it.
+static int usual_mount(const char *point, long magic, int version, mount_entry *out) {
+    struct statfs st;
+    if (statfs(point, &st) != 0 || st.f_type != magic) return 0;
+    fl_strlcpy(out->root, "/", sizeof out->root);
+    fl_strlcpy(out->point, point, sizeof out->point);
+    out->version = version;
+    return 1;
+}
+
+// Opens the files of the cgroup `paths` name under `mounts`, for the
+// versions `have` holds both of. Opens nothing when it fails.
+static int open_found(fl_memcg *m, const mount_entry *mounts, char (*paths)[PATH_MAX], int have, int only_limited, char *why,
+                      int why_cap) {
     memset(m, 0, sizeof *m);
     m->usage_fd = m->peak_fd = -1;
-    // One read of each file finds both versions (the install read each
-    // twice), in raw reads (fopen and getline allocate, and the malloc
-    // shim records a stack for each block: 0.2 ms). By version - 1; static:
-    // 24 KiB the installing thread's stack need not have.
-    static mount_entry mounts[2];
-    static char paths[2][PATH_MAX];
-    char buf[8192];
-    cgroup_scan found_mounts = {mounts, paths, 0}, found_paths = {mounts, paths, 0};
-    fl_each_line("/proc/self/mountinfo", buf, sizeof buf, mount_line, &found_mounts);
-    fl_each_line("/proc/self/cgroup", buf, sizeof buf, path_line, &found_paths);
-    int have = found_mounts.found & found_paths.found;
     // The v2 cgroup (for PSI), whatever holds the memory controller.
     if ((have & 2) && strcmp(paths[1], "/") != 0) directory_of(&mounts[1], paths[1], m->v2_dir, sizeof m->v2_dir);
     int version = have & 1 ? 1 : have & 2 ? 2 : 0;
@@ -170,13 +175,8 @@ int fl_memcg_open(fl_memcg *m, char *why, int why_cap) {
     const char *usage = version == 1 ? "memory.usage_in_bytes" : "memory.current";
     const char *peak = version == 1 ? "memory.max_usage_in_bytes" : "memory.peak";
     const char *limit = version == 1 ? "memory.limit_in_bytes" : "memory.max";
-    m->usage_fd = open_ro(m->dir, usage);
-    if (m->usage_fd < 0) {
-        snprintf(why, why_cap, "%s/%s cannot be opened (memory controller not enabled here)", m->dir, usage);
-        return -1;
-    }
-    m->peak_fd = open_ro(m->dir, peak);
     // The effective limit is the smallest on the way up to the mount point.
+    // Read first: without one the caller may want nothing else.
     char dir[PATH_MAX];
     fl_strlcpy(dir, m->dir, sizeof dir);
     size_t point_len = strlen(mount->point);
@@ -188,6 +188,17 @@ int fl_memcg_open(fl_memcg *m, char *why, int why_cap) {
         *slash = 0;
     }
     m->version = version;
+    if (only_limited && fl_memcg_limit(m) == UINT64_MAX) {
+        fl_memcg_close(m);
+        return 1;
+    }
+    m->usage_fd = open_ro(m->dir, usage);
+    if (m->usage_fd < 0) {
+        snprintf(why, why_cap, "%s/%s cannot be opened (memory controller not enabled here)", m->dir, usage);
+        fl_memcg_close(m);
+        return -1;
+    }
+    m->peak_fd = open_ro(m->dir, peak);
     // The first read of each file allocates the kernel's read buffer, charged
     // to this cgroup; made now, it cannot fall on a moment at the limit
     // (a read at the limit makes the kernel OOM-kill the reader).
@@ -195,4 +206,32 @@ int fl_memcg_open(fl_memcg *m, char *why, int why_cap) {
     fl_memcg_peak(m);
     fl_memcg_limit(m);
     return 0;
+}
+
+int fl_memcg_open(fl_memcg *m, int only_limited, char *why, int why_cap) {
+    // One read of each file finds both versions (the install read each
+    // twice), in raw reads (fopen and getline allocate, and the malloc
+    // shim records a stack for each block: 0.2 ms). By version - 1; static:
+    // 24 KiB the installing thread's stack need not have.
+    static mount_entry mounts[2];
+    static char paths[2][PATH_MAX];
+    char buf[8192];
+    cgroup_scan found_mounts = {mounts, paths, 0}, found_paths = {mounts, paths, 0};
+    fl_each_line("/proc/self/cgroup", buf, sizeof buf, path_line, &found_paths);
+    // The hierarchies where systems mount them, tried before mountinfo,
+    // whose text the kernel builds for every mount (a third of this
+    // function's time in a process start). A cgroup path not found under
+    // them (a container that sees only a bind mount of its own subtree)
+    // fails to open there and takes mountinfo's answer.
+    int usual = 0;
+    if ((found_paths.found & 1) && usual_mount("/sys/fs/cgroup/memory", CGROUP_SUPER_MAGIC, 1, &mounts[0])) usual |= 1;
+    if ((found_paths.found & 2) && (usual_mount("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC, 2, &mounts[1]) ||
+                                    usual_mount("/sys/fs/cgroup/unified", CGROUP2_SUPER_MAGIC, 2, &mounts[1])))
+        usual |= 2;
+    if (usual && usual == found_paths.found) {
+        int r = open_found(m, mounts, paths, usual, only_limited, why, why_cap);
+        if (r >= 0) return r;
+    }
+    fl_each_line("/proc/self/mountinfo", buf, sizeof buf, mount_line, &found_mounts);
+    return open_found(m, mounts, paths, found_mounts.found & found_paths.found, only_limited, why, why_cap);
 }

@@ -25,9 +25,12 @@ typedef struct fl_memcg {
     char v2_dir[PATH_MAX];           ///< own cgroup in the v2 hierarchy ("" when none or the root)
 } fl_memcg;
 
-/// Finds and opens this process's memory cgroup. Returns 0, or -1 with a
-/// one-line reason in `why`. Not async-signal-safe (install time).
-int fl_memcg_open(fl_memcg *m, char *why, int why_cap);
+/// Finds and opens this process's memory cgroup. With `only_limited`, a
+/// cgroup with no limit on it or above it is left closed and 1 returned
+/// (`path` and `version` set): its usage and peak files are not opened.
+/// Returns 0, 1, or -1 with a one-line reason in `why`. Not
+/// async-signal-safe (install time).
+int fl_memcg_open(fl_memcg *m, int only_limited, char *why, int why_cap);
 
 /// Closes every fd `m` holds (a monitor with nothing to watch). Install time.
 void fl_memcg_close(fl_memcg *m);

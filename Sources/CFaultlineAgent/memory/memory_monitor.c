@@ -330,18 +330,18 @@ __attribute__((destructor)) static void remove_breadcrumbs(void) { fl_breadcrumb
 int fl_memory_monitor_install(void) {
     if (g_installed) return 0;
     fl_memory_options_load(&g_opt);
-    if (fl_memcg_open(&g_cg, g_status, sizeof g_status) != 0) return 1;
     // No limit on the cgroup or above it: no threshold, breadcrumb or OOM
     // kill of the cgroup's to watch for, so no thread and no fd (the
-    // default set held 8 for it in every process: issue 37). A limit set
-    // later (systemd-run -p MemoryMax on a running unit) is not seen.
-    // Pressure asked for by name is watched all the same: the kernel
-    // signals it from global reclaim too.
+    // default set held 8 for it in every process: issue 37), and its usage
+    // and peak are not even opened. A limit set later (systemd-run -p
+    // MemoryMax on a running unit) is not seen. Pressure asked for by name
+    // is watched all the same: the kernel signals it from global reclaim too.
     const char *asked = fl_option_value(FL_OPT_MEMORY_PRESSURE);
     int pressure_asked = asked && *asked && strcmp(g_opt.pressure_level, "off") != 0;
-    if (fl_memcg_limit(&g_cg) == UINT64_MAX && !g_opt.psi_given && !pressure_asked) {
+    int opened = fl_memcg_open(&g_cg, !g_opt.psi_given && !pressure_asked, g_status, sizeof g_status);
+    if (opened < 0) return 1;
+    if (opened == 1) {
         snprintf(g_status, sizeof g_status, "idle: cgroup %s has no memory limit (nor its parents)", g_cg.path);
-        fl_memcg_close(&g_cg);
         return 1;
     }
     fl_memory_stacks_init();

@@ -7,6 +7,7 @@
 #include "cred_mirror.h"
 #include "interpose_next.h"
 #include "sigsafe.h"
+#include "symbol_table.h"
 
 #include <linux/futex.h>
 #include <pthread.h>
@@ -44,7 +45,10 @@ static atomic_int g_linked;
 
 void fl_solo_link_images(void) {
     if (atomic_load(&g_linked)) return;
-    atomic_store(&g_named_after_here, (const char *(*)(pid_t))dlsym(RTLD_NEXT, "faultline_solo_thread_name"));
+    // Asked only when a later image has one (the shim, after the agent):
+    // a failed dlsym mallocs dlerror's message.
+    if (fl_symbol_after((const void *)fl_solo_link_images, "faultline_solo_thread_name"))
+        atomic_store(&g_named_after_here, (const char *(*)(pid_t))dlsym(RTLD_NEXT, "faultline_solo_thread_name"));
     atomic_store(&g_named_first, (const char *(*)(pid_t))dlsym(RTLD_DEFAULT, "faultline_solo_thread_name"));
     atomic_store(&g_linked, 1);
 }

@@ -11,10 +11,10 @@
 // definition of the same operator (libstdc++'s, or another allocator's),
 // which runs the new_handler loop, throws std::bad_alloc or returns NULL
 // exactly as the program expects: no C++ runtime in the shim.
-#include "interpose_next.h"
 #include "shim_deepbind.h"
 #include "shim_heap.h"
 #include "shim_lookup.h"
+#include "symbol_table.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -25,10 +25,10 @@
 #define SHIM_FRAME() ((uintptr_t)__builtin_frame_address(0))
 #define SHIM_DETECTING() __builtin_expect(shim_mode == SHIM_MODE_DETECT, 1)
 
-// The definition after the shim of the operator `name` (libstdc++'s),
-// cached in next_NAME. NULL only if none exists, which no caller of a C++
+// The definition after the shim of the operator `op` (libstdc++'s),
+// cached in g_next_op. NULL only if none exists, which no caller of a C++
 // operator can meet: its own library defines them.
-#define NEXT(name, type) ((type)shim_lookup_next_cached(&next_##name, #name))
+#define NEXT(op, type) ((type)shim_lookup_next_cached(&g_next_op[op], ops[op].name))
 
 typedef struct nothrow_t nothrow_t;  // std::nothrow_t: only passed on by reference
 typedef void *(*new_fn)(size_t);
@@ -85,6 +85,10 @@ static const struct {
 };
 
 static void *g_program_op[OP_COUNT];  // the program's own definition, else NULL
+// The next definition of each operator after the shim's, found by the walk
+// below as the shim starts (a lookup in the call would wait for the
+// loader's lock); else looked up at the first call (a runtime loaded since).
+static void *g_next_op[OP_COUNT];
 static int g_looked_up;
 // Bits: the program allocates (new) or releases (delete) blocks of a kind itself.
 static unsigned g_program_news, g_program_deletes;
@@ -110,17 +114,33 @@ static const char *object_name(void *f, const struct link_map *m) {
 // executable's), or right after it in a library that is not the C++
 // runtime (one the program links that defines its own new and delete;
 // without the shim its operators are everyone's, its own calls included
-// when it was linked with -Bsymbolic-functions).
+// when it was linked with -Bsymbolic-functions). One walk of the objects
+// loaded at start, in load order (the order every program reference binds
+// in), reading their symbol tables: no dlsym, none of whose failures (all
+// 20 operators in a C program) then costs a dlerror message.
 static __attribute__((noinline, cold)) void look_up(void) {
-    const struct link_map *self = shim_object_of((void *)look_up), *m;
+    const struct link_map *self = shim_object_of((void *)look_up), *first = self;
+    while (first && first->l_prev) first = first->l_prev;
     if (self)
         for (int i = 0; i < OP_COUNT; i++) {
-            void *f = shim_lookup(RTLD_DEFAULT, ops[i].name);
-            if (f && shim_object_of(f) == self) {
-                f = dlsym(RTLD_NEXT, ops[i].name);
-                if (f && (!(m = shim_object_of(f)) || cxx_runtime(object_name(f, m)))) f = 0;
+            void *f = 0;
+            int after_self = 0;
+            for (const struct link_map *m = first; m; m = m->l_next) {
+                if (m == self) {
+                    after_self = 1;
+                    continue;
+                }
+                void *d = fl_symbol_in(m, ops[i].name);
+                if (!d) continue;
+                if (!after_self) {  // the program's own; the next one is still wanted
+                    if (!f) f = d;
+                    continue;
+                }
+                __atomic_store_n(&g_next_op[i], d, __ATOMIC_RELEASE);
+                if (!f && !cxx_runtime(object_name(d, m))) f = d;
+                break;
             }
-            if (!f || !(m = shim_object_of(f)) || m == self) continue;
+            if (!f) continue;
             __atomic_store_n(&g_program_op[i], f, __ATOMIC_RELAXED);
             __atomic_fetch_or(i < OP_DEL ? &g_program_news : &g_program_deletes, 1u << ops[i].kind, __ATOMIC_RELAXED);
         }
@@ -159,17 +179,6 @@ static inline unsigned released_kind(void *p, unsigned kind) {
     return deep || was == SHIM_KIND_MALLOC ? was : kind;
 }
 
-// The next definition of each operator, filled when the shim loads
-// (FL_NEXT_SLOT): a lookup in the call would wait for the loader's lock.
-FL_NEXT_VAR(_Znwm)
-FL_NEXT_VAR(_Znam)
-FL_NEXT_VAR(_ZnwmRKSt9nothrow_t)
-FL_NEXT_VAR(_ZnamRKSt9nothrow_t)
-FL_NEXT_VAR(_ZnwmSt11align_val_t)
-FL_NEXT_VAR(_ZnamSt11align_val_t)
-FL_NEXT_VAR(_ZnwmSt11align_val_tRKSt9nothrow_t)
-FL_NEXT_VAR(_ZnamSt11align_val_tRKSt9nothrow_t)
-
 // A block for `new` (`kind` SHIM_KIND_NEW) or `new[]` (SHIM_KIND_NEW_ARRAY),
 // or NULL to let the next operator decide (also when libstdc++'s `op`
 // would call the program's). `align` is what an aligned form was given
@@ -202,49 +211,49 @@ static void *marked(void *p, unsigned kind) {
 /// operator new(size_t).
 SHIM_EXPORT void *_Znwm(size_t size) {
     void *p = try_new(OP_NEW, size, 0, SHIM_KIND_NEW, SHIM_FRAME());
-    return p ? p : marked(NEXT(_Znwm, new_fn)(size), SHIM_KIND_NEW);
+    return p ? p : marked(NEXT(OP_NEW, new_fn)(size), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t).
 SHIM_EXPORT void *_Znam(size_t size) {
     void *p = try_new(OP_NEW_ARRAY, size, 0, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
-    return p ? p : marked(NEXT(_Znam, new_fn)(size), SHIM_KIND_NEW_ARRAY);
+    return p ? p : marked(NEXT(OP_NEW_ARRAY, new_fn)(size), SHIM_KIND_NEW_ARRAY);
 }
 
 /// operator new(size_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnwmRKSt9nothrow_t(size_t size, const nothrow_t *tag) {
     void *p = try_new(OP_NEW_NT, size, 0, SHIM_KIND_NEW, SHIM_FRAME());
-    return p ? p : marked(NEXT(_ZnwmRKSt9nothrow_t, new_nothrow_fn)(size, tag), SHIM_KIND_NEW);
+    return p ? p : marked(NEXT(OP_NEW_NT, new_nothrow_fn)(size, tag), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnamRKSt9nothrow_t(size_t size, const nothrow_t *tag) {
     void *p = try_new(OP_NEW_ARRAY_NT, size, 0, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
-    return p ? p : marked(NEXT(_ZnamRKSt9nothrow_t, new_nothrow_fn)(size, tag), SHIM_KIND_NEW_ARRAY);
+    return p ? p : marked(NEXT(OP_NEW_ARRAY_NT, new_nothrow_fn)(size, tag), SHIM_KIND_NEW_ARRAY);
 }
 
 /// operator new(size_t, std::align_val_t).
 SHIM_EXPORT void *_ZnwmSt11align_val_t(size_t size, size_t align) {
     void *p = try_new(OP_NEW_AL, size, align, SHIM_KIND_NEW, SHIM_FRAME());
-    return p ? p : marked(NEXT(_ZnwmSt11align_val_t, new_aligned_fn)(size, align), SHIM_KIND_NEW);
+    return p ? p : marked(NEXT(OP_NEW_AL, new_aligned_fn)(size, align), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t, std::align_val_t).
 SHIM_EXPORT void *_ZnamSt11align_val_t(size_t size, size_t align) {
     void *p = try_new(OP_NEW_ARRAY_AL, size, align, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
-    return p ? p : marked(NEXT(_ZnamSt11align_val_t, new_aligned_fn)(size, align), SHIM_KIND_NEW_ARRAY);
+    return p ? p : marked(NEXT(OP_NEW_ARRAY_AL, new_aligned_fn)(size, align), SHIM_KIND_NEW_ARRAY);
 }
 
 /// operator new(size_t, std::align_val_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t size, size_t align, const nothrow_t *tag) {
     void *p = try_new(OP_NEW_AL_NT, size, align, SHIM_KIND_NEW, SHIM_FRAME());
-    return p ? p : marked(NEXT(_ZnwmSt11align_val_tRKSt9nothrow_t, new_aligned_nothrow_fn)(size, align, tag), SHIM_KIND_NEW);
+    return p ? p : marked(NEXT(OP_NEW_AL_NT, new_aligned_nothrow_fn)(size, align, tag), SHIM_KIND_NEW);
 }
 
 /// operator new[](size_t, std::align_val_t, const std::nothrow_t&).
 SHIM_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t size, size_t align, const nothrow_t *tag) {
     void *p = try_new(OP_NEW_ARRAY_AL_NT, size, align, SHIM_KIND_NEW_ARRAY, SHIM_FRAME());
-    return p ? p : marked(NEXT(_ZnamSt11align_val_tRKSt9nothrow_t, new_aligned_nothrow_fn)(size, align, tag), SHIM_KIND_NEW_ARRAY);
+    return p ? p : marked(NEXT(OP_NEW_ARRAY_AL_NT, new_aligned_nothrow_fn)(size, align, tag), SHIM_KIND_NEW_ARRAY);
 }
 
 // Every delete frees its block the way free does, the free stack starting
@@ -279,14 +288,13 @@ static int to_program(void *to, void *p, unsigned kind) {
 // `given_size` and `given_align` are what the form was given (0 when it takes none),
 // for shim_delete's new_delete_type_mismatch check.
 #define DELETE(name, op, params, type, args, program_args, given_size, given_align)         \
-    FL_NEXT_VAR(name)                                                                           \
     SHIM_EXPORT void name params {                                                            \
         if (SHIM_DETECTING()) {                                                               \
             void *to = replacement_after(op);                                                 \
-            if (to_program(g_program_op[op], p, ops[op].kind)) NEXT(name, type) args;         \
+            if (to_program(g_program_op[op], p, ops[op].kind)) NEXT(op, type) args;         \
             else if (to_program(to, p, ops[op].kind)) program_args;                           \
             else shim_delete(p, released_kind(p, ops[op].kind), given_size, given_align, SHIM_FRAME()); \
-        } else NEXT(name, type) args;                                                         \
+        } else NEXT(op, type) args;                                                         \
     }
 #define PLAIN ((delete_fn)to)(p)
 #define ALIGNED ((delete_aligned_fn)to)(p, align)

@@ -20,6 +20,7 @@ typedef struct shim_thread {
     int bounds_state;     ///< 0 unknown, 1 computing, 2 known, 3 unavailable
     int in_getattr;       ///< >0 inside pthread_getattr_np (shim_thread.c): bounds are not asked for then
     int in_dl_iterate;    ///< >0 inside dl_iterate_phdr (shim_stack.c): no libunwind stacks then
+    int stackless;        ///< >0 while the agent installs (faultline_shim_stackless): blocks get no stack
     uintptr_t stack_lo;   ///< lowest address of this thread's stack
     uintptr_t stack_hi;   ///< one past the highest
     uintptr_t stack_data_hi;  ///< end of what lies above it: the main thread's argv and environment (else stack_hi)

@@ -47,9 +47,15 @@ static void walk_arena(found *f) {
     for (unsigned c = 0; c < SHIM_ARENA_CLASSES && f->n < EXIT_MAX; c++) {
         const arena_class *k = &shim_arena_classes[c];
         uintptr_t frontier = __atomic_load_n(&k->frontier, __ATOMIC_ACQUIRE);
+        // The current span's slots from `next` on were never handed out:
+        // reading their headers only faulted in zero pages (a short
+        // process's walk was mostly that: 7 % of `/bin/true`'s samples).
+        uintptr_t fresh = __atomic_load_n(&k->next, __ATOMIC_ACQUIRE), fresh_end = __atomic_load_n(&k->span_end, __ATOMIC_ACQUIRE);
         for (uintptr_t span = k->start; span < frontier && f->n < EXIT_MAX; span += SHIM_SPAN_SIZE)
             for (uint32_t i = 0; i < k->per_span && f->n < EXIT_MAX; i++) {
-                const void *user = (const void *)(span + (uintptr_t)i * k->size + SHIM_HEADER_SIZE);
+                uintptr_t slot = span + (uintptr_t)i * k->size;
+                if (slot >= fresh && slot < fresh_end) break;  // the rest of this span too
+                const void *user = (const void *)(slot + SHIM_HEADER_SIZE);
                 const shim_block *b = shim_block_from_user(user);
                 uint32_t st;
                 shim_header_reading r = shim_header_read(b, b, k->size, &st);

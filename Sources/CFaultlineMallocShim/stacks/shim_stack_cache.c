@@ -276,6 +276,7 @@ static __attribute__((noinline)) uint32_t libunwind_record(uintptr_t fp) {
 // thread's memo instead of made again, and its depot id reused. With the
 // auto unwinder, a walk that stops at frame 0 goes to libunwind.
 uint32_t shim_stack_record(uintptr_t fp) {
+    if (__builtin_expect(shim_self.stackless, 0)) return 0;  // the agent's install (shim_untracked.c)
     if (__builtin_expect(shim_stack_libunwind, 0)) return libunwind_record(fp);
     stack_cache *c = thread_cache();
     uint32_t id;

@@ -29,6 +29,9 @@ public struct BuildDirectory: Sendable {
     public static let agentLibrary = "libFaultlineAgentPreload.so"
     /// The malloc shim.
     public static let mallocShimLibrary = "libFaultlineMallocShim.so"
+    /// The agent's C++ exception describer, which the agent loads into
+    /// processes that have libstdc++ (docs/cxx-exceptions.md).
+    public static let agentCxxLibrary = "libFaultlineAgentCxx.so"
 
     /// The package root: the nearest directory above this one holding `Package.swift`.
     public func packageRoot() -> String? {

@@ -63,11 +63,12 @@ enum BenchMachineTools {
 
 /// A check of the build being measured.
 public enum BenchBuildCheck {
-    /// The preload libraries in `build` that still load the Swift runtime
-    /// (built with bare `swift build`, not `scripts/build`): each preloaded
-    /// process would then pay about 2 ms and 4 MB more, charged to the detectors.
+    /// The preload libraries in `build` (and the describer the agent loads
+    /// into C++ programs) that still load the Swift runtime (built with bare
+    /// `swift build`, not `scripts/build`): each preloaded process would then
+    /// pay about 2 ms and 4 MB more, charged to the detectors.
     public static func librariesLoadingSwiftRuntime(in build: BuildDirectory) -> [String] {
-        [BuildDirectory.agentLibrary, BuildDirectory.mallocShimLibrary].compactMap { build.product($0) }.filter { lib in
+        [BuildDirectory.agentLibrary, BuildDirectory.mallocShimLibrary, BuildDirectory.agentCxxLibrary].compactMap { build.product($0) }.filter { lib in
             guard let o = try? BenchProcess(arguments: ["ldd", lib], timeLimit: 30).run(), o.succeeded else { return false }
             return o.stdout.contains("libswiftCore")
         }

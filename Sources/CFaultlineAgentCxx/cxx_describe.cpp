@@ -1,5 +1,7 @@
 // Describing the exception being handled: type (demangled), what() for
 // std::exception, a readable value for other throws, nested exceptions.
+// The agent's describer library (cxx_describer.h): loaded only into a
+// process that has libstdc++, so the agent itself links no C++ runtime.
 // Runs in the terminate handler — not a signal handler — and uses the C++
 // runtime itself: `throw;` to let catch clauses find the dynamic type,
 // std::rethrow_exception for nested levels. Text goes into preallocated
@@ -135,12 +137,25 @@ void clear_level(fl_cxx_exception_level *L) {
     L->has_thrown = L->has_rethrown = 0;
 }
 
+// The thrown object of the exception being handled, or null (none, or a
+// foreign exception). The agent's current_exception hook passes the call
+// on: it publishes nothing while the terminate handler runs (frozen).
+const void *current_object(void) {
+    // libstdc++ and libc++ both keep the thrown object's address as the one
+    // member of exception_ptr (the pointer __cxa_throw received).
+    static_assert(sizeof(std::exception_ptr) == sizeof(void *), "exception_ptr is one pointer");
+    std::exception_ptr p = std::current_exception();
+    const void *object = nullptr;
+    memcpy(&object, static_cast<const void *>(&p), sizeof object);
+    return object;
+}
+
 void describe_level(fl_cxx_exception_info *info, int depth, bool demangle) {
     if (depth >= FL_CXX_MAX_LEVELS) { info->nested_truncated = 1; return; }
     fl_cxx_exception_level *L = &info->level[depth];
     clear_level(L);
     info->levels = depth + 1;
-    L->object = fl_cxx_current_object();
+    L->object = current_object();
     if (!L->object) {
         // current_exception() is empty for a foreign exception; its
         // "type" would be read from a header it does not have.
@@ -186,8 +201,6 @@ void describe_level(fl_cxx_exception_info *info, int depth, bool demangle) {
     // The heap is what failed for bad_alloc: __cxa_demangle would need it.
     set_type(L, type ? type->name() : "", demangle && !heap_exhausted);
     if (heap_exhausted) info->demangled = 0;
-    L->has_thrown = fl_cxx_throw_lookup(L->object, &L->thrown);
-    L->has_rethrown = fl_cxx_rethrow_lookup(L->object, &L->rethrown);
     if (nested && nested->nested_ptr()) {
         try {
             std::rethrow_exception(nested->nested_ptr());
@@ -198,18 +211,6 @@ void describe_level(fl_cxx_exception_info *info, int depth, bool demangle) {
 }
 
 }  // namespace
-
-extern "C" const void *fl_cxx_current_object(void) {
-    // libstdc++ and libc++ both keep the thrown object's address as the one
-    // member of exception_ptr (the pointer __cxa_throw received).
-    static_assert(sizeof(std::exception_ptr) == sizeof(void *), "exception_ptr is one pointer");
-    fl_cxx_hooks_internal(1);  // our own call: not a capture for transport
-    std::exception_ptr p = std::current_exception();
-    fl_cxx_hooks_internal(0);
-    const void *object = nullptr;
-    memcpy(&object, static_cast<const void *>(&p), sizeof object);
-    return object;
-}
 
 extern "C" void fl_cxx_describe_current(fl_cxx_exception_info *info, int demangle) {
     info->levels = 0;

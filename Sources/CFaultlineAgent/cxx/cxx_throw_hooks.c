@@ -1,10 +1,11 @@
-// Interposers for __cxa_allocate_exception, __cxa_throw, __cxa_rethrow and
-// std::set_terminate.
+// Interposers for __cxa_allocate_exception, __cxa_throw, __cxa_rethrow,
+// std::current_exception and std::set_terminate.
 //
-// No C++ standard header is included here on purpose: this file defines
-// symbols the C++ runtime declares with other signatures and attributes
-// (`[[noreturn]]`, `noexcept`), and the interposers must be able to
-// tail-call the runtime's own functions.
+// C, not C++: the agent links no C++ runtime (cxx_runtime.h), and C lets
+// this file define the runtime's symbols by their mangled names with the
+// signatures the interposers need, tail-calling the runtime's own.
+#include "cxx_exception.h"
+#include "cxx_runtime.h"
 #include "cxx_throw_hooks.h"
 #include "loader_lock_watch.h"
 
@@ -16,36 +17,20 @@
 #include <unistd.h>
 #include <unwind.h>
 
-#define FL_EXPORT extern "C" __attribute__((visibility("default")))
+#define FL_EXPORT __attribute__((visibility("default")))
 
 #if defined(__clang__)
 // The hook's frame must be gone before the runtime starts unwinding: every
 // extra frame costs the exception unwinder a CFI lookup in both phases
 // (measured ~300 ns per throw), which is more than the capture itself.
-#define FL_TAIL_CALL [[clang::musttail]]
+#define FL_TAIL_CALL __attribute__((musttail))
 #else
 #define FL_TAIL_CALL
 #endif
 
-namespace {
-
-typedef void *(*cxa_allocate_exception_fn)(size_t);
-typedef void (*cxa_throw_fn)(void *, void *, void (*)(void *));
-typedef void (*cxa_rethrow_fn)(void);
-typedef fl_terminate_fn (*set_terminate_fn)(fl_terminate_fn);
-// std::current_exception returns a std::exception_ptr (one pointer, not
-// trivially copyable): the Itanium ABI returns it through a hidden pointer
-// to the result, passed first and handed back.
-typedef void *(*current_exception_fn)(void *result);
 typedef int (*unw_backtrace_fn)(void **, int);
 typedef _Unwind_Reason_Code (*unwind_backtrace_fn)(_Unwind_Trace_Fn, void *);
 typedef uintptr_t (*unwind_get_ip_fn)(struct _Unwind_Context *);
-
-cxa_allocate_exception_fn g_real_allocate_exception;
-cxa_throw_fn g_real_throw;
-cxa_rethrow_fn g_real_rethrow;
-set_terminate_fn g_real_set_terminate;
-current_exception_fn g_real_current_exception;
 
 // libunwind's unw_backtrace takes its per-thread "fast trace" path: after
 // the first walk through a function it steps from cached frame shapes
@@ -53,61 +38,65 @@ current_exception_fn g_real_current_exception;
 // reads the unwind tables through dl_iterate_phdr, under the loader's write
 // lock, and waits (for ever) while another thread is parked inside a
 // dl_iterate_phdr callback (scenario cxx.loader-lock-held).
-unw_backtrace_fn g_unw_backtrace;
+static unw_backtrace_fn g_unw_backtrace;
 // libgcc's unwinder, the one libstdc++ throws with: it finds a frame's
 // unwind tables with glibc's _dl_find_object (2.35+), which takes no lock,
 // but decodes every frame every time (~230 ns a frame). Taken while another
 // thread is inside dl_iterate_phdr, and when libunwind is missing.
-unwind_backtrace_fn g_gcc_backtrace;
-unwind_get_ip_fn g_gcc_get_ip;
+static unwind_backtrace_fn g_gcc_backtrace;
+static unwind_get_ip_fn g_gcc_get_ip;
 
-int g_frames;  // frames kept per throw; 0 while not recording
-int g_frozen;
-fl_terminate_fn g_own;
-fl_terminate_fn g_chained;
+static int g_frames;  // frames kept per throw; 0 while not recording
+static int g_frozen;
+static fl_terminate_fn g_own;
+static fl_terminate_fn g_chained;
 
-struct throw_ring {
+typedef struct throw_ring {
     unsigned next;
     fl_cxx_throw_record rec[FL_CXX_THROW_RING];
-};
+} throw_ring;
 // Per thread: no atomics and no contention on the throw path, and the
 // terminate handler runs on the thread whose exception escaped (also for
 // an exception escaping a std::thread).
-__thread throw_ring t_ring;
-__thread fl_cxx_throw_record t_rethrow;
-__thread pid_t t_tid;       // cached gettid (reset in a forked child)
-__thread int t_internal;    // the agent's own runtime calls: do not record
+static __thread throw_ring t_ring;
+static __thread fl_cxx_throw_record t_rethrow;
+static __thread pid_t t_tid;       // cached gettid (reset in a forked child)
 
 // Records of exceptions captured into an exception_ptr, for a rethrow on
 // another thread. Written rarely (once per current_exception), so a shared
 // slot counter is fine; a per-slot sequence number (odd while written) lets
 // the reader copy a slot and know it was not torn.
-struct escaped_slot {
+typedef struct escaped_slot {
     unsigned seq;
     fl_cxx_throw_record rec;
-};
-escaped_slot g_escaped[FL_CXX_ESCAPED];
-unsigned g_escaped_next;
+} escaped_slot;
+static escaped_slot g_escaped[FL_CXX_ESCAPED];
+static unsigned g_escaped_next;
 
-pid_t current_tid(void) {
+static pid_t current_tid(void) {
     if (__builtin_expect(t_tid == 0, 0)) t_tid = (pid_t)syscall(SYS_gettid);
     return t_tid;
 }
 
-void forget_tid_in_child(void) { t_tid = 0; }
+static void forget_tid_in_child(void) { t_tid = 0; }
 
-void resolve_runtime(void) {
-    // RTLD_NEXT: the next definition after the object holding this code
-    // (the preloaded agent, or the executable that links it).
-    g_real_allocate_exception = (cxa_allocate_exception_fn)dlsym(RTLD_NEXT, "__cxa_allocate_exception");
-    g_real_throw = (cxa_throw_fn)dlsym(RTLD_NEXT, "__cxa_throw");
-    g_real_rethrow = (cxa_rethrow_fn)dlsym(RTLD_NEXT, "__cxa_rethrow");
-    g_real_set_terminate = (set_terminate_fn)dlsym(RTLD_NEXT, "_ZSt13set_terminatePFvvE");
-    g_real_current_exception = (current_exception_fn)dlsym(RTLD_NEXT, "_ZSt17current_exceptionv");
+// A hook runs: the process has a C++ runtime, perhaps one a library loaded
+// since the agent started (its functions, and the detector's install, wait
+// for it). A runtime that is not libstdc++ or libc++abi (none found by
+// name) still gets its throws passed on, by RTLD_NEXT.
+static void runtime_arrived(void) {
+    if (!fl_cxx_runtime_find()) {
+        if (!fl_cxx_rt.allocate_exception) fl_cxx_rt.allocate_exception = (void *(*)(size_t))dlsym(RTLD_NEXT, "__cxa_allocate_exception");
+        if (!fl_cxx_rt.cxa_throw) fl_cxx_rt.cxa_throw = (void (*)(void *, void *, void (*)(void *)))dlsym(RTLD_NEXT, "__cxa_throw");
+        if (!fl_cxx_rt.rethrow) fl_cxx_rt.rethrow = (void (*)(void))dlsym(RTLD_NEXT, "__cxa_rethrow");
+        if (!fl_cxx_rt.set_terminate) fl_cxx_rt.set_terminate = (fl_terminate_fn (*)(fl_terminate_fn))dlsym(RTLD_NEXT, "_ZSt13set_terminatePFvvE");
+        if (!fl_cxx_rt.current_exception) fl_cxx_rt.current_exception = (void *(*)(void *))dlsym(RTLD_NEXT, "_ZSt17current_exceptionv");
+    }
+    fl_cxx_exception_runtime_loaded();
 }
 
 // The calling thread's newest record of `object`, or null.
-const fl_cxx_throw_record *ring_find(const void *object) {
+static const fl_cxx_throw_record *ring_find(const void *object) {
     if (!object) return 0;
     throw_ring *r = &t_ring;
     for (unsigned k = 1; k <= FL_CXX_THROW_RING; k++) {
@@ -117,7 +106,7 @@ const fl_cxx_throw_record *ring_find(const void *object) {
     return 0;
 }
 
-void copy_record(fl_cxx_throw_record *out, const fl_cxx_throw_record *in) {
+static void copy_record(fl_cxx_throw_record *out, const fl_cxx_throw_record *in) {
     out->object = in->object;
     out->tid = in->tid;
     out->count = in->count;
@@ -127,7 +116,7 @@ void copy_record(fl_cxx_throw_record *out, const fl_cxx_throw_record *in) {
 }
 
 // Publishes this thread's record of `object` for other threads.
-void escape(const void *object) {
+static void escape(const void *object) {
     const fl_cxx_throw_record *rec = ring_find(object);
     if (!rec) return;
     for (unsigned i = 0; i < FL_CXX_ESCAPED; i++)
@@ -135,14 +124,14 @@ void escape(const void *object) {
     escaped_slot *slot = &g_escaped[__atomic_fetch_add(&g_escaped_next, 1, __ATOMIC_RELAXED) % FL_CXX_ESCAPED];
     unsigned seq = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
     if (seq & 1) return;  // another thread is writing this slot right now
-    if (!__atomic_compare_exchange_n(&slot->seq, &seq, seq + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+    if (!__atomic_compare_exchange_n(&slot->seq, &seq, seq + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
     copy_record(&slot->rec, rec);
     __atomic_store_n(&slot->seq, seq + 2, __ATOMIC_RELEASE);
 }
 
 // A new exception object is at `object`: records of an earlier exception
 // that lived there (thrown, caught, freed) no longer describe anything.
-void forget(const void *object) {
+static void forget(const void *object) {
     throw_ring *r = &t_ring;
     for (unsigned k = 0; k < FL_CXX_THROW_RING; k++)
         if (r->rec[k].object == object) r->rec[k].object = 0;
@@ -152,13 +141,13 @@ void forget(const void *object) {
         if (__atomic_load_n(&slot->rec.object, __ATOMIC_RELAXED) != object) continue;
         unsigned seq = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
         if (seq & 1) continue;  // being rewritten for another exception right now
-        if (!__atomic_compare_exchange_n(&slot->seq, &seq, seq + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) continue;
+        if (!__atomic_compare_exchange_n(&slot->seq, &seq, seq + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) continue;
         if (slot->rec.object == object) slot->rec.object = 0;
         __atomic_store_n(&slot->seq, seq + 2, __ATOMIC_RELEASE);
     }
 }
 
-int escaped_lookup(const void *object, fl_cxx_throw_record *out) {
+static int escaped_lookup(const void *object, fl_cxx_throw_record *out) {
     for (unsigned i = 0; i < FL_CXX_ESCAPED; i++) {
         escaped_slot *slot = &g_escaped[i];
         unsigned before = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
@@ -173,15 +162,13 @@ int escaped_lookup(const void *object, fl_cxx_throw_record *out) {
     return 0;
 }
 
-__attribute__((constructor)) void resolve_at_load(void) { resolve_runtime(); }
-
-struct gcc_trace_state {
+typedef struct gcc_trace_state {
     uintptr_t *pcs;
     uintptr_t ra;  // return address into the thrower
     int n, max;
-};
+} gcc_trace_state;
 
-_Unwind_Reason_Code gcc_trace_one(struct _Unwind_Context *ctx, void *arg) {
+static _Unwind_Reason_Code gcc_trace_one(struct _Unwind_Context *ctx, void *arg) {
     gcc_trace_state *s = (gcc_trace_state *)arg;
     uintptr_t ip = g_gcc_get_ip(ctx);
     if (ip == 0) return _URC_END_OF_STACK;
@@ -202,7 +189,7 @@ _Unwind_Reason_Code gcc_trace_one(struct _Unwind_Context *ctx, void *arg) {
 // (libgcc starts at the hook's frame). Allocates nothing, and waits for no
 // thread parked in dl_iterate_phdr; libunwind allocates its per-thread
 // cache on a thread's first walk.
-__attribute__((always_inline)) inline void capture(fl_cxx_throw_record *rec, const void *ra) {
+__attribute__((always_inline)) static inline void capture(fl_cxx_throw_record *rec, const void *ra) {
     int n = 0;
     // Slack of 2 beyond g_frames: the unwinder's own frame, and the search below.
     if (g_unw_backtrace && !fl_loader_iteration_elsewhere()) {
@@ -226,12 +213,7 @@ __attribute__((always_inline)) inline void capture(fl_cxx_throw_record *rec, con
     rec->count = keep < 0 ? 0 : keep;
 }
 
-}  // namespace
-
-extern "C" {
-
 void fl_cxx_hooks_enable(int frames) {
-    if (!g_real_throw) resolve_runtime();
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (h) g_unw_backtrace = (unw_backtrace_fn)dlsym(h, "unw_backtrace");
     // libgcc_s itself, not the first _Unwind_Backtrace in the search order:
@@ -279,12 +261,9 @@ int fl_cxx_rethrow_lookup(const void *object, fl_cxx_throw_record *out) {
     return 1;
 }
 
-void fl_cxx_hooks_internal(int on) { t_internal = on; }
-
 int fl_cxx_take_terminate(fl_terminate_fn own) {
-    if (!g_real_set_terminate) resolve_runtime();
-    if (!g_real_set_terminate) return -1;
-    fl_terminate_fn prev = g_real_set_terminate(own);
+    if (!fl_cxx_rt.set_terminate) return -1;
+    fl_terminate_fn prev = fl_cxx_rt.set_terminate(own);
     __atomic_store_n(&g_chained, prev, __ATOMIC_SEQ_CST);
     __atomic_store_n(&g_own, own, __ATOMIC_SEQ_CST);
     return 0;
@@ -296,7 +275,7 @@ void fl_cxx_give_back_terminate(void) {
     if (!__atomic_exchange_n(&g_own, (fl_terminate_fn)0, __ATOMIC_SEQ_CST)) return;
     // The handler the program set last, before or after ours (the
     // set_terminate interposer kept it as the one to chain to).
-    g_real_set_terminate(__atomic_exchange_n(&g_chained, (fl_terminate_fn)0, __ATOMIC_SEQ_CST));
+    fl_cxx_rt.set_terminate(__atomic_exchange_n(&g_chained, (fl_terminate_fn)0, __ATOMIC_SEQ_CST));
 }
 
 fl_terminate_fn fl_cxx_chained_terminate(void) { return __atomic_load_n(&g_chained, __ATOMIC_SEQ_CST); }
@@ -308,8 +287,10 @@ fl_terminate_fn fl_cxx_chained_terminate(void) { return __atomic_load_n(&g_chain
 /// std::rethrow_exception. Its throw site must read "not found", never the
 /// old exception's.
 FL_EXPORT void *__cxa_allocate_exception(size_t size) {
-    if (__builtin_expect(!g_real_allocate_exception, 0)) resolve_runtime();
-    void *object = g_real_allocate_exception(size);
+    if (__builtin_expect(!fl_cxx_rt.allocate_exception || fl_cxx_exception_waits_for_runtime(), 0)) runtime_arrived();
+    void *(*real)(size_t) = (void *(*)(size_t))fl_cxx_runtime_or_callers((void *)fl_cxx_rt.allocate_exception,
+                                                                         __builtin_return_address(0), "__cxa_allocate_exception");
+    void *object = real(size);
     if (object && g_frames > 0 && !g_frozen) forget(object);
     return object;
 }
@@ -325,15 +306,18 @@ FL_EXPORT void __cxa_throw(void *object, void *type, void (*destructor)(void *))
         capture(rec, __builtin_return_address(0));
         rec->object = object;
     }
-    if (__builtin_expect(!g_real_throw, 0)) resolve_runtime();
-    FL_TAIL_CALL return g_real_throw(object, type, destructor);
+    if (__builtin_expect(!fl_cxx_rt.cxa_throw, 0)) runtime_arrived();
+    void (*real)(void *, void *, void (*)(void *)) = fl_cxx_rt.cxa_throw;
+    if (__builtin_expect(!real, 0))
+        real = (void (*)(void *, void *, void (*)(void *)))fl_cxx_runtime_or_callers(0, __builtin_return_address(0), "__cxa_throw");
+    FL_TAIL_CALL return real(object, type, destructor);
 }
 
 /// Interposes `throw;`: notes the rethrow and where it happened; the
 /// original throw's record (same object) is kept.
 FL_EXPORT void __cxa_rethrow(void) {
-    if (g_frames > 0 && !g_frozen && !t_internal) {
-        const void *object = fl_cxx_current_object();
+    if (g_frames > 0 && !g_frozen) {
+        const void *object = fl_cxx_runtime_current_object();
         if (object) {
             throw_ring *r = &t_ring;
             for (unsigned k = 0; k < FL_CXX_THROW_RING; k++)
@@ -344,17 +328,21 @@ FL_EXPORT void __cxa_rethrow(void) {
             t_rethrow.object = object;
         }
     }
-    if (__builtin_expect(!g_real_rethrow, 0)) resolve_runtime();
-    FL_TAIL_CALL return g_real_rethrow();
+    if (__builtin_expect(!fl_cxx_rt.rethrow, 0)) runtime_arrived();
+    void (*real)(void) = fl_cxx_rt.rethrow;
+    if (__builtin_expect(!real, 0)) real = (void (*)(void))fl_cxx_runtime_or_callers(0, __builtin_return_address(0), "__cxa_rethrow");
+    FL_TAIL_CALL return real();
 }
 
 /// Interposes `std::current_exception`: an exception captured into an
 /// exception_ptr may be rethrown on another thread, so its record is
 /// published process-wide.
 FL_EXPORT void *_ZSt17current_exceptionv(void *result) {
-    if (__builtin_expect(!g_real_current_exception, 0)) resolve_runtime();
-    void *r = g_real_current_exception(result);
-    if (g_frames > 0 && !g_frozen && !t_internal) {
+    if (__builtin_expect(!fl_cxx_rt.current_exception, 0)) runtime_arrived();
+    void *(*real)(void *) = (void *(*)(void *))fl_cxx_runtime_or_callers((void *)fl_cxx_rt.current_exception,
+                                                                         __builtin_return_address(0), "_ZSt17current_exceptionv");
+    void *r = real(result);
+    if (g_frames > 0 && !g_frozen) {
         const void *object;
         memcpy(&object, result, sizeof object);  // exception_ptr's one member
         if (object) escape(object);
@@ -366,11 +354,13 @@ FL_EXPORT void *_ZSt17current_exceptionv(void *result) {
 /// handler the program sets becomes the one the agent chains to, so the
 /// program keeps its behaviour and the agent still reports first.
 FL_EXPORT fl_terminate_fn _ZSt13set_terminatePFvvE(fl_terminate_fn handler) {
-    if (__builtin_expect(!g_real_set_terminate, 0)) resolve_runtime();
+    if (__builtin_expect(!fl_cxx_rt.set_terminate || fl_cxx_exception_waits_for_runtime(), 0)) runtime_arrived();
     fl_terminate_fn own = __atomic_load_n(&g_own, __ATOMIC_SEQ_CST);
-    if (!own) return g_real_set_terminate(handler);
+    if (!own) {
+        fl_terminate_fn (*real)(fl_terminate_fn) = (fl_terminate_fn (*)(fl_terminate_fn))fl_cxx_runtime_or_callers(
+            (void *)fl_cxx_rt.set_terminate, __builtin_return_address(0), "_ZSt13set_terminatePFvvE");
+        return real(handler);
+    }
     if (handler == own) return own;  // re-installing what get_terminate returned
     return __atomic_exchange_n(&g_chained, handler, __ATOMIC_SEQ_CST);
 }
-
-}  // extern "C"
