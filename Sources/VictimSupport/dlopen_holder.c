@@ -1,6 +1,7 @@
 // A thread whose dlopen holds the loader's lock (the lock dlopen and dlsym
 // take) while libVictimDeepbind's constructor, which that dlopen runs,
 // waits on a pipe (ctor_wait.c in victim-deepbind-lib).
+#include "victim_paths.h"
 #include "victim_threads.h"
 
 #include <dlfcn.h>
@@ -17,10 +18,7 @@ static pthread_t g_loader;
 static void *dlopen_waiting_library(void *arg) {
     (void)arg;
     char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
-    if (n <= 0) return 0;
-    path[n] = 0;
-    strcpy(strrchr(path, '/') + 1, "libVictimDeepbind.so");
+    if (victim_beside_self(path, sizeof path, "libVictimDeepbind.so") != 0) return 0;
     char fd[16];
     snprintf(fd, sizeof fd, "%d", g_release[0]);
     setenv("VICTIM_CTOR_WAIT_FD", fd, 1);

@@ -1,6 +1,7 @@
 // A C program (no C++ runtime at start) that loads a C++ library with
 // dlopen(RTLD_LOCAL), which throws once and catches, then throws an
 // exception nobody catches.
+#include "victim_paths.h"
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,10 +11,7 @@
 int victim_late_cxx_uncaught(void) {
     // libVictimLateCxx.so sits beside this program in the build directory.
     char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
-    if (n <= 0) return 3;
-    path[n] = 0;
-    strcpy(strrchr(path, '/') + 1, "libVictimLateCxx.so");
+    if (victim_beside_self(path, sizeof path, "libVictimLateCxx.so") != 0) return 3;
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         fprintf(stderr, "victim: %s\n", dlerror());

@@ -1,6 +1,7 @@
 // deepbind-cxx: blocks pass between the program and a C++ library loaded
 // with RTLD_DEEPBIND (libVictimDeepbindCxx.so, beside this program), each
 // pair matched (new with delete, new[] with delete[]): no report.
+#include "victim_paths.h"
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,10 +10,7 @@
 
 int victim_deepbind_cxx_main(int, char **) {
     char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
-    if (n <= 0) return 3;
-    path[n] = 0;
-    strcpy(strrchr(path, '/') + 1, "libVictimDeepbindCxx.so");
+    if (victim_beside_self(path, sizeof path, "libVictimDeepbindCxx.so") != 0) return 3;
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     if (!h) { fprintf(stderr, "victim: %s\n", dlerror()); return 3; }
     auto new_array = (int *(*)())dlsym(h, "deepbind_cxx_new_array");

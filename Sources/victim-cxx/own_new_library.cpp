@@ -3,6 +3,7 @@
 // library preloaded after whatever LD_PRELOAD holds (the shim), and deletes
 // a block the library's own new made. Without the shim every new and
 // delete is the library's.
+#include "victim_paths.h"
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,10 +16,7 @@ int victim_own_new_library_main(int, char **argv) {
     if (!make) {
         if (getenv("VICTIM_OWN_NEW_PRELOADED")) { fprintf(stderr, "victim: library not loaded\n"); return 3; }
         char path[PATH_MAX], preload[2 * PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
-        if (n <= 0) return 3;
-        path[n] = 0;
-        strcpy(strrchr(path, '/') + 1, "libVictimOwnNew.so");
+        if (victim_beside_self(path, sizeof path, "libVictimOwnNew.so") != 0) return 3;
         const char *was = getenv("LD_PRELOAD");
         snprintf(preload, sizeof preload, "%s%s%s", was ? was : "", was && *was ? ":" : "", path);
         setenv("LD_PRELOAD", preload, 1);

@@ -1,6 +1,7 @@
 // A library loaded with dlopen(RTLD_DEEPBIND) binds its own malloc and
 // free to glibc's, past the preloaded shim: the program frees (and
 // reallocates) memory the library allocated.
+#include "victim_paths.h"
 #include <dlfcn.h>
 #include <limits.h>
 #include <malloc.h>
@@ -16,10 +17,7 @@
 // libVictimDeepbind.so sits beside this program in the build directory.
 static void *load_library(void) {
     char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
-    if (n <= 0) return NULL;
-    path[n] = 0;
-    strcpy(strrchr(path, '/') + 1, "libVictimDeepbind.so");
+    if (victim_beside_self(path, sizeof path, "libVictimDeepbind.so") != 0) return NULL;
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     if (!h) fprintf(stderr, "victim: %s\n", dlerror());
     return h;

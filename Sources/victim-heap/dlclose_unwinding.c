@@ -13,6 +13,7 @@
 // from ld.so under the write lock (the library's dependencies are all
 // loaded at start), so a closer asleep there holds the write lock and
 // waits for libunwind. Then the call goes on to the real dl_iterate_phdr.
+#include "victim_paths.h"
 #include "victim_heap.h"
 
 #include <dlfcn.h>
@@ -110,10 +111,7 @@ static void *closer(void *unused) {
 
 int dlclose_while_unwinding(void) {
     char lib[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", lib, sizeof lib - 32);
-    if (n <= 0) return 2;
-    lib[n] = 0;
-    strcpy(strrchr(lib, '/') + 1, "libVictimDeepbind.so");
+    if (victim_beside_self(lib, sizeof lib, "libVictimDeepbind.so") != 0) return 2;
     next_iterate();  // resolved before any call is held
     if (sem_init(&g_closer_ready, 0, 0) != 0 || sem_init(&g_unwinder_in, 0, 0) != 0) return 2;
     g_handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL);

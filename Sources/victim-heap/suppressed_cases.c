@@ -1,5 +1,6 @@
 // Heap errors made where a suppression names them by what only that place
 // has: a library's path, and a thread holding the loader's lock.
+#include "victim_paths.h"
 #include "victim_heap.h"
 #include "victim_threads.h"
 
@@ -17,10 +18,7 @@ static long g_not_heap[4];
 
 int invalid_free_in_library(void) {
     char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
-    if (n <= 0) { perror("victim: /proc/self/exe"); return 2; }
-    path[n] = 0;
-    strcpy(strrchr(path, '/') + 1, "libVictimDeepbind.so");
+    if (victim_beside_self(path, sizeof path, "libVictimDeepbind.so") != 0) { perror("victim: /proc/self/exe"); return 2; }
     // Not deep-bound: the library's free is the one the program has.
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     void (*release)(void *) = lib ? (void (*)(void *))dlsym(lib, "deepbind_release") : 0;
