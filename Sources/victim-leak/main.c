@@ -268,12 +268,14 @@ static int cmd_no_vm_readv(int argc, char **argv, char **envp) {
 static int cmd_thread_stack(int argc, char **argv, char **envp) {
     victim_leak_check_fn check = victim_leak_check_needed();
     if (!check) return 2;
-    if (argc > 2) usleep((useconds_t)atoi(argv[2]) * 1000);
     pthread_t t;
     pthread_create(&t, 0, thread_holder, 0);
     pthread_mutex_lock(&g_lock);
     while (!g_held) pthread_cond_wait(&g_cond, &g_lock);
     pthread_mutex_unlock(&g_lock);
+    // The wait comes after the first pthread_create: the shim starts its
+    // helper thread there, which must be running to be stopped.
+    if (argc > 2) usleep((useconds_t)atoi(argv[2]) * 1000);
     long lost = check();
     printf("victim: on-demand check while the thread holds its block: %ld lost\n", lost);
     pthread_mutex_lock(&g_lock);
@@ -496,7 +498,7 @@ static const victim_case k_cases[] = {
     VICTIM_RUN("no-vm-readv", cmd_no_vm_readv,
                "as cache, in a process whose seccomp filter makes process_vm_readv fail with EPERM (as sandboxes do)"),
     VICTIM_RUN("thread-stack", cmd_thread_stack,
-               "[MS] a block held only in a thread's stack during an on-demand check (made MS ms after start, default at once: the shim's helper thread has started by then)"),
+               "[MS] a block held only in a thread's stack during an on-demand check (made MS ms after the thread holds it, default at once)"),
     VICTIM_RUN("thread-stack-dead-frames", cmd_thread_stack_dead_frames,
                "an on-demand check while a thread holds a block deep in its stack and the only pointer to another in a dead frame (roots/dead_frames.c)"),
     VICTIM_RUN("suppressed", cmd_suppressed, "a leak from suppressed_allocator() (and one that is not)"),
