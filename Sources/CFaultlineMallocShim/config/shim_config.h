@@ -20,7 +20,7 @@ typedef struct shim_config {
     size_t quarantine_big_bytes; ///< FAULTLINE_QUARANTINE_BIG_BYTES: the budget's share for blocks of 1-64 KiB (0: no split)
     size_t quarantine_count;    ///< FAULTLINE_QUARANTINE_COUNT
     size_t scribble_limit;      ///< FAULTLINE_SCRIBBLE_LIMIT: 0x55 bytes per freed block
-    int scribble_sample;        ///< FAULTLINE_SCRIBBLE_SAMPLE: 64-byte chunks verified at release besides the first and last (0: all)
+    int scribble_sample;        ///< FAULTLINE_SCRIBBLE_SAMPLE: 64-byte chunks verified at release besides the first 256 bytes and the last 64 (0: all)
     size_t fill_limit;          ///< FAULTLINE_FILL_LIMIT: 0xAA bytes per new block
     int stacks;                 ///< FAULTLINE_MALLOC_STACKS
     int stack_depth;            ///< FAULTLINE_MALLOC_STACK_DEPTH

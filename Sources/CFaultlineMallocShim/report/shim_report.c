@@ -241,7 +241,11 @@ static void finish(fl_json *w, line *summary, int at_exit) {
     fl_json_begin_object(w, "shim");
     fl_json_uint(w, "quarantine_bytes", shim_cfg.quarantine_bytes);
     fl_json_uint(w, "quarantine_count", shim_cfg.quarantine_count);
+    fl_json_uint(w, "quarantine_big_bytes", shim_cfg.quarantine_big_bytes);
     fl_json_uint(w, "scribble_limit", shim_cfg.scribble_limit);
+    // What a write after free the release did not see may have hidden in.
+    fl_json_uint(w, "scribble_sample", (uint64_t)shim_cfg.scribble_sample);
+    fl_json_uint(w, "fill_limit", shim_cfg.fill_limit);
     fl_json_bool(w, "stacks", shim_cfg.stacks);
     fl_json_string(w, "stack_unwinder", shim_stack_method());
     fl_json_bool(w, "halt_on_error", shim_cfg.halt_on_error);
