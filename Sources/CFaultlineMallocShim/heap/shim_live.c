@@ -32,6 +32,10 @@ static inline void unlock(stripe *s) { shim_spin_unlock(&s->lock); }
 
 static inline stripe *stripe_of(const shim_block *b) { return &g_stripes[b->alloc_tid % SHIM_LIVE_STRIPES]; }
 
+// Growth mode's snapshots are periodic: each stack's live bytes are counted
+// as blocks come and go. Otherwise shim_live_tally counts them when asked.
+static inline int counted_per_call(void) { return shim_cfg.leak_growth_ms != 0; }
+
 void shim_live_insert(shim_block *b, uint32_t magic) {
     if (!shim_live_on) { __atomic_store_n(&b->magic, magic, __ATOMIC_RELEASE); return; }
     stripe *s = stripe_of(b);
@@ -43,7 +47,7 @@ void shim_live_insert(shim_block *b, uint32_t magic) {
     s->first = b;
     s->count++;
     unlock(s);
-    if (shim_cfg.leak_growth_ms) shim_depot_account(b->alloc_stack, (int64_t)b->size, 1);
+    if (counted_per_call()) shim_depot_account(b->alloc_stack, (int64_t)b->size, 1);
 }
 
 /// The `prev` of a block left off the lists (never a header's address).
@@ -72,17 +76,14 @@ static int readable_block(const shim_block *q, shim_link *link, uint32_t *magic)
     return 1;
 }
 
-// The link and state tag of `q`, named by a link whose tag holds: a live
-// member of a list whose lock is held, so mapped (shim_live_link.h).
-static int member_block(const shim_block *q, shim_link *link, uint32_t *magic) {
+// readable_block for `q` named by a link; read directly when that link's
+// tag holds: `q` is then a live member of a list whose lock is held, so
+// mapped (shim_live_link.h).
+static int named_block(const shim_block *q, int trusted, shim_link *link, uint32_t *magic) {
+    if (!trusted) return readable_block(q, link, magic);
     *link = *shim_block_link(q);
     *magic = __atomic_load_n(&q->magic, __ATOMIC_RELAXED);
     return 1;
-}
-
-// readable_block, or member_block when the link that named `q` holds.
-static int named_block(const shim_block *q, int trusted, shim_link *link, uint32_t *magic) {
-    return trusted ? member_block(q, link, magic) : readable_block(q, link, magic);
 }
 
 // 1 when `q` is the header of a live, linked block whose link and header
@@ -105,9 +106,6 @@ static const shim_block *next_of(const shim_block *b) {
     if (!n) return 0;
     return named_block(n, shim_link_holds(bl), &l, &magic) && shim_link_prev(&l) == b ? n : 0;
 }
-
-// A list head: the shim's own word, so a live member.
-static const shim_block *head(const shim_block *b) { return b; }
 
 // 1 when the header of list member `b` is whole: tagged live and sealed.
 static int whole(const shim_block *b) {
@@ -177,7 +175,7 @@ const shim_block *shim_live_remove(shim_block *b, uint32_t magic) {
     l->prev = l->next = 0;
     s->count--;
     unlock(s);
-    if (shim_cfg.leak_growth_ms) shim_depot_account(b->alloc_stack, -(int64_t)b->size, -1);
+    if (counted_per_call()) shim_depot_account(b->alloc_stack, -(int64_t)b->size, -1);
     return damaged;
 }
 
@@ -187,7 +185,7 @@ static void tally_one(const shim_block *b, void *ctx) {
 }
 
 void shim_live_tally(void) {
-    if (!shim_live_on || shim_cfg.leak_growth_ms) return;
+    if (!shim_live_on || counted_per_call()) return;
     shim_live_lock_all();
     shim_depot_live_clear();
     shim_live_each(tally_one, 0);
@@ -218,15 +216,15 @@ void shim_live_each_origin(void (*fn)(const shim_block *b, int inherited, void *
     for (int i = 0; i < SHIM_LIVE_STRIPES; i++) {
         // A block whose header is not whole is not handed out (its size
         // would be followed), but the walk goes on through its links.
-        for (const shim_block *b = head(g_stripes[i].first); b; b = next_of(b)) if (whole(b)) fn(b, 0, ctx);
-        for (const shim_block *b = head(g_stripes[i].inherited); b; b = next_of(b)) if (whole(b)) fn(b, 1, ctx);
+        for (const shim_block *b = g_stripes[i].first; b; b = next_of(b)) if (whole(b)) fn(b, 0, ctx);
+        for (const shim_block *b = g_stripes[i].inherited; b; b = next_of(b)) if (whole(b)) fn(b, 1, ctx);
     }
 }
 
 void shim_live_each_damaged(void (*fn)(const shim_block *b, void *ctx), void *ctx) {
     for (int i = 0; i < SHIM_LIVE_STRIPES; i++) {
-        for (const shim_block *b = head(g_stripes[i].first); b; b = next_of(b)) if (!whole(b)) fn(b, ctx);
-        for (const shim_block *b = head(g_stripes[i].inherited); b; b = next_of(b)) if (!whole(b)) fn(b, ctx);
+        for (const shim_block *b = g_stripes[i].first; b; b = next_of(b)) if (!whole(b)) fn(b, ctx);
+        for (const shim_block *b = g_stripes[i].inherited; b; b = next_of(b)) if (!whole(b)) fn(b, ctx);
     }
 }
 

@@ -4,9 +4,9 @@
 // than the byte limit leaves at once); blocks of 1 to 64 KiB also leave,
 // oldest first and out of turn, once they hold more than
 // FAULTLINE_QUARANTINE_BIG_BYTES. Each leaving block's pattern is verified
-// (a change is a write after free; a long one in FAULTLINE_SCRIBBLE_SAMPLE
-// chunks besides its first and last) before it goes back to the
-// underlying allocator.
+// (a change is a write after free; a long one in its first 256 bytes, its
+// last 64 and FAULTLINE_SCRIBBLE_SAMPLE chunks between) before it goes
+// back to the underlying allocator.
 #ifndef SHIM_QUARANTINE_H
 #define SHIM_QUARANTINE_H
 
